@@ -1,0 +1,179 @@
+import {
+  DIRECTORY_FIELD_NAMES,
+  type Directory,
+  type DirectoryFieldName,
+  type DirectoryItem,
+} from '../../spec/types';
+import type { Clock } from '../clock';
+import { InvalidValueError, NotFoundError } from '../http/errors';
+import { readJsonBody, sendEnvelope, sendList } from '../http/responses';
+import type { RouteContext, Router } from '../http/router';
+import { isGuid } from '../prng';
+import type { DirectoryStore } from './directory-store';
+import { itemMatches, selectFields, validateItemFields } from './item-fields';
+import { applyFieldsPatch } from './json-patch';
+
+export interface DirectoryDeps {
+  store: DirectoryStore;
+  clock: Clock;
+  /** Default region for phone numbers without a country code (the tenant's country). */
+  region: string;
+  /** `{base_url}` once listening, for Location headers. */
+  baseUrl: () => string;
+}
+
+const MAX_FILTER_LENGTH = 256;
+
+/** Query values by name, decoded strictly: malformed percent-encoding is a 400 naming the raw value. */
+function strictQuery(url: URL): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const pair of url.search.replace(/^\?/, '').split('&')) {
+    if (!pair) continue;
+    const eq = pair.indexOf('=');
+    const rawName = eq < 0 ? pair : pair.slice(0, eq);
+    const rawValue = eq < 0 ? '' : pair.slice(eq + 1);
+    let name: string;
+    let value: string;
+    try {
+      name = decodeURIComponent(rawName.replaceAll('+', ' '));
+      value = decodeURIComponent(rawValue.replaceAll('+', ' '));
+    } catch {
+      throw new InvalidValueError(rawValue);
+    }
+    out.set(name, [...(out.get(name) ?? []), value]);
+  }
+  return out;
+}
+
+/** Registers endpoints 5-12, GET /contactdirectories, POST .../crmitems and PATCH .../items/{id}. */
+export function registerDirectoryRoutes(router: Router, deps: DirectoryDeps): void {
+  const { store, clock, region } = deps;
+
+  const directoryOf = (id: string | undefined): Directory => {
+    if (!isGuid(id)) throw new InvalidValueError(id);
+    const directory = store.directory(id);
+    if (!directory) throw new NotFoundError();
+    return directory;
+  };
+  const itemsOf = (directory: Directory): DirectoryItem[] => store.items(directory.id) ?? [];
+  const guidParam = (value: string | undefined): string => {
+    if (!isGuid(value)) throw new InvalidValueError(value);
+    return value.toLowerCase();
+  };
+  const itemOf = (ctx: RouteContext): { directory: Directory; item: DirectoryItem } => {
+    const directory = directoryOf(ctx.params.directoryId);
+    const itemId = guidParam(ctx.params.itemId);
+    const item = itemsOf(directory).find((i) => i.id === itemId);
+    if (!item) throw new NotFoundError();
+    return { directory, item };
+  };
+  const byCrmId = (ctx: RouteContext): { directory: Directory; items: DirectoryItem[] } => {
+    const directory = directoryOf(ctx.params.directoryId);
+    const crmId = guidParam(ctx.params.crmId);
+    const items = itemsOf(directory).filter((i) => i.fields.crmId?.toLowerCase() === crmId);
+    if (items.length === 0) throw new NotFoundError();
+    return { directory, items };
+  };
+  const collectionUrl = (directoryId: string, collection: 'items' | 'crmitems') =>
+    `${deps.baseUrl()}/v1.0/contactdirectories/${directoryId}/${collection}`;
+
+  router.add('GET', '/v1.0/contactdirectories', 'directories', ({ res }) => {
+    sendList(res, clock, store.directories());
+  });
+
+  router.add('GET', '/v1.0/contactdirectories/:directoryId', 'directories', ({ res, params }) => {
+    const directory = directoryOf(params.directoryId);
+    // The spec shows this read with an octet-stream media type (the body is JSON all the same).
+    sendList(res, clock, [directory], {}, { 'content-type': 'application/octet-stream; charset=utf-8' });
+  });
+
+  router.add('GET', '/v1.0/contactdirectories/:directoryId/items', 'items', ({ res, url, params }) => {
+    const directory = directoryOf(params.directoryId);
+    const query = strictQuery(url);
+    const filter = query.get('filter')?.at(-1) ?? '';
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is rejected
+    if (filter.length > MAX_FILTER_LENGTH || /[\u0000-\u001f]/.test(filter))
+      throw new InvalidValueError(filter);
+    const fields = query.get('fields') ?? [];
+    for (const name of fields) {
+      if (!(DIRECTORY_FIELD_NAMES as readonly string[]).includes(name) || !directory.fields.includes(name)) {
+        throw new InvalidValueError(name);
+      }
+    }
+    const text = filter.trim();
+    const matches = itemsOf(directory).filter((item) => text === '' || itemMatches(item, text, region));
+    if (matches.length === 0) throw new NotFoundError();
+    sendList(
+      res,
+      clock,
+      matches.map((item) => selectFields(item, fields as DirectoryFieldName[])),
+    );
+  });
+
+  router.add('POST', '/v1.0/contactdirectories/:directoryId/items', 'items', async (ctx) => {
+    const directory = directoryOf(ctx.params.directoryId);
+    const fields = validateItemFields(await readJsonBody(ctx.req), directory, region);
+    const item = await store.create(directory.id, fields);
+    sendEnvelope(ctx.res, clock, 201, item, {}, { location: collectionUrl(directory.id, 'items') });
+  });
+
+  router.add('POST', '/v1.0/contactdirectories/:directoryId/crmitems', 'items', async (ctx) => {
+    const directory = directoryOf(ctx.params.directoryId);
+    const fields = validateItemFields(await readJsonBody(ctx.req), directory, region);
+    if (!fields.crmId) throw new InvalidValueError('crmId');
+    const item = await store.create(directory.id, fields);
+    sendEnvelope(ctx.res, clock, 201, item, {}, { location: collectionUrl(directory.id, 'crmitems') });
+  });
+
+  const itemPath = '/v1.0/contactdirectories/:directoryId/items/:itemId';
+  router.add('GET', itemPath, 'items', (ctx) => {
+    sendList(ctx.res, clock, [itemOf(ctx).item]);
+  });
+
+  router.add('PUT', itemPath, 'items', async (ctx) => {
+    const { directory, item } = itemOf(ctx);
+    const fields = validateItemFields(await readJsonBody(ctx.req), directory, region);
+    const replaced = await store.replace(directory.id, item.id, fields);
+    sendEnvelope(
+      ctx.res,
+      clock,
+      201,
+      replaced,
+      {},
+      { location: `${collectionUrl(directory.id, 'items')}/${item.id}` },
+    );
+  });
+
+  router.add('PATCH', itemPath, 'items', async (ctx) => {
+    const { directory, item } = itemOf(ctx);
+    const patched = applyFieldsPatch(item.fields, await readJsonBody(ctx.req));
+    const fields = validateItemFields({ fields: patched }, directory, region);
+    const replaced = await store.replace(directory.id, item.id, fields);
+    sendEnvelope(
+      ctx.res,
+      clock,
+      201,
+      replaced,
+      {},
+      { location: `${collectionUrl(directory.id, 'items')}/${item.id}` },
+    );
+  });
+
+  router.add('DELETE', itemPath, 'items', async (ctx) => {
+    const { directory, item } = itemOf(ctx);
+    const deleted = await store.delete(directory.id, item.id);
+    sendEnvelope(ctx.res, clock, 200, deleted);
+  });
+
+  const crmPath = '/v1.0/contactdirectories/:directoryId/crmitems/:crmId';
+  router.add('GET', crmPath, 'items', (ctx) => {
+    sendList(ctx.res, clock, byCrmId(ctx).items);
+  });
+
+  router.add('DELETE', crmPath, 'items', async (ctx) => {
+    const { directory, items } = byCrmId(ctx);
+    // Several items may share a crmId; one call deletes the oldest and returns it.
+    const deleted = await store.delete(directory.id, (items[0] as DirectoryItem).id);
+    sendEnvelope(ctx.res, clock, 200, deleted);
+  });
+}

@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import type { ReportRequest, ReportRequestStatus } from '../../spec/types';
+import type { Clock } from '../clock';
+import type { FaultController } from '../faults';
+import { InvalidValueError, NotFoundError, ReportNotReadyError } from '../http/errors';
+import { readJsonBody, sendEnvelope, sendList } from '../http/responses';
+import type { RouteContext, Router } from '../http/router';
+import { isGuid } from '../prng';
+import type { SeedData, SeedReport, SeedWorkspace } from '../seed';
+import { formatUtcTimestamp, formatWithOffset } from '../time-zone';
+import { type CallGenerator, emptyTally } from './call-generator';
+import {
+  REPORT_STATUS,
+  type RequestFate,
+  type StoredReportRequest,
+  statusAt,
+  validateRunBody,
+} from './report-requests';
+import { formatBatches, type RowFormat, resultHead, resultTail } from './result-document';
+import { streamResult } from './result-stream';
+
+export interface ReportingDeps {
+  seed: SeedData;
+  clock: Clock;
+  faults: FaultController;
+  generator: CallGenerator;
+  /** Time a request spends in Queued/Running before Complete. */
+  latencyMs: number;
+  rowLimit: number;
+  /** Rows as objects (the spec) or as arrays ordered like request.displayFields (the notes). */
+  rowFormat: RowFormat;
+}
+
+/** Parses optional `pageIndex`/`pageSize` (0-based, like the sibling APIs); 400 names a bad value. */
+function paging(url: URL): { index: number; size: number } {
+  const read = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = url.searchParams.get(name);
+    if (raw === null) return fallback;
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || n < min || n > max) throw new InvalidValueError(raw);
+    return n;
+  };
+  return { index: read('pageIndex', 0, 0, 1_000_000), size: read('pageSize', 1000, 1, 1000) };
+}
+
+/** Registers endpoints 1-4 and GET /v1.0/workspaces (the status and data ones under both spellings). */
+export function registerReportingRoutes(router: Router, deps: ReportingDeps): void {
+  const { seed, clock } = deps;
+  const requests = new Map<string, StoredReportRequest>();
+
+  const workspaceOf = (id: string | undefined): SeedWorkspace => {
+    if (!isGuid(id)) throw new InvalidValueError(id);
+    const ws = seed.workspaces.find((w) => w.id === id.toLowerCase());
+    if (!ws) throw new NotFoundError();
+    return ws;
+  };
+  const reportOf = (ws: SeedWorkspace, id: string | undefined): SeedReport => {
+    if (!isGuid(id)) throw new InvalidValueError(id);
+    const report = ws.reports.find((r) => r.id === id.toLowerCase());
+    if (!report) throw new NotFoundError();
+    return report;
+  };
+  const requestOf = (params: Record<string, string>): StoredReportRequest => {
+    const ws = workspaceOf(params.workspaceId);
+    const report = reportOf(ws, params.reportId);
+    const id = params.requestId;
+    if (!isGuid(id)) throw new InvalidValueError(id);
+    const request = requests.get(id.toLowerCase());
+    if (!request || request.workspaceId !== ws.id || request.report.id !== report.id)
+      throw new NotFoundError();
+    return request;
+  };
+
+  router.add('GET', '/v1.0/workspaces', 'workspaces', ({ res }) => {
+    sendList(
+      res,
+      clock,
+      seed.workspaces.map((w) => ({ id: w.id, name: w.name, default: w.default })),
+    );
+  });
+
+  router.add('GET', '/v1.0/workspaces/:workspaceId/reports', 'reports', ({ res, url, params }) => {
+    const ws = workspaceOf(params.workspaceId);
+    const { index, size } = paging(url);
+    const page = ws.reports.slice(index * size, index * size + size).map((r) => ({ id: r.id, name: r.name }));
+    sendList(res, clock, page, { page_index: index });
+  });
+
+  router.add('POST', '/v1.0/workspaces/:workspaceId/reports/:reportId/requests', 'request', async (ctx) => {
+    const ws = workspaceOf(ctx.params.workspaceId);
+    const report = reportOf(ws, ctx.params.reportId);
+    const body = await readJsonBody(ctx.req);
+    const now = clock.now();
+    const run = validateRunBody(body, report.id, seed.tenant, now);
+    const fault = deps.faults.take('request', ['report-fail', 'report-stuck']);
+    const fate: RequestFate =
+      fault?.kind === 'report-fail'
+        ? { kind: 'fail', message: fault.statusMessage ?? 'Report processing failed.' }
+        : fault?.kind === 'report-stuck'
+          ? { kind: 'stuck' }
+          : { kind: 'normal' };
+    const requestId = randomUUID();
+    const response: ReportRequest = {
+      requestId,
+      locale: seed.tenant.locale,
+      reportId: report.id,
+      referenceDate: formatWithOffset(seed.tenant.timeZoneId, now),
+      dateFilter: run.dateFilter,
+      ...run.period,
+    };
+    requests.set(requestId, {
+      requestId,
+      workspaceId: ws.id,
+      report,
+      createdMs: now,
+      startMs: run.startMs,
+      endMs: run.endMs,
+      filterId: run.filterId,
+      additionalConditions: run.additionalConditions,
+      response,
+      fate,
+    });
+    sendEnvelope(ctx.res, clock, 200, response);
+  });
+
+  const status = ({ res, params }: RouteContext) => {
+    const request = requestOf(params);
+    const current = statusAt(request, clock.now(), deps.latencyMs);
+    const data: ReportRequestStatus = {
+      dateCreated: formatUtcTimestamp(request.createdMs),
+      tenantId: seed.tenant.id,
+      requestId: request.requestId,
+      reportId: request.report.id,
+      status: current.status,
+      statusMessage: current.statusMessage,
+      reportTemplateName: request.report.templateName,
+    };
+    sendEnvelope(res, clock, 200, data);
+  };
+
+  const data = async (ctx: RouteContext) => {
+    const request = requestOf(ctx.params);
+    const current = statusAt(request, clock.now(), deps.latencyMs);
+    if (current.status !== REPORT_STATUS.complete) {
+      throw new ReportNotReadyError(`Report request is not complete (status ${current.status}).`);
+    }
+    const totalCount = deps.generator.countInWindow(request.startMs, request.endMs);
+    const cut = deps.faults.take('data', ['reset', 'truncate']);
+    const tally = emptyTally();
+    await streamResult({
+      req: ctx.req,
+      res: ctx.res,
+      head: resultHead(request, seed.tenant, totalCount, deps.rowLimit),
+      batches: formatBatches(
+        deps.generator.rowBatches(request.startMs, request.endMs, deps.rowLimit, tally),
+        deps.rowFormat,
+      ),
+      tail: () => resultTail(tally, deps.rowLimit),
+      cut,
+    });
+  };
+
+  for (const spelling of ['results', 'requests']) {
+    const base = `/v1.0/workspaces/:workspaceId/reports/:reportId/${spelling}/:requestId`;
+    router.add('GET', base, 'status', status);
+    router.add('GET', `${base}/data`, 'data', data);
+  }
+}

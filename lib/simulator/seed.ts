@@ -1,0 +1,219 @@
+import {
+  DIRECTORY_FIELD_NAMES,
+  type Directory,
+  type DirectoryItem,
+  type DirectoryItemFields,
+  type Workspace,
+} from '../spec/types';
+import { labelSeed, mixSeed, Prng } from './prng';
+
+/** The one tenant the local service serves. */
+export interface Tenant {
+  id: string;
+  name: string;
+  /** IANA zone of the tenant: report periods and row times are local to it. */
+  timeZoneId: string;
+  /** ISO 3166 country: default region for phone normalisation. */
+  countryCode: string;
+  locale: string;
+}
+
+/** A configured report. */
+export interface SeedReport {
+  id: string;
+  name: string;
+  templateName: string;
+  /** Applied when a request names no filterId. */
+  defaultFilterId: string;
+}
+
+export interface SeedWorkspace extends Workspace {
+  reports: SeedReport[];
+}
+
+export interface SeedDirectory {
+  directory: Directory;
+  items: DirectoryItem[];
+}
+
+/** Client and user as the OAuth server registers them (same shape as its options). */
+export interface SeedCredentials {
+  clientId: string;
+  clientSecret: string;
+  redirectUris: string[];
+  subject: string;
+  username: string;
+  password: string;
+}
+
+/** Everything the service starts with, derived from one seed. */
+export interface SeedData {
+  tenant: Tenant;
+  workspaces: SeedWorkspace[];
+  directories: SeedDirectory[];
+  credentials: SeedCredentials;
+}
+
+/** Redirect URIs registered for the seeded client (the spec's https default and the notes' http one). */
+export const DEFAULT_REDIRECT_URIS = ['http://127.0.0.1:8000/', 'https://127.0.0.1:8000/'] as const;
+
+/** Default seed of the generator and of every id. */
+export const DEFAULT_SEED = 20_260_101;
+
+const CONTACTS: DirectoryItemFields[] = [
+  {
+    title: 'Ms',
+    fullName: 'Amelia Hart',
+    companyName: 'Hart & Daughters Ltd',
+    jobTitle: 'Operations Director',
+    phone1: '+447700900123',
+    email: 'amelia.hart@hart-daughters.example',
+  },
+  {
+    title: 'Mr',
+    fullName: 'Tomás Ó Briain',
+    companyName: 'Dublin Freight, Ltd.',
+    jobTitle: 'Account Manager',
+    phone1: '+353209130456',
+    phone2: '+447700900456',
+    email: 'tomas@dublinfreight.example',
+  },
+  {
+    title: 'Dr',
+    fullName: 'Zoë Müller',
+    companyName: 'Klinik "Am See" GmbH',
+    jobTitle: 'Head of Procurement',
+    phone1: '+4930901820',
+    email: 'z.mueller@klinik-am-see.example',
+    field1: 'Key account',
+  },
+  {
+    title: 'Mrs',
+    fullName: 'Priya Natarajan',
+    companyName: 'Natarajan Accountancy',
+    jobTitle: 'Partner',
+    phone1: '+441632960001',
+    phone2: '+447700900789',
+    email: 'priya@natarajan.example',
+    field2: 'Prefers email',
+  },
+  {
+    title: 'Mr',
+    fullName: "James O'Connor",
+    companyName: "O'Connor Plumbing",
+    jobTitle: 'Owner',
+    phone1: '+441632960002',
+    email: 'james@oconnor-plumbing.example',
+  },
+  {
+    fullName: 'Sakura Tanaka',
+    companyName: '株式会社サンプル',
+    jobTitle: 'Sales Lead',
+    phone1: '+81312345678',
+    email: 'sakura.tanaka@sample.example',
+  },
+  {
+    title: 'Ms',
+    fullName: 'Chloé Dubois',
+    companyName: 'Boulangerie Dubois',
+    phone1: '+33123456789',
+    email: 'chloe@boulangerie-dubois.example',
+  },
+  {
+    title: 'Mr',
+    fullName: 'Marcus Webb',
+    companyName: 'Webb, Webb and Partners',
+    jobTitle: 'Solicitor',
+    phone1: '+441632960003',
+    phone3: '+447700900321',
+    email: 'marcus.webb@webb-partners.example',
+  },
+];
+
+const SUPPLIERS: DirectoryItemFields[] = [
+  {
+    fullName: 'Helpdesk',
+    companyName: 'Northwind Telecom',
+    phone1: '+441632960100',
+    email: 'support@northwind.example',
+  },
+  {
+    fullName: 'Facilities Desk',
+    companyName: 'Brightclean Services',
+    phone1: '+441632960101',
+    email: 'desk@brightclean.example',
+  },
+  {
+    fullName: 'Orders',
+    companyName: 'Paper & Ink Co.',
+    phone1: '+441632960102',
+    email: 'orders@paperink.example',
+  },
+];
+
+/** Builds the seeded tenant, workspaces, reports, directories and credentials. */
+export function createSeed(seed: number = DEFAULT_SEED): SeedData {
+  const ids = new Prng(mixSeed(seed, labelSeed('ids')));
+  const tenant: Tenant = {
+    id: ids.guid(),
+    name: 'Acme Contact Centre',
+    timeZoneId: 'Europe/London',
+    countryCode: 'GB',
+    locale: 'en-GB',
+  };
+  const report = (name: string, templateName: string): SeedReport => ({
+    id: ids.guid(),
+    name,
+    templateName,
+    defaultFilterId: ids.guid(),
+  });
+  const workspaces: SeedWorkspace[] = [
+    {
+      id: ids.guid(),
+      name: 'Main',
+      default: true,
+      reports: [
+        report('Call list by user', 'CallListByUser'),
+        report('Call list by hunt group', 'CallListByHuntGroup'),
+        report('Lost calls', 'LostCalls'),
+      ],
+    },
+    {
+      id: ids.guid(),
+      name: 'Support desk',
+      default: false,
+      reports: [report('Support calls', 'CallListByUser')],
+    },
+  ];
+  const directory = (
+    name: string,
+    description: string,
+    fields: readonly string[],
+    rows: DirectoryItemFields[],
+  ) => {
+    const directoryId = ids.guid();
+    return {
+      directory: { id: directoryId, name, description, fields: [...fields] },
+      items: rows.map((fields) => ({ id: ids.guid(), fields: { ...fields, crmId: ids.guid() } })),
+    };
+  };
+  const directories: SeedDirectory[] = [
+    directory('Company contacts', 'Customers and partners', DIRECTORY_FIELD_NAMES, CONTACTS),
+    directory(
+      'Suppliers',
+      'Suppliers and service desks',
+      ['fullName', 'companyName', 'phone1', 'phone2', 'email', 'crmId', 'field1'],
+      SUPPLIERS,
+    ),
+  ];
+  const secretRng = new Prng(mixSeed(seed, labelSeed('secret')));
+  const credentials: SeedCredentials = {
+    clientId: 'report-export-local',
+    clientSecret: `sim-${secretRng.guid().replaceAll('-', '')}`,
+    redirectUris: [...DEFAULT_REDIRECT_URIS],
+    subject: ids.guid(),
+    username: 'api.admin@acme.example',
+    password: 'local-password-123',
+  };
+  return { tenant, workspaces, directories, credentials };
+}
