@@ -5,6 +5,7 @@ import {
   type DirectoryItemFields,
   type Workspace,
 } from '../spec/types';
+import { DEFAULT_REDIRECT_URIS } from './oauth';
 import { labelSeed, mixSeed, Prng } from './prng';
 
 /** The one tenant the local service serves. */
@@ -53,9 +54,6 @@ export interface SeedData {
   directories: SeedDirectory[];
   credentials: SeedCredentials;
 }
-
-/** Redirect URIs registered for the seeded client (the spec's https default and the notes' http one). */
-export const DEFAULT_REDIRECT_URIS = ['http://127.0.0.1:8000/', 'https://127.0.0.1:8000/'] as const;
 
 /** Default seed of the generator and of every id. */
 export const DEFAULT_SEED = 20_260_101;

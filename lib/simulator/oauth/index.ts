@@ -20,8 +20,17 @@ export type {
   SeededUser,
 } from './types';
 
-/** The redirect URIs the spec and notes name as the default (https in the spec, http in the docs). */
-export const DEFAULT_REDIRECT_URIS: readonly string[] = ['https://127.0.0.1:8000/', 'http://127.0.0.1:8000/'];
+/**
+ * The redirect URIs the spec and notes name as the default (https in the spec, http in the
+ * docs). Matching is exact, so both spellings the docs print (with and without the path
+ * slash) are registered.
+ */
+export const DEFAULT_REDIRECT_URIS: readonly string[] = [
+  'https://127.0.0.1:8000/',
+  'http://127.0.0.1:8000/',
+  'https://127.0.0.1:8000',
+  'http://127.0.0.1:8000',
+];
 
 /** Refresh-token idle expiry of the spec: 90 days without use. */
 export const DEFAULT_REFRESH_IDLE_SECONDS = 90 * 24 * 60 * 60;

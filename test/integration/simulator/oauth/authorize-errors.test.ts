@@ -14,7 +14,8 @@ describe('OAuth authorize endpoint errors over HTTP', () => {
 
   it.each([
     ['an unregistered redirect_uri', { redirect_uri: 'http://127.0.0.1:8000/evil' }],
-    ['a redirect_uri differing only by the trailing slash', { redirect_uri: 'http://127.0.0.1:8000' }],
+    ['a redirect_uri differing only by its path', { redirect_uri: 'http://127.0.0.1:8000/callback' }],
+    ['a redirect_uri on another loopback name', { redirect_uri: 'http://localhost:8000/' }],
     ['no redirect_uri', { redirect_uri: undefined }],
     ['an unknown client_id', { client_id: 'nobody' }],
     ['no client_id', { client_id: undefined }],
