@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { CliUsageError, parseSimArgs, SIM_USAGE } from '../lib/simulator/cli-options';
+import { connectionDetails, formatDetailsJson, formatDetailsText } from '../lib/simulator/connection-details';
 import { startSimulator } from '../lib/simulator/index';
 
 async function main(): Promise<void> {
@@ -18,41 +19,8 @@ async function main(): Promise<void> {
     return;
   }
   const sim = await startSimulator(cli.options);
-  const details = {
-    baseUrl: sim.baseUrl,
-    authUrl: sim.authUrl,
-    clientId: sim.clientId,
-    clientSecret: sim.clientSecret,
-    redirectUri: sim.redirectUri,
-    username: sim.username,
-    password: sim.password,
-    tenantId: sim.tenantId,
-    workspaceId: sim.workspaceId,
-    reportIds: sim.reportIds,
-    directoryIds: sim.directoryIds,
-  };
-  if (cli.json) {
-    process.stdout.write(`${JSON.stringify(details)}\n`);
-  } else {
-    // These are local, seeded test credentials: printing them is the point of this command.
-    process.stdout.write(
-      [
-        'Local service listening on 127.0.0.1',
-        `  base_url (API)     ${details.baseUrl}`,
-        `  auth_url (OAuth)   ${details.authUrl}/connect/authorize, ${details.authUrl}/connect/token`,
-        `  client_id          ${details.clientId}`,
-        `  client_secret      ${details.clientSecret}`,
-        `  redirect_uri       ${details.redirectUri} (also https://127.0.0.1:8000/)`,
-        `  login              ${details.username} / ${details.password}`,
-        `  workspace          ${details.workspaceId}`,
-        `  reports            ${details.reportIds.join(', ')}`,
-        `  directories        ${details.directoryIds.join(', ')}`,
-        `  faults             POST ${details.authUrl}/__admin/faults (see lib/simulator/README.md)`,
-        'Press Ctrl+C to stop.',
-        '',
-      ].join('\n'),
-    );
-  }
+  const details = connectionDetails(sim);
+  process.stdout.write(cli.json ? formatDetailsJson(details) : formatDetailsText(details));
   let stopping = false;
   const stop = () => {
     if (stopping) return;

@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { SimulatorOptions } from './index';
 
 /** A command line the simulator cannot run with (exit status 2). */
@@ -10,6 +10,22 @@ export class CliUsageError extends Error {
     this.name = 'CliUsageError';
   }
 }
+
+/** Every option the command accepts (the usage text must name each one). */
+export const SIM_OPTIONS = {
+  port: { type: 'string' },
+  json: { type: 'boolean' },
+  'auto-approve': { type: 'boolean' },
+  'rotate-refresh-tokens': { type: 'boolean' },
+  'report-latency-ms': { type: 'string' },
+  'rows-per-day': { type: 'string' },
+  'row-limit': { type: 'string' },
+  'row-format': { type: 'string' },
+  'data-dir': { type: 'string' },
+  seed: { type: 'string' },
+  'access-token-ttl': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies NonNullable<ParseArgsConfig['options']>;
 
 export const SIM_USAGE = `Usage: npm run sim -- [options]
 
@@ -28,6 +44,15 @@ Options:
   --seed <n>                 seed of ids and generated calls (default 20260101)
   --access-token-ttl <s>     access token lifetime in seconds (default 5400)
   -h, --help                 show this help
+
+Once listening it prints the connection details (baseUrl, authUrl, clientId,
+clientSecret, redirectUri, username, password, tenantId, workspaceId, reportIds,
+directoryIds): one JSON line with --json, else a readable block. It serves until
+SIGINT or SIGTERM. Fault injection: POST {authUrl}/__admin/faults (lib/simulator/README.md).
+
+Examples:
+  npm run sim -- --port 0 --json --auto-approve
+  npm run sim -- --port 8080 --report-latency-ms 0 --data-dir .sim-data
 `;
 
 export interface SimCli {
@@ -53,20 +78,7 @@ export function parseSimArgs(argv: string[]): SimCli {
       args: argv,
       strict: true,
       allowPositionals: false,
-      options: {
-        port: { type: 'string' },
-        json: { type: 'boolean' },
-        'auto-approve': { type: 'boolean' },
-        'rotate-refresh-tokens': { type: 'boolean' },
-        'report-latency-ms': { type: 'string' },
-        'rows-per-day': { type: 'string' },
-        'row-limit': { type: 'string' },
-        'row-format': { type: 'string' },
-        'data-dir': { type: 'string' },
-        seed: { type: 'string' },
-        'access-token-ttl': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: SIM_OPTIONS,
     }));
   } catch (error) {
     throw new CliUsageError((error as Error).message, { cause: error });

@@ -57,15 +57,22 @@ function phoneSearchForms(text: string, region: string): string[] {
 }
 
 /**
- * CONTAINS match, case-insensitive, over every field of the item. For phone fields the
- * stored E.164 value is compared with the search text as typed, with its digits, and
- * with its E.164 form, so `07700 900123` finds `+447700900123`.
+ * CONTAINS match, case-insensitive, over the fields named in `within` (every field of the
+ * item when `within` is empty: the search covers the fields the caller selected). For
+ * phone fields the stored E.164 value is compared with the search text as typed, with its
+ * digits, and with its E.164 form, so `07700 900123` finds `+447700900123`.
  */
-export function itemMatches(item: DirectoryItem, text: string, region: string): boolean {
+export function itemMatches(
+  item: DirectoryItem,
+  text: string,
+  region: string,
+  within: readonly string[] = [],
+): boolean {
   const needle = text.toLowerCase();
   const phoneForms = phoneSearchForms(text, region);
   for (const [name, value] of Object.entries(item.fields)) {
     if (typeof value !== 'string') continue;
+    if (within.length > 0 && !within.includes(name)) continue;
     if (value.toLowerCase().includes(needle)) return true;
     if (PHONE_FIELDS.includes(name) && phoneForms.some((form) => form.length > 0 && value.includes(form)))
       return true;

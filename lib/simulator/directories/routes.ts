@@ -24,6 +24,15 @@ export interface DirectoryDeps {
 
 const MAX_FILTER_LENGTH = 256;
 
+/** One form-encoded query component; malformed percent-encoding is a 400 naming the raw text. */
+function formDecode(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replaceAll('+', ' '));
+  } catch {
+    throw new InvalidValueError(raw);
+  }
+}
+
 /** Query values by name, decoded strictly: malformed percent-encoding is a 400 naming the raw value. */
 function strictQuery(url: URL): Map<string, string[]> {
   const out = new Map<string, string[]>();
@@ -32,15 +41,8 @@ function strictQuery(url: URL): Map<string, string[]> {
     const eq = pair.indexOf('=');
     const rawName = eq < 0 ? pair : pair.slice(0, eq);
     const rawValue = eq < 0 ? '' : pair.slice(eq + 1);
-    let name: string;
-    let value: string;
-    try {
-      name = decodeURIComponent(rawName.replaceAll('+', ' '));
-      value = decodeURIComponent(rawValue.replaceAll('+', ' '));
-    } catch {
-      throw new InvalidValueError(rawValue);
-    }
-    out.set(name, [...(out.get(name) ?? []), value]);
+    const name = formDecode(rawName);
+    out.set(name, [...(out.get(name) ?? []), formDecode(rawValue)]);
   }
   return out;
 }
@@ -101,7 +103,9 @@ export function registerDirectoryRoutes(router: Router, deps: DirectoryDeps): vo
       }
     }
     const text = filter.trim();
-    const matches = itemsOf(directory).filter((item) => text === '' || itemMatches(item, text, region));
+    const matches = itemsOf(directory).filter(
+      (item) => text === '' || itemMatches(item, text, region, fields),
+    );
     if (matches.length === 0) throw new NotFoundError();
     sendList(
       res,
@@ -130,34 +134,28 @@ export function registerDirectoryRoutes(router: Router, deps: DirectoryDeps): vo
     sendList(ctx.res, clock, [itemOf(ctx).item]);
   });
 
-  router.add('PUT', itemPath, 'items', async (ctx) => {
-    const { directory, item } = itemOf(ctx);
-    const fields = validateItemFields(await readJsonBody(ctx.req), directory, region);
-    const replaced = await store.replace(directory.id, item.id, fields);
-    sendEnvelope(
-      ctx.res,
-      clock,
-      201,
-      replaced,
-      {},
-      { location: `${collectionUrl(directory.id, 'items')}/${item.id}` },
-    );
-  });
-
-  router.add('PATCH', itemPath, 'items', async (ctx) => {
-    const { directory, item } = itemOf(ctx);
-    const patched = applyFieldsPatch(item.fields, await readJsonBody(ctx.req));
-    const fields = validateItemFields({ fields: patched }, directory, region);
-    const replaced = await store.replace(directory.id, item.id, fields);
-    sendEnvelope(
-      ctx.res,
-      clock,
-      201,
-      replaced,
-      {},
-      { location: `${collectionUrl(directory.id, 'items')}/${item.id}` },
-    );
-  });
+  /** PUT and PATCH: the body (read by `nextBody` from the current item) replaces the fields; 201 + item Location. */
+  const replaceItem =
+    (nextBody: (item: DirectoryItem, body: unknown) => unknown) =>
+    async (ctx: RouteContext): Promise<void> => {
+      const { directory, item } = itemOf(ctx);
+      const fields = validateItemFields(nextBody(item, await readJsonBody(ctx.req)), directory, region);
+      const replaced = await store.replace(directory.id, item.id, fields);
+      const location = `${collectionUrl(directory.id, 'items')}/${item.id}`;
+      sendEnvelope(ctx.res, clock, 201, replaced, {}, { location });
+    };
+  router.add(
+    'PUT',
+    itemPath,
+    'items',
+    replaceItem((_item, body) => body),
+  );
+  router.add(
+    'PATCH',
+    itemPath,
+    'items',
+    replaceItem((item, patch) => ({ fields: applyFieldsPatch(item.fields, patch) })),
+  );
 
   router.add('DELETE', itemPath, 'items', async (ctx) => {
     const { directory, item } = itemOf(ctx);

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendJson as sendApiJson } from '../http/responses';
 import { BodyTooLargeError, OAUTH_ERROR, OAuthServerError } from './errors';
 
 /** Form posts to the OAuth endpoints are tiny; anything larger is refused rather than buffered. */
@@ -63,14 +64,7 @@ export function sendJson(
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    ...NO_STORE,
-    ...headers,
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-  });
-  res.end(text);
+  sendApiJson(res, status, body, { ...NO_STORE, ...headers });
 }
 
 /** HTML answer with headers that keep the login page out of frames and caches. */

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createSeed, DEFAULT_SEED } from '../../../lib/simulator/seed';
 import { obtainTokens } from './sim-harness';
 
 const TSX = 'node_modules/.bin/tsx';
@@ -64,6 +65,35 @@ describe('bin/sim.ts', () => {
     expect(details.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api$/);
     expect(response.status).toBe(200);
     expect(code).toBe(0);
+  });
+
+  it('prints every connection detail for a person when started without --json', async () => {
+    // Prepare
+    const seed = createSeed(DEFAULT_SEED);
+    child = spawn(TSX, ['bin/sim.ts', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // Act
+    const lines: string[] = [];
+    if (!child.stdout) throw new Error('child has no stdout');
+    for await (const line of createInterface({ input: child.stdout })) {
+      lines.push(line);
+      if (line.startsWith('Press Ctrl+C')) break;
+    }
+    const text = lines.join('\n');
+    // Assess
+    expect(text).toMatch(/http:\/\/127\.0\.0\.1:\d+\/api/);
+    for (const value of [
+      seed.credentials.clientId,
+      seed.credentials.clientSecret,
+      seed.credentials.username,
+      seed.credentials.password,
+      'http://127.0.0.1:8000/',
+      seed.tenant.id,
+      ...seed.workspaces.filter((w) => w.default).map((w) => w.id),
+      ...(seed.workspaces[0]?.reports.map((r) => r.id) ?? []),
+      ...seed.directories.map((d) => d.directory.id),
+    ]) {
+      expect(text).toContain(value);
+    }
   });
 
   it('prints the usage and exits 0 when --help', async () => {

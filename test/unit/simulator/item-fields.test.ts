@@ -79,6 +79,16 @@ describe('itemMatches', () => {
     // Act / Assess
     expect(itemMatches(ITEM, text as string, 'GB')).toBe(expected);
   });
+
+  it.each<[string, string[], boolean]>([
+    ['müller', ['phone1'], false],
+    ['müller', ['fullName'], true],
+    ['07700 900123', ['email', 'phone1'], true],
+    ['07700 900123', ['fullName'], false],
+  ])('searches %j only within %j when fields are selected', (text, within, expected) => {
+    // Act / Assess
+    expect(itemMatches(ITEM, text, 'GB', within)).toBe(expected);
+  });
 });
 
 describe('selectFields', () => {
