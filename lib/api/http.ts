@@ -1,0 +1,303 @@
+import { AbortedError, type ApiError, type ApiErrorDetails, createStatusError } from './errors';
+import {
+  type Attempt,
+  anySignal,
+  buildUrl,
+  describeRequest,
+  discard,
+  mapAbortOrConnection,
+  parseErrorBody,
+  parseJson,
+  readText,
+  requestIdOf,
+  startAttempt,
+  streamBody,
+} from './http-attempt';
+import {
+  abortableSleep,
+  backoffDelay,
+  parseRetryAfter,
+  RETRY_MODES,
+  type RetryMode,
+  shouldRetry,
+} from './retry';
+
+/** The subset of `fetch` the client uses; inject one in tests. */
+export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
+
+/**
+ * Supplies bearer tokens. The token provider in `oauth/token-provider` implements it; a
+ * fixed token works too (`{ getAccessToken: async () => token }`).
+ */
+export interface AccessTokenSource {
+  getAccessToken(signal?: AbortSignal): Promise<string>;
+  /** Called with the token a 401 rejected; the call is then retried once with a new token. */
+  invalidate?(token: string): void;
+}
+
+/** Transport defaults; every one can be overridden per call with {@link CallOptions}. */
+export interface TransportOptions {
+  /** Service address ending before the version segment, e.g. `https://api.uk.myreports.cloud/api`. */
+  baseUrl: string;
+  fetch?: FetchLike;
+  /** Per attempt: until response headers, then as idle time between body chunks. Default 30 000. */
+  timeoutMs?: number;
+  /** Retries after the first attempt. Default 3. */
+  maxRetries?: number;
+  /** Backoff ceiling of the first retry. Default 500 ms. */
+  retryBaseDelayMs?: number;
+  /** Largest backoff ceiling. Default 8 000 ms. */
+  retryMaxDelayMs?: number;
+  /** A Retry-After longer than this is not waited for: the error surfaces. Default 60 000 ms. */
+  maxRetryAfterMs?: number;
+  userAgent?: string;
+  /** Aborts every call of this client. */
+  signal?: AbortSignal;
+  auth?: AccessTokenSource;
+  /** Jitter source, [0, 1). */
+  random?: () => number;
+  /** Sleep between retries; injectable so unit tests do not wait. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** Per-call overrides. */
+export interface CallOptions {
+  signal?: AbortSignal | undefined;
+  timeoutMs?: number | undefined;
+  maxRetries?: number | undefined;
+}
+
+export type QueryValue = string | number | boolean | readonly string[] | undefined;
+
+export interface HttpRequest extends CallOptions {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Relative to baseUrl (`/v1.0/...`), or an absolute URL (token endpoint). */
+  path: string;
+  query?: Record<string, QueryValue>;
+  json?: unknown;
+  form?: URLSearchParams;
+  contentType?: string;
+  /** Default: idempotent for GET/PUT/DELETE, unsent-only for POST/PATCH. */
+  retryMode?: RetryMode;
+  /** Send the bearer token. Default true when the transport has `auth`. */
+  authenticate?: boolean;
+}
+
+/** A response whose body was read as text. */
+export interface TextResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+/** A response whose body is read as it arrives. */
+export interface StreamResponse {
+  status: number;
+  headers: Headers;
+  /** Chunks of the body; errors are {@link ApiError}s (connection, timeout, aborted). */
+  body: AsyncIterable<Uint8Array>;
+  cancel(reason?: unknown): void;
+  /** Details for errors raised while consuming the body. */
+  details: ApiErrorDetails;
+}
+
+export const TRANSPORT_DEFAULTS = {
+  timeoutMs: 30_000,
+  maxRetries: 3,
+  retryBaseDelayMs: 500,
+  retryMaxDelayMs: 8_000,
+  maxRetryAfterMs: 60_000,
+  userAgent: 'report-export-client/0.1',
+} as const;
+
+/**
+ * HTTP transport: timeouts, AbortSignal, bounded retries with backoff and Retry-After, one
+ * refresh-and-retry on 401, and one error class per failure kind. Keep-alive and gzip come
+ * from Node's fetch (undici keeps connections alive and sends `accept-encoding`).
+ */
+export class HttpTransport {
+  readonly baseUrl: string;
+  readonly #fetch: FetchLike;
+  readonly #o: Required<Omit<TransportOptions, 'auth' | 'signal' | 'fetch' | 'baseUrl'>>;
+  readonly #signal: AbortSignal | undefined;
+  readonly #auth: AccessTokenSource | undefined;
+
+  constructor(options: TransportOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.#signal = options.signal;
+    this.#auth = options.auth;
+    this.#o = {
+      timeoutMs: options.timeoutMs ?? TRANSPORT_DEFAULTS.timeoutMs,
+      maxRetries: options.maxRetries ?? TRANSPORT_DEFAULTS.maxRetries,
+      retryBaseDelayMs: options.retryBaseDelayMs ?? TRANSPORT_DEFAULTS.retryBaseDelayMs,
+      retryMaxDelayMs: options.retryMaxDelayMs ?? TRANSPORT_DEFAULTS.retryMaxDelayMs,
+      maxRetryAfterMs: options.maxRetryAfterMs ?? TRANSPORT_DEFAULTS.maxRetryAfterMs,
+      userAgent: options.userAgent ?? TRANSPORT_DEFAULTS.userAgent,
+      random: options.random ?? Math.random,
+      sleep: options.sleep ?? abortableSleep,
+    };
+  }
+
+  /** Sends and parses a JSON response; non-2xx statuses throw their error class. */
+  async requestJson(req: HttpRequest): Promise<{ status: number; headers: Headers; body: unknown }> {
+    const res = await this.#execute(req, true, async (response, attempt, details) => {
+      const text = await readText(response, attempt, details);
+      return { status: response.status, headers: response.headers, text };
+    });
+    return {
+      status: res.status,
+      headers: res.headers,
+      body: parseJson(res.text, { ...describeRequest(req, this.baseUrl), status: res.status }),
+    };
+  }
+
+  /** Sends and returns the final response as text whatever its status (token endpoint). */
+  requestText(req: HttpRequest): Promise<TextResponse> {
+    return this.#execute(req, false, async (response, attempt, details) => ({
+      status: response.status,
+      headers: response.headers,
+      text: await readText(response, attempt, details),
+    }));
+  }
+
+  /** Sends and hands out the body as a stream once headers arrived (large results). */
+  requestStream(req: HttpRequest): Promise<StreamResponse> {
+    const idleMs = req.timeoutMs ?? this.#o.timeoutMs;
+    return this.#execute(req, true, async (response, attempt, details) => {
+      // Headers are in: from now on the timeout is idle time between chunks.
+      clearTimeout(attempt.timer);
+      attempt.timer = undefined;
+      return {
+        status: response.status,
+        headers: response.headers,
+        body: streamBody(response, attempt, idleMs, details),
+        cancel: (reason?: unknown) =>
+          attempt.controller.abort(reason ?? new AbortedError('Cancelled', details)),
+        details,
+      };
+    });
+  }
+
+  async #execute<R>(
+    req: HttpRequest,
+    throwOnStatus: boolean,
+    consume: (response: Response, attempt: Attempt, details: ApiErrorDetails) => Promise<R>,
+  ): Promise<R> {
+    const mode =
+      req.retryMode ??
+      (req.method === 'POST' || req.method === 'PATCH' ? RETRY_MODES.unsentOnly : RETRY_MODES.idempotent);
+    const maxRetries = req.maxRetries ?? this.#o.maxRetries;
+    const timeoutMs = req.timeoutMs ?? this.#o.timeoutMs;
+    const useAuth = (req.authenticate ?? true) && this.#auth !== undefined;
+    const url = buildUrl(this.baseUrl, req.path, req.query);
+    const base = describeRequest(req, this.baseUrl);
+    const callerSignal = anySignal([req.signal, this.#signal]);
+    let authRetried = false;
+
+    for (let attemptNo = 0; ; ) {
+      const attempt = startAttempt(timeoutMs, callerSignal);
+      let handedOff = false;
+      try {
+        const headers: Record<string, string> = {
+          accept: 'application/json',
+          'user-agent': this.#o.userAgent,
+        };
+        let token: string | undefined;
+        if (useAuth && this.#auth) {
+          try {
+            token = await this.#auth.getAccessToken(attempt.signal);
+          } catch (error) {
+            // A timeout or abort while waiting for a token is ours to name; OAuth errors pass through.
+            if (attempt.signal.aborted)
+              throw mapAbortOrConnection(error, attempt, base, 'Getting a token failed');
+            throw error;
+          }
+          headers.authorization = `Bearer ${token}`;
+        }
+        let body: string | undefined;
+        if (req.json !== undefined) {
+          body = JSON.stringify(req.json);
+          headers['content-type'] = req.contentType ?? 'application/json';
+        } else if (req.form) {
+          body = req.form.toString();
+          headers['content-type'] = 'application/x-www-form-urlencoded';
+        }
+
+        let outcomeError: ApiError | undefined;
+        let response: Response | undefined;
+        try {
+          response = await this.#fetch(url, {
+            method: req.method,
+            headers,
+            body: body ?? null,
+            signal: attempt.signal,
+          });
+        } catch (error) {
+          outcomeError = mapAbortOrConnection(error, attempt, base, 'Request failed');
+        }
+
+        if (response) {
+          const details: ApiErrorDetails = {
+            ...base,
+            status: response.status,
+            requestId: requestIdOf(response.headers),
+          };
+          if (response.status === 401 && token !== undefined && !authRetried && this.#auth?.invalidate) {
+            await discard(response);
+            this.#auth.invalidate(token);
+            authRetried = true;
+            continue; // does not count as a retry: the 401 retry is separate and happens once
+          }
+          if (response.status >= 200 && response.status < 300) {
+            try {
+              const result = await consume(response, attempt, details);
+              handedOff = true;
+              return result;
+            } catch (error) {
+              outcomeError = error as ApiError;
+            }
+          } else {
+            const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), Date.now());
+            const canRetry =
+              attemptNo < maxRetries &&
+              shouldRetry({ kind: 'status', status: response.status, retryAfterMs }, mode) &&
+              (retryAfterMs === undefined || retryAfterMs <= this.#o.maxRetryAfterMs);
+            if (canRetry) {
+              await discard(response);
+              await this.#o.sleep(retryAfterMs ?? this.#delay(attemptNo), callerSignal);
+              attemptNo++;
+              continue;
+            }
+            if (!throwOnStatus) {
+              handedOff = true;
+              return await consume(response, attempt, details);
+            }
+            const text = await readText(response, attempt, details).catch(() => '');
+            throw createStatusError(response.status, parseErrorBody(text), { ...details, retryAfterMs });
+          }
+        }
+
+        const err = outcomeError as ApiError;
+        if (attemptNo < maxRetries && shouldRetry({ kind: 'error', error: err }, mode)) {
+          await this.#o.sleep(this.#delay(attemptNo), callerSignal);
+          attemptNo++;
+          continue;
+        }
+        throw err;
+      } finally {
+        if (!handedOff) clearTimeout(attempt.timer);
+      }
+    }
+  }
+
+  #delay(attemptNo: number): number {
+    return backoffDelay(attemptNo, {
+      baseDelayMs: this.#o.retryBaseDelayMs,
+      maxDelayMs: this.#o.retryMaxDelayMs,
+      random: this.#o.random,
+    });
+  }
+}
+
+export { parseErrorBody, parseJson } from './http-attempt';

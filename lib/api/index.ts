@@ -1,0 +1,79 @@
+/**
+ * Typed client of the reporting and contact-directory service. No AWS imports.
+ * Start with {@link createClient} and {@link TokenProvider}.
+ */
+export { type ClientOptions, createClient, type ServiceClient } from './client';
+export {
+  DirectoryClient,
+  type DirectoryClientOptions,
+  type JsonPatchOperation,
+  type WrittenItem,
+} from './directories';
+export { type ParsedEnvelope, parseEnvelope, toOptionalInt, toOptionalNumber } from './envelope';
+export {
+  AbortedError,
+  API_ERROR_CODES,
+  ApiError,
+  type ApiErrorCode,
+  type ApiErrorDetails,
+  BadRequestError,
+  ConnectionError,
+  createStatusError,
+  ForbiddenError,
+  NotFoundError,
+  PollBudgetExhaustedError,
+  ProtocolError,
+  RateLimitedError,
+  ReportFailedError,
+  RowCountMismatchError,
+  ServerError,
+  TimeoutError,
+  TruncatedBodyError,
+  UnauthorizedError,
+  UnexpectedStatusError,
+  ValidationError,
+} from './errors';
+export {
+  type AccessTokenSource,
+  type CallOptions,
+  type FetchLike,
+  type HttpRequest,
+  HttpTransport,
+  type StreamResponse,
+  type TextResponse,
+  TRANSPORT_DEFAULTS,
+  type TransportOptions,
+} from './http';
+export * from './oauth/index';
+export type { PageOptions } from './paging';
+export { type PhoneRegion, searchTextFor, toE164 } from './phone';
+export type { ReportResultHead, ReportResultMetadata, ReportResultStream } from './report-result-stream';
+export {
+  classifyReportStatus,
+  type PollTiming,
+  REPORT_STATE,
+  type ReportState,
+  type WaitOptions,
+} from './report-status';
+export {
+  type OpenResultOptions,
+  ReportingClient,
+  type ReportingClientOptions,
+  type ReportPeriod,
+  type ReportRunRef,
+  type RunReportInput,
+} from './reporting';
+export {
+  type ParseResultOptions,
+  parseReportResultStream,
+  type ReportResultBatchStream,
+} from './result-parser';
+export {
+  type AttemptOutcome,
+  type BackoffOptions,
+  backoffDelay,
+  parseRetryAfter,
+  RETRY_MODES,
+  type RetryMode,
+  shouldRetry,
+} from './retry';

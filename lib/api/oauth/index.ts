@@ -1,0 +1,36 @@
+export {
+  type AuthorizationUrl,
+  type AuthorizationUrlInput,
+  buildAuthorizationUrl,
+  type OAuthClientConfig,
+  pkceChallenge,
+  randomToken,
+  validateRedirect,
+} from './authorization';
+export {
+  AuthorizationResponseError,
+  InvalidOAuthResponseError,
+  NoRefreshTokenError,
+  OAUTH_ERROR_CODES,
+  OAuthError,
+  type OAuthErrorCode,
+  StateMismatchError,
+  TokenEndpointError,
+  TokenPersistenceError,
+} from './errors';
+export {
+  DEFAULT_TOKEN_LIFETIME_SECONDS,
+  exchangeCode,
+  processTokenResponse,
+  refreshTokens,
+  sendAuthorizationCodeRequest,
+  sendRefreshRequest,
+  type TokenEndpointTransport,
+  type TokenSet,
+} from './token-endpoint';
+export {
+  type InitialTokens,
+  type TokenClock,
+  TokenProvider,
+  type TokenProviderOptions,
+} from './token-provider';

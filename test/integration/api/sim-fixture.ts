@@ -1,0 +1,76 @@
+import {
+  buildAuthorizationUrl,
+  type ClientOptions,
+  createClient,
+  exchangeCode,
+  type ServiceClient,
+  TokenProvider,
+  type TokenProviderOptions,
+  type TokenSet,
+  validateRedirect,
+} from '../../../lib/api';
+import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../../../lib/simulator/index';
+
+export type { RunningSimulator };
+
+/** Starts the local service on 127.0.0.1:0 with fast reports. */
+export function startTestSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  return startSimulator({ autoApprove: true, reportLatencyMs: 50, rowsPerDay: 200, ...options });
+}
+
+export function clientConfig(sim: RunningSimulator) {
+  return {
+    authUrl: sim.authUrl,
+    clientId: sim.clientId,
+    clientSecret: sim.clientSecret,
+    redirectUri: sim.redirectUri,
+  };
+}
+
+/** The authorization code flow against the auto-approving login: authorize, redirect, exchange. */
+export async function login(sim: RunningSimulator, pkce = true): Promise<TokenSet> {
+  const { url, state, codeVerifier } = buildAuthorizationUrl({ ...clientConfig(sim), pkce });
+  const response = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+  const location = response.headers.get('location');
+  if (response.status !== 302 || !location) throw new Error(`authorize answered ${response.status}`);
+  const { code } = validateRedirect(location, state);
+  return exchangeCode(clientConfig(sim), { code, codeVerifier });
+}
+
+/** A fetch that counts the calls to the token endpoint. */
+export function countingFetch(): { fetch: typeof fetch; tokenCalls: () => number; calls: () => number } {
+  let tokenCalls = 0;
+  let calls = 0;
+  const counted: typeof fetch = (input, init) => {
+    calls++;
+    if (String(input).endsWith('/connect/token')) tokenCalls++;
+    return fetch(input, init);
+  };
+  return { fetch: counted, tokenCalls: () => tokenCalls, calls: () => calls };
+}
+
+/** Logs in and builds a client with a token provider; fast retries for tests. */
+export async function connect(
+  sim: RunningSimulator,
+  options: { provider?: Partial<TokenProviderOptions>; client?: Partial<ClientOptions> } = {},
+): Promise<{ api: ServiceClient; tokens: TokenProvider; counter: ReturnType<typeof countingFetch> }> {
+  const initial = await login(sim);
+  const counter = countingFetch();
+  const tokens = new TokenProvider({
+    client: clientConfig(sim),
+    tokens: initial,
+    transport: { fetch: counter.fetch, timeoutMs: 10_000 },
+    ...options.provider,
+  });
+  const api = createClient({
+    baseUrl: sim.baseUrl,
+    auth: tokens,
+    workspaceId: sim.workspaceId,
+    fetch: counter.fetch,
+    timeoutMs: 10_000,
+    retryBaseDelayMs: 20,
+    retryMaxDelayMs: 200,
+    ...options.client,
+  });
+  return { api, tokens, counter };
+}
