@@ -1,4 +1,5 @@
 import { DirectoryClient } from './directories';
+import type { ApiError } from './errors';
 import { type AccessTokenSource, HttpTransport, type TransportOptions } from './http';
 import type { PollTiming } from './report-status';
 import { ReportingClient } from './reporting';
@@ -25,11 +26,15 @@ export interface ServiceClient {
 
 /**
  * Creates the service client. Every call has a timeout (default 30 s, per attempt; for
- * result bodies, between chunks), takes an AbortSignal, and is retried with exponential
- * backoff and jitter on connection errors, 408, 429 (honouring Retry-After) and 5xx, at
- * most `maxRetries` times (default 3). POSTs (report runs, item creation) and PATCH are
- * retried only when the service cannot have acted on them. A 401 makes the token
- * provider drop the token and the call is retried once with a fresh one.
+ * result bodies, the longest wait for the next chunk, not counting the time you spend on
+ * a row), takes an AbortSignal, and is retried with exponential backoff and jitter on
+ * connection errors, 408, 429 (honouring Retry-After) and 5xx, at most `maxRetries` times
+ * (default 3). POSTs (report runs, item creation), PATCH and DELETE by crmId are retried
+ * only when the service cannot have acted on them (connection refused, 408, or 429/503
+ * with Retry-After); otherwise the error surfaces, since a repeat could start a second
+ * run. A 401 makes the token provider drop the token and the call is retried once with a
+ * fresh one. Errors are {@link ApiError} subclasses (or OAuth errors from the provider)
+ * and never carry a token or secret.
  *
  * @example
  * ```ts

@@ -160,14 +160,23 @@ export class DirectoryClient {
     });
   }
 
-  /** Deletes the item with a crmId (endpoint 12); resolves with the deleted item. */
+  /**
+   * Deletes the oldest item with a crmId (endpoint 12); resolves with the deleted item. Not
+   * idempotent when several items share the crmId, so it is retried only when the service
+   * cannot have acted (like a POST): a timeout or reset surfaces; look before deleting again.
+   */
   async deleteItemByCrmId(
     directoryId: string,
     crmId: string,
     call: CallOptions = {},
   ): Promise<DirectoryItem> {
     const path = this.#crm(directoryId, crmId);
-    const { body } = await this.#t.requestJson({ ...call, method: 'DELETE', path });
+    const { body } = await this.#t.requestJson({
+      ...call,
+      method: 'DELETE',
+      path,
+      retryMode: RETRY_MODES.unsentOnly,
+    });
     return expectObject<DirectoryItem>(parseEnvelope(body, { method: 'DELETE', path }).data, {
       method: 'DELETE',
       path,

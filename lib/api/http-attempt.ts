@@ -74,6 +74,12 @@ export async function readText(
   }
 }
 
+/**
+ * The body as chunks, with `idleMs` as the longest wait for the next chunk. The timer runs
+ * only while we wait for the server: time the consumer spends on a chunk (an upload applying
+ * backpressure) is not idleness. Each read is raced against the attempt's signal, so a
+ * timeout or abort ends the wait even when the fetch does not tie its body to the signal.
+ */
 export async function* streamBody(
   response: Response,
   attempt: Attempt,
@@ -82,24 +88,30 @@ export async function* streamBody(
 ): AsyncGenerator<Uint8Array> {
   if (!response.body) return;
   const reader = response.body.getReader();
-  const arm = (): void => {
-    clearTimeout(attempt.timer);
-    attempt.timer = setTimeout(() => attempt.controller.abort(TIMEOUT_REASON), idleMs);
-  };
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(attempt.signal.reason);
+    if (attempt.signal.aborted) onAbort();
+    else attempt.signal.addEventListener('abort', onAbort, { once: true });
+  });
+  aborted.catch(() => undefined);
   try {
     for (;;) {
-      arm();
+      attempt.timer = setTimeout(() => attempt.controller.abort(TIMEOUT_REASON), idleMs);
       let chunk: Awaited<ReturnType<typeof reader.read>>;
       try {
-        chunk = await reader.read();
+        chunk = await Promise.race([reader.read(), aborted]);
       } catch (error) {
         throw mapAbortOrConnection(error, attempt, details, 'The response body failed');
+      } finally {
+        clearTimeout(attempt.timer);
+        attempt.timer = undefined;
       }
       if (chunk.done) return;
       yield chunk.value;
     }
   } finally {
-    clearTimeout(attempt.timer);
+    if (onAbort) attempt.signal.removeEventListener('abort', onAbort);
     // Stopping early (consumer broke out, or an error) releases the connection.
     reader.cancel().catch(() => undefined);
   }

@@ -1,4 +1,10 @@
-import { AbortedError, type ApiError, type ApiErrorDetails, createStatusError } from './errors';
+import {
+  AbortedError,
+  type ApiError,
+  type ApiErrorDetails,
+  createStatusError,
+  ValidationError,
+} from './errors';
 import {
   type Attempt,
   anySignal,
@@ -14,101 +20,34 @@ import {
   streamBody,
 } from './http-attempt';
 import {
-  abortableSleep,
-  backoffDelay,
-  parseRetryAfter,
-  RETRY_MODES,
-  type RetryMode,
-  shouldRetry,
-} from './retry';
+  type AccessTokenSource,
+  type FetchLike,
+  type HttpRequest,
+  type StreamResponse,
+  type TextResponse,
+  TRANSPORT_DEFAULTS,
+  type TransportOptions,
+} from './http-types';
+import { abortableSleep, backoffDelay, parseRetryAfter, RETRY_MODES, shouldRetry } from './retry';
 
-/** The subset of `fetch` the client uses; inject one in tests. */
-export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
+export type {
+  AccessTokenSource,
+  CallOptions,
+  FetchLike,
+  HttpRequest,
+  QueryValue,
+  StreamResponse,
+  TextResponse,
+  TransportOptions,
+} from './http-types';
+export { TRANSPORT_DEFAULTS } from './http-types';
 
 /**
- * Supplies bearer tokens. The token provider in `oauth/token-provider` implements it; a
- * fixed token works too (`{ getAccessToken: async () => token }`).
+ * RFC 6750 `b64token` plus the visible ASCII some servers use. Checked before sending so a
+ * malformed token fails here, typed and unretried, instead of in fetch's header check, whose
+ * message would quote the whole `Authorization` value.
  */
-export interface AccessTokenSource {
-  getAccessToken(signal?: AbortSignal): Promise<string>;
-  /** Called with the token a 401 rejected; the call is then retried once with a new token. */
-  invalidate?(token: string): void;
-}
-
-/** Transport defaults; every one can be overridden per call with {@link CallOptions}. */
-export interface TransportOptions {
-  /** Service address ending before the version segment, e.g. `https://api.uk.myreports.cloud/api`. */
-  baseUrl: string;
-  fetch?: FetchLike;
-  /** Per attempt: until response headers, then as idle time between body chunks. Default 30 000. */
-  timeoutMs?: number;
-  /** Retries after the first attempt. Default 3. */
-  maxRetries?: number;
-  /** Backoff ceiling of the first retry. Default 500 ms. */
-  retryBaseDelayMs?: number;
-  /** Largest backoff ceiling. Default 8 000 ms. */
-  retryMaxDelayMs?: number;
-  /** A Retry-After longer than this is not waited for: the error surfaces. Default 60 000 ms. */
-  maxRetryAfterMs?: number;
-  userAgent?: string;
-  /** Aborts every call of this client. */
-  signal?: AbortSignal;
-  auth?: AccessTokenSource;
-  /** Jitter source, [0, 1). */
-  random?: () => number;
-  /** Sleep between retries; injectable so unit tests do not wait. */
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-}
-
-/** Per-call overrides. */
-export interface CallOptions {
-  signal?: AbortSignal | undefined;
-  timeoutMs?: number | undefined;
-  maxRetries?: number | undefined;
-}
-
-export type QueryValue = string | number | boolean | readonly string[] | undefined;
-
-export interface HttpRequest extends CallOptions {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  /** Relative to baseUrl (`/v1.0/...`), or an absolute URL (token endpoint). */
-  path: string;
-  query?: Record<string, QueryValue>;
-  json?: unknown;
-  form?: URLSearchParams;
-  contentType?: string;
-  /** Default: idempotent for GET/PUT/DELETE, unsent-only for POST/PATCH. */
-  retryMode?: RetryMode;
-  /** Send the bearer token. Default true when the transport has `auth`. */
-  authenticate?: boolean;
-}
-
-/** A response whose body was read as text. */
-export interface TextResponse {
-  status: number;
-  headers: Headers;
-  text: string;
-}
-
-/** A response whose body is read as it arrives. */
-export interface StreamResponse {
-  status: number;
-  headers: Headers;
-  /** Chunks of the body; errors are {@link ApiError}s (connection, timeout, aborted). */
-  body: AsyncIterable<Uint8Array>;
-  cancel(reason?: unknown): void;
-  /** Details for errors raised while consuming the body. */
-  details: ApiErrorDetails;
-}
-
-export const TRANSPORT_DEFAULTS = {
-  timeoutMs: 30_000,
-  maxRetries: 3,
-  retryBaseDelayMs: 500,
-  retryMaxDelayMs: 8_000,
-  maxRetryAfterMs: 60_000,
-  userAgent: 'report-export-client/0.1',
-} as const;
+const BEARER_TOKEN = /^[\x21-\x7e]+$/;
 
 /**
  * HTTP transport: timeouts, AbortSignal, bounded retries with backoff and Retry-After, one
@@ -197,7 +136,6 @@ export class HttpTransport {
 
     for (let attemptNo = 0; ; ) {
       const attempt = startAttempt(timeoutMs, callerSignal);
-      let handedOff = false;
       try {
         const headers: Record<string, string> = {
           accept: 'application/json',
@@ -205,14 +143,7 @@ export class HttpTransport {
         };
         let token: string | undefined;
         if (useAuth && this.#auth) {
-          try {
-            token = await this.#auth.getAccessToken(attempt.signal);
-          } catch (error) {
-            // A timeout or abort while waiting for a token is ours to name; OAuth errors pass through.
-            if (attempt.signal.aborted)
-              throw mapAbortOrConnection(error, attempt, base, 'Getting a token failed');
-            throw error;
-          }
+          token = await this.#token(this.#auth, attempt, base);
           headers.authorization = `Bearer ${token}`;
         }
         let body: string | undefined;
@@ -251,9 +182,7 @@ export class HttpTransport {
           }
           if (response.status >= 200 && response.status < 300) {
             try {
-              const result = await consume(response, attempt, details);
-              handedOff = true;
-              return result;
+              return await consume(response, attempt, details);
             } catch (error) {
               outcomeError = error as ApiError;
             }
@@ -269,10 +198,7 @@ export class HttpTransport {
               attemptNo++;
               continue;
             }
-            if (!throwOnStatus) {
-              handedOff = true;
-              return await consume(response, attempt, details);
-            }
+            if (!throwOnStatus) return await consume(response, attempt, details);
             const text = await readText(response, attempt, details).catch(() => '');
             throw createStatusError(response.status, parseErrorBody(text), { ...details, retryAfterMs });
           }
@@ -286,9 +212,27 @@ export class HttpTransport {
         }
         throw err;
       } finally {
-        if (!handedOff) clearTimeout(attempt.timer);
+        // Always: a timer left armed keeps the process alive for timeoutMs after the call.
+        // A streamed body arms its own idle timer when it is first read, after this.
+        clearTimeout(attempt.timer);
+        attempt.timer = undefined;
       }
     }
+  }
+
+  async #token(auth: AccessTokenSource, attempt: Attempt, base: ApiErrorDetails): Promise<string> {
+    let token: string;
+    try {
+      token = await auth.getAccessToken(attempt.signal);
+    } catch (error) {
+      // A timeout or abort while waiting for a token is ours to name; OAuth errors pass through.
+      if (attempt.signal.aborted) throw mapAbortOrConnection(error, attempt, base, 'Getting a token failed');
+      throw error;
+    }
+    if (typeof token !== 'string' || !BEARER_TOKEN.test(token)) {
+      throw new ValidationError('accessToken', 'is not a valid bearer token (empty, or not visible ASCII)');
+    }
+    return token;
   }
 
   #delay(attemptNo: number): number {

@@ -1,21 +1,25 @@
 import { type ApiErrorDetails, ProtocolError, TruncatedBodyError } from './errors';
+import {
+  BACKSLASH,
+  COLON,
+  COMMA,
+  headObjectText,
+  isSpace,
+  LBRACE,
+  LBRACKET,
+  QUOTE,
+  RBRACE,
+  RBRACKET,
+  type StringState,
+  stepString,
+  tailObjectText,
+  tryParseArray,
+} from './json-bytes';
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const LBRACE = 0x7b;
-const RBRACE = 0x7d;
-const LBRACKET = 0x5b;
-const RBRACKET = 0x5d;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const EMPTY = Buffer.alloc(0);
 const DATA_KEY = Buffer.from('data');
 const ROW_END = Buffer.from('},');
 const RUN_WINDOW_BYTES = 64 * 1024;
-
-function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
+const EMPTY = Buffer.alloc(0);
 
 export interface ScannerLimits {
   /** Largest head (members before `data`). Default 16 MiB. */
@@ -41,8 +45,8 @@ export class ResultScanner {
   #keep = 0;
   #pos = 0;
   #phase: Phase = 'head';
-  #inString = false;
-  #escaped = false;
+  /** String state of the head and tail scans. */
+  readonly #str: StringState = { inString: false, escaped: false };
   #depth = 0;
   // head state
   #started = false;
@@ -124,16 +128,10 @@ export class ResultScanner {
     const n = b.length;
     for (let i = this.#pos; i < n; i++) {
       const c = b[i] as number;
-      if (this.#inString) {
-        if (this.#escaped) this.#escaped = false;
-        else if (c === BACKSLASH) this.#escaped = true;
-        else if (c === QUOTE) {
-          this.#inString = false;
-          if (
-            this.#isKey &&
-            i - this.#keyStart - 1 === 4 &&
-            b.subarray(this.#keyStart + 1, i).equals(DATA_KEY)
-          ) {
+      if (this.#str.inString) {
+        const closed = stepString(this.#str, c);
+        if (closed && this.#isKey && i - this.#keyStart - 1 === 4) {
+          if (b.subarray(this.#keyStart + 1, i).equals(DATA_KEY)) {
             this.#afterDataKey = 1;
             this.#dataKeyStart = this.#keyStart;
           }
@@ -164,7 +162,7 @@ export class ResultScanner {
         return;
       }
       if (c === QUOTE) {
-        this.#inString = true;
+        this.#str.inString = true;
         this.#isKey = this.#depth === 1 && this.#expectKey;
         this.#expectKey = false;
         this.#keyStart = i;
@@ -247,8 +245,8 @@ export class ResultScanner {
     if (end >= 0) {
       this.#phase = 'tail';
       this.#depth = 1;
-      this.#inString = false;
-      this.#escaped = false;
+      this.#str.inString = false;
+      this.#str.escaped = false;
       this.#pos = end + 1;
       this.#keep = end + 1;
       return;
@@ -262,13 +260,11 @@ export class ResultScanner {
     const n = b.length;
     for (let i = this.#pos; i < n; i++) {
       const c = b[i] as number;
-      if (this.#inString) {
-        if (this.#escaped) this.#escaped = false;
-        else if (c === BACKSLASH) this.#escaped = true;
-        else if (c === QUOTE) this.#inString = false;
+      if (this.#str.inString) {
+        stepString(this.#str, c);
         continue;
       }
-      if (c === QUOTE) this.#inString = true;
+      if (c === QUOTE) this.#str.inString = true;
       else if (c === LBRACE || c === LBRACKET) this.#depth++;
       else if (c === RBRACE || c === RBRACKET) {
         this.#depth--;
@@ -289,29 +285,5 @@ export class ResultScanner {
   #scanAfterEnd(bytes: Uint8Array): void {
     for (const c of bytes)
       if (!isSpace(c)) throw this.#protocol('Unexpected bytes after the result document');
-  }
-}
-
-/** `{"a":1,"b":2,"data":[` -> `{"a":1,"b":2}` */
-function headObjectText(b: Buffer, dataKeyStart: number): string {
-  let end = dataKeyStart;
-  while (end > 0 && isSpace(b[end - 1] as number)) end--;
-  if (b[end - 1] === COMMA) end--;
-  return `${b.toString('utf8', 0, end)}}`;
-}
-
-/** `,"summary":[],"status":1` (before the closing brace) -> `{"summary":[],"status":1}` */
-function tailObjectText(raw: string, details: ApiErrorDetails): string {
-  const t = raw.trim();
-  if (t === '') return '{}';
-  if (t[0] !== ',') throw new ProtocolError("Malformed result after the 'data' array", details);
-  return `{${t.slice(1)}}`;
-}
-
-function tryParseArray(text: string): unknown[] | undefined {
-  try {
-    return JSON.parse(`[${text}]`) as unknown[];
-  } catch {
-    return undefined;
   }
 }

@@ -3,7 +3,8 @@ import { AbortedError, type ApiError, ConnectionError } from './errors';
 /**
  * How a request may be repeated.
  * - `idempotent`: GET, PUT, DELETE. Retried on connection errors, 408, 429 and >= 500.
- * - `unsent-only`: POST and PATCH (report runs, item creation, token grants). Retried only
+ * - `unsent-only`: POST and PATCH (report runs, item creation, token grants) and DELETE by
+ *   crmId (it deletes the oldest match, so a repeat deletes another item). Retried only
  *   when the service cannot have acted on the request: the connection was never made
  *   (refused, DNS), or the service refused it with 408, or 429/503 carrying Retry-After.
  *   A reset, a timeout or a plain 5xx after sending may mean the service did act, so

@@ -103,9 +103,10 @@ export function processTokenResponse(response: TextResponse, nowMs: number): Tok
   let body: unknown;
   try {
     body = response.text ? (JSON.parse(response.text) as unknown) : undefined;
-  } catch (error) {
+  } catch {
+    // No `cause`: V8's SyntaxError quotes the start of the body, which may be a token.
     if (response.status >= 200 && response.status < 300) {
-      throw new InvalidOAuthResponseError('The token response is not JSON', { cause: error });
+      throw new InvalidOAuthResponseError('The token response is not JSON');
     }
   }
   const o = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError, type ServiceClient, ValidationError } from '../../../lib/api';
 import { connect, type countingFetch, type RunningSimulator, startTestSimulator } from './sim-fixture';
 
@@ -14,6 +14,7 @@ describe('DirectoryClient against the local service', () => {
     ({ api, counter } = await connect(sim));
     dir = sim.directoryIds[0] as string;
   });
+  afterEach(() => sim.faults.clear());
   afterAll(() => sim.close());
 
   it('lists every directory and reads one', async () => {
@@ -100,5 +101,27 @@ describe('DirectoryClient against the local service', () => {
     // Assess
     expect(one.id).toBe(dir);
     expect(counter.calls() - before).toBe(3);
+  });
+  it('deletes only one item when a delete by crmId times out after the service acted', async () => {
+    // Prepare: two items share a crmId; the service deletes the oldest per call
+    const crmId = randomUUID();
+    const first = await api.directories.createItemByCrmId(dir, { fullName: 'Twin One', crmId });
+    const second = await api.directories.createItemByCrmId(dir, { fullName: 'Twin Two', crmId });
+    sim.faults.inject({ route: 'items', kind: 'latency', ms: 400, times: 1 });
+    const before = counter.calls();
+    // Act: the first DELETE is served after the client gave up on it
+    const error = await api.directories
+      .deleteItemByCrmId(dir, crmId, { timeoutMs: 100, maxRetries: 2 })
+      .catch((e: unknown) => e);
+    const sent = counter.calls() - before;
+    let left: string[] = [first.item.id, second.item.id];
+    for (let i = 0; i < 100 && left.length === 2; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      left = (await api.directories.getItemsByCrmId(dir, crmId).catch(() => [])).map((item) => item.id);
+    }
+    // Assess
+    expect(error).toHaveProperty('code', 'timeout');
+    expect(sent).toBe(1);
+    expect(left).toEqual([second.item.id]);
   });
 });

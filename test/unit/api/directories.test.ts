@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createClient, NotFoundError, searchTextFor, toE164, ValidationError } from '../../../lib/api';
-import { empty, envelope, json, type Step, scriptedFetch } from './scripted-fetch';
+import { empty, envelope, json, reset, type Step, scriptedFetch } from './scripted-fetch';
 
 const DIR = '55555555-5555-4555-8555-555555555555';
 const ITEM = '66666666-6666-4666-8666-666666666666';
@@ -183,6 +183,24 @@ describe('DirectoryClient', () => {
     expect(fetch.calls).toHaveLength(1);
     expect(second.fetch.calls).toHaveLength(2);
   });
+
+  it.each([
+    { name: 'a reset', step: reset() },
+    { name: 'a 500', step: empty(500) },
+  ])(
+    'does not repeat a delete by crmId after $name: the service deletes the oldest match',
+    async ({ step }) => {
+      // Prepare: a second DELETE after the first took effect would delete another item
+      const { api, fetch } = client([step, json(200, envelope({ id: ITEM, fields: { crmId: CRM } }))]);
+      // Act
+      const error = await api.directories
+        .deleteItemByCrmId(DIR, CRM, { maxRetries: 3 })
+        .catch((e: unknown) => e);
+      // Assess
+      expect(error).toBeInstanceOf(Error);
+      expect(fetch.calls).toHaveLength(1);
+    },
+  );
 });
 
 describe('phone normalisation', () => {
