@@ -1,0 +1,45 @@
+/**
+ * Contestant "ours": file stream -> parseReportResultStream -> exportReportResult to a
+ * local directory store. Usage: tsx bench/export-ours.ts --file DOC --out DIR
+ * Last stdout line: {"contestant":"ours","rows":..,"seconds":..,"rows_per_s":..,"peak_rss_mb":..}
+ */
+import { createReadStream } from 'node:fs';
+import { parseReportResultStream } from '../lib/api/index';
+import { exportReportResult } from '../lib/export/index';
+import { LocalDirectoryStore } from '../lib/stores/local-directory-store';
+
+function arg(name: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  const v = i >= 0 ? process.argv[i + 1] : undefined;
+  if (v === undefined) throw new Error(`--${name} is required`);
+  return v;
+}
+
+const started = performance.now();
+const source = await parseReportResultStream(createReadStream(arg('file'), { highWaterMark: 1024 * 1024 }));
+const summary = await exportReportResult({
+  source,
+  store: new LocalDirectoryStore(arg('out')),
+  reportId: source.head.request.reportId,
+  ...(process.env.BENCH_MAX_BUFFERED_ROWS === undefined
+    ? {}
+    : { maxBufferedRows: Number(process.env.BENCH_MAX_BUFFERED_ROWS) }),
+  logger: {
+    warn: (message, data) => process.stderr.write(`${message} ${JSON.stringify(data)}\n`),
+    info: (message, data) => process.stderr.write(`${message} ${JSON.stringify(data)}\n`),
+  },
+});
+const seconds = (performance.now() - started) / 1000;
+process.stdout.write(
+  `${JSON.stringify({
+    contestant: 'ours',
+    rows: summary.rows,
+    partitions: summary.partitions.length,
+    files: summary.files,
+    bytes: summary.bytes,
+    seconds: Number(seconds.toFixed(3)),
+    cpu_seconds: Number(((process.cpuUsage().user + process.cpuUsage().system) / 1e6).toFixed(3)),
+    rows_per_s: Math.round(summary.rows / seconds),
+    peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
+  })}\n`,
+);

@@ -1,0 +1,29 @@
+import {
+  buildAuthorizationUrl,
+  exchangeCode,
+  type OAuthClientConfig,
+  type TokenSet,
+  validateRedirect,
+} from '../api';
+
+/**
+ * The authorization-code flow against an authorization server that approves without a
+ * person (the local service started with auto-approve): follow the authorize URL without
+ * redirects, read the code from the Location header, exchange it. PKCE as a real login would.
+ */
+export async function loginWithAutoApproval(
+  app: OAuthClientConfig,
+  fetchImpl: typeof fetch = fetch,
+): Promise<TokenSet> {
+  const { url, state, codeVerifier } = buildAuthorizationUrl({ ...app, pkce: true });
+  const response = await fetchImpl(url, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+  await response.body?.cancel();
+  const location = response.headers.get('location');
+  if (response.status !== 302 || location === null) {
+    throw new Error(
+      `The authorization server did not approve at once (HTTP ${response.status}); is it started with auto-approve?`,
+    );
+  }
+  const { code } = validateRedirect(location, state);
+  return exchangeCode(app, codeVerifier === undefined ? { code } : { code, codeVerifier });
+}

@@ -1,0 +1,81 @@
+/** Stable codes of export failures; tests and callers match on these, never on messages. */
+export const EXPORT_ERROR_CODES = {
+  configInvalid: 'EXPORT_CONFIG_INVALID',
+  rowInvalid: 'EXPORT_ROW_INVALID',
+  unknownMember: 'EXPORT_UNKNOWN_MEMBER',
+  timeZoneInvalid: 'EXPORT_TIME_ZONE_INVALID',
+  countMismatch: 'EXPORT_COUNT_MISMATCH',
+  rowLimitExceeded: 'EXPORT_ROW_LIMIT_EXCEEDED',
+  sourceFailed: 'EXPORT_SOURCE_FAILED',
+  spillFailed: 'EXPORT_SPILL_FAILED',
+  aborted: 'EXPORT_ABORTED',
+  stagingFailed: 'EXPORT_STAGING_FAILED',
+  verifyFailed: 'EXPORT_VERIFY_FAILED',
+  publishFailed: 'EXPORT_PUBLISH_FAILED',
+  rollbackFailed: 'EXPORT_ROLLBACK_FAILED',
+} as const;
+
+export type ExportErrorCode = (typeof EXPORT_ERROR_CODES)[keyof typeof EXPORT_ERROR_CODES];
+
+/** Base error of the export core. `code` is stable; `requestId` names the report run when known. */
+export class ExportError extends Error {
+  readonly code: ExportErrorCode;
+  readonly requestId: string | undefined;
+
+  constructor(code: ExportErrorCode, message: string, options?: { cause?: unknown; requestId?: string }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'ExportError';
+    this.code = code;
+    this.requestId = options?.requestId;
+  }
+}
+
+/** An option of the export is invalid; the message names the setting. */
+export class ExportConfigError extends ExportError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(EXPORT_ERROR_CODES.configInvalid, message, options);
+    this.name = 'ExportConfigError';
+  }
+}
+
+/** A row of the source cannot be converted to the output schema. */
+export class RowConversionError extends ExportError {
+  constructor(
+    code: typeof EXPORT_ERROR_CODES.rowInvalid | typeof EXPORT_ERROR_CODES.unknownMember,
+    message: string,
+  ) {
+    super(code, message);
+    this.name = 'RowConversionError';
+  }
+}
+
+/** Rows read do not reconcile with the source, or staged files do not match what was written. */
+export class VerificationError extends ExportError {
+  constructor(
+    code:
+      | typeof EXPORT_ERROR_CODES.countMismatch
+      | typeof EXPORT_ERROR_CODES.rowLimitExceeded
+      | typeof EXPORT_ERROR_CODES.verifyFailed,
+    message: string,
+    options?: { requestId?: string },
+  ) {
+    super(code, message, options);
+    this.name = 'VerificationError';
+  }
+}
+
+/** Staging, promotion or rollback against the object store failed. */
+export class PublishError extends ExportError {
+  constructor(
+    code:
+      | typeof EXPORT_ERROR_CODES.stagingFailed
+      | typeof EXPORT_ERROR_CODES.publishFailed
+      | typeof EXPORT_ERROR_CODES.rollbackFailed
+      | typeof EXPORT_ERROR_CODES.sourceFailed,
+    message: string,
+    options?: { cause?: unknown; requestId?: string },
+  ) {
+    super(code, message, options);
+    this.name = 'PublishError';
+  }
+}

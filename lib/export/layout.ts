@@ -1,0 +1,66 @@
+import { ExportConfigError } from './errors';
+
+/** Output formats, as they appear in the `format=` key segment. */
+export const OUTPUT_FORMATS = { parquet: 'parquet', csv: 'csv' } as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[keyof typeof OUTPUT_FORMATS];
+
+/** Name of the per-partition commit marker. */
+export const MANIFEST_NAME = '_manifest.json';
+
+const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/** Where a run's objects go. */
+export interface OutputLayout {
+  /** Key prefix without trailing slash; may be empty. */
+  prefix: string;
+  dataset: string;
+  reportId: string;
+  csvExtension: '.csv' | '.csv.gz';
+}
+
+/** Validates the parts of the layout; names the offending setting. */
+export function checkLayout(layout: OutputLayout): void {
+  if (layout.prefix !== '' && !layout.prefix.split('/').every((s) => SEGMENT.test(s))) {
+    throw new ExportConfigError(
+      `prefix must be '/'-separated segments of [A-Za-z0-9._-], got ${layout.prefix}`,
+    );
+  }
+  if (!SEGMENT.test(layout.dataset)) throw new ExportConfigError(`dataset is not a valid key segment`);
+  if (!SEGMENT.test(layout.reportId)) throw new ExportConfigError(`reportId is not a valid key segment`);
+}
+
+function join(...parts: string[]): string {
+  return parts.filter((p) => p !== '').join('/');
+}
+
+/** `<prefix>/<dataset>/format=<f>/report_id=<id>/dt=<dt>` (no trailing slash). */
+export function partitionPrefix(layout: OutputLayout, format: OutputFormat, dt: string): string {
+  return join(layout.prefix, layout.dataset, `format=${format}`, `report_id=${layout.reportId}`, `dt=${dt}`);
+}
+
+/** File name of the n-th part: deterministic, zero-padded so names sort in order. */
+export function partName(layout: OutputLayout, format: OutputFormat, part: number): string {
+  const ext = format === 'parquet' ? '.parquet' : layout.csvExtension;
+  return `part-${String(part).padStart(5, '0')}${ext}`;
+}
+
+/** Key of a part in the published layout. */
+export function partKey(layout: OutputLayout, format: OutputFormat, dt: string, part: number): string {
+  return `${partitionPrefix(layout, format, dt)}/${partName(layout, format, part)}`;
+}
+
+/** Key of a partition's manifest. */
+export function manifestKey(layout: OutputLayout, format: OutputFormat, dt: string): string {
+  return `${partitionPrefix(layout, format, dt)}/${MANIFEST_NAME}`;
+}
+
+/** Root of a run's staging area; it lies outside every dataset prefix, so no table reads it. */
+export function stagingRoot(layout: OutputLayout, runId: string): string {
+  return join(layout.prefix, '_staging', runId);
+}
+
+/** Key of a staged copy of `key` for a run. */
+export function stagedKey(layout: OutputLayout, runId: string, key: string): string {
+  const relative = layout.prefix === '' ? key : key.slice(layout.prefix.length + 1);
+  return `${stagingRoot(layout, runId)}/${relative}`;
+}

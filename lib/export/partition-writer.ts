@@ -1,0 +1,148 @@
+import { createHash, type Hash } from 'node:crypto';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { CsvFileEncoder } from './csv-encoder';
+import type { OutputFormat } from './layout';
+import { type ParquetCodec, ParquetFileEncoder } from './parquet-encoder';
+import type { ColumnBuffer } from './row-mapper';
+
+/** A finished part file of one format, spilled to local disk and ready to stage. */
+export interface SpilledFile {
+  format: OutputFormat;
+  part: number;
+  path: string;
+  rows: number;
+  bytes: number;
+  sha256: string;
+}
+
+/** Every part file of one partition. */
+export interface PartitionOutput {
+  dt: string;
+  rows: number;
+  files: SpilledFile[];
+}
+
+export interface PartitionWriterOptions {
+  spillDirectory: string;
+  parquetCodec: ParquetCodec;
+  csvGzip: boolean;
+  /** Rows per part file (formats rotate together, so part N holds the same rows in each). */
+  maxRowsPerFile: number;
+  /** Formats this writer produces. Default both. */
+  formats?: readonly OutputFormat[];
+}
+
+interface OpenFile {
+  path: string;
+  hash: Hash;
+  bytes: number;
+}
+
+/** What a part file's encoder does: a header, row groups, a footer. */
+interface FileEncoder {
+  readonly rows: number;
+  header(): Uint8Array;
+  rowGroup(buffer: ColumnBuffer): Uint8Array[];
+  footer(): Uint8Array | undefined;
+}
+
+interface OpenPart {
+  format: OutputFormat;
+  encoder: FileEncoder;
+  file: OpenFile;
+}
+
+/**
+ * One partition's output: each `write` appends one Parquet row group and the matching
+ * CSV records to part files on local disk. No file handle is held between writes, so
+ * thousands of partitions cost no descriptors.
+ */
+export class PartitionWriter {
+  readonly dt: string;
+  readonly #options: PartitionWriterOptions;
+  readonly #formats: readonly OutputFormat[];
+  readonly #done: SpilledFile[] = [];
+  #part = 0;
+  #partRows = 0;
+  #rows = 0;
+  #open: OpenPart[] | undefined;
+
+  constructor(dt: string, options: PartitionWriterOptions) {
+    this.dt = dt;
+    this.#options = options;
+    this.#formats = options.formats ?? ['parquet', 'csv'];
+  }
+
+  /**
+   * Writes rows as one row group; closes the part when it reaches maxRowsPerFile. The
+   * caller never passes more rows than fit in the open part (see Partitioner).
+   */
+  async write(buffer: ColumnBuffer): Promise<void> {
+    if (buffer.rows === 0) return;
+    const open = this.#open ?? (await this.#openPart());
+    for (const part of open) await append(part.file, part.encoder.rowGroup(buffer));
+    this.#partRows += buffer.rows;
+    this.#rows += buffer.rows;
+    if (this.#partRows >= this.#options.maxRowsPerFile) await this.#closePart();
+  }
+
+  /** Closes the last part; returns every file of the partition. */
+  async finish(): Promise<PartitionOutput> {
+    await this.#closePart();
+    return { dt: this.dt, rows: this.#rows, files: [...this.#done] };
+  }
+
+  async #openPart(): Promise<OpenPart[]> {
+    const dir = path.join(this.#options.spillDirectory, this.dt);
+    await fs.mkdir(dir, { recursive: true });
+    const name = String(this.#part).padStart(5, '0');
+    const open: OpenPart[] = [];
+    for (const format of this.#formats) {
+      const encoder: FileEncoder =
+        format === 'parquet'
+          ? new ParquetFileEncoder({ codec: this.#options.parquetCodec })
+          : new CsvFileEncoder({ gzip: this.#options.csvGzip });
+      const part = { format, encoder, file: newFile(path.join(dir, `${name}.${format}`)) };
+      await append(part.file, [encoder.header()]);
+      open.push(part);
+    }
+    this.#open = open;
+    return open;
+  }
+
+  async #closePart(): Promise<void> {
+    const open = this.#open;
+    if (open === undefined) return;
+    for (const part of open) {
+      const footer = part.encoder.footer();
+      if (footer !== undefined) await append(part.file, [footer]);
+      this.#done.push(done(part.format, this.#part, part.file, part.encoder.rows));
+    }
+    this.#open = undefined;
+    this.#part++;
+    this.#partRows = 0;
+  }
+}
+
+function newFile(file: string): OpenFile {
+  return { path: file, hash: createHash('sha256'), bytes: 0 };
+}
+
+function done(format: OutputFormat, part: number, file: OpenFile, rows: number): SpilledFile {
+  return { format, part, path: file.path, rows, bytes: file.bytes, sha256: file.hash.digest('hex') };
+}
+
+async function append(file: OpenFile, chunks: Uint8Array[]): Promise<void> {
+  if (chunks.length === 0) return;
+  const handle = await fs.open(file.path, 'a');
+  try {
+    await handle.writev(chunks);
+  } finally {
+    await handle.close();
+  }
+  for (const c of chunks) {
+    file.hash.update(c);
+    file.bytes += c.length;
+  }
+}

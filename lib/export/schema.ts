@@ -1,0 +1,168 @@
+import type { SchemaElement } from 'hyparquet';
+import type { ResultRow } from '../spec/types';
+
+/**
+ * Version of the output schema, written to every manifest and to Parquet key-value metadata.
+ * Bump it when a column is added, removed, renamed or retyped.
+ */
+export const SCHEMA_VERSION = 1;
+
+/** How a column is typed; every format's type is derived from this. */
+export const COLUMN_KINDS = {
+  string: 'string',
+  int32: 'int32',
+  double: 'double',
+  /** Wall-clock time in the report's zone, no offset: TIMESTAMP(MILLIS, isAdjustedToUTC=false). */
+  localTimestamp: 'localTimestamp',
+  /** An instant: TIMESTAMP(MILLIS, isAdjustedToUTC=true). */
+  utcTimestamp: 'utcTimestamp',
+} as const;
+export type ColumnKind = (typeof COLUMN_KINDS)[keyof typeof COLUMN_KINDS];
+
+/** Where a column's value comes from. */
+export type ColumnSource =
+  | { from: 'member'; member: keyof ResultRow }
+  | { from: 'startUtc' }
+  | { from: 'reportId' }
+  | { from: 'requestId' };
+
+/** One output column. */
+export interface ColumnDefinition {
+  readonly name: string;
+  readonly kind: ColumnKind;
+  readonly nullable: boolean;
+  readonly description: string;
+  readonly source: ColumnSource;
+}
+
+const member = (name: keyof ResultRow, kind: ColumnKind, description: string): ColumnDefinition => ({
+  name,
+  kind,
+  nullable: true,
+  description,
+  source: { from: 'member', member: name },
+});
+
+/**
+ * The result-row columns, listed once. Order is the spec's row order, then the derived
+ * `start_utc`, then lineage. Member columns are nullable because the service omits
+ * members that do not apply to a row.
+ */
+export const COLUMNS: readonly ColumnDefinition[] = [
+  member('connId', 'string', 'Connection id (GUID) of the call.'),
+  member('start', 'localTimestamp', "Call start, wall-clock time in the report's time zone (no offset)."),
+  member('userName', 'string', 'Name of the user.'),
+  member('userNum', 'string', 'Number of the user.'),
+  member('cli', 'string', 'Calling line identity.'),
+  member('cliName', 'string', 'Name of the calling line.'),
+  member('hgNum', 'string', 'Hunt group number.'),
+  member('hgName', 'string', 'Hunt group name.'),
+  member('callType', 'int32', 'Call type (opaque integer code).'),
+  member('callDir', 'int32', 'Call direction (opaque integer code).'),
+  member('ans', 'int32', 'Answered count.'),
+  member('ref', 'int32', 'Refused count.'),
+  member('lost', 'int32', 'Lost count.'),
+  member('ring', 'double', 'Ring time.'),
+  member('duration', 'double', 'Call duration.'),
+  member('calledUserNum', 'string', 'Number of the called user.'),
+  member('calledUserName', 'string', 'Name of the called user.'),
+  member('callUserName', 'string', 'Name of the calling user.'),
+  member('callUserNum', 'string', 'Number of the calling user.'),
+  member('docId', 'string', 'Document id (GUID) of the record.'),
+  {
+    name: 'start_utc',
+    kind: 'utcTimestamp',
+    nullable: true,
+    description: "Call start as an instant, `start` converted with the report's timeZoneId.",
+    source: { from: 'startUtc' },
+  },
+  {
+    name: 'report_id',
+    kind: 'string',
+    nullable: false,
+    description: 'Lineage: the report the row was exported from.',
+    source: { from: 'reportId' },
+  },
+  {
+    name: 'request_id',
+    kind: 'string',
+    nullable: false,
+    description: 'Lineage: the report run (request id) that produced the row.',
+    source: { from: 'requestId' },
+  },
+];
+
+/** Name of the partition column; it lives in the object key, not in the files. */
+export const PARTITION_COLUMN = 'dt';
+
+/** Members of a result row that map to a column. */
+export const KNOWN_MEMBERS: ReadonlySet<string> = new Set(
+  COLUMNS.flatMap((c) => (c.source.from === 'member' ? [c.source.member] : [])),
+);
+
+/** Index of the `start` column, used by the partitioner. */
+export const START_COLUMN_INDEX = COLUMNS.findIndex((c) => c.name === 'start');
+
+/** The CSV header line's fields, in column order. */
+export function csvHeader(): string[] {
+  return COLUMNS.map((c) => c.name);
+}
+
+const GLUE_TYPES: Record<ColumnKind, string> = {
+  string: 'string',
+  int32: 'int',
+  double: 'double',
+  localTimestamp: 'timestamp',
+  utcTimestamp: 'timestamp',
+};
+
+/** A column as Glue's `Column` (name, type, comment). */
+export interface GlueColumn {
+  Name: string;
+  Type: string;
+  Comment: string;
+}
+
+/** Glue table columns (Hive types), derived from the column list; `dt` is a partition key, not listed. */
+export function glueColumns(): GlueColumn[] {
+  return COLUMNS.map((c) => ({ Name: c.name, Type: GLUE_TYPES[c.kind], Comment: c.description }));
+}
+
+function parquetElement(c: ColumnDefinition): SchemaElement {
+  const repetition_type = c.nullable ? 'OPTIONAL' : 'REQUIRED';
+  switch (c.kind) {
+    case 'string':
+      return {
+        name: c.name,
+        type: 'BYTE_ARRAY',
+        converted_type: 'UTF8',
+        logical_type: { type: 'STRING' },
+        repetition_type,
+      };
+    case 'int32':
+      return { name: c.name, type: 'INT32', repetition_type };
+    case 'double':
+      return { name: c.name, type: 'DOUBLE', repetition_type };
+    case 'localTimestamp':
+      // No converted_type: TIMESTAMP_MILLIS would claim the value is UTC-adjusted.
+      return {
+        name: c.name,
+        type: 'INT64',
+        logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: false, unit: 'MILLIS' },
+        repetition_type,
+      };
+    case 'utcTimestamp':
+      return {
+        name: c.name,
+        type: 'INT64',
+        converted_type: 'TIMESTAMP_MILLIS',
+        logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' },
+        repetition_type,
+      };
+  }
+}
+
+/** The Parquet schema (root first), derived from the column list. */
+export function parquetSchema(): SchemaElement[] {
+  return [{ name: 'schema', num_children: COLUMNS.length }, ...COLUMNS.map(parquetElement)];
+}

@@ -1,0 +1,58 @@
+import { ExportConfigError } from './errors';
+import { ZoneConverter } from './time-zone';
+
+/** A report window as the service takes it: ISO 8601 instants with the zone's offsets. */
+export interface ReportWindow {
+  /** Inclusive, local midnight of the first day, e.g. `2026-03-29T00:00:00+00:00`. */
+  start: string;
+  /** Exclusive, local midnight after the last day. */
+  end: string;
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DAY_MS = 86_400_000;
+
+/** Parses `YYYY-MM-DD` to the UTC milliseconds of that calendar date; names the setting when invalid. */
+export function parseCalendarDate(setting: string, text: string): number {
+  const m = DATE.exec(text);
+  const ms = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : Number.NaN;
+  if (!m || new Date(ms).toISOString().slice(0, 10) !== text) {
+    throw new ExportConfigError(`${setting} must be a calendar date YYYY-MM-DD, got '${text}'`);
+  }
+  return ms;
+}
+
+function formatOffset(offsetMs: number): string {
+  const sign = offsetMs < 0 ? '-' : '+';
+  const minutes = Math.abs(offsetMs) / 60_000;
+  const hh = String(Math.floor(minutes / 60)).padStart(2, '0');
+  const mm = String(minutes % 60).padStart(2, '0');
+  return `${sign}${hh}:${mm}`;
+}
+
+/** Local midnight of a calendar date in a zone, written with that instant's offset. */
+function localMidnight(zone: ZoneConverter, dateMs: number): string {
+  const utc = zone.toUtc(dateMs);
+  const offset = zone.offsetAt(utc);
+  return `${new Date(dateMs).toISOString().slice(0, 10)}T00:00:00${formatOffset(offset)}`;
+}
+
+/**
+ * The window covering the local calendar days `from` to `to` (both inclusive) in an IANA
+ * zone: from local midnight of `from` to local midnight after `to`, each with the offset in
+ * force at that instant (so a window across a DST change carries two offsets).
+ */
+export function windowForDates(from: string, to: string, timeZoneId: string): ReportWindow {
+  const fromMs = parseCalendarDate('from', from);
+  const toMs = parseCalendarDate('to', to);
+  if (toMs < fromMs) throw new ExportConfigError(`to (${to}) must not be before from (${from})`);
+  const zone = new ZoneConverter(timeZoneId);
+  return { start: localMidnight(zone, fromMs), end: localMidnight(zone, toMs + DAY_MS) };
+}
+
+/** The local calendar date (`YYYY-MM-DD`) of an instant in an IANA zone, shifted by whole days. */
+export function localDate(instantMs: number, timeZoneId: string, dayShift = 0): string {
+  const zone = new ZoneConverter(timeZoneId);
+  const local = instantMs + zone.offsetAt(instantMs);
+  return new Date(local + dayShift * DAY_MS).toISOString().slice(0, 10);
+}

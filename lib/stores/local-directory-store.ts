@@ -1,0 +1,183 @@
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  checkKey,
+  OBJECT_STORE_ERROR_CODES,
+  type ObjectBody,
+  type ObjectInfo,
+  type ObjectStore,
+  ObjectStoreError,
+} from './object-store';
+
+/** Temp files carry this marker; listings skip them, so a crashed write is never seen. */
+const TEMP_MARKER = '.~tmp-';
+
+/**
+ * ObjectStore on a local directory. Each write goes to a temp file in the target's
+ * directory, is fsynced, then renamed over the target: rename(2) within one file system
+ * is atomic, so readers see the old or the new file, never a partial one.
+ */
+export class LocalDirectoryStore implements ObjectStore {
+  readonly root: string;
+
+  constructor(root: string) {
+    this.root = path.resolve(root);
+  }
+
+  #path(key: string): string {
+    checkKey(key);
+    return path.join(this.root, ...key.split('/'));
+  }
+
+  async put(key: string, body: ObjectBody): Promise<ObjectInfo> {
+    const target = this.#path(key);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    const temp = `${target}${TEMP_MARKER}${randomUUID()}`;
+    try {
+      const source =
+        typeof body === 'string' || body instanceof Uint8Array ? Readable.from([Buffer.from(body)]) : body;
+      const out = createWriteStream(temp, { flags: 'wx' });
+      await pipeline(source, out);
+      const handle = await fs.open(temp, 'r');
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await fs.rename(temp, target);
+      await syncDirectory(path.dirname(target));
+      const stat = await fs.stat(target);
+      return { key, size: stat.size };
+    } catch (cause) {
+      await fs.rm(temp, { force: true });
+      throw wrap(cause, 'put', key);
+    }
+  }
+
+  async get(key: string): Promise<AsyncIterable<Uint8Array>> {
+    const file = this.#path(key);
+    try {
+      // Open first so a missing object fails here, not on first read.
+      const handle = await fs.open(file, 'r');
+      return createReadStream(file, { fd: handle, autoClose: true });
+    } catch (cause) {
+      throw wrap(cause, 'get', key);
+    }
+  }
+
+  async head(key: string): Promise<ObjectInfo | undefined> {
+    try {
+      const stat = await fs.stat(this.#path(key));
+      return stat.isFile() ? { key, size: stat.size } : undefined;
+    } catch (cause) {
+      if (isNotFound(cause)) return undefined;
+      throw wrap(cause, 'head', key);
+    }
+  }
+
+  async *list(prefix: string): AsyncIterable<ObjectInfo> {
+    // Walk from the deepest directory the prefix names, filter the rest by string prefix.
+    const slash = prefix.lastIndexOf('/');
+    const base = slash < 0 ? '' : prefix.slice(0, slash);
+    if (base !== '') checkKey(base);
+    const keys: ObjectInfo[] = [];
+    await this.#walk(base, prefix, keys);
+    keys.sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)));
+    yield* keys;
+  }
+
+  async #walk(dirKey: string, prefix: string, out: ObjectInfo[]): Promise<void> {
+    const dir = dirKey === '' ? this.root : path.join(this.root, ...dirKey.split('/'));
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = await fs.readdir(dir, { withFileTypes: true });
+    } catch (cause) {
+      if (isNotFound(cause)) return;
+      throw wrap(cause, 'list', prefix);
+    }
+    for (const entry of entries) {
+      const key = dirKey === '' ? entry.name : `${dirKey}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (key.startsWith(prefix) || prefix.startsWith(`${key}/`)) await this.#walk(key, prefix, out);
+      } else if (entry.isFile() && !entry.name.includes(TEMP_MARKER) && key.startsWith(prefix)) {
+        const stat = await fs.stat(path.join(dir, entry.name));
+        out.push({ key, size: stat.size });
+      }
+    }
+  }
+
+  async deleteMany(keys: readonly string[]): Promise<void> {
+    for (const key of keys) {
+      try {
+        await fs.rm(this.#path(key), { force: true });
+      } catch (cause) {
+        throw wrap(cause, 'delete', key);
+      }
+    }
+  }
+
+  async copy(fromKey: string, toKey: string): Promise<void> {
+    const source = this.#path(fromKey);
+    const target = this.#path(toKey);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    const temp = `${target}${TEMP_MARKER}${randomUUID()}`;
+    try {
+      // Objects are never modified in place (every write renames a new file over the
+      // key), so a hard link is an independent copy: O(1), and already durable.
+      try {
+        await fs.link(source, temp);
+      } catch (linkError) {
+        if (isNotFound(linkError)) throw linkError;
+        await fs.copyFile(source, temp);
+        const handle = await fs.open(temp, 'r');
+        try {
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+      }
+      await fs.rename(temp, target);
+      await syncDirectory(path.dirname(target));
+    } catch (cause) {
+      await fs.rm(temp, { force: true });
+      throw wrap(cause, 'copy', fromKey);
+    }
+  }
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  // Makes the rename durable; some platforms cannot open directories, which is fine.
+  try {
+    const handle = await fs.open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // best effort
+  }
+}
+
+function isNotFound(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+function wrap(cause: unknown, operation: string, key: string): ObjectStoreError {
+  if (cause instanceof ObjectStoreError) return cause;
+  if (isNotFound(cause)) {
+    return new ObjectStoreError(OBJECT_STORE_ERROR_CODES.notFound, `${operation}: no object ${key}`, {
+      key,
+      cause,
+    });
+  }
+  return new ObjectStoreError(OBJECT_STORE_ERROR_CODES.failed, `${operation} failed for ${key}`, {
+    key,
+    cause,
+  });
+}

@@ -1,0 +1,210 @@
+import { Readable } from 'node:stream';
+import {
+  CopyObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  type ListObjectsV2CommandOutput,
+  PutObjectCommand,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import {
+  checkKey,
+  OBJECT_STORE_ERROR_CODES,
+  type ObjectBody,
+  type ObjectInfo,
+  type ObjectStore,
+  ObjectStoreError,
+  type PutOptions,
+} from './object-store';
+
+export interface S3StoreOptions {
+  client: S3Client;
+  bucket: string;
+  /** Multipart part size in bytes (>= 5 MiB). Default 8 MiB. */
+  partSize?: number;
+  /** Parts uploaded at once; memory is about partSize * (queueSize + 1). Default 2. */
+  queueSize?: number;
+  /** Per-operation timeout in ms, applied through an AbortSignal. Default 5 minutes. */
+  timeoutMs?: number;
+}
+
+const MIN_PART_SIZE = 5 * 1024 * 1024;
+const DELETE_BATCH = 1_000;
+
+/** An S3 client with bounded retries; pass `endpoint` and `forcePathStyle` for a local S3. */
+export function createS3Client(config: S3ClientConfig = {}): S3Client {
+  return new S3Client({ maxAttempts: 5, retryMode: 'adaptive', ...config });
+}
+
+/**
+ * ObjectStore on an S3 bucket. Streams are uploaded with multipart (bounded part buffers);
+ * copies are server-side CopyObject (single request, atomic, objects up to 5 GB: parts are
+ * bounded far below that); deletes are batched DeleteObjects. Retries are the SDK's
+ * (`maxAttempts` on the client).
+ */
+export class S3Store implements ObjectStore {
+  readonly #client: S3Client;
+  readonly #bucket: string;
+  readonly #partSize: number;
+  readonly #queueSize: number;
+  readonly #timeoutMs: number;
+
+  constructor(options: S3StoreOptions) {
+    this.#client = options.client;
+    this.#bucket = options.bucket;
+    this.#partSize = Math.max(MIN_PART_SIZE, options.partSize ?? 8 * 1024 * 1024);
+    this.#queueSize = Math.max(1, options.queueSize ?? 2);
+    this.#timeoutMs = options.timeoutMs ?? 300_000;
+  }
+
+  async put(key: string, body: ObjectBody, options: PutOptions = {}): Promise<ObjectInfo> {
+    checkKey(key);
+    const contentType = options.contentType === undefined ? {} : { ContentType: options.contentType };
+    try {
+      if (typeof body === 'string' || body instanceof Uint8Array) {
+        const bytes = Buffer.from(body);
+        await this.#client.send(
+          new PutObjectCommand({ Bucket: this.#bucket, Key: key, Body: bytes, ...contentType }),
+          { abortSignal: AbortSignal.timeout(this.#timeoutMs) },
+        );
+        return { key, size: bytes.length };
+      }
+      let size = 0;
+      const counted = Readable.from(
+        countBytes(body, (n) => {
+          size += n;
+        }),
+      );
+      const upload = new Upload({
+        client: this.#client,
+        params: { Bucket: this.#bucket, Key: key, Body: counted, ...contentType },
+        partSize: this.#partSize,
+        queueSize: this.#queueSize,
+        leavePartsOnError: false,
+      });
+      const timer = setTimeout(() => void upload.abort(), this.#timeoutMs);
+      try {
+        await upload.done();
+      } finally {
+        clearTimeout(timer);
+      }
+      return { key, size };
+    } catch (cause) {
+      throw wrap(cause, 'put', key);
+    }
+  }
+
+  async get(key: string): Promise<AsyncIterable<Uint8Array>> {
+    checkKey(key);
+    try {
+      const out = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: key }));
+      if (out.Body === undefined) throw new Error('no body');
+      return out.Body as AsyncIterable<Uint8Array>;
+    } catch (cause) {
+      throw wrap(cause, 'get', key);
+    }
+  }
+
+  async head(key: string): Promise<ObjectInfo | undefined> {
+    checkKey(key);
+    try {
+      const out = await this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: key }), {
+        abortSignal: AbortSignal.timeout(this.#timeoutMs),
+      });
+      return { key, size: out.ContentLength ?? 0 };
+    } catch (cause) {
+      if (isNotFound(cause)) return undefined;
+      throw wrap(cause, 'head', key);
+    }
+  }
+
+  async *list(prefix: string): AsyncIterable<ObjectInfo> {
+    let token: string | undefined;
+    // Bounded: every page advances the continuation token; S3 ends the listing.
+    do {
+      let out: ListObjectsV2CommandOutput;
+      try {
+        out = await this.#client.send(
+          new ListObjectsV2Command({
+            Bucket: this.#bucket,
+            Prefix: prefix,
+            ...(token === undefined ? {} : { ContinuationToken: token }),
+          }),
+          { abortSignal: AbortSignal.timeout(this.#timeoutMs) },
+        );
+      } catch (cause) {
+        throw wrap(cause, 'list', prefix);
+      }
+      for (const item of out.Contents ?? []) {
+        if (item.Key !== undefined) yield { key: item.Key, size: item.Size ?? 0 };
+      }
+      token = out.IsTruncated ? out.NextContinuationToken : undefined;
+    } while (token !== undefined);
+  }
+
+  async deleteMany(keys: readonly string[]): Promise<void> {
+    for (const key of keys) checkKey(key);
+    for (let i = 0; i < keys.length; i += DELETE_BATCH) {
+      const batch = keys.slice(i, i + DELETE_BATCH);
+      try {
+        const out = await this.#client.send(
+          new DeleteObjectsCommand({
+            Bucket: this.#bucket,
+            Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+          }),
+          { abortSignal: AbortSignal.timeout(this.#timeoutMs) },
+        );
+        const failed = out.Errors?.[0];
+        if (failed !== undefined)
+          throw new Error(`DeleteObjects: ${failed.Code ?? 'error'} on ${failed.Key ?? '?'}`);
+      } catch (cause) {
+        throw wrap(cause, 'delete', batch[0] ?? '');
+      }
+    }
+  }
+
+  async copy(fromKey: string, toKey: string): Promise<void> {
+    checkKey(fromKey);
+    checkKey(toKey);
+    try {
+      await this.#client.send(
+        new CopyObjectCommand({
+          Bucket: this.#bucket,
+          Key: toKey,
+          CopySource: `${this.#bucket}/${fromKey.split('/').map(encodeURIComponent).join('/')}`,
+        }),
+        { abortSignal: AbortSignal.timeout(this.#timeoutMs) },
+      );
+    } catch (cause) {
+      throw wrap(cause, 'copy', fromKey);
+    }
+  }
+}
+
+async function* countBytes(
+  body: Readable | AsyncIterable<Uint8Array>,
+  onBytes: (n: number) => void,
+): AsyncGenerator<Uint8Array> {
+  for await (const chunk of body as AsyncIterable<Uint8Array | string>) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    onBytes(bytes.length);
+    yield bytes;
+  }
+}
+
+function isNotFound(error: unknown): boolean {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | null;
+  return e?.name === 'NotFound' || e?.name === 'NoSuchKey' || e?.$metadata?.httpStatusCode === 404;
+}
+
+function wrap(cause: unknown, operation: string, key: string): ObjectStoreError {
+  if (cause instanceof ObjectStoreError) return cause;
+  const code = isNotFound(cause) ? OBJECT_STORE_ERROR_CODES.notFound : OBJECT_STORE_ERROR_CODES.failed;
+  // The SDK's message can carry request details but never credentials; keep only its name.
+  const name = (cause as { name?: string } | null)?.name ?? 'Error';
+  return new ObjectStoreError(code, `S3 ${operation} failed for ${key} (${name})`, { key, cause });
+}

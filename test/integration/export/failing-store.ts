@@ -1,0 +1,55 @@
+import { listAll, type ObjectBody, type ObjectStore, readObject } from '../../../lib/stores';
+
+/** Every object of a store, key -> base64 bytes. */
+export async function snapshot(store: ObjectStore): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const o of await listAll(store, ''))
+    out.set(o.key, Buffer.from(await readObject(store, o.key)).toString('base64'));
+  return out;
+}
+
+export type Operation = 'put' | 'copy' | 'deleteMany';
+
+/** Wraps a store and fails the n-th call of one operation (once). */
+export class FailingStore implements ObjectStore {
+  readonly #inner: ObjectStore;
+  readonly #operation: Operation;
+  #remaining: number;
+
+  constructor(inner: ObjectStore, operation: Operation, nth: number) {
+    this.#inner = inner;
+    this.#operation = operation;
+    this.#remaining = nth;
+  }
+
+  #tick(operation: Operation): void {
+    if (operation === this.#operation && --this.#remaining === 0)
+      throw new Error(`injected ${operation} failure`);
+  }
+
+  put(key: string, body: ObjectBody) {
+    try {
+      this.#tick('put');
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#inner.put(key, body);
+  }
+  get(key: string) {
+    return this.#inner.get(key);
+  }
+  head(key: string) {
+    return this.#inner.head(key);
+  }
+  list(prefix: string) {
+    return this.#inner.list(prefix);
+  }
+  async deleteMany(keys: readonly string[]) {
+    this.#tick('deleteMany');
+    return this.#inner.deleteMany(keys);
+  }
+  async copy(from: string, to: string) {
+    this.#tick('copy');
+    return this.#inner.copy(from, to);
+  }
+}

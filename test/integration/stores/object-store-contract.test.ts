@@ -1,0 +1,166 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  LocalDirectoryStore,
+  listAll,
+  OBJECT_STORE_ERROR_CODES,
+  type ObjectStore,
+  readObject,
+} from '../../../lib/stores';
+import { startLocalS3 } from './local-s3';
+
+interface Adapter {
+  name: string;
+  store: () => ObjectStore;
+}
+
+let root: string;
+let s3: Awaited<ReturnType<typeof startLocalS3>>;
+let run = 0;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'store-'));
+  s3 = await startLocalS3();
+});
+afterAll(async () => {
+  await s3.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+const ADAPTERS: Adapter[] = [
+  { name: 'local directory', store: () => new LocalDirectoryStore(root) },
+  // 5 MiB parts so a 12 MiB stream takes the multipart path.
+  { name: 'S3 on fauxqs', store: () => s3.store({ partSize: 5 * 1024 * 1024, queueSize: 2 }) },
+];
+
+/** A fresh key space per test so tests do not see each other's objects. */
+function space(): string {
+  run++;
+  return `t${run}`;
+}
+
+describe.each(ADAPTERS)('ObjectStore contract: $name', (adapter) => {
+  it('returns the bytes put when an object is read back', async () => {
+    // Prepare
+    const store = adapter.store();
+    const key = `${space()}/a/b.txt`;
+
+    // Act
+    const info = await store.put(key, 'héllo, wörld');
+
+    // Assess
+    expect(info.size).toBe(Buffer.byteLength('héllo, wörld'));
+    expect(Buffer.from(await readObject(store, key)).toString('utf8')).toBe('héllo, wörld');
+    expect(await store.head(key)).toEqual({ key, size: info.size });
+  });
+
+  it('stores a multi-part stream whole when the body is larger than a part', async () => {
+    // Prepare
+    const store = adapter.store();
+    const key = `${space()}/big.bin`;
+    const chunk = Buffer.alloc(1024 * 1024);
+    const chunks = Array.from({ length: 12 }, (_, i) => Buffer.from(chunk.fill(i)));
+
+    // Act
+    const info = await store.put(key, Readable.from(chunks));
+
+    // Assess
+    expect(info.size).toBe(12 * 1024 * 1024);
+    const back = Buffer.from(await readObject(store, key));
+    expect(back.equals(Buffer.concat(chunks))).toBe(true);
+  });
+
+  it('replaces the object when a key is put twice', async () => {
+    // Prepare
+    const store = adapter.store();
+    const key = `${space()}/x`;
+    await store.put(key, 'old old old');
+
+    // Act
+    await store.put(key, 'new');
+
+    // Assess
+    expect(Buffer.from(await readObject(store, key)).toString()).toBe('new');
+    expect((await listAll(store, key)).map((o) => o.key)).toEqual([key]);
+  });
+
+  it('lists keys in ascending order under a string prefix when objects are nested', async () => {
+    // Prepare
+    const store = adapter.store();
+    const s = space();
+    for (const k of ['dt=2/p1', 'dt=1/p0', 'dt=10/p0', 'dt=1/p1', 'other/z', 'dt=1x'])
+      await store.put(`${s}/${k}`, k);
+
+    // Act
+    const all = await listAll(store, `${s}/dt=1`);
+    const folder = await listAll(store, `${s}/dt=1/`);
+
+    // Assess
+    expect(all.map((o) => o.key)).toEqual([`${s}/dt=1/p0`, `${s}/dt=1/p1`, `${s}/dt=10/p0`, `${s}/dt=1x`]);
+    expect(folder.map((o) => o.key)).toEqual([`${s}/dt=1/p0`, `${s}/dt=1/p1`]);
+    expect(await listAll(store, `${s}/none/`)).toEqual([]);
+  });
+
+  it('copies an object when copy is called, leaving the source', async () => {
+    // Prepare
+    const store = adapter.store();
+    const s = space();
+    await store.put(`${s}/from file.bin`, 'payload');
+
+    // Act
+    await store.copy(`${s}/from file.bin`, `${s}/to/é.bin`);
+
+    // Assess
+    expect(Buffer.from(await readObject(store, `${s}/to/é.bin`)).toString()).toBe('payload');
+    expect(await store.head(`${s}/from file.bin`)).toBeDefined();
+  });
+
+  it('deletes the listed keys and ignores missing ones when deleteMany is called', async () => {
+    // Prepare
+    const store = adapter.store();
+    const s = space();
+    await store.put(`${s}/a`, '1');
+    await store.put(`${s}/b`, '2');
+
+    // Act
+    await store.deleteMany([`${s}/a`, `${s}/missing`]);
+
+    // Assess
+    expect((await listAll(store, `${s}/`)).map((o) => o.key)).toEqual([`${s}/b`]);
+  });
+
+  it('reports missing objects when a key does not exist', async () => {
+    // Prepare
+    const store = adapter.store();
+    const key = `${space()}/nothing`;
+
+    // Act
+    const head = await store.head(key);
+    const get = store.get(key).then(async (stream) => {
+      for await (const _ of stream) {
+        // drain
+      }
+    });
+
+    // Assess
+    expect(head).toBeUndefined();
+    await expect(get).rejects.toMatchObject({ code: OBJECT_STORE_ERROR_CODES.notFound });
+  });
+
+  it.each(['', '/abs', 'a//b', 'a/../b', 'a/./b', 'back\\slash'])(
+    'rejects the key %j when it is not a valid key',
+    async (key) => {
+      // Prepare
+      const store = adapter.store();
+
+      // Act
+      const put = store.put(key, 'x');
+
+      // Assess
+      await expect(put).rejects.toMatchObject({ code: OBJECT_STORE_ERROR_CODES.invalidKey });
+    },
+  );
+});

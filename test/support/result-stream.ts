@@ -1,0 +1,101 @@
+import type { ReportResultMetadata, ReportResultStream } from '../../lib/api/report-result-stream';
+import type { ReportRunDefinition, ResultRow } from '../../lib/spec/types';
+
+export interface TestStreamOptions {
+  requestId?: string;
+  timeZoneId?: string;
+  /** Defaults to rows.length. */
+  totalCount?: number;
+  rowLimitExceeded?: boolean;
+  /** Throw this error after yielding this many rows (a truncated body). */
+  failAfter?: { rows: number; error: Error };
+}
+
+/** A ReportResultStream over an array, as the client would hand it to the export core. */
+export function resultStreamOf(
+  rows: Iterable<ResultRow>,
+  options: TestStreamOptions = {},
+): ReportResultStream {
+  const list = [...rows];
+  const requestId = options.requestId ?? 'req-0001';
+  const request = {
+    requestId,
+    reportId: 'report-1',
+    timeZoneId: options.timeZoneId ?? 'Europe/London',
+    metadata: { timezoneDateFrom: '2026-01-01T00:00:00', timezoneDateTo: '2026-12-31T23:59:59' },
+  } as unknown as ReportRunDefinition;
+  const head = {
+    requestId,
+    tenantId: 'tenant-1',
+    request,
+    totalCount: options.totalCount ?? list.length,
+    rowLimitExceeded: options.rowLimitExceeded ?? false,
+    rowLimit: 1_000_000,
+  };
+  let settle: { resolve: (m: ReportResultMetadata) => void; reject: (e: unknown) => void } | undefined;
+  const done = new Promise<ReportResultMetadata>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  // The real stream rejects done() too; avoid an unhandled rejection when a test ignores it.
+  done.catch(() => undefined);
+  async function* iterate(): AsyncGenerator<ResultRow> {
+    let yielded = 0;
+    try {
+      for (const row of list) {
+        if (options.failAfter !== undefined && yielded === options.failAfter.rows)
+          throw options.failAfter.error;
+        yield row;
+        yielded++;
+      }
+      if (options.failAfter !== undefined && yielded === options.failAfter.rows)
+        throw options.failAfter.error;
+    } catch (error) {
+      settle?.reject(error);
+      throw error;
+    }
+    settle?.resolve({
+      ...head,
+      effort: 0,
+      queryDuration: 0,
+      totalDuration: 0,
+      queryCount: 1,
+      summary: [],
+      status: 1,
+      statusMessage: 'Complete',
+      rowsRead: yielded,
+    });
+  }
+  return {
+    head,
+    rows: iterate(),
+    done: () => done,
+    cancel: () => undefined,
+  };
+}
+
+/** A full row with every member set, for round-trip tests. */
+export function sampleRow(overrides: Partial<ResultRow> = {}): ResultRow {
+  return {
+    connId: '6f1f3b7e-2c1d-4b8e-9a55-0c7e1d2f3a4b',
+    start: '2026-03-10T09:15:30',
+    userName: 'Alice',
+    userNum: '201',
+    cli: '+441234567890',
+    cliName: 'Reception',
+    hgNum: '600',
+    hgName: 'Sales',
+    callType: 1,
+    callDir: 2,
+    ans: 1,
+    ref: 0,
+    lost: 0,
+    ring: 4.5,
+    duration: 123.25,
+    calledUserNum: '202',
+    calledUserName: 'Bob',
+    callUserName: 'Carol',
+    callUserNum: '203',
+    docId: 'a0b1c2d3-e4f5-4a6b-8c7d-9e0f1a2b3c4d',
+    ...overrides,
+  };
+}

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { parseLocalExportArgs, UsageError } from '../../../lib/cli/local-export-command';
+
+describe('parseLocalExportArgs', () => {
+  it('maps every option to the run options when all are given', () => {
+    // Act
+    const options = parseLocalExportArgs([
+      '--out',
+      'lake',
+      '--from',
+      '2026-01-01',
+      '--to',
+      '2026-01-07',
+      '--rows-per-day',
+      '50',
+      '--report',
+      'r1',
+      '--csv-gzip',
+      '--secrets-file',
+      's.json',
+    ]);
+
+    // Assess
+    expect(options).toEqual({
+      outDir: 'lake',
+      from: '2026-01-01',
+      to: '2026-01-07',
+      rowsPerDay: 50,
+      reportId: 'r1',
+      csvGzip: true,
+      secretsFile: 's.json',
+    });
+  });
+
+  it('returns help when asked for it', () => {
+    expect(parseLocalExportArgs(['-h'])).toBe('help');
+  });
+
+  it.each([
+    [['--rows-per-day', 'many'], /--rows-per-day must be an integer/],
+    [['--rows-per-day', '0'], /--rows-per-day must be an integer/],
+    [['--bogus'], /bogus/],
+    [['extra'], /unexpected argument 'extra'/],
+  ])('throws a UsageError naming the problem when argv is %j', (argv, message) => {
+    expect(() => parseLocalExportArgs(argv)).toThrow(UsageError);
+    expect(() => parseLocalExportArgs(argv)).toThrow(message);
+  });
+});

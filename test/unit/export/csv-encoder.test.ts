@@ -1,0 +1,79 @@
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { CsvFileEncoder } from '../../../lib/export/csv-encoder';
+import { ColumnBuffer, RowMapper } from '../../../lib/export/row-mapper';
+import { COLUMNS } from '../../../lib/export/schema';
+import { ZoneConverter } from '../../../lib/export/time-zone';
+import type { ResultRow } from '../../../lib/spec/types';
+
+function encode(rows: ResultRow[], gzip = false): string {
+  const mapper = new RowMapper({ reportId: 'r', requestId: 'q', zone: new ZoneConverter('UTC') });
+  const buffer = new ColumnBuffer();
+  for (const row of rows) mapper.append(row, buffer);
+  const encoder = new CsvFileEncoder({ gzip });
+  const bytes = Buffer.concat([encoder.header(), ...encoder.rowGroup(buffer), ...encoder.rowGroup(buffer)]);
+  return (gzip ? gunzipSync(bytes) : bytes).toString('utf8');
+}
+
+describe('CsvFileEncoder', () => {
+  it.each([
+    { value: 'plain', field: 'plain' },
+    { value: 'a,b', field: '"a,b"' },
+    { value: 'say "hi"', field: '"say ""hi"""' },
+    { value: 'line\nbreak', field: '"line\nbreak"' },
+    { value: 'cr\rlf\r\n', field: '"cr\rlf\r\n"' },
+    { value: 'Zoë 日本', field: 'Zoë 日本' },
+    { value: '', field: '""' },
+  ])('writes $value as $field when it is a string field', ({ value, field }) => {
+    // Act
+    const text = encode([{ start: '2026-01-01T00:00:00', userName: value }]);
+
+    // Assess
+    expect(text).toContain(`,2026-01-01T00:00:00.000,${field},`);
+  });
+
+  it('writes a header, CRLF records, empty fields for nulls and ISO timestamps', () => {
+    // Act
+    const text = encode([{ start: '2026-01-01T10:00:00', ring: 1.5 }]);
+
+    // Assess
+    const lines = text.split('\r\n');
+    expect(lines[0]).toBe(COLUMNS.map((c) => c.name).join(','));
+    expect(lines[1]).toBe(',2026-01-01T10:00:00.000,,,,,,,,,,,,1.5,,,,,,,2026-01-01T10:00:00.000Z,r,q');
+    expect(lines).toHaveLength(4);
+    expect(lines[3]).toBe('');
+  });
+
+  it('writes the same text when gzip is on and the members are decompressed', () => {
+    // Prepare
+    const rows = [{ start: '2026-01-01T10:00:00', userName: 'x,y' }];
+
+    // Act
+    const gz = encode(rows, true);
+
+    // Assess
+    expect(gz).toBe(encode(rows));
+  });
+
+  it('keeps every record whole when rows span several 1 MiB chunks and gzip members', () => {
+    // Prepare
+    const long = 'x'.repeat(300);
+    const rows = Array.from({ length: 5_000 }, (_, i) => ({
+      start: '2026-01-01T10:00:00',
+      userName: `${i},${long}`,
+      cliName: i === 7 ? 'é'.repeat(1_200_000) : 'ü',
+    }));
+
+    // Act
+    const plain = encode(rows);
+    const gz = encode(rows, true);
+
+    // Assess
+    expect(gz).toBe(plain);
+    // Header, the rows twice (encode writes two row groups), and the empty tail.
+    expect(plain.split('\r\n')).toHaveLength(1 + 10_000 + 1);
+    // userNum and cli are empty between userName and cliName.
+    expect(plain).toContain(`,"4999,${long}",,,ü,`);
+    expect(plain).toContain(`,"7,${long}",,,${'é'.repeat(1_200_000)},`);
+  });
+});

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { ExportConfigError } from '../../../lib/export';
+import { localDate, parseCalendarDate, windowForDates } from '../../../lib/export/window';
+
+describe('windowForDates', () => {
+  it.each([
+    [
+      'a winter week in London',
+      '2026-01-05',
+      '2026-01-11',
+      'Europe/London',
+      '2026-01-05T00:00:00+00:00',
+      '2026-01-12T00:00:00+00:00',
+    ],
+    [
+      'the spring-forward day in London',
+      '2026-03-29',
+      '2026-03-29',
+      'Europe/London',
+      '2026-03-29T00:00:00+00:00',
+      '2026-03-30T00:00:00+01:00',
+    ],
+    [
+      'the fall-back day in London',
+      '2026-10-25',
+      '2026-10-25',
+      'Europe/London',
+      '2026-10-25T00:00:00+01:00',
+      '2026-10-26T00:00:00+00:00',
+    ],
+    [
+      'a day west of UTC',
+      '2026-07-04',
+      '2026-07-04',
+      'America/New_York',
+      '2026-07-04T00:00:00-04:00',
+      '2026-07-05T00:00:00-04:00',
+    ],
+    [
+      'a half-hour zone',
+      '2026-02-01',
+      '2026-02-02',
+      'Asia/Kolkata',
+      '2026-02-01T00:00:00+05:30',
+      '2026-02-03T00:00:00+05:30',
+    ],
+  ])(
+    'covers local midnight to midnight with each instant’s offset for %s',
+    (_name, from, to, zone, start, end) => {
+      // Act
+      const window = windowForDates(from, to, zone);
+
+      // Assess
+      expect(window).toEqual({ start, end });
+    },
+  );
+
+  it.each([
+    ['from', '2026-02-30', '2026-03-01'],
+    ['from', '26-01-01', '2026-03-01'],
+    ['to', '2026-01-01', 'yesterday'],
+  ])('names %s when it is not a calendar date', (setting, from, to) => {
+    // Act / Assess
+    expect(() => windowForDates(from, to, 'UTC')).toThrow(new RegExp(`^${setting} must be a calendar date`));
+  });
+
+  it('rejects a window whose last date is before its first', () => {
+    // Act / Assess
+    expect(() => windowForDates('2026-01-02', '2026-01-01', 'UTC')).toThrow(ExportConfigError);
+  });
+});
+
+describe('localDate', () => {
+  it('gives the zone’s calendar date of an instant, shifted by whole days', () => {
+    // Prepare: 23:30 UTC on 31 Dec is already 1 Jan in Berlin.
+    const instant = Date.parse('2026-12-31T23:30:00Z');
+
+    // Act / Assess
+    expect(localDate(instant, 'Europe/Berlin')).toBe('2027-01-01');
+    expect(localDate(instant, 'Europe/Berlin', -1)).toBe('2026-12-31');
+    expect(localDate(instant, 'America/Los_Angeles')).toBe('2026-12-31');
+  });
+
+  it('parses a calendar date to its UTC midnight', () => {
+    expect(parseCalendarDate('from', '2024-02-29')).toBe(Date.UTC(2024, 1, 29));
+  });
+});
