@@ -7,9 +7,9 @@
  */
 import { request } from 'node:http';
 import { parseArgs } from 'node:util';
+import { loginWithAutoApproval } from '../lib/cli/local-login';
 import { ManualClock } from '../lib/simulator/clock';
 import { startSimulator } from '../lib/simulator/index';
-import { OAUTH_SCOPE } from '../lib/spec/types';
 
 const { values } = parseArgs({
   options: { rows: { type: 'string', default: '1000000' }, gzip: { type: 'boolean', default: false } },
@@ -30,27 +30,12 @@ const sim = await startSimulator({
   rowLimit: Math.max(rows, 1_000_000),
 });
 try {
-  const authorize = new URL(`${sim.authUrl}/connect/authorize`);
-  authorize.search = new URLSearchParams({
-    client_id: sim.clientId,
-    response_type: 'code',
-    state: 'bench',
-    redirect_uri: sim.redirectUri,
-    scope: OAUTH_SCOPE,
-  }).toString();
-  const redirect = await fetch(authorize, { redirect: 'manual' });
-  const code = new URL(redirect.headers.get('location') ?? '').searchParams.get('code') ?? '';
-  const tokenResponse = await fetch(`${sim.authUrl}/connect/token`, {
-    method: 'POST',
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: sim.redirectUri,
-      client_id: sim.clientId,
-      client_secret: sim.clientSecret,
-    }),
+  const { accessToken: token } = await loginWithAutoApproval({
+    authUrl: sim.authUrl,
+    clientId: sim.clientId,
+    clientSecret: sim.clientSecret,
+    redirectUri: sim.redirectUri,
   });
-  const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const reportPath = `${sim.baseUrl}/v1.0/workspaces/${sim.workspaceId}/reports/${sim.reportIds[0]}`;
   const created = await fetch(`${reportPath}/requests`, {

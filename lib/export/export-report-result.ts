@@ -262,8 +262,9 @@ export async function exportReportResult(options: ExportOptions): Promise<Export
  * From TypeScript sources (tsx, vitest) there is no such file: encode inline.
  */
 function defaultWorkerUrl(): URL | undefined {
-  const here = import.meta.url;
-  if (here.endsWith('.ts')) return undefined;
+  // A CommonJS bundle has no import.meta.url: encode inline there too.
+  const here = (import.meta as { url?: unknown }).url;
+  if (typeof here !== 'string' || here.endsWith('.ts')) return undefined;
   return new URL('./encode-worker.mjs', here);
 }
 
