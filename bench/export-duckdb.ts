@@ -6,6 +6,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { printContestantResult } from './export-result';
 
 function arg(name: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -34,13 +35,4 @@ await connection.run(
 await connection.run(`COPY calls TO ${quote(join(out, 'calls.csv'))} (FORMAT csv, HEADER true)`);
 connection.closeSync();
 instance.closeSync();
-const seconds = (performance.now() - started) / 1000;
-process.stdout.write(
-  `${JSON.stringify({
-    contestant: 'duckdb',
-    rows,
-    seconds: Number(seconds.toFixed(3)),
-    rows_per_s: Math.round(rows / seconds),
-    peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
-  })}\n`,
-);
+printContestantResult('duckdb', rows, started);

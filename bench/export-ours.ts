@@ -7,6 +7,7 @@ import { createReadStream } from 'node:fs';
 import { parseReportResultStream } from '../lib/api/index';
 import { exportReportResult } from '../lib/export/index';
 import { LocalDirectoryStore } from '../lib/stores/local-directory-store';
+import { printContestantResult } from './export-result';
 
 function arg(name: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -29,17 +30,9 @@ const summary = await exportReportResult({
     info: (message, data) => process.stderr.write(`${message} ${JSON.stringify(data)}\n`),
   },
 });
-const seconds = (performance.now() - started) / 1000;
-process.stdout.write(
-  `${JSON.stringify({
-    contestant: 'ours',
-    rows: summary.rows,
-    partitions: summary.partitions.length,
-    files: summary.files,
-    bytes: summary.bytes,
-    seconds: Number(seconds.toFixed(3)),
-    cpu_seconds: Number(((process.cpuUsage().user + process.cpuUsage().system) / 1e6).toFixed(3)),
-    rows_per_s: Math.round(summary.rows / seconds),
-    peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
-  })}\n`,
-);
+printContestantResult('ours', summary.rows, started, {
+  partitions: summary.partitions.length,
+  files: summary.files,
+  bytes: summary.bytes,
+  cpu_seconds: Number(((process.cpuUsage().user + process.cpuUsage().system) / 1e6).toFixed(3)),
+});

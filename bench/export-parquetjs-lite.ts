@@ -7,6 +7,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { printContestantResult } from './export-result';
 
 interface ParquetWriterLike {
   appendRow(row: Record<string, unknown>): Promise<void>;
@@ -62,13 +63,4 @@ for (const row of doc.data) {
   rows++;
 }
 await writer.close();
-const seconds = (performance.now() - started) / 1000;
-process.stdout.write(
-  `${JSON.stringify({
-    contestant: 'parquetjs-lite',
-    rows,
-    seconds: Number(seconds.toFixed(3)),
-    rows_per_s: Math.round(rows / seconds),
-    peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
-  })}\n`,
-);
+printContestantResult('parquetjs-lite', rows, started);

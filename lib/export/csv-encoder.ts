@@ -31,8 +31,7 @@ export class CsvFileEncoder {
   }
 
   header(): Uint8Array {
-    const text = `${csvHeader().map(quoteText).join(',')}\r\n`;
-    const bytes = Buffer.from(text, 'utf8');
+    const bytes = Buffer.from(csvHeaderLine(), 'utf8');
     // level 6 and no mtime/name: the same rows always give the same bytes.
     return this.#gzip ? gzipSync(bytes) : bytes;
   }
@@ -183,6 +182,11 @@ let cachedDay = Number.NaN;
 let cachedDate: Buffer = Buffer.alloc(0);
 
 const NEEDS_QUOTES = /[",\r\n]/;
+
+/** The header record, CRLF included, as every CSV part starts (before gzip). */
+export function csvHeaderLine(): string {
+  return `${csvHeader().map(quoteText).join(',')}\r\n`;
+}
 
 function quoteText(v: string): string {
   // A quoted empty field keeps '' apart from null (an empty field).

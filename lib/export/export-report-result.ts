@@ -95,8 +95,9 @@ function positive(name: string, value: number | undefined, fallback: number): nu
 /**
  * Exports a report result to date-partitioned Parquet and CSV in an object store:
  * stream rows -> partition -> spill files -> stage -> verify -> promote (see publish.ts
- * for the protocol and reader guarantees). Resolves with a summary; on any failure
- * nothing new is visible and earlier partitions are intact.
+ * for the protocol and reader guarantees). Resolves with a summary; when it rejects,
+ * nothing new is visible and earlier partitions are intact (a process killed during
+ * promotion is the exception publish.ts documents).
  *
  * @example
  * const summary = await exportReportResult({ source: stream, store, reportId });
@@ -224,7 +225,7 @@ export async function exportReportResult(options: ExportOptions): Promise<Export
         partitions = outputs;
       }),
     );
-    await verifyPartitions(partitions, requestId);
+    await verifyPartitions(partitions, requestId, { csvGzip });
     phase('write', { partitions: partitions.length });
     const context = {
       store,

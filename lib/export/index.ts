@@ -24,7 +24,9 @@ export {
   csvHeader,
   type GlueColumn,
   glueColumns,
+  gluePartitionKeys,
   PARTITION_COLUMN,
+  PARTITION_KEYS,
   parquetSchema,
   SCHEMA_VERSION,
 } from './schema';

@@ -1,13 +1,12 @@
 import type { ColumnChunk, CompressionCodec, FileMetaData, RowGroup, SchemaElement } from 'hyparquet';
-import { ByteWriter } from 'hyparquet-writer';
-import { writePageHeader } from 'hyparquet-writer/src/datapage.js';
-import { writeRleBitPackedHybrid } from 'hyparquet-writer/src/encoding.js';
-import { writeMetadata } from 'hyparquet-writer/src/metadata.js';
-import { snappyCompress } from 'hyparquet-writer/src/snappy.js';
+import { PARQUET_PRIMITIVES, PINNED_HYPARQUET_WRITER } from './parquet-primitives';
 import { buildDictionary, plainStrings, plainValues, statistics } from './parquet-values';
 import type { CellValue, ColumnBuffer, ColumnValues } from './row-mapper';
 import { COLUMNS, type ColumnDefinition, parquetSchema, SCHEMA_VERSION } from './schema';
 import { zlib } from './zstd';
+
+const { ByteWriter, writePageHeader, writeRleBitPackedHybrid, writeMetadata, snappyCompress } =
+  PARQUET_PRIMITIVES;
 
 /**
  * A Parquet file writer built for readers that are strict about the format (Athena,
@@ -31,7 +30,7 @@ export interface ParquetEncoderOptions {
 }
 
 const MAGIC = new Uint8Array([0x50, 0x41, 0x52, 0x31]);
-const CREATED_BY = 'report-export (hyparquet-writer 0.17.0 primitives)';
+const CREATED_BY = `report-export (hyparquet-writer ${PINNED_HYPARQUET_WRITER} primitives)`;
 
 type Compressor = (input: Uint8Array) => Uint8Array;
 

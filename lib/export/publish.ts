@@ -45,6 +45,20 @@ import { SCHEMA_VERSION } from './schema';
  * - re-running with the same result rewrites byte-identical data files (nothing random
  *   or time-dependent is in them) and leaves no extra objects; only the manifest's
  *   `exportedAt`, `runId` (and `requestId` for a new report request) change.
+ *
+ * What it does not give (an object store has no multi-object transaction):
+ * - a process that dies DURING promotion (Lambda timeout, OOM, kill) cannot roll back:
+ *   partitions promoted so far show the new run, the others the earlier one, and a
+ *   partition caught between its part copy and its manifest has new data under the old
+ *   manifest. Each partition and format stays whole with the default file cap (one atomic
+ *   replace each). The next run of the same window repairs it (it replaces every
+ *   partition again); the backups of the partitions it overwrote are under the staging
+ *   prefix. A death before promotion publishes nothing.
+ * - staging of a process that died is not deleted by anyone: expire `<prefix>/_staging/`
+ *   with a bucket lifecycle rule (a few days, longer than any run) rather than sweeping it
+ *   from a run, because another run may be using it.
+ * - a day of the window for which the new result has no rows keeps its earlier partition
+ *   (only partitions with rows are replaced).
  */
 
 /** One file of a partition, as the manifest lists it. */
@@ -94,27 +108,27 @@ export async function stage(
   const { store, layout, runId } = context;
   const files = partitions.flatMap((partition) => partition.files.map((file) => ({ partition, file })));
   await forEachLimited(files, concurrency, async ({ partition, file }) => {
-    {
-      const key = stagedKey(layout, runId, partKey(layout, file.format, partition.dt, file.part));
-      let stored: number;
-      try {
-        const info = await store.put(key, createReadStream(file.path), {
-          contentType: CONTENT_TYPES[file.format] as string,
-        });
-        stored = (await store.head(key))?.size ?? info.size;
-      } catch (cause) {
-        throw new PublishError(EXPORT_ERROR_CODES.stagingFailed, `Staging ${key} failed`, {
-          cause,
-          requestId: context.requestId,
-        });
-      }
-      if (stored !== file.bytes) {
-        throw new VerificationError(
-          EXPORT_ERROR_CODES.verifyFailed,
-          `Staged ${key} has ${stored} bytes, ${file.bytes} were written`,
-          { requestId: context.requestId },
-        );
-      }
+    const key = stagedKey(layout, runId, partKey(layout, file.format, partition.dt, file.part));
+    let sizes: [number, number | undefined];
+    try {
+      const info = await store.put(key, createReadStream(file.path), {
+        contentType: CONTENT_TYPES[file.format] as string,
+      });
+      sizes = [info.size, (await store.head(key))?.size];
+    } catch (cause) {
+      throw new PublishError(EXPORT_ERROR_CODES.stagingFailed, `Staging ${key} failed`, {
+        cause,
+        requestId: context.requestId,
+      });
+    }
+    // Both what the upload counted and what the store holds must be the bytes written.
+    const [sent, stored] = sizes;
+    if (sent !== file.bytes || stored !== file.bytes) {
+      throw new VerificationError(
+        EXPORT_ERROR_CODES.verifyFailed,
+        `Staged ${key}: ${sent} bytes sent, ${stored ?? 'no object'} stored, ${file.bytes} written`,
+        { requestId: context.requestId },
+      );
     }
   });
 }

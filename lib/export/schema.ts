@@ -95,6 +95,14 @@ export const COLUMNS: readonly ColumnDefinition[] = [
 /** Name of the partition column; it lives in the object key, not in the files. */
 export const PARTITION_COLUMN = 'dt';
 
+/**
+ * The table's partition keys, in key order (`report_id=<id>/dt=YYYY-MM-DD`). `report_id`
+ * is also written into the files as a lineage column, but a Glue/Athena table must not
+ * declare a partition key as a data column too (Athena rejects the table), so
+ * `glueColumns()` leaves it out and the partition value fills it when queried.
+ */
+export const PARTITION_KEYS = ['report_id', PARTITION_COLUMN] as const;
+
 /** Members of a result row that map to a column. */
 export const KNOWN_MEMBERS: ReadonlySet<string> = new Set(
   COLUMNS.flatMap((c) => (c.source.from === 'member' ? [c.source.member] : [])),
@@ -123,9 +131,34 @@ export interface GlueColumn {
   Comment: string;
 }
 
-/** Glue table columns (Hive types), derived from the column list; `dt` is a partition key, not listed. */
-export function glueColumns(): GlueColumn[] {
-  return COLUMNS.map((c) => ({ Name: c.name, Type: GLUE_TYPES[c.kind], Comment: c.description }));
+/**
+ * Glue table data columns (Hive types), derived from the column list, without the
+ * partition keys (`report_id`, `dt`: see `gluePartitionKeys()`).
+ *
+ * For `csv` every column is `string`: Athena's OpenCSVSerDe (the SerDe that reads quoted
+ * fields) parses TIMESTAMP only as epoch milliseconds and cannot read an empty field as
+ * a number, so typed columns would fail on our ISO timestamps and NULLs; cast in a view.
+ */
+export function glueColumns(format: 'parquet' | 'csv' = 'parquet'): GlueColumn[] {
+  const keys: readonly string[] = PARTITION_KEYS;
+  return COLUMNS.filter((c) => !keys.includes(c.name)).map((c) => ({
+    Name: c.name,
+    Type: format === 'csv' ? 'string' : GLUE_TYPES[c.kind],
+    Comment: c.description,
+  }));
+}
+
+/** Glue partition keys, in the order of the key layout. */
+export function gluePartitionKeys(): GlueColumn[] {
+  const report = COLUMNS.find((c) => c.name === 'report_id') as ColumnDefinition;
+  return [
+    { Name: 'report_id', Type: 'string', Comment: report.description },
+    {
+      Name: PARTITION_COLUMN,
+      Type: 'string',
+      Comment: "Local calendar date (YYYY-MM-DD) of `start` in the report's time zone.",
+    },
+  ];
 }
 
 function parquetElement(c: ColumnDefinition): SchemaElement {

@@ -1,7 +1,10 @@
 import { open } from 'node:fs/promises';
 import { parquetMetadata } from 'hyparquet';
+import { forEachLimited } from './concurrency';
+import { csvHeaderLine } from './csv-encoder';
+import { scanCsvFile } from './csv-scan';
 import { EXPORT_ERROR_CODES, VerificationError } from './errors';
-import type { PartitionOutput } from './partition-writer';
+import type { PartitionOutput, SpilledFile } from './partition-writer';
 
 /** Rows a Parquet file's footer declares, read back from the file itself. */
 async function parquetFooterRows(file: string): Promise<number> {
@@ -23,34 +26,48 @@ async function parquetFooterRows(file: string): Promise<number> {
 }
 
 /**
- * Checks that each format holds exactly the rows routed to its partition: Parquet by
- * reading each file's footer back, CSV by the records its encoder wrote (the staged
- * object's size and sha256 then pin those bytes).
+ * Rows a part file holds, read back from the file on disk (the bytes that are staged):
+ * Parquet from its footer, CSV by counting its records with a quote-aware scan, after
+ * checking the header, the last record's end and the sha256 the manifest will carry.
+ * Neither count comes from the encoder that wrote the file.
+ */
+async function rowsInFile(
+  file: SpilledFile,
+  csvGzip: boolean,
+  fail: (reason: string) => never,
+): Promise<number> {
+  if (file.format === 'parquet') return parquetFooterRows(file.path);
+  const scan = await scanCsvFile(file.path, csvHeaderLine(), csvGzip);
+  if (!scan.headerMatches) fail('does not start with the header');
+  if (!scan.complete) fail('does not end with a complete record');
+  if (scan.sha256 !== file.sha256) fail('has other bytes than were written');
+  return scan.records;
+}
+
+/**
+ * Checks that each format holds exactly the rows routed to its partition, counting the
+ * rows of every part file independently of its encoder (see rowsInFile).
  */
 export async function verifyPartitions(
   partitions: readonly PartitionOutput[],
   requestId: string,
+  options: { csvGzip?: boolean; concurrency?: number } = {},
 ): Promise<void> {
+  const error = (message: string) =>
+    new VerificationError(EXPORT_ERROR_CODES.verifyFailed, message, { requestId });
+  const files = partitions.flatMap((p) => p.files.map((file) => ({ dt: p.dt, file })));
+  await forEachLimited(files, options.concurrency ?? 4, async ({ dt, file }) => {
+    const where = `Partition dt=${dt}: ${file.format} part ${file.part}`;
+    const rows = await rowsInFile(file, options.csvGzip ?? false, (reason) => {
+      throw error(`${where} ${reason}`);
+    });
+    if (rows !== file.rows) throw error(`${where} holds ${rows} rows, ${file.rows} were written`);
+  });
   for (const p of partitions) {
-    for (const file of p.files) {
-      if (file.format !== 'parquet') continue;
-      const rows = await parquetFooterRows(file.path);
-      if (rows !== file.rows) {
-        throw new VerificationError(
-          EXPORT_ERROR_CODES.verifyFailed,
-          `Partition dt=${p.dt}: part ${file.part} declares ${rows} rows, ${file.rows} were written`,
-          { requestId },
-        );
-      }
-    }
     for (const format of ['parquet', 'csv'] as const) {
       const rows = p.files.filter((f) => f.format === format).reduce((n, f) => n + f.rows, 0);
       if (rows !== p.rows) {
-        throw new VerificationError(
-          EXPORT_ERROR_CODES.verifyFailed,
-          `Partition dt=${p.dt}: ${format} holds ${rows} rows, ${p.rows} were routed to it`,
-          { requestId },
-        );
+        throw error(`Partition dt=${p.dt}: ${format} holds ${rows} rows, ${p.rows} were routed to it`);
       }
     }
   }

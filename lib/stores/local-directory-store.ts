@@ -42,12 +42,7 @@ export class LocalDirectoryStore implements ObjectStore {
         typeof body === 'string' || body instanceof Uint8Array ? Readable.from([Buffer.from(body)]) : body;
       const out = createWriteStream(temp, { flags: 'wx' });
       await pipeline(source, out);
-      const handle = await fs.open(temp, 'r');
-      try {
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
+      await syncFile(temp);
       await fs.rename(temp, target);
       await syncDirectory(path.dirname(target));
       const stat = await fs.stat(target);
@@ -133,12 +128,7 @@ export class LocalDirectoryStore implements ObjectStore {
       } catch (linkError) {
         if (isNotFound(linkError)) throw linkError;
         await fs.copyFile(source, temp);
-        const handle = await fs.open(temp, 'r');
-        try {
-          await handle.sync();
-        } finally {
-          await handle.close();
-        }
+        await syncFile(temp);
       }
       await fs.rename(temp, target);
       await syncDirectory(path.dirname(target));
@@ -149,15 +139,20 @@ export class LocalDirectoryStore implements ObjectStore {
   }
 }
 
+/** Flushes a file (or a directory's entries) to disk. */
+async function syncFile(file: string): Promise<void> {
+  const handle = await fs.open(file, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 async function syncDirectory(dir: string): Promise<void> {
   // Makes the rename durable; some platforms cannot open directories, which is fine.
   try {
-    const handle = await fs.open(dir, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await syncFile(dir);
   } catch {
     // best effort
   }

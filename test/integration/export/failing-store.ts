@@ -10,16 +10,21 @@ export async function snapshot(store: ObjectStore): Promise<Map<string, string>>
 
 export type Operation = 'put' | 'copy' | 'deleteMany';
 
-/** Wraps a store and fails the n-th call of one operation (once). */
+/**
+ * Wraps a store and fails the n-th call of one operation (once). With `lose`, the n-th
+ * put is acknowledged with the size of its body but not stored (a lost write).
+ */
 export class FailingStore implements ObjectStore {
   readonly #inner: ObjectStore;
   readonly #operation: Operation;
+  readonly #lose: boolean;
   #remaining: number;
 
-  constructor(inner: ObjectStore, operation: Operation, nth: number) {
+  constructor(inner: ObjectStore, operation: Operation, nth: number, options: { lose?: boolean } = {}) {
     this.#inner = inner;
     this.#operation = operation;
     this.#remaining = nth;
+    this.#lose = options.lose ?? false;
   }
 
   #tick(operation: Operation): void {
@@ -27,11 +32,17 @@ export class FailingStore implements ObjectStore {
       throw new Error(`injected ${operation} failure`);
   }
 
-  put(key: string, body: ObjectBody) {
+  async put(key: string, body: ObjectBody) {
     try {
       this.#tick('put');
     } catch (error) {
-      return Promise.reject(error);
+      if (!this.#lose) throw error;
+      let size = 0;
+      for await (const chunk of (typeof body === 'string'
+        ? [Buffer.from(body)]
+        : body) as AsyncIterable<Uint8Array>)
+        size += chunk.length;
+      return { key, size };
     }
     return this.#inner.put(key, body);
   }

@@ -161,6 +161,19 @@ describe('exportReportResult publish protocol', () => {
     expect(await snapshot(store)).toEqual(earlier);
   });
 
+  it('publishes nothing and fails with EXPORT_VERIFY_FAILED when a staged object is missing after its put', async () => {
+    // Prepare: the 3rd staging put is acknowledged but never stored.
+    const losing = new FailingStore(store, 'put', 3, { lose: true });
+    const source = resultStreamOf(calls(3, 7, 'new'), { requestId: 'req-new' });
+
+    // Act
+    const run = exportReportResult({ source, store: losing, reportId, maxRowsPerFile: 4 });
+
+    // Assess
+    await expect(run).rejects.toMatchObject({ code: EXPORT_ERROR_CODES.verifyFailed });
+    expect(await snapshot(store)).toEqual(earlier);
+  });
+
   it('publishes nothing and fails with EXPORT_ABORTED when the signal is aborted', async () => {
     // Prepare
     const controller = new AbortController();

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import {
+  COLUMNS,
+  csvHeader,
+  glueColumns,
+  gluePartitionKeys,
+  parquetSchema,
+} from '../../../lib/export/schema';
+
+describe('schema', () => {
+  it('declares no partition key as a Glue data column when the table is partitioned by report_id and dt', () => {
+    // Act
+    const data = glueColumns().map((c) => c.Name);
+    const keys = gluePartitionKeys().map((c) => c.Name);
+
+    // Assess
+    expect(keys).toEqual(['report_id', 'dt']);
+    expect(data.filter((name) => keys.includes(name))).toEqual([]);
+    // Every other column of the files is declared, in file order.
+    expect(data).toEqual(csvHeader().filter((name) => name !== 'report_id'));
+  });
+
+  it('maps each column kind to its Hive type when the table reads Parquet', () => {
+    // Act
+    const types = Object.fromEntries(glueColumns('parquet').map((c) => [c.Name, c.Type]));
+
+    // Assess
+    expect(types).toMatchObject({
+      connId: 'string',
+      start: 'timestamp',
+      start_utc: 'timestamp',
+      callType: 'int',
+      ans: 'int',
+      ring: 'double',
+      duration: 'double',
+      request_id: 'string',
+    });
+  });
+
+  it('declares every column as string when the table reads CSV through OpenCSVSerDe', () => {
+    // Act
+    const types = new Set(glueColumns('csv').map((c) => c.Type));
+
+    // Assess
+    expect(types).toEqual(new Set(['string']));
+  });
+
+  it('keeps report_id in the files as a lineage column when it is a partition key', () => {
+    // Act
+    const parquetNames = parquetSchema().map((e) => e.name);
+
+    // Assess
+    expect(csvHeader()).toContain('report_id');
+    expect(parquetNames).toContain('report_id');
+    expect(parquetNames).toHaveLength(COLUMNS.length + 1);
+  });
+});
