@@ -6,6 +6,7 @@ import type { ReportResultStream } from '../api/report-result-stream';
 import type { ResultRow } from '../spec/types';
 import type { ObjectStore } from '../stores/object-store';
 import { EXPORT_ERROR_CODES, ExportConfigError, ExportError, VerificationError } from './errors';
+import { type ExportSummary, summarize } from './export-summary';
 import { checkLayout, type OutputLayout } from './layout';
 import type { ParquetCodec } from './parquet-encoder';
 import { InlineSink, type PartitionSink, WorkerSink } from './partition-sink';
@@ -15,6 +16,7 @@ import { cleanStaging, promote, stage } from './publish';
 import { type ExportLogger, RowMapper, type UnknownMemberPolicy } from './row-mapper';
 import { ZoneConverter } from './time-zone';
 import { verifyPartitions } from './verify';
+import { checkWindowDates, datesOfWindow, type ExportWindow } from './window';
 import { zstdAvailable } from './zstd';
 
 /** Options of one export run. Only `source`, `store` and `reportId` are required. */
@@ -45,8 +47,19 @@ export interface ExportOptions {
   maxBufferedRows?: number;
   /** Where part files are written before staging. Default the OS temp directory. */
   spillDirectory?: string;
-  /** The export window recorded in manifests; default the request's metadata dates. */
-  window?: { from: string; to: string };
+  /**
+   * The window the report was requested for: ISO 8601 instants with offsets, `to`
+   * exclusive. Recorded in manifests (default the request's metadata dates). When given,
+   * the run replaces every partition of the window: a local date (report's zone) that it
+   * covers but that has no rows in this run is published empty (its earlier parts deleted,
+   * a 0-row manifest written), so a re-export leaves exactly the window's result.
+   */
+  window?: ExportWindow;
+  /**
+   * The local dates (`YYYY-MM-DD`) the run replaces, instead of those `window` covers;
+   * `[]` replaces only dates with rows. Default: the dates of `window`, or none without it.
+   */
+  windowDates?: readonly string[];
   /** Clock for the manifest's `exportedAt`. */
   now?: () => Date;
   /** Run id (staging folder name). Default requestId plus a random suffix. */
@@ -64,25 +77,6 @@ export interface ExportOptions {
    * before staging and promotion; an aborted run publishes nothing (EXPORT_ABORTED).
    */
   signal?: AbortSignal;
-}
-
-/** A partition as published. */
-export interface PartitionSummary {
-  dt: string;
-  rows: number;
-  files: number;
-  bytes: number;
-}
-
-/** The small result the Lambda and the CLI return. */
-export interface ExportSummary {
-  reportId: string;
-  requestId: string;
-  runId: string;
-  rows: number;
-  files: number;
-  bytes: number;
-  partitions: PartitionSummary[];
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {
@@ -125,6 +119,12 @@ export async function exportReportResult(options: ExportOptions): Promise<Export
   const { source, store } = options;
   const head = source.head;
   const requestId = head.requestId;
+  const windowDates =
+    options.windowDates === undefined
+      ? options.window === undefined
+        ? []
+        : datesOfWindow(options.window, head.request.timeZoneId)
+      : checkWindowDates(options.windowDates);
   const runId = options.runId ?? `${requestId.replace(/[^A-Za-z0-9._-]/g, '_')}-${randomUUID().slice(0, 8)}`;
   const checkAborted = () => {
     if (options.signal?.aborted) {
@@ -226,6 +226,7 @@ export async function exportReportResult(options: ExportOptions): Promise<Export
       }),
     );
     await verifyPartitions(partitions, requestId, { csvGzip });
+    partitions = withEmptyDates(partitions, windowDates);
     phase('write', { partitions: partitions.length });
     const context = {
       store,
@@ -269,25 +270,14 @@ function defaultWorkerUrl(): URL | undefined {
   return new URL('./encode-worker.mjs', here);
 }
 
-function summarize(
-  reportId: string,
-  requestId: string,
-  runId: string,
-  partitions: readonly PartitionOutput[],
-): ExportSummary {
-  const list = partitions.map((p) => ({
-    dt: p.dt,
-    rows: p.rows,
-    files: p.files.length,
-    bytes: p.files.reduce((n, f) => n + f.bytes, 0),
-  }));
-  return {
-    reportId,
-    requestId,
-    runId,
-    rows: list.reduce((n, p) => n + p.rows, 0),
-    files: list.reduce((n, p) => n + p.files, 0),
-    bytes: list.reduce((n, p) => n + p.bytes, 0),
-    partitions: list,
-  };
+/**
+ * Adds an empty partition (no files) for each window date without rows: promotion then
+ * deletes that date's earlier parts and writes a 0-row manifest, with the same backup and
+ * rollback as any partition.
+ */
+function withEmptyDates(partitions: PartitionOutput[], windowDates: readonly string[]): PartitionOutput[] {
+  const withRows = new Set(partitions.map((p) => p.dt));
+  const empty = windowDates.filter((dt) => !withRows.has(dt)).map((dt) => ({ dt, rows: 0, files: [] }));
+  if (empty.length === 0) return partitions;
+  return [...partitions, ...empty].sort((a, b) => (a.dt < b.dt ? -1 : a.dt > b.dt ? 1 : 0));
 }

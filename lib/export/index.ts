@@ -7,12 +7,8 @@ export {
   RowConversionError,
   VerificationError,
 } from './errors';
-export {
-  type ExportOptions,
-  type ExportSummary,
-  exportReportResult,
-  type PartitionSummary,
-} from './export-report-result';
+export { type ExportOptions, exportReportResult } from './export-report-result';
+export type { ExportSummary, PartitionSummary } from './export-summary';
 export { MANIFEST_NAME, OUTPUT_FORMATS, type OutputFormat, type OutputLayout } from './layout';
 export { PARQUET_CODECS, type ParquetCodec } from './parquet-encoder';
 export type { ManifestFile, PartitionManifest } from './publish';
@@ -31,4 +27,5 @@ export {
   SCHEMA_VERSION,
 } from './schema';
 export { ZoneConverter } from './time-zone';
+export { datesOfWindow, type ExportWindow } from './window';
 export { zstdAvailable } from './zstd';

@@ -27,6 +27,9 @@ import { SCHEMA_VERSION } from './schema';
  *    staging area, copy the staged parts over the final keys, write `_manifest.json`
  *    (the commit marker: it lists exactly the files of the partition with rows, bytes and
  *    sha256), then delete parts of an earlier run that this run did not overwrite.
+ *    A partition without files (a date of the window for which the run found no rows)
+ *    goes through the same steps: its earlier parts are backed up and deleted, and its
+ *    manifest says rows 0, files [].
  * 4. If any promotion step fails, every partition touched by this run is rolled back
  *    from the backups (new keys deleted, old objects restored), then the error is raised.
  *
@@ -44,7 +47,10 @@ import { SCHEMA_VERSION } from './schema';
  *   backups stay under the staging prefix);
  * - re-running with the same result rewrites byte-identical data files (nothing random
  *   or time-dependent is in them) and leaves no extra objects; only the manifest's
- *   `exportedAt`, `runId` (and `requestId` for a new report request) change.
+ *   `exportedAt`, `runId` (and `requestId` for a new report request) change;
+ * - with a window, a re-run leaves exactly the partitions of its result for the window's
+ *   dates: a date of the window without rows is emptied (a 0-row manifest, no parts);
+ *   dates outside the window are never touched.
  *
  * What it does not give (an object store has no multi-object transaction):
  * - a process that dies DURING promotion (Lambda timeout, OOM, kill) cannot roll back:
@@ -57,8 +63,8 @@ import { SCHEMA_VERSION } from './schema';
  * - staging of a process that died is not deleted by anyone: expire `<prefix>/_staging/`
  *   with a bucket lifecycle rule (a few days, longer than any run) rather than sweeping it
  *   from a run, because another run may be using it.
- * - a day of the window for which the new result has no rows keeps its earlier partition
- *   (only partitions with rows are replaced).
+ * - without a window (`window` / `windowDates` options) the run knows only the dates it
+ *   has rows for: a date without rows keeps its earlier partition.
  */
 
 /** One file of a partition, as the manifest lists it. */

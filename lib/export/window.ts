@@ -56,3 +56,52 @@ export function localDate(instantMs: number, timeZoneId: string, dayShift = 0): 
   const local = instantMs + zone.offsetAt(instantMs);
   return new Date(local + dayShift * DAY_MS).toISOString().slice(0, 10);
 }
+
+/** An export window as `exportReportResult` takes it: ISO 8601 instants with offsets, `to` exclusive. */
+export interface ExportWindow {
+  from: string;
+  to: string;
+}
+
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+const HOUR_MS = 3_600_000;
+
+/** Parses an ISO 8601 instant that carries its offset; names the setting when invalid. */
+function parseInstant(setting: string, text: string): number {
+  // Without an offset Date.parse would read the machine's zone: refuse instead.
+  const ms = INSTANT.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(ms)) {
+    throw new ExportConfigError(`${setting} must be an ISO 8601 instant with an offset, got '${text}'`);
+  }
+  return ms;
+}
+
+/**
+ * Every local calendar date (`YYYY-MM-DD`, ascending) in an IANA zone on which some
+ * instant of the window [from, to) falls. For a window made by `windowForDates(a, b)` this
+ * is exactly a..b. A date a zone skipped (Pacific/Apia, 2011-12-30) is not listed.
+ *
+ * @example
+ * datesOfWindow({ from: '2026-03-29T00:00:00+00:00', to: '2026-03-31T00:00:00+01:00' }, 'Europe/London');
+ * // ['2026-03-29', '2026-03-30']
+ */
+export function datesOfWindow(window: ExportWindow, timeZoneId: string): string[] {
+  const from = parseInstant('window.from', window.from);
+  const to = parseInstant('window.to', window.to);
+  if (to <= from) {
+    throw new ExportConfigError(`window.to (${window.to}) must be after window.from (${window.from})`);
+  }
+  const zone = new ZoneConverter(timeZoneId);
+  const dateAt = (utcMs: number) => new Date(utcMs + zone.offsetAt(utcMs)).toISOString().slice(0, 10);
+  // Every date inside the window lasts hours, so hourly samples plus both ends hit each
+  // one; a Set because a fall-back across midnight revisits the date before.
+  const dates = new Set<string>([dateAt(to - 1)]);
+  for (let t = from; t < to; t += HOUR_MS) dates.add(dateAt(t));
+  return [...dates].sort();
+}
+
+/** Validates explicit window dates (`YYYY-MM-DD`); returns them sorted, without repeats. */
+export function checkWindowDates(dates: readonly string[]): string[] {
+  for (const date of dates) parseCalendarDate('windowDates', date);
+  return [...new Set(dates)].sort();
+}

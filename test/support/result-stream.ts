@@ -99,3 +99,14 @@ export function sampleRow(overrides: Partial<ResultRow> = {}): ResultRow {
     ...overrides,
   };
 }
+
+/** `perDay` calls on each local date (`YYYY-MM-DD`) from 10:00:00, in time order, one a second. */
+export function callsOn(dates: readonly string[], perDay: number, tag: string): ResultRow[] {
+  return dates.flatMap((date) =>
+    Array.from({ length: perDay }, (_, i) => {
+      const minute = String(Math.floor(i / 60) % 60).padStart(2, '0');
+      const second = String(i % 60).padStart(2, '0');
+      return sampleRow({ connId: `${tag}-${date}-${i}`, start: `${date}T10:${minute}:${second}` });
+    }),
+  );
+}

@@ -6,25 +6,15 @@ import { EXPORT_ERROR_CODES, exportReportResult, type PartitionManifest } from '
 import { zstdAvailable } from '../../../lib/export/zstd';
 import type { ResultRow } from '../../../lib/spec/types';
 import { LocalDirectoryStore, listAll, readObject } from '../../../lib/stores';
-import { resultStreamOf, sampleRow } from '../../support/result-stream';
+import { callsOn, resultStreamOf } from '../../support/result-stream';
 import { FailingStore, snapshot } from './failing-store';
 
 /** Calls over `days` days from 2026-06-01, `perDay` each, in time order. */
 function calls(days: number, perDay: number, tag: string): ResultRow[] {
-  const rows: ResultRow[] = [];
-  for (let d = 0; d < days; d++) {
-    const date = new Date(Date.UTC(2026, 5, 1 + d)).toISOString().slice(0, 10);
-    for (let i = 0; i < perDay; i++) {
-      const sec = String(i % 60).padStart(2, '0');
-      rows.push(
-        sampleRow({
-          connId: `${tag}-${d}-${i}`,
-          start: `${date}T10:${String(Math.floor(i / 60) % 60).padStart(2, '0')}:${sec}`,
-        }),
-      );
-    }
-  }
-  return rows;
+  const dates = Array.from({ length: days }, (_, d) =>
+    new Date(Date.UTC(2026, 5, 1 + d)).toISOString().slice(0, 10),
+  );
+  return callsOn(dates, perDay, tag);
 }
 
 describe('exportReportResult publish protocol', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ExportConfigError } from '../../../lib/export';
-import { localDate, parseCalendarDate, windowForDates } from '../../../lib/export/window';
+import { datesOfWindow, localDate, parseCalendarDate, windowForDates } from '../../../lib/export/window';
 
 describe('windowForDates', () => {
   it.each([
@@ -83,5 +83,80 @@ describe('localDate', () => {
 
   it('parses a calendar date to its UTC midnight', () => {
     expect(parseCalendarDate('from', '2024-02-29')).toBe(Date.UTC(2024, 1, 29));
+  });
+});
+
+describe('datesOfWindow', () => {
+  it.each([
+    ['a winter week in London', '2026-01-05', '2026-01-11', 'Europe/London'],
+    ['the spring-forward day in London', '2026-03-29', '2026-03-29', 'Europe/London'],
+    ['the days around the fall-back in London', '2026-10-24', '2026-10-26', 'Europe/London'],
+    ['a day west of UTC', '2026-07-04', '2026-07-04', 'America/New_York'],
+    ['the fall-back in New York', '2026-11-01', '2026-11-02', 'America/New_York'],
+    ['a half-hour zone', '2026-02-01', '2026-02-02', 'Asia/Kolkata'],
+    ['a quarter', '2026-01-01', '2026-03-31', 'Europe/London'],
+  ])('lists exactly the dates of windowForDates for %s', (_name, from, to, zone) => {
+    // Prepare
+    const window = windowForDates(from, to, zone);
+    const expected: string[] = [];
+    for (let ms = Date.parse(`${from}T00:00:00Z`); ms <= Date.parse(`${to}T00:00:00Z`); ms += 86_400_000)
+      expected.push(new Date(ms).toISOString().slice(0, 10));
+
+    // Act
+    const dates = datesOfWindow({ from: window.start, to: window.end }, zone);
+
+    // Assess
+    expect(dates).toEqual(expected);
+  });
+
+  it.each([
+    [
+      'a UTC day in London summer time touches two local dates',
+      '2026-06-01T00:00:00Z',
+      '2026-06-02T00:00:00Z',
+      'Europe/London',
+      ['2026-06-01', '2026-06-02'],
+    ],
+    [
+      'the last minute of a day only covers that day',
+      '2026-06-01T23:59:00+01:00',
+      '2026-06-02T00:00:00+01:00',
+      'Europe/London',
+      ['2026-06-01'],
+    ],
+    [
+      'half an hour across midnight covers both days',
+      '2026-06-01T23:45:00+01:00',
+      '2026-06-02T00:15:00+01:00',
+      'Europe/London',
+      ['2026-06-01', '2026-06-02'],
+    ],
+    [
+      'the day Samoa skipped is not listed',
+      '2011-12-29T00:00:00-10:00',
+      '2012-01-01T00:00:00+14:00',
+      'Pacific/Apia',
+      ['2011-12-29', '2011-12-31'],
+    ],
+  ])('lists the local dates any instant falls on when %s', (_name, from, to, zone, expected) => {
+    // Act
+    const dates = datesOfWindow({ from, to }, zone);
+
+    // Assess
+    expect(dates).toEqual(expected);
+  });
+
+  it.each([
+    ['window.from', { from: '2026-06-01T00:00:00', to: '2026-06-02T00:00:00Z' }],
+    ['window.from', { from: '2026-06-01', to: '2026-06-02T00:00:00Z' }],
+    ['window.to', { from: '2026-06-01T00:00:00Z', to: 'tomorrow' }],
+    ['window.to', { from: '2026-06-02T00:00:00Z', to: '2026-06-01T00:00:00Z' }],
+  ])('throws ExportConfigError naming %s when the window is invalid', (setting, window) => {
+    // Act
+    const act = () => datesOfWindow(window, 'Europe/London');
+
+    // Assess
+    expect(act).toThrow(ExportConfigError);
+    expect(act).toThrow(setting);
   });
 });

@@ -1,0 +1,48 @@
+import type { PartitionOutput } from './partition-writer';
+
+/**
+ * A partition as published. A date of the window for which the run found no rows is
+ * published empty and listed with `rows`, `files` and `bytes` 0.
+ */
+export interface PartitionSummary {
+  dt: string;
+  rows: number;
+  files: number;
+  bytes: number;
+}
+
+/** The small result the Lambda and the CLI return. */
+export interface ExportSummary {
+  reportId: string;
+  requestId: string;
+  runId: string;
+  rows: number;
+  files: number;
+  bytes: number;
+  /** Every partition this run published, by `dt`, empty ones (rows 0) included. */
+  partitions: PartitionSummary[];
+}
+
+/** The summary of the partitions a run published. */
+export function summarize(
+  reportId: string,
+  requestId: string,
+  runId: string,
+  partitions: readonly PartitionOutput[],
+): ExportSummary {
+  const list = partitions.map((p) => ({
+    dt: p.dt,
+    rows: p.rows,
+    files: p.files.length,
+    bytes: p.files.reduce((n, f) => n + f.bytes, 0),
+  }));
+  return {
+    reportId,
+    requestId,
+    runId,
+    rows: list.reduce((n, p) => n + p.rows, 0),
+    files: list.reduce((n, p) => n + p.files, 0),
+    bytes: list.reduce((n, p) => n + p.bytes, 0),
+    partitions: list,
+  };
+}
