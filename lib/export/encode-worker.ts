@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { FromWorker, ToWorker } from './partition-sink';
-import { InlineSink } from './partition-sink';
+import { InlineSink, takeOver } from './partition-sink';
 import type { PartitionWriterOptions } from './partition-writer';
 import { ColumnBuffer } from './row-mapper';
 
@@ -22,7 +22,7 @@ port.on('message', (m: ToWorker) => {
     try {
       if (m.type === 'write') {
         const buffer = new ColumnBuffer();
-        buffer.columns = m.columns;
+        buffer.columns = m.columns.map(takeOver);
         buffer.rows = m.rows;
         await sink.write(m.dt, buffer);
         port.postMessage({ type: 'written' } satisfies FromWorker);

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { EXPORT_ERROR_CODES, ExportError } from './errors';
 import { type PartitionOutput, PartitionWriter, type PartitionWriterOptions } from './partition-writer';
-import type { ColumnBuffer, ExportLogger } from './row-mapper';
+import type { CellValue, ColumnBuffer, ColumnValues, ExportLogger } from './row-mapper';
 
 /** Where row groups go once a partition's buffer is full: encoded here, or on a worker thread. */
 export interface PartitionSink {
@@ -46,7 +46,7 @@ export class InlineSink implements PartitionSink {
 
 /** Messages between WorkerSink and encode-worker. */
 export type ToWorker =
-  | { type: 'write'; dt: string; rows: number; columns: ColumnBuffer['columns'] }
+  | { type: 'write'; dt: string; rows: number; columns: HandedColumn[] }
   | { type: 'finish' };
 export type FromWorker =
   | { type: 'ready' }
@@ -132,7 +132,7 @@ export class WorkerSink implements PartitionSink {
 
   async write(dt: string, buffer: ColumnBuffer): Promise<void> {
     this.#check();
-    const message: ToWorker = { type: 'write', dt, rows: buffer.rows, columns: buffer.columns };
+    const message: ToWorker = { type: 'write', dt, rows: buffer.rows, columns: buffer.columns.map(handOver) };
     this.#inFlight++;
     // A copy goes to the worker; this thread keeps the buffer for the CSV.
     this.#worker.postMessage(message);
@@ -195,4 +195,54 @@ export class WorkerSink implements PartitionSink {
     this.#waiters = [];
     for (const w of waiters) w();
   }
+}
+
+/**
+ * A column as handed to the worker: as is, or (a column of few distinct strings) its
+ * distinct values plus one index per row (-1 for null). Structured clone copies every
+ * string occurrence; the indexed form copies each distinct string once, so the worker
+ * allocates (and collects) far less per row group. The worker rebuilds the same values.
+ */
+export type HandedColumn = ColumnValues | { values: string[]; indexes: Int32Array };
+
+/** Values sampled to decide whether a string column is worth indexing. */
+const SAMPLE = 64;
+
+export function handOver(column: ColumnValues): HandedColumn {
+  if (column instanceof Float64Array || column.length < SAMPLE * 2) return column;
+  const seen = new Map<CellValue, number>();
+  for (let i = 0; i < SAMPLE; i++) seen.set(column[i] as CellValue, 0);
+  // Mostly distinct (ids) or not strings: copying as is costs less.
+  if (seen.size > SAMPLE / 4 || typeof column[0] === 'number') return column;
+  const index = new Map<string, number>();
+  const values: string[] = [];
+  const indexes = new Int32Array(column.length);
+  for (let i = 0; i < column.length; i++) {
+    const v = column[i];
+    if (v === null || v === undefined) {
+      indexes[i] = -1;
+      continue;
+    }
+    if (typeof v !== 'string') return column;
+    let k = index.get(v);
+    if (k === undefined) {
+      k = values.length;
+      values.push(v);
+      index.set(v, k);
+    }
+    indexes[i] = k;
+  }
+  return { values, indexes };
+}
+
+/** The column values a HandedColumn stands for. */
+export function takeOver(column: HandedColumn): ColumnValues {
+  if (Array.isArray(column) || column instanceof Float64Array) return column;
+  const { values, indexes } = column;
+  const out: CellValue[] = [];
+  for (let i = 0; i < indexes.length; i++) {
+    const k = indexes[i] as number;
+    out.push(k < 0 ? null : (values[k] as string));
+  }
+  return out;
 }
