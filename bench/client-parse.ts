@@ -16,12 +16,11 @@ import { createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import {
   createClient,
-  exchangeCode,
   parseReportResultStream,
   type ReportResultBatchStream,
   TokenProvider,
 } from '../lib/api';
-import { buildAuthorizationUrl, validateRedirect } from '../lib/api/oauth';
+import { loginWithAutoApproval } from '../lib/cli/local-login';
 
 interface SimInfo {
   baseUrl: string;
@@ -80,10 +79,7 @@ async function fromService(
       clientSecret: info.clientSecret,
       redirectUri: info.redirectUri,
     };
-    const { url, state } = buildAuthorizationUrl(client);
-    const redirect = await fetch(url, { redirect: 'manual' });
-    const { code } = validateRedirect(redirect.headers.get('location') ?? '', state);
-    const tokens = await exchangeCode(client, { code });
+    const tokens = await loginWithAutoApproval(client);
     const auth = new TokenProvider({ client, tokens });
     const encoding: typeof fetch = (input, init) => {
       const headers = new Headers(init?.headers);

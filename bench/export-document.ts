@@ -8,6 +8,7 @@ import { createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { loginWithAutoApproval } from '../lib/cli/local-login';
 import { startSimulator } from '../lib/simulator/index';
 
 const DAYS = 92;
@@ -31,30 +32,7 @@ async function main(): Promise<void> {
     rowLimit: Math.max(1_000_000, Math.ceil(rows * 1.1)),
   });
   try {
-    const authorize = new URL(`${sim.authUrl}/connect/authorize`);
-    authorize.search = new URLSearchParams({
-      client_id: sim.clientId,
-      response_type: 'code',
-      state: 'bench',
-      redirect_uri: sim.redirectUri,
-      scope: 'openid offline_access onboarding',
-    }).toString();
-    const redirect = await fetch(authorize, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
-    const code = new URL(redirect.headers.get('location') ?? '', sim.authUrl).searchParams.get('code');
-    if (code === null) throw new Error(`authorize gave no code (status ${redirect.status})`);
-    const token = await fetch(`${sim.authUrl}/connect/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code,
-        client_id: sim.clientId,
-        client_secret: sim.clientSecret,
-        redirect_uri: sim.redirectUri,
-      }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const { access_token: accessToken } = (await token.json()) as { access_token: string };
+    const { accessToken } = await loginWithAutoApproval(sim);
     const headers = { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' };
     const reportId = sim.reportIds[0] as string;
     const base = `${sim.baseUrl}/v1.0/workspaces/${sim.workspaceId}/reports/${reportId}`;

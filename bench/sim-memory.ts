@@ -30,12 +30,7 @@ const sim = await startSimulator({
   rowLimit: Math.max(rows, 1_000_000),
 });
 try {
-  const { accessToken: token } = await loginWithAutoApproval({
-    authUrl: sim.authUrl,
-    clientId: sim.clientId,
-    clientSecret: sim.clientSecret,
-    redirectUri: sim.redirectUri,
-  });
+  const { accessToken: token } = await loginWithAutoApproval(sim);
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const reportPath = `${sim.baseUrl}/v1.0/workspaces/${sim.workspaceId}/reports/${sim.reportIds[0]}`;
   const created = await fetch(`${reportPath}/requests`, {

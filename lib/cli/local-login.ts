@@ -13,10 +13,13 @@ import {
  */
 export async function loginWithAutoApproval(
   app: OAuthClientConfig,
-  fetchImpl: typeof fetch = fetch,
+  options: { pkce?: boolean; fetch?: typeof fetch } = {},
 ): Promise<TokenSet> {
-  const { url, state, codeVerifier } = buildAuthorizationUrl({ ...app, pkce: true });
-  const response = await fetchImpl(url, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+  const { url, state, codeVerifier } = buildAuthorizationUrl({ ...app, pkce: options.pkce ?? true });
+  const response = await (options.fetch ?? fetch)(url, {
+    redirect: 'manual',
+    signal: AbortSignal.timeout(10_000),
+  });
   await response.body?.cancel();
   const location = response.headers.get('location');
   if (response.status !== 302 || location === null) {
@@ -25,5 +28,7 @@ export async function loginWithAutoApproval(
     );
   }
   const { code } = validateRedirect(location, state);
-  return exchangeCode(app, codeVerifier === undefined ? { code } : { code, codeVerifier });
+  const { authUrl, clientId, clientSecret, redirectUri } = app;
+  const client = { authUrl, clientId, clientSecret, redirectUri };
+  return exchangeCode(client, codeVerifier === undefined ? { code } : { code, codeVerifier });
 }

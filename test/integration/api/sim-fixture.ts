@@ -1,14 +1,12 @@
 import {
-  buildAuthorizationUrl,
   type ClientOptions,
   createClient,
-  exchangeCode,
   type ServiceClient,
   TokenProvider,
   type TokenProviderOptions,
   type TokenSet,
-  validateRedirect,
 } from '../../../lib/api';
+import { loginWithAutoApproval } from '../../../lib/cli/local-login';
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../../../lib/simulator/index';
 
 export type { RunningSimulator };
@@ -28,13 +26,8 @@ export function clientConfig(sim: RunningSimulator) {
 }
 
 /** The authorization code flow against the auto-approving login: authorize, redirect, exchange. */
-export async function login(sim: RunningSimulator, pkce = true): Promise<TokenSet> {
-  const { url, state, codeVerifier } = buildAuthorizationUrl({ ...clientConfig(sim), pkce });
-  const response = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(10_000) });
-  const location = response.headers.get('location');
-  if (response.status !== 302 || !location) throw new Error(`authorize answered ${response.status}`);
-  const { code } = validateRedirect(location, state);
-  return exchangeCode(clientConfig(sim), { code, codeVerifier });
+export function login(sim: RunningSimulator, pkce = true): Promise<TokenSet> {
+  return loginWithAutoApproval(clientConfig(sim), { pkce });
 }
 
 /** A fetch that counts the calls to the token endpoint. */
