@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { createClient, TokenProvider, type TokenSet } from '../api';
 import { type ExportSummary, exportReportResult } from '../export';
-import { localDate, type ReportWindow, windowForDates } from '../export/window';
+import { localDate, type ReportWindow, shiftDate, windowForDates } from '../export/window';
 import { startSimulator } from '../simulator';
 import { LocalDirectoryStore, LocalFileSecretStore } from '../stores';
 import { loginWithAutoApproval } from './local-login';
@@ -48,7 +48,7 @@ export async function runLocalExport(options: LocalExportOptions = {}): Promise<
   try {
     say(`local service on ${sim.baseUrl} (tenant time zone ${sim.timeZoneId})`);
     const to = options.to ?? localDate(Date.now(), sim.timeZoneId, -1);
-    const from = options.from ?? localDate(Date.parse(`${to}T12:00:00Z`), 'UTC', -(DAYS_DEFAULT - 1));
+    const from = options.from ?? shiftDate(to, -(DAYS_DEFAULT - 1));
     const window = windowForDates(from, to, sim.timeZoneId);
 
     const app = {

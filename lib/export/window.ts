@@ -50,6 +50,11 @@ export function windowForDates(from: string, to: string, timeZoneId: string): Re
   return { start: localMidnight(zone, fromMs), end: localMidnight(zone, toMs + DAY_MS) };
 }
 
+/** A calendar date moved by whole days: `shiftDate('2026-03-01', -1)` is `2026-02-28`. */
+export function shiftDate(date: string, days: number): string {
+  return new Date(parseCalendarDate('date', date) + days * DAY_MS).toISOString().slice(0, 10);
+}
+
 /** The local calendar date (`YYYY-MM-DD`) of an instant in an IANA zone, shifted by whole days. */
 export function localDate(instantMs: number, timeZoneId: string, dayShift = 0): string {
   const zone = new ZoneConverter(timeZoneId);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ExportConfigError } from '../../../lib/export';
-import { datesOfWindow, localDate, parseCalendarDate, windowForDates } from '../../../lib/export/window';
+import { datesOfWindow, localDate, parseCalendarDate, shiftDate, windowForDates } from '../../../lib/export/window';
 
 describe('windowForDates', () => {
   it.each([
@@ -79,6 +79,15 @@ describe('localDate', () => {
     expect(localDate(instant, 'Europe/Berlin')).toBe('2027-01-01');
     expect(localDate(instant, 'Europe/Berlin', -1)).toBe('2026-12-31');
     expect(localDate(instant, 'America/Los_Angeles')).toBe('2026-12-31');
+  });
+
+  it.each([
+    ['2026-03-01', -1, '2026-02-28'],
+    ['2024-02-28', 1, '2024-02-29'],
+    ['2026-12-31', 1, '2027-01-01'],
+    ['2026-11-21', -6, '2026-11-15'],
+  ])('moves %s by %i days to %s', (date, days, expected) => {
+    expect(shiftDate(date, days)).toBe(expected);
   });
 
   it('parses a calendar date to its UTC midnight', () => {
