@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ExportConfigError } from '../../../lib/export';
-import { datesOfWindow, localDate, parseCalendarDate, shiftDate, windowForDates } from '../../../lib/export/window';
+import {
+  datesOfWindow,
+  localDate,
+  parseCalendarDate,
+  shiftDate,
+  windowForDates,
+} from '../../../lib/export/window';
 
 describe('windowForDates', () => {
   it.each([
