@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { parseCalendarDate } from '../export/window';
 import { type LocalExportOptions, runLocalExport } from './local-export';
 
 export const LOCAL_EXPORT_USAGE = `Usage: npm start -- [options]        (or: npx tsx bin/report-export.ts local [options])
@@ -39,8 +40,8 @@ export function parseLocalExportArgs(argv: string[]): LocalExportOptions | 'help
   if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument '${parsed.positionals[0]}'`);
   const options: LocalExportOptions = {};
   if (v.out !== undefined) options.outDir = v.out;
-  if (v.from !== undefined) options.from = v.from;
-  if (v.to !== undefined) options.to = v.to;
+  if (v.from !== undefined) options.from = calendarDate('--from', v.from);
+  if (v.to !== undefined) options.to = calendarDate('--to', v.to);
   if (v.report !== undefined) options.reportId = v.report;
   if (v['secrets-file'] !== undefined) options.secretsFile = v['secrets-file'];
   if (v['csv-gzip']) options.csvGzip = true;
@@ -52,6 +53,16 @@ export function parseLocalExportArgs(argv: string[]): LocalExportOptions | 'help
     options.rowsPerDay = n;
   }
   return options;
+}
+
+/** Checks a date option before anything starts, so a typo costs no login or report run. */
+function calendarDate(option: string, text: string): string {
+  try {
+    parseCalendarDate(option, text);
+  } catch (cause) {
+    throw new UsageError((cause as Error).message);
+  }
+  return text;
 }
 
 function parse(argv: string[]) {

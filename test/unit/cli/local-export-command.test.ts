@@ -39,6 +39,8 @@ describe('parseLocalExportArgs', () => {
   it.each([
     [['--rows-per-day', 'many'], /--rows-per-day must be an integer/],
     [['--rows-per-day', '0'], /--rows-per-day must be an integer/],
+    [['--from', '2026-02-30'], /--from must be a calendar date YYYY-MM-DD, got '2026-02-30'/],
+    [['--to', 'yesterday'], /--to must be a calendar date/],
     [['--bogus'], /bogus/],
     [['extra'], /unexpected argument 'extra'/],
   ])('throws a UsageError naming the problem when argv is %j', (argv, message) => {
