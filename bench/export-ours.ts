@@ -17,7 +17,7 @@ function arg(name: string): string {
 }
 
 const started = performance.now();
-const source = await parseReportResultStream(createReadStream(arg('file'), { highWaterMark: 1024 * 1024 }));
+const source = await parseReportResultStream(createReadStream(arg('file'), { highWaterMark: 64 * 1024 }));
 const summary = await exportReportResult({
   source,
   store: new LocalDirectoryStore(arg('out')),

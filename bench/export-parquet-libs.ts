@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { ByteWriter, parquetWrite } from 'hyparquet-writer';
 import { parseReportResultStream } from '../lib/api/index';
 import { ParquetFileEncoder } from '../lib/export/parquet-encoder';
-import { ColumnBuffer, RowMapper } from '../lib/export/row-mapper';
+import { RowMapper } from '../lib/export/row-mapper';
 import { COLUMNS } from '../lib/export/schema';
 import { ZoneConverter } from '../lib/export/time-zone';
 import type { ResultRow } from '../lib/spec/types';
@@ -51,12 +51,12 @@ let started = performance.now();
   });
   const encoder = new ParquetFileEncoder();
   const chunks: Uint8Array[] = [encoder.header()];
-  let buffer = new ColumnBuffer();
+  let buffer = mapper.newBuffer();
   for (const row of rows) {
     mapper.append(row, buffer);
     if (buffer.rows === 32_768) {
       chunks.push(...encoder.rowGroup(buffer));
-      buffer = new ColumnBuffer();
+      buffer = mapper.newBuffer();
     }
   }
   chunks.push(...encoder.rowGroup(buffer), encoder.footer());

@@ -41,6 +41,8 @@ type Phase = 'head' | 'rows' | 'tail' | 'end';
  */
 export class ResultScanner {
   #buf: Buffer = EMPTY;
+  /** Reused backing store for the unfinished bytes plus the next chunk (no allocation per chunk). */
+  #store: Buffer = EMPTY;
   /** Bytes before this offset are no longer needed. */
   #keep = 0;
   #pos = 0;
@@ -112,7 +114,22 @@ export class ResultScanner {
     const shift = this.#keep;
     const rest = this.#buf.subarray(shift);
     const next = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    this.#buf = rest.length === 0 ? next : Buffer.concat([rest, next]);
+    if (rest.length === 0) {
+      this.#buf = next;
+    } else {
+      // Copy into a store kept across chunks: a fresh buffer per chunk (Buffer.concat) is
+      // external memory that only a full GC frees, and it piles up on a long body.
+      const need = rest.length + next.length;
+      if (this.#store.length < need) {
+        const bigger = Buffer.allocUnsafeSlow(Math.max(need, this.#store.length * 2, 64 * 1024));
+        rest.copy(bigger, 0);
+        this.#store = bigger;
+      } else {
+        rest.copy(this.#store, 0); // overlapping regions are copied correctly
+      }
+      next.copy(this.#store, rest.length);
+      this.#buf = this.#store.subarray(0, need);
+    }
     this.#keep = 0;
     this.#pos -= shift;
     this.#keyStart -= shift;

@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import type { CellValue, ColumnBuffer, ColumnValues } from './row-mapper';
+import { type BufferedColumn, type ColumnBuffer, type RunDictionaries, textStart } from './column-buffer';
 import { COLUMNS, type ColumnKind, csvHeader } from './schema';
 
 /**
@@ -18,7 +18,7 @@ export class CsvFileEncoder {
   readonly #gzip: boolean;
   readonly #kinds: readonly ColumnKind[] = COLUMNS.map((c) => c.kind);
   #rows = 0;
-  #out: Buffer = Buffer.allocUnsafe(0);
+  #out: Buffer = EMPTY;
   #o = 0;
   #chunks: Uint8Array[] = [];
 
@@ -43,51 +43,69 @@ export class CsvFileEncoder {
 
   rowGroup(buffer: ColumnBuffer): Uint8Array[] {
     this.#chunks = [];
-    this.#out = Buffer.allocUnsafe(CHUNK_BYTES);
+    this.#out = takeChunk(CHUNK_BYTES);
     this.#o = 0;
     const columns = buffer.columns;
     const kinds = this.#kinds;
     const width = columns.length;
+    const fields = entryFields(buffer.dictionaries);
     for (let r = 0; r < buffer.rows; r++) {
       if (this.#o > CHUNK_BYTES - 4096) this.#flushChunk(0);
       for (let c = 0; c < width; c++) {
         if (c > 0) this.#out[this.#o++] = COMMA;
-        const v = (columns[c] as ColumnValues)[r] as CellValue | undefined;
-        if (v === null || v === undefined) continue;
-        switch (kinds[c]) {
-          case 'string':
-            this.#string(v as string);
-            break;
-          case 'int32':
-          case 'double':
-            this.#ascii(String(v));
-            break;
-          case 'localTimestamp':
-            this.#timestamp(v as number, false);
-            break;
-          case 'utcTimestamp':
-            this.#timestamp(v as number, true);
-            break;
+        const column = columns[c] as BufferedColumn;
+        if (column.present[r] !== 1) continue;
+        if (column.type === 'text') {
+          this.#text(column.bytes, textStart(column, r), column.ends[r] as number);
+        } else if (column.type === 'indexed') {
+          this.#field(fields, c, column.indexes[r] as number, buffer.dictionaries);
+        } else {
+          const v = column.values[r] as number;
+          const kind = kinds[c];
+          if (kind === 'localTimestamp') this.#timestamp(v, false);
+          else if (kind === 'utcTimestamp') this.#timestamp(v, true);
+          else this.#ascii(String(v));
         }
       }
       this.#out[this.#o++] = CR;
       this.#out[this.#o++] = LF;
     }
-    this.#flushChunk(0);
+    this.#endChunk();
     this.#rows += buffer.rows;
     const chunks = this.#chunks;
     this.#chunks = [];
-    this.#out = Buffer.allocUnsafe(0);
     return chunks;
+  }
+
+  /**
+   * Takes back chunks rowGroup returned, once the caller has written them, for the next
+   * row groups of any encoder of this thread (no 1 MiB allocation per chunk).
+   */
+  recycle(chunks: readonly Uint8Array[]): void {
+    if (this.#gzip) return; // gzip output is not a chunk buffer
+    for (const c of chunks) giveChunk(c.buffer as ArrayBuffer);
   }
 
   /** Ends the current chunk; makes sure `need` more bytes fit in the next one. */
   #flushChunk(need: number): void {
+    this.#endChunk();
+    this.#out = takeChunk(Math.max(CHUNK_BYTES, need + 16));
+  }
+
+  #endChunk(): void {
+    const out = this.#out;
     if (this.#o > 0) {
-      const bytes = this.#out.subarray(0, this.#o);
-      this.#chunks.push(this.#gzip ? gzipSync(bytes) : bytes);
+      const bytes = out.subarray(0, this.#o);
+      if (this.#gzip) {
+        this.#chunks.push(gzipSync(bytes));
+        giveChunk(out.buffer as ArrayBuffer);
+      } else {
+        this.#chunks.push(bytes);
+      }
+    } else {
+      giveChunk(out.buffer as ArrayBuffer);
     }
-    this.#out = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, need + 16));
+    this.#out = EMPTY;
     this.#o = 0;
   }
 
@@ -103,35 +121,67 @@ export class CsvFileEncoder {
     this.#o = o;
   }
 
-  #string(v: string): void {
-    const n = v.length;
+  /** A string field from its UTF-8 bytes [s, e): copied, or quoted when it needs it. */
+  #text(bytes: Uint8Array, s: number, e: number): void {
+    const n = e - s;
     if (n === 0) {
       this.#ensure(2);
       this.#out[this.#o++] = QUOTE;
       this.#out[this.#o++] = QUOTE;
       return;
     }
-    // Worst case: every character a 3-byte sequence or a doubled quote, plus the quotes.
-    this.#ensure(n * 3 + 2);
+    // Worst case: every byte a doubled quote, plus the quotes.
+    this.#ensure(n * 2 + 2);
     const out = this.#out;
     const start = this.#o;
     let o = start;
-    for (let i = 0; i < n; i++) {
-      const ch = v.charCodeAt(i);
-      if (ch > 127 || ch === COMMA || ch === QUOTE || ch === CR || ch === LF) {
+    for (let i = s; i < e; i++) {
+      const b = bytes[i] as number;
+      if (b === COMMA || b === QUOTE || b === CR || b === LF) {
         this.#o = start;
-        this.#slowString(v);
+        this.#quoted(bytes, s, e);
         return;
       }
-      out[o++] = ch;
+      out[o++] = b;
     }
     this.#o = o;
   }
 
-  #slowString(v: string): void {
-    const text = quoteText(v);
-    this.#ensure(Buffer.byteLength(text, 'utf8'));
-    this.#o += this.#out.write(text, this.#o, 'utf8');
+  #quoted(bytes: Uint8Array, s: number, e: number): void {
+    const out = this.#out;
+    let o = this.#o;
+    out[o++] = QUOTE;
+    for (let i = s; i < e; i++) {
+      const b = bytes[i] as number;
+      if (b === QUOTE) out[o++] = QUOTE;
+      out[o++] = b;
+    }
+    out[o++] = QUOTE;
+    this.#o = o;
+  }
+
+  /** A dictionary entry's field, its bytes made once per run. */
+  #field(
+    fields: (Uint8Array | undefined)[][],
+    column: number,
+    index: number,
+    dictionaries: RunDictionaries,
+  ): void {
+    const cache = fields[column] as (Uint8Array | undefined)[];
+    let field = cache[index];
+    if (field === undefined) {
+      field = Buffer.from(quoteText(dictionaries.entries(column)[index] as string), 'utf8');
+      cache[index] = field;
+    }
+    this.#ensure(field.length);
+    const out = this.#out;
+    let o = this.#o;
+    if (field.length < 64) for (let i = 0; i < field.length; i++) out[o++] = field[i] as number;
+    else {
+      out.set(field, o);
+      o += field.length;
+    }
+    this.#o = o;
   }
 
   /** `YYYY-MM-DDTHH:MM:SS.mmm` (+ `Z`), the date part cached per day. */
@@ -170,6 +220,19 @@ export class CsvFileEncoder {
 }
 
 const CHUNK_BYTES = 1024 * 1024;
+const EMPTY = Buffer.alloc(0);
+/** Free chunk buffers of this thread. */
+const FREE_CHUNKS: ArrayBuffer[] = [];
+const MAX_FREE_CHUNKS = 8;
+
+function takeChunk(size: number): Buffer {
+  const free = size === CHUNK_BYTES ? FREE_CHUNKS.pop() : undefined;
+  return free === undefined ? Buffer.allocUnsafeSlow(size) : Buffer.from(free);
+}
+
+function giveChunk(buffer: ArrayBuffer): void {
+  if (buffer.byteLength === CHUNK_BYTES && FREE_CHUNKS.length < MAX_FREE_CHUNKS) FREE_CHUNKS.push(buffer);
+}
 const DAY_MS = 86_400_000;
 const COMMA = 44;
 const QUOTE = 34;
@@ -182,6 +245,18 @@ let cachedDay = Number.NaN;
 let cachedDate: Buffer = Buffer.alloc(0);
 
 const NEEDS_QUOTES = /[",\r\n]/;
+
+/** CSV fields of dictionary entries, per run and column. */
+const FIELDS = new WeakMap<RunDictionaries, (Uint8Array | undefined)[][]>();
+
+function entryFields(dictionaries: RunDictionaries): (Uint8Array | undefined)[][] {
+  let fields = FIELDS.get(dictionaries);
+  if (fields === undefined) {
+    fields = COLUMNS.map(() => []);
+    FIELDS.set(dictionaries, fields);
+  }
+  return fields;
+}
 
 /** The header record, CRLF included, as every CSV part starts (before gzip). */
 export function csvHeaderLine(): string {

@@ -1,18 +1,22 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { ArrayCollector } from './array-pool';
+import { ColumnBuffer, RunDictionaries } from './column-buffer';
 import type { FromWorker, ToWorker } from './partition-sink';
-import { InlineSink, takeOver } from './partition-sink';
+import { InlineSink } from './partition-sink';
 import type { PartitionWriterOptions } from './partition-writer';
-import { ColumnBuffer } from './row-mapper';
 
 /**
  * Worker-thread side of WorkerSink: receives row groups and encodes them, in order, into
- * part files with the same InlineSink the main thread would use (the formats come in
- * workerData: Parquet). Deployments bundle this file as `encode-worker.mjs` next to the
+ * part files with the same InlineSink the main thread would use. Deployments bundle this file as `encode-worker.mjs` next to the
  * bundle that calls exportReportResult.
  */
 const port = parentPort;
 if (port === null) throw new Error('encode-worker must run as a worker thread');
 const sink = new InlineSink(workerData as PartitionWriterOptions);
+/** Mirror of the main thread's run dictionaries (entries arrive with the row groups that use them). */
+const dictionaries = new RunDictionaries();
+/** Arrays of written row groups, sent back to the main thread's pool. */
+const returned = new ArrayCollector();
 let queue: Promise<void> = Promise.resolve();
 let failed = false;
 
@@ -21,11 +25,10 @@ port.on('message', (m: ToWorker) => {
     if (failed) return;
     try {
       if (m.type === 'write') {
-        const buffer = new ColumnBuffer();
-        buffer.columns = m.columns.map(takeOver);
-        buffer.rows = m.rows;
-        await sink.write(m.dt, buffer);
-        port.postMessage({ type: 'written' } satisfies FromWorker);
+        for (const a of m.added) dictionaries.columns[a.column]?.extend(a.values);
+        await sink.write(m.dt, ColumnBuffer.received(dictionaries, m.columns, m.rows, returned));
+        const buffers = returned.take();
+        port.postMessage({ type: 'written', buffers } satisfies FromWorker, buffers);
       } else {
         port.postMessage({ type: 'finished', outputs: await sink.finish() } satisfies FromWorker);
       }

@@ -1,7 +1,16 @@
 import type { ColumnChunk, CompressionCodec, FileMetaData, RowGroup, SchemaElement } from 'hyparquet';
+import type { BufferedColumn, ColumnBuffer } from './column-buffer';
 import { PARQUET_PRIMITIVES, PINNED_HYPARQUET_WRITER } from './parquet-primitives';
-import { buildDictionary, plainStrings, plainValues, statistics } from './parquet-values';
-import type { CellValue, ColumnBuffer, ColumnValues } from './row-mapper';
+import {
+  type ChunkDictionary,
+  indexedDictionary,
+  nullCount,
+  numberDictionary,
+  plainNumbers,
+  plainText,
+  statistics,
+  textDictionary,
+} from './parquet-values';
 import { COLUMNS, type ColumnDefinition, parquetSchema, SCHEMA_VERSION } from './schema';
 import { zlib } from './zstd';
 
@@ -82,7 +91,7 @@ export class ParquetFileEncoder {
     for (let i = 0; i < COLUMNS.length; i++) {
       const column = COLUMNS[i] as ColumnDefinition;
       const element = this.#schema[i + 1] as SchemaElement;
-      const encoded = this.#column(column, element, buffer.columns[i] as ColumnValues, n);
+      const encoded = this.#column(buffer, i, column, element, n);
       out.push(...encoded.bytes);
       chunks.push(encoded.chunk);
       uncompressedTotal += encoded.uncompressed;
@@ -120,9 +129,10 @@ export class ParquetFileEncoder {
   }
 
   #column(
+    buffer: ColumnBuffer,
+    index: number,
     column: ColumnDefinition,
     element: SchemaElement,
-    values: ColumnValues,
     n: number,
   ): { bytes: Uint8Array[]; chunk: ColumnChunk; uncompressed: number } {
     const chunkStart = this.#offset;
@@ -132,29 +142,21 @@ export class ParquetFileEncoder {
       bytes.push(b);
       this.#offset += b.length;
     };
-
-    let nulls = 0;
-    const defs = column.nullable ? new Uint8Array(n) : undefined;
-    for (let r = 0; r < n; r++) {
-      if (values[r] === null) nulls++;
-      else if (defs !== undefined) defs[r] = 1;
-    }
-
-    const dictionary =
-      column.kind === 'string' || column.kind === 'int32' || column.kind === 'double'
-        ? buildDictionary(values as CellValue[], n)
-        : undefined;
+    const values = buffer.columns[index] as BufferedColumn;
+    const nulls = nullCount(values, n);
+    const defs = column.nullable ? values.present.subarray(0, n) : undefined;
+    const dictionary = chunkDictionary(buffer, index, column, values, n);
     let dictionaryPageOffset: bigint | undefined;
     if (dictionary !== undefined) {
       dictionaryPageOffset = BigInt(this.#offset);
-      const plain = plainValues(column, dictionary.entries, 0, dictionary.entries.length);
+      const plain = dictionary.plain;
       const compressed = this.#compress(plain);
       const header = new ByteWriter();
       writePageHeader(header, {
         type: 'DICTIONARY_PAGE',
         uncompressed_page_size: plain.length,
         compressed_page_size: compressed.length,
-        dictionary_page_header: { num_values: dictionary.entries.length, encoding: 'PLAIN' },
+        dictionary_page_header: { num_values: dictionary.size, encoding: 'PLAIN' },
       });
       const h = header.getBytes().slice();
       emit(h);
@@ -167,8 +169,8 @@ export class ParquetFileEncoder {
     // uncompressed (the codec is per column chunk in Parquet, so readers handle it).
     let compress = this.#compress;
     let codec = this.#codec;
-    if (dictionary === undefined && column.kind === 'string' && codec !== 'UNCOMPRESSED') {
-      const sample = plainStrings(values as (string | null)[], 0, Math.min(n, 2_048));
+    if (dictionary === undefined && values.type === 'text' && codec !== 'UNCOMPRESSED') {
+      const sample = plainText(values, 0, Math.min(n, 2_048));
       if (sample.length > 0 && compress(sample).length > sample.length * 0.85) {
         compress = (b) => b;
         codec = 'UNCOMPRESSED';
@@ -176,8 +178,7 @@ export class ParquetFileEncoder {
     }
     const dataPageOffset = BigInt(this.#offset);
     const encoding = dictionary === undefined ? 'PLAIN' : 'RLE_DICTIONARY';
-    const bitWidth =
-      dictionary === undefined ? 0 : Math.max(1, 32 - Math.clz32(dictionary.entries.length - 1));
+    const bitWidth = dictionary === undefined ? 0 : Math.max(1, 32 - Math.clz32(dictionary.size - 1));
     let pages = 0;
     for (let a = 0; a < n; a += this.#rowsPerPage) {
       const b = Math.min(n, a + this.#rowsPerPage);
@@ -189,15 +190,20 @@ export class ParquetFileEncoder {
         body.appendBytes(levels.getBytes());
       }
       if (dictionary !== undefined) {
-        const indexes: number[] = [];
+        const indexes = new Int32Array(b - a);
+        let k = 0;
         for (let r = a; r < b; r++) {
-          const index = dictionary.indexes[r] as number;
-          if (index >= 0) indexes.push(index);
+          const i = dictionary.indexes[r] as number;
+          if (i >= 0) indexes[k++] = i;
         }
         body.appendUint8(bitWidth);
-        writeRleBitPackedHybrid(body, indexes, bitWidth);
+        writeRleBitPackedHybrid(body, indexes.subarray(0, k), bitWidth);
+      } else if (values.type === 'text') {
+        body.appendBytes(plainText(values, a, b));
+      } else if (values.type === 'number') {
+        body.appendBytes(plainNumbers(column, values, a, b));
       } else {
-        body.appendBytes(plainValues(column, values, a, b));
+        throw new Error(`Column ${column.name}: an indexed column always has a dictionary`);
       }
       const raw = body.getBytes();
       const compressed = compress(raw);
@@ -248,4 +254,18 @@ export class ParquetFileEncoder {
     };
     return { bytes, chunk, uncompressed };
   }
+}
+
+/** The chunk's dictionary: always for indexed strings, when values repeat for the others. */
+function chunkDictionary(
+  buffer: ColumnBuffer,
+  index: number,
+  column: ColumnDefinition,
+  values: BufferedColumn,
+  n: number,
+): ChunkDictionary | undefined {
+  if (values.type === 'indexed') return indexedDictionary(buffer.dictionaries, index, values, n);
+  if (values.type === 'text') return textDictionary(values, n);
+  if (column.kind === 'int32' || column.kind === 'double') return numberDictionary(column, values, n);
+  return undefined;
 }

@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { ArrayPool } from './array-pool';
+import type { BufferedColumn, ColumnBuffer } from './column-buffer';
 import { EXPORT_ERROR_CODES, ExportError } from './errors';
 import { type PartitionOutput, PartitionWriter, type PartitionWriterOptions } from './partition-writer';
-import type { CellValue, ColumnBuffer, ColumnValues, ExportLogger } from './row-mapper';
+import type { ExportLogger } from './row-mapper';
 
 /** Where row groups go once a partition's buffer is full: encoded here, or on a worker thread. */
 export interface PartitionSink {
@@ -23,13 +25,14 @@ export class InlineSink implements PartitionSink {
     this.#options = options;
   }
 
-  write(dt: string, buffer: ColumnBuffer): Promise<void> {
+  async write(dt: string, buffer: ColumnBuffer): Promise<void> {
     let writer = this.#writers.get(dt);
     if (writer === undefined) {
       writer = new PartitionWriter(dt, this.#options);
       this.#writers.set(dt, writer);
     }
-    return writer.write(buffer);
+    await writer.write(buffer);
+    buffer.release();
   }
 
   async finish(): Promise<PartitionOutput[]> {
@@ -46,11 +49,19 @@ export class InlineSink implements PartitionSink {
 
 /** Messages between WorkerSink and encode-worker. */
 export type ToWorker =
-  | { type: 'write'; dt: string; rows: number; columns: HandedColumn[] }
+  | {
+      type: 'write';
+      dt: string;
+      rows: number;
+      columns: BufferedColumn[];
+      /** Dictionary entries added since the previous message. */
+      added: { column: number; values: string[] }[];
+    }
   | { type: 'finish' };
 export type FromWorker =
   | { type: 'ready' }
-  | { type: 'written' }
+  /** The row group's arrays, sent back for reuse. */
+  | { type: 'written'; buffers: ArrayBuffer[] }
   | { type: 'finished'; outputs: PartitionOutput[] }
   | { type: 'error'; message: string };
 
@@ -67,24 +78,28 @@ const START_TIMEOUT_MS = 10_000;
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 256 };
 
 /**
- * Splits the encoding over two threads: Parquet on a worker thread (encode-worker), CSV
- * here, next to parsing and mapping; that balances the two cores best (measured). Each
- * row group is copied to the worker (structured clone) before the CSV is written here.
+ * Encodes on a worker thread (encode-worker): this thread parses and maps rows, the
+ * worker writes both formats. A row group's typed arrays are transferred, not copied; the
+ * run's string dictionaries are mirrored in the worker, each new entry sent once.
  */
 export class WorkerSink implements PartitionSink {
   readonly #worker: Worker;
-  readonly #csv: InlineSink;
+  /** The pool the row groups' arrays came from; they come back into it. */
+  #pool: ArrayPool | undefined;
+  /** Dictionary entries already sent, per column. */
+  readonly #sent: number[] = [];
   #inFlight = 0;
   #failure: Error | undefined;
   #waiters: (() => void)[] = [];
   #finished: ((outputs: PartitionOutput[]) => void) | undefined;
 
-  private constructor(worker: Worker, csv: InlineSink) {
+  private constructor(worker: Worker) {
     this.#worker = worker;
-    this.#csv = csv;
     worker.on('message', (m: FromWorker) => {
-      if (m.type === 'written') this.#inFlight--;
-      else if (m.type === 'finished') this.#finished?.(m.outputs);
+      if (m.type === 'written') {
+        this.#inFlight--;
+        for (const b of m.buffers) this.#pool?.give(b);
+      } else if (m.type === 'finished') this.#finished?.(m.outputs);
       else if (m.type === 'error') this.#fail(new Error(m.message));
       this.#wake();
     });
@@ -104,7 +119,7 @@ export class WorkerSink implements PartitionSink {
       return undefined;
     }
     const worker = new Worker(url, {
-      workerData: { ...options, formats: ['parquet'] },
+      workerData: options,
       resourceLimits: WORKER_LIMITS,
     });
     try {
@@ -127,16 +142,17 @@ export class WorkerSink implements PartitionSink {
       });
       return undefined;
     }
-    return new WorkerSink(worker, new InlineSink({ ...options, formats: ['csv'] }));
+    return new WorkerSink(worker);
   }
 
   async write(dt: string, buffer: ColumnBuffer): Promise<void> {
     this.#check();
-    const message: ToWorker = { type: 'write', dt, rows: buffer.rows, columns: buffer.columns.map(handOver) };
+    this.#pool = buffer.pool;
+    const { columns, transfer } = buffer.trimmed();
+    const added = buffer.dictionaries.additions(this.#sent);
+    const message: ToWorker = { type: 'write', dt, rows: buffer.rows, columns, added };
     this.#inFlight++;
-    // A copy goes to the worker; this thread keeps the buffer for the CSV.
-    this.#worker.postMessage(message);
-    await this.#csv.write(dt, buffer);
+    this.#worker.postMessage(message, transfer);
     while (this.#inFlight >= MAX_IN_FLIGHT && this.#failure === undefined) await this.#next();
     this.#check();
   }
@@ -147,19 +163,9 @@ export class WorkerSink implements PartitionSink {
       this.#finished = resolve;
     });
     this.#worker.postMessage({ type: 'finish' } satisfies ToWorker);
-    const csv = await this.#csv.finish();
-    const parquet = (await Promise.race([outputs, this.#failed()])) as PartitionOutput[];
+    const out = (await Promise.race([outputs, this.#failed()])) as PartitionOutput[];
     this.#check();
-    const csvByDate = new Map(csv.map((p) => [p.dt, p]));
-    const dates = [...new Set([...parquet.map((p) => p.dt), ...csv.map((p) => p.dt)])].sort();
-    const parquetByDate = new Map(parquet.map((p) => [p.dt, p]));
-    return dates.map((dt) => {
-      const p = parquetByDate.get(dt);
-      const c = csvByDate.get(dt);
-      const files = [...(p?.files ?? []), ...(c?.files ?? [])].sort((a, b) => a.part - b.part);
-      // Rows are set by the Partitioner from its own count; each format's files are checked against it.
-      return { dt, rows: p?.rows ?? 0, files };
-    });
+    return out;
   }
 
   async close(): Promise<void> {
@@ -195,54 +201,4 @@ export class WorkerSink implements PartitionSink {
     this.#waiters = [];
     for (const w of waiters) w();
   }
-}
-
-/**
- * A column as handed to the worker: as is, or (a column of few distinct strings) its
- * distinct values plus one index per row (-1 for null). Structured clone copies every
- * string occurrence; the indexed form copies each distinct string once, so the worker
- * allocates (and collects) far less per row group. The worker rebuilds the same values.
- */
-export type HandedColumn = ColumnValues | { values: string[]; indexes: Int32Array };
-
-/** Values sampled to decide whether a string column is worth indexing. */
-const SAMPLE = 64;
-
-export function handOver(column: ColumnValues): HandedColumn {
-  if (column instanceof Float64Array || column.length < SAMPLE * 2) return column;
-  const seen = new Map<CellValue, number>();
-  for (let i = 0; i < SAMPLE; i++) seen.set(column[i] as CellValue, 0);
-  // Mostly distinct (ids) or not strings: copying as is costs less.
-  if (seen.size > SAMPLE / 4 || typeof column[0] === 'number') return column;
-  const index = new Map<string, number>();
-  const values: string[] = [];
-  const indexes = new Int32Array(column.length);
-  for (let i = 0; i < column.length; i++) {
-    const v = column[i];
-    if (v === null || v === undefined) {
-      indexes[i] = -1;
-      continue;
-    }
-    if (typeof v !== 'string') return column;
-    let k = index.get(v);
-    if (k === undefined) {
-      k = values.length;
-      values.push(v);
-      index.set(v, k);
-    }
-    indexes[i] = k;
-  }
-  return { values, indexes };
-}
-
-/** The column values a HandedColumn stands for. */
-export function takeOver(column: HandedColumn): ColumnValues {
-  if (Array.isArray(column) || column instanceof Float64Array) return column;
-  const { values, indexes } = column;
-  const out: CellValue[] = [];
-  for (let i = 0; i < indexes.length; i++) {
-    const k = indexes[i] as number;
-    out.push(k < 0 ? null : (values[k] as string));
-  }
-  return out;
 }

@@ -1,10 +1,10 @@
 import { createHash, type Hash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import type { ColumnBuffer } from './column-buffer';
 import { CsvFileEncoder } from './csv-encoder';
 import type { OutputFormat } from './layout';
 import { type ParquetCodec, ParquetFileEncoder } from './parquet-encoder';
-import type { ColumnBuffer } from './row-mapper';
 
 /** A finished part file of one format, spilled to local disk and ready to stage. */
 export interface SpilledFile {
@@ -45,6 +45,8 @@ interface FileEncoder {
   header(): Uint8Array;
   rowGroup(buffer: ColumnBuffer): Uint8Array[];
   footer(): Uint8Array | undefined;
+  /** Takes back the chunks of a row group once they are written. */
+  recycle?(chunks: readonly Uint8Array[]): void;
 }
 
 interface OpenPart {
@@ -81,7 +83,11 @@ export class PartitionWriter {
   async write(buffer: ColumnBuffer): Promise<void> {
     if (buffer.rows === 0) return;
     const open = this.#open ?? (await this.#openPart());
-    for (const part of open) await append(part.file, part.encoder.rowGroup(buffer));
+    for (const part of open) {
+      const chunks = part.encoder.rowGroup(buffer);
+      await append(part.file, chunks);
+      part.encoder.recycle?.(chunks);
+    }
     this.#partRows += buffer.rows;
     this.#rows += buffer.rows;
     if (this.#partRows >= this.#options.maxRowsPerFile) await this.#closePart();

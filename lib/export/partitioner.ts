@@ -1,7 +1,8 @@
 import type { ResultRow } from '../spec/types';
+import type { ColumnBuffer } from './column-buffer';
 import type { PartitionSink } from './partition-sink';
 import type { PartitionOutput } from './partition-writer';
-import { ColumnBuffer, type RowMapper } from './row-mapper';
+import type { RowMapper } from './row-mapper';
 
 export interface PartitionerOptions {
   /** Rows per part file; a row group never straddles two parts. */
@@ -41,7 +42,7 @@ export class Partitioner {
   readonly #select = (dt: string): ColumnBuffer => {
     let open = this.#partitions.get(dt);
     if (open === undefined) {
-      open = { buffer: new ColumnBuffer(), routed: 0, partRows: 0 };
+      open = { buffer: this.#mapper.newBuffer(), routed: 0, partRows: 0 };
       this.#partitions.set(dt, open);
     }
     this.#current = open;
@@ -93,7 +94,7 @@ export class Partitioner {
 
   #flush(dt: string, open: OpenPartition): Promise<void> {
     const buffer = open.buffer;
-    open.buffer = new ColumnBuffer();
+    open.buffer = this.#mapper.newBuffer();
     this.#buffered -= buffer.rows;
     const partRows = open.partRows + buffer.rows;
     open.partRows = partRows >= this.#options.maxRowsPerFile ? 0 : partRows;

@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import type { ObjectStore } from '../stores/object-store';
 import { forEachLimited } from './concurrency';
 import { EXPORT_ERROR_CODES, ExportError, PublishError, VerificationError } from './errors';
@@ -117,7 +116,7 @@ export async function stage(
     const key = stagedKey(layout, runId, partKey(layout, file.format, partition.dt, file.part));
     let sizes: [number, number | undefined];
     try {
-      const info = await store.put(key, createReadStream(file.path), {
+      const info = await store.putFile(key, file.path, {
         contentType: CONTENT_TYPES[file.format] as string,
       });
       sizes = [info.size, (await store.head(key))?.size];

@@ -1,10 +1,9 @@
 import type { ResultRow } from '../spec/types';
+import { ArrayPool } from './array-pool';
+import { ColumnBuffer, RunDictionaries, type StringMode } from './column-buffer';
 import { EXPORT_ERROR_CODES, ExportConfigError, RowConversionError } from './errors';
 import { COLUMNS, type ColumnDefinition, KNOWN_MEMBERS } from './schema';
 import { localDate, parseLocalTime, type ZoneConverter } from './time-zone';
-
-/** A cell value as buffered: strings, numbers (timestamps as epoch ms), or null. */
-export type CellValue = string | number | null;
 
 /** What to do with a row member the schema does not know. */
 export const UNKNOWN_MEMBER_POLICIES = { warn: 'warn', fail: 'fail' } as const;
@@ -17,42 +16,6 @@ export interface ExportLogger {
   info?(message: string, data?: Record<string, unknown>): void;
 }
 
-/** A buffered column: values (null where absent), or epoch ms in a Float64Array (never null). */
-export type ColumnValues = CellValue[] | Float64Array;
-
-const INITIAL_TIMESTAMP_CAPACITY = 1_024;
-
-function emptyColumns(): ColumnValues[] {
-  // Timestamps are never null (start is required) and are not small integers: a typed
-  // array avoids one heap number per value, the largest source of garbage per row.
-  return COLUMNS.map((c) =>
-    c.kind === 'localTimestamp' || c.kind === 'utcTimestamp'
-      ? new Float64Array(INITIAL_TIMESTAMP_CAPACITY)
-      : [],
-  );
-}
-
-/** Rows of one partition, held column by column until they are written as a row group. */
-export class ColumnBuffer {
-  columns: ColumnValues[] = emptyColumns();
-  rows = 0;
-
-  /** Doubles a typed column's capacity and returns it. */
-  grow(index: number): Float64Array {
-    const old = this.columns[index] as Float64Array;
-    const bigger = new Float64Array(old.length * 2);
-    bigger.set(old);
-    this.columns[index] = bigger;
-    return bigger;
-  }
-
-  /** Drops the rows and the memory they held (an idle partition keeps almost nothing). */
-  clear(): void {
-    this.columns = emptyColumns();
-    this.rows = 0;
-  }
-}
-
 export interface RowMapperOptions {
   reportId: string;
   requestId: string;
@@ -61,11 +24,16 @@ export interface RowMapperOptions {
   logger?: ExportLogger;
 }
 
-type Converter = (row: ResultRow, localMs: number, utcMs: number) => CellValue;
+/** Sets one column of the row being appended (reserveRow was called). */
+type Appender = (row: ResultRow, buffer: ColumnBuffer, localMs: number, utcMs: number) => void;
 
 /** Maps source rows onto the column list, computing `dt`, `start_utc` and lineage. */
 export class RowMapper {
-  readonly #converters: Converter[];
+  /** The run's string dictionaries, shared by every buffer this mapper fills. */
+  readonly dictionaries = new RunDictionaries();
+  /** Arrays for the buffers, reused once released. */
+  readonly pool = new ArrayPool();
+  readonly #appenders: Appender[];
   readonly #policy: UnknownMemberPolicy;
   readonly #logger: ExportLogger | undefined;
   readonly #zone: ZoneConverter;
@@ -82,7 +50,15 @@ export class RowMapper {
     this.#policy = policy;
     this.#logger = options.logger;
     this.#zone = options.zone;
-    this.#converters = COLUMNS.map((c) => this.#converter(c, options));
+    this.#appenders = COLUMNS.map((c, i) => this.#appender(c, i, options));
+  }
+
+  /** An empty buffer; string columns whose dictionary is still open are indexed. */
+  newBuffer(): ColumnBuffer {
+    const modes = this.dictionaries.columns.map((d): StringMode | undefined =>
+      d === undefined ? undefined : d.open ? 'indexed' : 'text',
+    );
+    return new ColumnBuffer(this.dictionaries, { modes, pool: this.pool });
   }
 
   /** Members seen that the schema does not know (warn policy). */
@@ -113,18 +89,10 @@ export class RowMapper {
     }
     const dt = this.#lastDate;
     const buffer = typeof target === 'function' ? target(dt) : target;
-    const converters = this.#converters;
-    const columns = buffer.columns;
+    buffer.reserveRow();
+    const appenders = this.#appenders;
+    for (let i = 0; i < appenders.length; i++) (appenders[i] as Appender)(row, buffer, localMs, utcMs);
     const at = buffer.rows;
-    for (let i = 0; i < converters.length; i++) {
-      const value = (converters[i] as Converter)(row, localMs, utcMs);
-      const column = columns[i] as ColumnValues;
-      if (column instanceof Float64Array) {
-        (at < column.length ? column : buffer.grow(i))[at] = value as number;
-      } else {
-        column.push(value);
-      }
-    }
     buffer.rows = at + 1;
     return dt;
   }
@@ -142,39 +110,43 @@ export class RowMapper {
     }
   }
 
-  #converter(c: ColumnDefinition, options: RowMapperOptions): Converter {
+  #appender(c: ColumnDefinition, i: number, options: RowMapperOptions): Appender {
     const source = c.source;
-    if (source.from === 'reportId') return () => options.reportId;
-    if (source.from === 'requestId') return () => options.requestId;
-    if (source.from === 'startUtc') return (_row, _local, utc) => utc;
+    if (source.from === 'reportId' || source.from === 'requestId') {
+      // Lineage is one value per run: entry 0 of the column's dictionary.
+      const dictionary = this.dictionaries.columns[i];
+      if (dictionary?.indexOf(source.from === 'reportId' ? options.reportId : options.requestId) !== 0) {
+        throw new ExportConfigError(`Column ${c.name}: lineage columns must be strings`);
+      }
+      return (_row, buffer) => buffer.setIndex(i, 0);
+    }
+    if (source.from === 'startUtc') return (_row, buffer, _local, utc) => buffer.setNumber(i, utc);
     const name = source.member;
     const rowIndex = () => this.#rowIndex - 1;
     switch (c.kind) {
       case 'localTimestamp':
-        return (_row, local) => local;
+        return (_row, buffer, local) => buffer.setNumber(i, local);
       case 'string':
-        return (row) => {
+        return (row, buffer) => {
           const v: unknown = row[name];
-          if (typeof v === 'string') return v;
-          if (v === undefined || v === null) return null;
-          if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-          throw invalid(rowIndex(), name, 'a string');
+          if (typeof v === 'string') buffer.setString(i, v);
+          else if (v === undefined || v === null) buffer.setString(i, null);
+          else if (typeof v === 'number' || typeof v === 'boolean') buffer.setString(i, String(v));
+          else throw invalid(rowIndex(), name, 'a string');
         };
       case 'int32':
-        return (row) => {
+        return (row, buffer) => {
           const v = toNumber(row[name]);
-          if (v === null) return null;
-          if (!Number.isInteger(v) || v < -2_147_483_648 || v > 2_147_483_647) {
+          if (v !== null && (!Number.isInteger(v) || v < -2_147_483_648 || v > 2_147_483_647)) {
             throw invalid(rowIndex(), name, 'a 32-bit integer');
           }
-          return v;
+          buffer.setNumber(i, v);
         };
       case 'double':
-        return (row) => {
+        return (row, buffer) => {
           const v = toNumber(row[name]);
-          if (v === null) return null;
-          if (!Number.isFinite(v)) throw invalid(rowIndex(), name, 'a finite number');
-          return v;
+          if (v !== null && !Number.isFinite(v)) throw invalid(rowIndex(), name, 'a finite number');
+          buffer.setNumber(i, v);
         };
       case 'utcTimestamp':
         throw new ExportConfigError(`Column ${c.name}: a member cannot be a UTC timestamp`);

@@ -34,14 +34,38 @@ export class LocalDirectoryStore implements ObjectStore {
   }
 
   async put(key: string, body: ObjectBody): Promise<ObjectInfo> {
+    return this.#write(key, 'put', async (temp) => {
+      const source =
+        typeof body === 'string' || body instanceof Uint8Array ? Readable.from([Buffer.from(body)]) : body;
+      await pipeline(source, createWriteStream(temp, { flags: 'wx' }));
+    });
+  }
+
+  async putFile(key: string, file: string): Promise<ObjectInfo> {
+    return this.#write(key, 'putFile', async (temp) => {
+      try {
+        await fs.copyFile(file, temp, fs.constants.COPYFILE_EXCL);
+      } catch (cause) {
+        if (!isNotFound(cause)) throw cause;
+        throw new ObjectStoreError(
+          OBJECT_STORE_ERROR_CODES.failed,
+          `putFile: no local file ${file} for ${key}`,
+          {
+            key,
+            cause,
+          },
+        );
+      }
+    });
+  }
+
+  /** Fills a temp file beside the key, makes it durable and renames it over the key. */
+  async #write(key: string, operation: string, fill: (temp: string) => Promise<void>): Promise<ObjectInfo> {
     const target = this.#path(key);
     await fs.mkdir(path.dirname(target), { recursive: true });
     const temp = `${target}${TEMP_MARKER}${randomUUID()}`;
     try {
-      const source =
-        typeof body === 'string' || body instanceof Uint8Array ? Readable.from([Buffer.from(body)]) : body;
-      const out = createWriteStream(temp, { flags: 'wx' });
-      await pipeline(source, out);
+      await fill(temp);
       await syncFile(temp);
       await fs.rename(temp, target);
       await syncDirectory(path.dirname(target));
@@ -49,7 +73,7 @@ export class LocalDirectoryStore implements ObjectStore {
       return { key, size: stat.size };
     } catch (cause) {
       await fs.rm(temp, { force: true });
-      throw wrap(cause, 'put', key);
+      throw wrap(cause, operation, key);
     }
   }
 

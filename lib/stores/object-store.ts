@@ -24,6 +24,11 @@ export interface ObjectInfo {
 export interface ObjectStore {
   /** Writes an object; resolves with its size once it is durable and visible. */
   put(key: string, body: ObjectBody, options?: PutOptions): Promise<ObjectInfo>;
+  /**
+   * Writes an object from a local file, as put does (a local store copies it in the
+   * kernel, no bytes pass through JS memory).
+   */
+  putFile(key: string, file: string, options?: PutOptions): Promise<ObjectInfo>;
   /** Reads an object as a stream; rejects with code OBJECT_NOT_FOUND when missing. */
   get(key: string): Promise<AsyncIterable<Uint8Array>>;
   /** Size of an object, or undefined when missing. */

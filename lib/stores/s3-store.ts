@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import {
   CopyObjectCommand,
@@ -165,6 +166,11 @@ export class S3Store implements ObjectStore {
         throw wrap(cause, 'delete', batch[0] ?? '');
       }
     }
+  }
+
+  /** Streams the file up (multipart when bigger than a part). */
+  putFile(key: string, file: string, options: PutOptions = {}): Promise<ObjectInfo> {
+    return this.put(key, createReadStream(file), options);
   }
 
   async copy(fromKey: string, toKey: string): Promise<void> {

@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import { listAll, type ObjectBody, type ObjectStore, readObject } from '../../../lib/stores';
 
 /** Every object of a store, key -> base64 bytes. */
@@ -45,6 +46,9 @@ export class FailingStore implements ObjectStore {
       return { key, size };
     }
     return this.#inner.put(key, body);
+  }
+  async putFile(key: string, file: string) {
+    return this.put(key, createReadStream(file));
   }
   get(key: string) {
     return this.#inner.get(key);

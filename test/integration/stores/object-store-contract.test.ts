@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -71,6 +71,37 @@ describe.each(ADAPTERS)('ObjectStore contract: $name', (adapter) => {
     expect(info.size).toBe(12 * 1024 * 1024);
     const back = Buffer.from(await readObject(store, key));
     expect(back.equals(Buffer.concat(chunks))).toBe(true);
+  });
+
+  it('stores a local file byte for byte and replaces the object when a file is put over a key', async () => {
+    // Prepare
+    const store = adapter.store();
+    const key = `${space()}/from-file.bin`;
+    const file = join(root, `source-${run}.bin`);
+    const bytes = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7) % 256));
+    await writeFile(file, bytes);
+    await store.put(key, 'old');
+
+    // Act
+    const info = await store.putFile(key, file, { contentType: 'application/octet-stream' });
+
+    // Assess
+    expect(info).toEqual({ key, size: bytes.length });
+    expect(Buffer.from(await readObject(store, key)).equals(bytes)).toBe(true);
+    expect((await listAll(store, key)).map((o) => o.key)).toEqual([key]);
+  });
+
+  it('rejects with OBJECT_STORE_FAILED naming the key and leaves no object when the local file is missing', async () => {
+    // Prepare
+    const store = adapter.store();
+    const key = `${space()}/missing.bin`;
+
+    // Act
+    const put = store.putFile(key, join(root, 'no-such-file.bin'));
+
+    // Assess
+    await expect(put).rejects.toMatchObject({ code: OBJECT_STORE_ERROR_CODES.failed, key });
+    expect(await store.head(key)).toBeUndefined();
   });
 
   it('replaces the object when a key is put twice', async () => {

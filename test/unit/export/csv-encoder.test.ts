@@ -1,14 +1,14 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { CsvFileEncoder } from '../../../lib/export/csv-encoder';
-import { ColumnBuffer, RowMapper } from '../../../lib/export/row-mapper';
+import { RowMapper } from '../../../lib/export/row-mapper';
 import { COLUMNS } from '../../../lib/export/schema';
 import { ZoneConverter } from '../../../lib/export/time-zone';
 import type { ResultRow } from '../../../lib/spec/types';
 
 function encode(rows: ResultRow[], gzip = false): string {
   const mapper = new RowMapper({ reportId: 'r', requestId: 'q', zone: new ZoneConverter('UTC') });
-  const buffer = new ColumnBuffer();
+  const buffer = mapper.newBuffer();
   for (const row of rows) mapper.append(row, buffer);
   const encoder = new CsvFileEncoder({ gzip });
   const bytes = Buffer.concat([encoder.header(), ...encoder.rowGroup(buffer), ...encoder.rowGroup(buffer)]);

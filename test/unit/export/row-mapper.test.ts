@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ColumnBuffer, RowMapper } from '../../../lib/export/row-mapper';
+import type { ColumnBuffer } from '../../../lib/export/column-buffer';
+import { RowMapper } from '../../../lib/export/row-mapper';
 import { COLUMNS } from '../../../lib/export/schema';
 import { ZoneConverter } from '../../../lib/export/time-zone';
 import type { ResultRow } from '../../../lib/spec/types';
@@ -7,8 +8,7 @@ import type { ResultRow } from '../../../lib/spec/types';
 const zone = new ZoneConverter('Europe/London');
 
 function column(buffer: ColumnBuffer, name: string): unknown[] {
-  const values = buffer.columns[COLUMNS.findIndex((c) => c.name === name)] as ArrayLike<unknown>;
-  return Array.from(values).slice(0, buffer.rows);
+  return buffer.values(COLUMNS.findIndex((c) => c.name === name));
 }
 
 describe('RowMapper', () => {
@@ -21,7 +21,7 @@ describe('RowMapper', () => {
       zone,
       logger: { warn: (message, data) => warnings.push({ message, data }) },
     });
-    const buffer = new ColumnBuffer();
+    const buffer = mapper.newBuffer();
 
     // Act
     mapper.append({ start: '2026-01-01T00:00:00', extra: 'x' } as ResultRow, buffer);
@@ -39,7 +39,7 @@ describe('RowMapper', () => {
 
     // Act
     const append = () =>
-      mapper.append({ start: '2026-01-01T00:00:00', extra: 1 } as ResultRow, new ColumnBuffer());
+      mapper.append({ start: '2026-01-01T00:00:00', extra: 1 } as ResultRow, mapper.newBuffer());
 
     // Assess
     expect(append).toThrow(expect.objectContaining({ code: 'EXPORT_UNKNOWN_MEMBER' }));
@@ -57,7 +57,7 @@ describe('RowMapper', () => {
     const mapper = new RowMapper({ reportId: 'r', requestId: 'q', zone });
 
     // Act
-    const append = () => mapper.append(row as unknown as ResultRow, new ColumnBuffer());
+    const append = () => mapper.append(row as unknown as ResultRow, mapper.newBuffer());
 
     // Assess
     expect(append).toThrow(expect.objectContaining({ code: 'EXPORT_ROW_INVALID' }));
@@ -66,7 +66,7 @@ describe('RowMapper', () => {
   it('maps numeric strings to numbers and omitted members to null when rows vary', () => {
     // Prepare
     const mapper = new RowMapper({ reportId: 'r', requestId: 'q', zone });
-    const buffer = new ColumnBuffer();
+    const buffer = mapper.newBuffer();
 
     // Act
     const dt = mapper.append(

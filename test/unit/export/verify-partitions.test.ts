@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PartitionWriter } from '../../../lib/export/partition-writer';
-import { ColumnBuffer, RowMapper } from '../../../lib/export/row-mapper';
+import { RowMapper } from '../../../lib/export/row-mapper';
 import { ZoneConverter } from '../../../lib/export/time-zone';
 import { verifyPartitions } from '../../../lib/export/verify';
 import { sampleRow } from '../../support/result-stream';
@@ -28,7 +28,7 @@ describe('verifyPartitions', () => {
       maxRowsPerFile: 1_000,
     });
     const mapper = new RowMapper({ reportId: 'r', requestId: 'q', zone: new ZoneConverter('UTC') });
-    const buffer = new ColumnBuffer();
+    const buffer = mapper.newBuffer();
     // Quoted fields with CRLF, LF and doubled quotes must not count as records.
     for (let i = 0; i < rows; i++)
       mapper.append(sampleRow({ userName: `Smith, "J"\r\n${i}`, hgName: i % 2 ? 'a\nb' : '"' }), buffer);
