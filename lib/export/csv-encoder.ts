@@ -1,4 +1,5 @@
 import { gzipSync } from 'node:zlib';
+import { CHUNK_BYTES, recycleChunk, recycleChunks, takeChunk } from './chunk-pool';
 import { type BufferedColumn, type ColumnBuffer, type RunDictionaries, textStart } from './column-buffer';
 import { COLUMNS, type ColumnKind, csvHeader } from './schema';
 
@@ -82,8 +83,7 @@ export class CsvFileEncoder {
    * row groups of any encoder of this thread (no 1 MiB allocation per chunk).
    */
   recycle(chunks: readonly Uint8Array[]): void {
-    if (this.#gzip) return; // gzip output is not a chunk buffer
-    for (const c of chunks) giveChunk(c.buffer as ArrayBuffer);
+    if (!this.#gzip) recycleChunks(chunks); // gzip output is not a chunk buffer
   }
 
   /** Ends the current chunk; makes sure `need` more bytes fit in the next one. */
@@ -98,12 +98,12 @@ export class CsvFileEncoder {
       const bytes = out.subarray(0, this.#o);
       if (this.#gzip) {
         this.#chunks.push(gzipSync(bytes));
-        giveChunk(out.buffer as ArrayBuffer);
+        recycleChunk(out);
       } else {
         this.#chunks.push(bytes);
       }
     } else {
-      giveChunk(out.buffer as ArrayBuffer);
+      recycleChunk(out);
     }
     this.#out = EMPTY;
     this.#o = 0;
@@ -219,20 +219,7 @@ export class CsvFileEncoder {
   }
 }
 
-const CHUNK_BYTES = 1024 * 1024;
 const EMPTY = Buffer.alloc(0);
-/** Free chunk buffers of this thread. */
-const FREE_CHUNKS: ArrayBuffer[] = [];
-const MAX_FREE_CHUNKS = 8;
-
-function takeChunk(size: number): Buffer {
-  const free = size === CHUNK_BYTES ? FREE_CHUNKS.pop() : undefined;
-  return free === undefined ? Buffer.allocUnsafeSlow(size) : Buffer.from(free);
-}
-
-function giveChunk(buffer: ArrayBuffer): void {
-  if (buffer.byteLength === CHUNK_BYTES && FREE_CHUNKS.length < MAX_FREE_CHUNKS) FREE_CHUNKS.push(buffer);
-}
 const DAY_MS = 86_400_000;
 const COMMA = 44;
 const QUOTE = 34;

@@ -1,4 +1,5 @@
 import type { ColumnChunk, CompressionCodec, FileMetaData, RowGroup, SchemaElement } from 'hyparquet';
+import { ChunkedOutput, recycleChunks } from './chunk-pool';
 import type { BufferedColumn, ColumnBuffer } from './column-buffer';
 import { PARQUET_PRIMITIVES, PINNED_HYPARQUET_WRITER } from './parquet-primitives';
 import {
@@ -6,10 +7,10 @@ import {
   indexedDictionary,
   nullCount,
   numberDictionary,
-  plainNumbers,
-  plainText,
   statistics,
   textDictionary,
+  writePlainNumbers,
+  writePlainText,
 } from './parquet-values';
 import { COLUMNS, type ColumnDefinition, parquetSchema, SCHEMA_VERSION } from './schema';
 import { zlib } from './zstd';
@@ -42,10 +43,23 @@ const MAGIC = new Uint8Array([0x50, 0x41, 0x52, 0x31]);
 const CREATED_BY = `report-export (hyparquet-writer ${PINNED_HYPARQUET_WRITER} primitives)`;
 
 type Compressor = (input: Uint8Array) => Uint8Array;
+const identity: Compressor = (b) => b;
+
+/**
+ * One page body per thread, reused for every page: a fresh, growing buffer per page was
+ * most of the encoder's garbage (external memory, freed only by a full GC).
+ */
+const PAGE = new ByteWriter(1024 * 1024);
+
+function pageBody(): InstanceType<typeof ByteWriter> {
+  PAGE.index = 0;
+  PAGE.offset = 0;
+  return PAGE;
+}
 
 function compressorFor(codec: ParquetCodec): Compressor {
   if (codec === 'SNAPPY') return snappyCompress;
-  if (codec === 'UNCOMPRESSED') return (b) => b;
+  if (codec === 'UNCOMPRESSED') return identity;
   const zstd = zlib.zstdCompress;
   if (zstd === undefined) {
     throw new Error('ZSTD needs node:zlib zstd (Node >= 22.15)');
@@ -60,6 +74,7 @@ export class ParquetFileEncoder {
   readonly #rowsPerPage: number;
   readonly #schema: SchemaElement[] = parquetSchema();
   readonly #rowGroups: RowGroup[] = [];
+  readonly #output = new ChunkedOutput();
   #offset = 0;
   #rows = 0;
 
@@ -85,14 +100,12 @@ export class ParquetFileEncoder {
     const n = buffer.rows;
     if (n === 0) return [];
     const start = this.#offset;
-    const out: Uint8Array[] = [];
     const chunks: ColumnChunk[] = [];
     let uncompressedTotal = 0;
     for (let i = 0; i < COLUMNS.length; i++) {
       const column = COLUMNS[i] as ColumnDefinition;
       const element = this.#schema[i + 1] as SchemaElement;
       const encoded = this.#column(buffer, i, column, element, n);
-      out.push(...encoded.bytes);
       chunks.push(encoded.chunk);
       uncompressedTotal += encoded.uncompressed;
     }
@@ -104,7 +117,12 @@ export class ParquetFileEncoder {
       total_compressed_size: BigInt(this.#offset - start),
     });
     this.#rows += n;
-    return out;
+    return this.#output.take();
+  }
+
+  /** Takes back the chunks of a row group once they are written. */
+  recycle(chunks: readonly Uint8Array[]): void {
+    recycleChunks(chunks);
   }
 
   /** The footer (metadata, its length and the closing magic); call once, last. */
@@ -134,12 +152,11 @@ export class ParquetFileEncoder {
     column: ColumnDefinition,
     element: SchemaElement,
     n: number,
-  ): { bytes: Uint8Array[]; chunk: ColumnChunk; uncompressed: number } {
+  ): { chunk: ColumnChunk; uncompressed: number } {
     const chunkStart = this.#offset;
-    const bytes: Uint8Array[] = [];
     let uncompressed = 0;
     const emit = (b: Uint8Array) => {
-      bytes.push(b);
+      this.#output.append(b);
       this.#offset += b.length;
     };
     const values = buffer.columns[index] as BufferedColumn;
@@ -158,7 +175,7 @@ export class ParquetFileEncoder {
         compressed_page_size: compressed.length,
         dictionary_page_header: { num_values: dictionary.size, encoding: 'PLAIN' },
       });
-      const h = header.getBytes().slice();
+      const h = header.getBytes();
       emit(h);
       emit(compressed);
       uncompressed += h.length + plain.length;
@@ -170,9 +187,11 @@ export class ParquetFileEncoder {
     let compress = this.#compress;
     let codec = this.#codec;
     if (dictionary === undefined && values.type === 'text' && codec !== 'UNCOMPRESSED') {
-      const sample = plainText(values, 0, Math.min(n, 2_048));
+      const writer = pageBody();
+      writePlainText(writer, values, 0, Math.min(n, 2_048));
+      const sample = writer.getBytes();
       if (sample.length > 0 && compress(sample).length > sample.length * 0.85) {
-        compress = (b) => b;
+        compress = identity;
         codec = 'UNCOMPRESSED';
       }
     }
@@ -182,7 +201,7 @@ export class ParquetFileEncoder {
     let pages = 0;
     for (let a = 0; a < n; a += this.#rowsPerPage) {
       const b = Math.min(n, a + this.#rowsPerPage);
-      const body = new ByteWriter(64 * 1024);
+      const body = pageBody();
       if (defs !== undefined) {
         const levels = new ByteWriter();
         const length = writeRleBitPackedHybrid(levels, defs.subarray(a, b), 1);
@@ -199,14 +218,14 @@ export class ParquetFileEncoder {
         body.appendUint8(bitWidth);
         writeRleBitPackedHybrid(body, indexes.subarray(0, k), bitWidth);
       } else if (values.type === 'text') {
-        body.appendBytes(plainText(values, a, b));
+        writePlainText(body, values, a, b);
       } else if (values.type === 'number') {
-        body.appendBytes(plainNumbers(column, values, a, b));
+        writePlainNumbers(body, column, values, a, b);
       } else {
         throw new Error(`Column ${column.name}: an indexed column always has a dictionary`);
       }
       const raw = body.getBytes();
-      const compressed = compress(raw);
+      const compressed = compress(raw); // copied into the output before the body is reused
       const header = new ByteWriter();
       writePageHeader(header, {
         type: 'DATA_PAGE',
@@ -219,7 +238,7 @@ export class ParquetFileEncoder {
           repetition_level_encoding: 'RLE',
         },
       });
-      const h = header.getBytes().slice();
+      const h = header.getBytes();
       emit(h);
       emit(compressed);
       uncompressed += h.length + raw.length;
@@ -252,7 +271,7 @@ export class ParquetFileEncoder {
         ],
       },
     };
-    return { bytes, chunk, uncompressed };
+    return { chunk, uncompressed };
   }
 }
 

@@ -1,3 +1,4 @@
+import { ByteWriter } from 'hyparquet-writer';
 import { type BufferedColumn, type RunDictionaries, textStart } from './column-buffer';
 import type { ColumnDefinition } from './schema';
 
@@ -135,20 +136,20 @@ export function numberDictionary(
   }
   const values = Float64Array.from(entries);
   const present = new Uint8Array(entries.length).fill(1);
-  return {
-    plain: plainNumbers(column, { type: 'number', present, values }, 0, entries.length),
-    size: entries.length,
-    indexes,
-  };
+  const plain = new ByteWriter(8 * entries.length + 8);
+  writePlainNumbers(plain, column, { type: 'number', present, values }, 0, entries.length);
+  return { plain: plain.getBytes(), size: entries.length, indexes };
 }
 
-/** PLAIN BYTE_ARRAY encoding of the non-null values of rows [a, b) of a text column. */
-export function plainText(c: TextColumn, a: number, b: number): Uint8Array {
+/** Appends the PLAIN BYTE_ARRAY encoding of the non-null values of rows [a, b) of a text column. */
+export function writePlainText(writer: ByteWriter, c: TextColumn, a: number, b: number): void {
   let values = 0;
   for (let r = a; r < b; r++) values += c.present[r] as number;
   const from = textStart(c, a);
   const to = b === 0 ? 0 : (c.ends[b - 1] as number);
-  const out = Buffer.allocUnsafeSlow(values * 4 + (to - from));
+  const size = values * 4 + (to - from);
+  writer.ensure(size);
+  const out = new Uint8Array(writer.buffer, writer.index, size);
   const src = c.bytes;
   let o = 0;
   let s = from;
@@ -169,15 +170,24 @@ export function plainText(c: TextColumn, a: number, b: number): Uint8Array {
     }
     s = e;
   }
-  return out;
+  writer.index += size;
+  writer.offset += size;
 }
 
-/** PLAIN encoding of the non-null values of rows [a, b) of a number or timestamp column. */
-export function plainNumbers(column: ColumnDefinition, c: NumberColumn, a: number, b: number): Uint8Array {
+/** Appends the PLAIN encoding of the non-null values of rows [a, b) of a number or timestamp column. */
+export function writePlainNumbers(
+  writer: ByteWriter,
+  column: ColumnDefinition,
+  c: NumberColumn,
+  a: number,
+  b: number,
+): void {
   const width = column.kind === 'int32' ? 4 : 8;
-  const out = new Uint8Array(width * (b - a));
-  const view = new DataView(out.buffer);
-  let o = 0;
+  let values = 0;
+  for (let r = a; r < b; r++) values += c.present[r] as number;
+  writer.ensure(width * values);
+  const view = writer.view;
+  let o = writer.index;
   for (let r = a; r < b; r++) {
     if (c.present[r] !== 1) continue;
     const x = c.values[r] as number;
@@ -191,7 +201,8 @@ export function plainNumbers(column: ColumnDefinition, c: NumberColumn, a: numbe
     }
     o += width;
   }
-  return o === out.length ? out : out.subarray(0, o);
+  writer.offset += o - writer.index;
+  writer.index = o;
 }
 
 /** Null count of the first n rows. */
