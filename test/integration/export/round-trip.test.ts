@@ -141,6 +141,54 @@ describe('exportReportResult round trip', () => {
     },
   );
 
+  it.each([
+    { format: 'parquet', csvGzip: false },
+    { format: 'csv', csvGzip: true },
+  ])(
+    'reads back every value when string columns hold thousands of distinct values (buffered as UTF-8 text, $format)',
+    async ({ format, csvGzip }) => {
+      // Prepare: unique names switch the column from the run dictionary to text mid-run,
+      // across several row groups; some names repeat, some are empty or absent.
+      const store = new LocalDirectoryStore(root);
+      const name = (i: number) =>
+        i % 101 === 0
+          ? undefined
+          : i % 89 === 0
+            ? ''
+            : i % 3 === 0
+              ? `Zoë "${i}", 日本\r\n🚀 ${i}`
+              : `user ${i % 5}`;
+      const rows = Array.from({ length: 5_000 }, (_, i) => {
+        const row = sampleRow({ connId: `c${String(i).padStart(5, '0')}`, hgName: `hg ${i}, "x"` });
+        const n = name(i);
+        if (n === undefined) delete row.userName;
+        else row.userName = n;
+        return row;
+      });
+
+      // Act
+      await exportReportResult({
+        source: resultStreamOf(rows),
+        store,
+        reportId: 'rep-1',
+        csvGzip,
+        maxBufferedRows: 1_200,
+        rowGroupRows: 1_200,
+      });
+
+      // Assess
+      const glob = join(root, `calls/format=${format}/report_id=rep-1/*/part-*`);
+      const from =
+        format === 'parquet'
+          ? `read_parquet(${sqlString(glob)})`
+          : `read_csv(${sqlString(glob)}, header = true, quote = '"', escape = '"', allow_quoted_nulls = false, all_varchar = true)`;
+      const got = await duckdbQuery(`SELECT connId, userName, hgName FROM ${from} ORDER BY connId`);
+      expect(got).toEqual(
+        rows.map((r) => ({ connId: r.connId, userName: r.userName ?? null, hgName: r.hgName })),
+      );
+    },
+  );
+
   it('writes INT64 timestamps, UTF8 strings and v1 data pages when read by DuckDB', async () => {
     // Prepare
     const store = new LocalDirectoryStore(root);
