@@ -1,6 +1,7 @@
 /**
  * Contestant "ours": file stream -> parseReportResultStream -> exportReportResult to a
  * local directory store. Usage: tsx bench/export-ours.ts --file DOC --out DIR
+ * The document is read in 64 KiB chunks, about what the client gets from a response body.
  * Last stdout line: {"contestant":"ours","rows":..,"seconds":..,"rows_per_s":..,"peak_rss_mb":..}
  */
 import { createReadStream } from 'node:fs';

@@ -26,6 +26,19 @@ const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 /** Each routine on a fixed input, and the bytes hyparquet-writer 0.17.0 gives for it. */
 const GOLDEN: { name: keyof ParquetPrimitives; run: (p: ParquetPrimitives) => string; bytes: string }[] = [
   {
+    // parquet-values.ts writes PLAIN values straight into a ByteWriter's fields.
+    name: 'ByteWriter',
+    run: (p) => {
+      const w = new p.ByteWriter(2);
+      w.appendUint8(7);
+      w.ensure(16);
+      const fields =
+        w.buffer instanceof ArrayBuffer && w.view instanceof DataView && w.view.buffer === w.buffer;
+      return `${fields}:${w.index}:${w.offset}:${w.buffer.byteLength >= 17}:${hex(w.getBytes())}`;
+    },
+    bytes: 'true:1:1:true:07',
+  },
+  {
     name: 'writeRleBitPackedHybrid',
     run: (p) => {
       const w = new p.ByteWriter();

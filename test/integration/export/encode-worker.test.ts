@@ -49,7 +49,7 @@ describe('exportReportResult with the encode worker', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('writes the same objects as encoding inline when the worker encodes Parquet', async () => {
+  it('writes the same objects as encoding inline when the worker encodes both formats', async () => {
     // Prepare
     const inline = new LocalDirectoryStore(join(dir, 'inline'));
     const threaded = new LocalDirectoryStore(join(dir, 'worker'));
