@@ -224,7 +224,7 @@ export class ColumnBuffer {
     this.#setText(column, at, value);
   }
 
-  /** Call reserveRow first. Sets every row's value of an indexed column to dictionary entry `index`. */
+  /** Call reserveRow first. Sets the current row's value of an indexed column to dictionary entry `index`. */
   setIndex(column: number, index: number): void {
     const c = this.columns[column] as Extract<BufferedColumn, { type: 'indexed' }>;
     c.indexes[this.rows] = index;

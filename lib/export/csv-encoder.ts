@@ -8,8 +8,9 @@ import { COLUMNS, type ColumnKind, csvHeader } from './schema';
  * quote, CR or LF (quotes doubled), nulls as empty fields, empty strings as `""`.
  * Timestamps are ISO 8601: `start` without offset (local wall time), `start_utc` with `Z`.
  *
- * Bytes are written straight into 1 MiB buffers (ASCII copied by hand, the rest through
- * Buffer#utf8Write): about 5x faster than building strings and encoding them.
+ * Bytes are written straight into pooled 1 MiB chunks: strings arrive as UTF-8 (text
+ * columns) or as dictionary entries whose field bytes are made once per run; numbers and
+ * timestamps are formatted by hand.
  *
  * With gzip, each 1 MiB chunk becomes one gzip member; concatenated members are one valid
  * gzip stream (RFC 1952 2.2) that gunzip, DuckDB and Athena read, and the encoder keeps
@@ -109,8 +110,13 @@ export class CsvFileEncoder {
     this.#o = 0;
   }
 
+  /**
+   * Makes room for `need` bytes plus the rest of the record's separators (a comma per
+   * column and CRLF), which are written without a check of their own.
+   */
   #ensure(need: number): void {
-    if (this.#o + need > this.#out.length) this.#flushChunk(need);
+    const room = need + RECORD_SEPARATORS;
+    if (this.#o + room > this.#out.length) this.#flushChunk(room);
   }
 
   #ascii(text: string): void {
@@ -220,6 +226,8 @@ export class CsvFileEncoder {
 }
 
 const EMPTY = Buffer.alloc(0);
+/** Bytes of separators a record has beyond its fields: commas and CRLF. */
+const RECORD_SEPARATORS = COLUMNS.length + 2;
 const DAY_MS = 86_400_000;
 const COMMA = 44;
 const QUOTE = 34;

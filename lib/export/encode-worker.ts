@@ -13,7 +13,7 @@ import type { PartitionWriterOptions } from './partition-writer';
 const port = parentPort;
 if (port === null) throw new Error('encode-worker must run as a worker thread');
 const sink = new InlineSink(workerData as PartitionWriterOptions);
-/** Mirror of the main thread's run dictionaries (entries arrive with the row groups that use them). */
+/** Mirror of the main thread's run dictionaries (new entries arrive with the next row group sent, before any row group can use them). */
 const dictionaries = new RunDictionaries();
 /** Arrays of written row groups, sent back to the main thread's pool. */
 const returned = new ArrayCollector();

@@ -221,8 +221,9 @@ export class ParquetFileEncoder {
         writePlainText(body, values, a, b);
       } else if (values.type === 'number') {
         writePlainNumbers(body, column, values, a, b);
-      } else {
-        throw new Error(`Column ${column.name}: an indexed column always has a dictionary`);
+      } else if (nulls !== n) {
+        // An indexed column without a dictionary holds only nulls (definition levels only).
+        throw new Error(`Column ${column.name}: an indexed column with values has a dictionary`);
       }
       const raw = body.getBytes();
       const compressed = compress(raw); // copied into the output before the body is reused

@@ -18,14 +18,14 @@ export interface ChunkDictionary {
 
 /**
  * The chunk dictionary of an indexed string column: the run dictionary's entries this
- * chunk uses, in order of first use, re-numbered from 0.
+ * chunk uses, in order of first use, re-numbered from 0; undefined when every value is null.
  */
 export function indexedDictionary(
   dictionaries: RunDictionaries,
   column: number,
   c: IndexedColumn,
   n: number,
-): ChunkDictionary {
+): ChunkDictionary | undefined {
   const local = new Map<number, number>();
   const used: Uint8Array[] = [];
   const indexes = new Int32Array(n);
@@ -46,6 +46,8 @@ export function indexedDictionary(
     }
     indexes[r] = i;
   }
+  // Every value null: no dictionary, the pages hold definition levels only.
+  if (used.length === 0) return undefined;
   return { plain: lengthPrefixed(used, bytes), size: used.length, indexes };
 }
 

@@ -169,7 +169,8 @@ export class S3Store implements ObjectStore {
   }
 
   /** Streams the file up (multipart when bigger than a part). */
-  putFile(key: string, file: string, options: PutOptions = {}): Promise<ObjectInfo> {
+  async putFile(key: string, file: string, options: PutOptions = {}): Promise<ObjectInfo> {
+    checkKey(key); // before the file is opened
     return this.put(key, createReadStream(file), options);
   }
 

@@ -189,6 +189,26 @@ describe('exportReportResult round trip', () => {
     },
   );
 
+  it('writes no dictionary for a string column that is null in every row of a row group', async () => {
+    // Prepare: the only row of its day has no member but connId and start.
+    const store = new LocalDirectoryStore(root);
+    const rows = [sampleRow({ connId: 'c1' }), { connId: 'c2', start: '2026-07-02T00:00:00' }];
+
+    // Act
+    await exportReportResult({ source: resultStreamOf(rows), store, reportId: 'rep-1' });
+
+    // Assess
+    const file = join(root, 'calls/format=parquet/report_id=rep-1/dt=2026-07-02/part-00000.parquet');
+    const meta = await duckdbQuery(
+      `SELECT path_in_schema AS name, dictionary_page_offset AS dict FROM parquet_metadata(${sqlString(file)})`,
+    );
+    const dict = new Map(meta.map((m) => [m.name, m.dict]));
+    expect(dict.get('userName')).toBeNull();
+    expect(dict.get('report_id')).not.toBeNull();
+    const back = await duckdbQuery(`SELECT connId, userName, hgName FROM read_parquet(${sqlString(file)})`);
+    expect(back).toEqual([{ connId: 'c2', userName: null, hgName: null }]);
+  });
+
   it('writes INT64 timestamps, UTF8 strings and v1 data pages when read by DuckDB', async () => {
     // Prepare
     const store = new LocalDirectoryStore(root);

@@ -16,6 +16,36 @@ function encode(rows: ResultRow[], gzip = false): string {
 }
 
 describe('CsvFileEncoder', () => {
+  it('keeps every separator when long records of repeated text end exactly at a chunk boundary', () => {
+    // Prepare: records of ~5.6 KB from dictionary fields; the first record's length moves
+    // by one byte per shift, so some field ends exactly at the end of a 1 MiB chunk.
+    const long = (c: string) => c.repeat(700);
+    const separatorsPerRecord = COLUMNS.length - 1;
+    const failures: number[] = [];
+
+    // Act
+    for (let shift = 0; shift < 800; shift++) {
+      const rows = Array.from({ length: 200 }, (_, i) => ({
+        connId: i === 0 ? 'x'.repeat(shift) : 'c',
+        start: '2026-01-01T00:00:00',
+        userName: long('a'),
+        userNum: long('b'),
+        cli: long('c'),
+        cliName: long('d'),
+        hgNum: long('e'),
+        hgName: long('f'),
+        calledUserNum: long('g'),
+        calledUserName: long('h'),
+      }));
+      const text = encode(rows);
+      const commas = text.split(',').length - 1;
+      if (commas !== separatorsPerRecord * 401) failures.push(shift); // header + 2 x 200 records
+    }
+
+    // Assess
+    expect(failures).toEqual([]);
+  });
+
   it.each([
     { value: 'plain', field: 'plain' },
     { value: 'a,b', field: '"a,b"' },
