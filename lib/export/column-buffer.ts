@@ -179,15 +179,7 @@ export class ColumnBuffer {
 
   /** Hands every array back for reuse; the buffer must not be used afterwards. */
   release(): void {
-    for (const c of this.columns) {
-      this.#recycler.give(c.present.buffer as ArrayBuffer);
-      if (c.type === 'number') this.#recycler.give(c.values.buffer as ArrayBuffer);
-      else if (c.type === 'indexed') this.#recycler.give(c.indexes.buffer as ArrayBuffer);
-      else {
-        this.#recycler.give(c.ends.buffer as ArrayBuffer);
-        this.#recycler.give(c.bytes.buffer as ArrayBuffer);
-      }
-    }
+    for (const buffer of this.columns.flatMap(arrayBuffersOf)) this.#recycler.give(buffer);
     this.columns = [];
     this.rows = 0;
   }
@@ -242,19 +234,11 @@ export class ColumnBuffer {
   /** The typed arrays, trimmed to the rows, and their ArrayBuffers to transfer. */
   trimmed(): { columns: BufferedColumn[]; transfer: ArrayBuffer[] } {
     const n = this.rows;
-    const transfer: ArrayBuffer[] = [];
+    const transfer = this.columns.flatMap(arrayBuffersOf);
     const columns = this.columns.map((c, i): BufferedColumn => {
       const present = c.present.subarray(0, n);
-      transfer.push(c.present.buffer as ArrayBuffer);
-      if (c.type === 'number') {
-        transfer.push(c.values.buffer as ArrayBuffer);
-        return { type: 'number', present, values: c.values.subarray(0, n) };
-      }
-      if (c.type === 'indexed') {
-        transfer.push(c.indexes.buffer as ArrayBuffer);
-        return { type: 'indexed', present, indexes: c.indexes.subarray(0, n) };
-      }
-      transfer.push(c.ends.buffer as ArrayBuffer, c.bytes.buffer as ArrayBuffer);
+      if (c.type === 'number') return { type: 'number', present, values: c.values.subarray(0, n) };
+      if (c.type === 'indexed') return { type: 'indexed', present, indexes: c.indexes.subarray(0, n) };
       return {
         type: 'text',
         present,
@@ -300,8 +284,7 @@ export class ColumnBuffer {
     for (let r = 0; r < rows; r++) {
       this.#setText(column, r, c.present[r] === 1 ? (entries[c.indexes[r] as number] as string) : null);
     }
-    this.#recycler.give(c.present.buffer as ArrayBuffer);
-    this.#recycler.give(c.indexes.buffer as ArrayBuffer);
+    for (const buffer of arrayBuffersOf(c)) this.#recycler.give(buffer);
   }
 
   #array<T extends Uint8Array | Int32Array | Float64Array>(
@@ -359,9 +342,20 @@ export function valueAt(
   if (c.type === 'indexed') return dictionaries.entries(column)[c.indexes[r] as number] as string;
   return Buffer.from(c.bytes.buffer, c.bytes.byteOffset, c.bytes.length).toString(
     'utf8',
-    r === 0 ? 0 : (c.ends[r - 1] as number),
+    textStart(c, r),
     c.ends[r] as number,
   );
+}
+
+/** The ArrayBuffers behind a column's arrays. */
+function arrayBuffersOf(c: BufferedColumn): ArrayBuffer[] {
+  const arrays =
+    c.type === 'number'
+      ? [c.present, c.values]
+      : c.type === 'indexed'
+        ? [c.present, c.indexes]
+        : [c.present, c.ends, c.bytes];
+  return arrays.map((a) => a.buffer as ArrayBuffer);
 }
 
 /** Start offset of row `r`'s bytes in a text column. */

@@ -26,33 +26,61 @@ export function indexedDictionary(
   c: IndexedColumn,
   n: number,
 ): ChunkDictionary | undefined {
-  const local = new Map<number, number>();
-  const used: Uint8Array[] = [];
+  const numbered = firstUseIndexes(c.present, n, (r) => c.indexes[r] as number);
+  // Every value null: no dictionary, the pages hold definition levels only.
+  if (numbered === undefined || numbered.firsts.length === 0) return undefined;
+  const entries = numbered.firsts.map((r) => dictionaries.utf8(column, c.indexes[r] as number));
+  return { plain: lengthPrefixed(entries), size: entries.length, indexes: numbered.indexes };
+}
+
+/**
+ * Numbers each distinct key of the present rows of [0, n) from 0 in order of first use
+ * (-1 for null rows); `firsts` holds the row where each key first appears. Undefined
+ * when there are more than MAX_DICTIONARY_ENTRIES keys.
+ */
+function firstUseIndexes<K>(
+  present: Uint8Array,
+  n: number,
+  keyOf: (r: number) => K,
+): { indexes: Int32Array; firsts: number[] } | undefined {
+  const numbers = new Map<K, number>();
+  const firsts: number[] = [];
   const indexes = new Int32Array(n);
-  let bytes = 0;
   for (let r = 0; r < n; r++) {
-    if (c.present[r] !== 1) {
+    if (present[r] !== 1) {
       indexes[r] = -1;
       continue;
     }
-    const global = c.indexes[r] as number;
-    let i = local.get(global);
-    if (i === undefined) {
-      i = used.length;
-      local.set(global, i);
-      const utf8 = dictionaries.utf8(column, global);
-      used.push(utf8);
-      bytes += 4 + utf8.length;
+    const key = keyOf(r);
+    let index = numbers.get(key);
+    if (index === undefined) {
+      index = firsts.length;
+      if (index >= MAX_DICTIONARY_ENTRIES) return undefined;
+      numbers.set(key, index);
+      firsts.push(r);
     }
-    indexes[r] = i;
+    indexes[r] = index;
   }
-  // Every value null: no dictionary, the pages hold definition levels only.
-  if (used.length === 0) return undefined;
-  return { plain: lengthPrefixed(used, bytes), size: used.length, indexes };
+  return { indexes, firsts };
 }
 
-/** PLAIN BYTE_ARRAY encoding of the given values (`bytes`: their total size with prefixes). */
-function lengthPrefixed(values: readonly Uint8Array[], bytes: number): Uint8Array {
+/** Whether the present values repeat enough to pay for a dictionary (at most half distinct in a sample). */
+function repeats<K>(present: Uint8Array, n: number, keyOf: (r: number) => K): boolean {
+  const sample = new Set<K>();
+  let sampled = 0;
+  for (let r = 0; r < n && sampled < DICTIONARY_SAMPLE; r++) {
+    if (present[r] === 1) {
+      sample.add(keyOf(r));
+      sampled++;
+    }
+  }
+  return sampled > 0 && sample.size <= sampled / 2;
+}
+
+/** PLAIN BYTE_ARRAY encoding of the given values. */
+function lengthPrefixed(values: readonly Uint8Array[]): Uint8Array {
+  let bytes = 0;
+  for (const utf8 of values) bytes += 4 + utf8.length;
   const plain = Buffer.allocUnsafeSlow(bytes);
   let o = 0;
   for (const utf8 of values) {
@@ -70,37 +98,11 @@ function lengthPrefixed(values: readonly Uint8Array[], bytes: number): Uint8Arra
 export function textDictionary(c: TextColumn, n: number): ChunkDictionary | undefined {
   const view = Buffer.from(c.bytes.buffer, c.bytes.byteOffset, c.bytes.length);
   const text = (r: number) => view.toString('utf8', textStart(c, r), c.ends[r] as number);
-  const sample = new Set<string>();
-  let sampled = 0;
-  for (let r = 0; r < n && sampled < DICTIONARY_SAMPLE; r++) {
-    if (c.present[r] === 1) {
-      sample.add(text(r));
-      sampled++;
-    }
-  }
-  if (sampled === 0 || sample.size > sampled / 2) return undefined;
-  const map = new Map<string, number>();
-  const entries: Buffer[] = [];
-  const indexes = new Int32Array(n);
-  let bytes = 0;
-  for (let r = 0; r < n; r++) {
-    if (c.present[r] !== 1) {
-      indexes[r] = -1;
-      continue;
-    }
-    const v = text(r);
-    let index = map.get(v);
-    if (index === undefined) {
-      index = entries.length;
-      if (index >= MAX_DICTIONARY_ENTRIES) return undefined;
-      map.set(v, index);
-      const utf8 = view.subarray(textStart(c, r), c.ends[r] as number);
-      entries.push(utf8);
-      bytes += 4 + utf8.length;
-    }
-    indexes[r] = index;
-  }
-  return { plain: lengthPrefixed(entries, bytes), size: entries.length, indexes };
+  if (!repeats(c.present, n, text)) return undefined;
+  const numbered = firstUseIndexes(c.present, n, text);
+  if (numbered === undefined) return undefined;
+  const entries = numbered.firsts.map((r) => view.subarray(textStart(c, r), c.ends[r] as number));
+  return { plain: lengthPrefixed(entries), size: entries.length, indexes: numbered.indexes };
 }
 
 /** A dictionary for a number column when its values repeat enough to pay for it. */
@@ -109,38 +111,19 @@ export function numberDictionary(
   c: NumberColumn,
   n: number,
 ): ChunkDictionary | undefined {
-  const sample = new Set<number>();
-  let sampled = 0;
-  for (let r = 0; r < n && sampled < DICTIONARY_SAMPLE; r++) {
-    if (c.present[r] === 1) {
-      sample.add(c.values[r] as number);
-      sampled++;
-    }
-  }
-  if (sampled === 0 || sample.size > sampled / 2) return undefined;
-  const map = new Map<number, number>();
-  const entries: number[] = [];
-  const indexes = new Int32Array(n);
-  for (let r = 0; r < n; r++) {
-    if (c.present[r] !== 1) {
-      indexes[r] = -1;
-      continue;
-    }
-    const v = c.values[r] as number;
-    let index = map.get(v);
-    if (index === undefined) {
-      index = entries.length;
-      if (index >= MAX_DICTIONARY_ENTRIES) return undefined;
-      map.set(v, index);
-      entries.push(v);
-    }
-    indexes[r] = index;
-  }
-  const values = Float64Array.from(entries);
-  const present = new Uint8Array(entries.length).fill(1);
-  const plain = new ByteWriter(8 * entries.length + 8);
-  writePlainNumbers(plain, column, { type: 'number', present, values }, 0, entries.length);
-  return { plain: plain.getBytes(), size: entries.length, indexes };
+  const value = (r: number) => c.values[r] as number;
+  if (!repeats(c.present, n, value)) return undefined;
+  const numbered = firstUseIndexes(c.present, n, value);
+  if (numbered === undefined) return undefined;
+  const size = numbered.firsts.length;
+  const entries: NumberColumn = {
+    type: 'number',
+    present: new Uint8Array(size).fill(1),
+    values: Float64Array.from(numbered.firsts, value),
+  };
+  const plain = new ByteWriter(8 * size + 8);
+  writePlainNumbers(plain, column, entries, 0, size);
+  return { plain: plain.getBytes(), size, indexes: numbered.indexes };
 }
 
 /** Appends the PLAIN BYTE_ARRAY encoding of the non-null values of rows [a, b) of a text column. */

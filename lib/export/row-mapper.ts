@@ -92,8 +92,7 @@ export class RowMapper {
     buffer.reserveRow();
     const appenders = this.#appenders;
     for (let i = 0; i < appenders.length; i++) (appenders[i] as Appender)(row, buffer, localMs, utcMs);
-    const at = buffer.rows;
-    buffer.rows = at + 1;
+    buffer.rows++;
     return dt;
   }
 
