@@ -5,7 +5,36 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSeed, DEFAULT_SEED } from '../../../lib/simulator/seed';
 import { obtainTokens } from './sim-harness';
 
-const TSX = 'node_modules/.bin/tsx';
+/**
+ * Starts `bin/sim.ts` with node itself and tsx as a loader (no tsx wrapper process in
+ * between), in a process group of its own, so stopping the group stops everything it started.
+ */
+function startSim(args: string[]): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', 'bin/sim.ts', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+}
+
+/** True while any process of the group led by `pid` exists (signal 0 only checks). */
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw error;
+  }
+}
+
+/** SIGKILLs the whole process group of the child (if still there) and waits for the child's exit. */
+async function stopGroup(child: ChildProcess): Promise<void> {
+  const { pid } = child;
+  if (pid === undefined) return;
+  const exited = child.exitCode !== null || child.signalCode !== null;
+  if (groupAlive(pid)) process.kill(-pid, 'SIGKILL');
+  if (!exited) await once(child, 'exit');
+}
 
 /** Collects stdout lines of a child until `count` lines arrived or the process exits (bounded by the test timeout). */
 async function firstLines(child: ChildProcess, count: number): Promise<string[]> {
@@ -22,20 +51,18 @@ async function firstLines(child: ChildProcess, count: number): Promise<string[]>
 describe('bin/sim.ts', () => {
   let child: ChildProcess | undefined;
 
-  afterEach(() => {
-    if (child && child.exitCode === null) child.kill('SIGKILL');
+  afterEach(async () => {
+    if (!child) return;
+    const { pid } = child;
+    await stopGroup(child);
     child = undefined;
+    // Nothing the test started may outlive it (a leftover service keeps running after npm test).
+    expect(pid !== undefined && groupAlive(pid)).toBe(false);
   });
 
   it('prints one JSON line with the connection details, serves the API and exits 0 on SIGTERM when --port 0 --json', async () => {
     // Prepare
-    child = spawn(
-      TSX,
-      ['bin/sim.ts', '--port', '0', '--json', '--auto-approve', '--report-latency-ms', '0'],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    child = startSim(['--port', '0', '--json', '--auto-approve', '--report-latency-ms', '0']);
     // Act
     const [line] = await firstLines(child, 1);
     const details = JSON.parse(line ?? '') as Record<string, unknown>;
@@ -70,7 +97,7 @@ describe('bin/sim.ts', () => {
   it('prints every connection detail for a person when started without --json', async () => {
     // Prepare
     const seed = createSeed(DEFAULT_SEED);
-    child = spawn(TSX, ['bin/sim.ts', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = startSim(['--port', '0']);
     // Act
     const lines: string[] = [];
     if (!child.stdout) throw new Error('child has no stdout');
@@ -98,7 +125,7 @@ describe('bin/sim.ts', () => {
 
   it('prints the usage and exits 0 when --help', async () => {
     // Prepare
-    child = spawn(TSX, ['bin/sim.ts', '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = startSim(['--help']);
     // Act
     const lines = await firstLines(child, 1000);
     const [code] = (await once(child, 'exit')) as [number | null];
@@ -109,7 +136,7 @@ describe('bin/sim.ts', () => {
 
   it('exits 2 with a message naming the option when an unknown option is given', async () => {
     // Prepare
-    child = spawn(TSX, ['bin/sim.ts', '--frobnicate'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = startSim(['--frobnicate']);
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
