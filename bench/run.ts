@@ -4,7 +4,7 @@
  * 1. Produces a report result document of about N rows with the local service
  *    (bench/export-document.ts), and one of 100,000 rows.
  * 2. Bundles each contestant with esbuild (as the Lambda is bundled: no tsx in the
- *    measured process; ours with lib/export/encode-worker.ts as encode-worker.mjs next to
+ *    measured process; ours with lib/export/spill/encode-worker.ts as encode-worker.mjs next to
  *    it) and runs each in its own process on the same document:
  *    ours (parse -> export to a local directory), DuckDB (read_json + COPY, 2 threads),
  *    parquetjs-lite (JSON.parse + appendRow). Each measures its own rows/s and peak RSS.
@@ -91,7 +91,7 @@ async function main(): Promise<void> {
     log('bundling contestants');
     const ours = await bundle('export-ours.ts', work);
     // As in the Lambda: the encode worker ships next to the bundle that runs the export.
-    await bundle('../lib/export/encode-worker.ts', work);
+    await bundle('../lib/export/spill/encode-worker.ts', work);
     const duckdb = await bundle('export-duckdb.ts', work);
     const parquetjs = await bundle('export-parquetjs-lite.ts', work);
     const parquetLibs = await bundle('export-parquet-libs.ts', work);

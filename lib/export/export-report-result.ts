@@ -7,17 +7,17 @@ import type { ResultRow } from '../spec/types';
 import type { ObjectStore } from '../stores/object-store';
 import { EXPORT_ERROR_CODES, ExportConfigError, ExportError, VerificationError } from './errors';
 import { type ExportSummary, summarize } from './export-summary';
+import type { ParquetCodec } from './formats/parquet-encoder';
+import { zstdAvailable } from './formats/zstd';
 import { checkLayout, type OutputLayout } from './layout';
-import type { ParquetCodec } from './parquet-encoder';
-import { InlineSink, type PartitionSink, WorkerSink } from './partition-sink';
-import type { PartitionOutput } from './partition-writer';
-import { Partitioner } from './partitioner';
-import { cleanStaging, promote, stage } from './publish';
-import { type ExportLogger, RowMapper, type UnknownMemberPolicy } from './row-mapper';
+import { cleanStaging, promote, stage } from './publish/publish';
+import { verifyPartitions } from './publish/verify';
+import { Partitioner, type PartitionSink } from './rows/partitioner';
+import { RowMapper } from './rows/row-mapper';
+import { InlineSink, WorkerSink } from './spill/partition-sink';
 import { ZoneConverter } from './time-zone';
-import { verifyPartitions } from './verify';
+import type { ExportLogger, PartitionOutput, UnknownMemberPolicy } from './types';
 import { checkWindowDates, datesOfWindow, type ExportWindow } from './window';
-import { zstdAvailable } from './zstd';
 
 /** Options of one export run. Only `source`, `store` and `reportId` are required. */
 export interface ExportOptions {

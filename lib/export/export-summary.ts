@@ -1,4 +1,4 @@
-import type { PartitionOutput } from './partition-writer';
+import type { PartitionOutput } from './types';
 
 /**
  * A partition as published. A date of the window for which the run found no rows is

@@ -9,10 +9,10 @@ export {
 } from './errors';
 export { type ExportOptions, exportReportResult } from './export-report-result';
 export type { ExportSummary, PartitionSummary } from './export-summary';
+export { PARQUET_CODECS, type ParquetCodec } from './formats/parquet-encoder';
+export { zstdAvailable } from './formats/zstd';
 export { MANIFEST_NAME, OUTPUT_FORMATS, type OutputFormat, type OutputLayout } from './layout';
-export { PARQUET_CODECS, type ParquetCodec } from './parquet-encoder';
-export type { ManifestFile, PartitionManifest } from './publish';
-export { type ExportLogger, UNKNOWN_MEMBER_POLICIES, type UnknownMemberPolicy } from './row-mapper';
+export type { ManifestFile, PartitionManifest } from './publish/publish';
 export {
   COLUMN_KINDS,
   COLUMNS,
@@ -27,5 +27,11 @@ export {
   SCHEMA_VERSION,
 } from './schema';
 export { ZoneConverter } from './time-zone';
+export {
+  type ExportLogger,
+  type PartitionOutput,
+  type SpilledFile,
+  UNKNOWN_MEMBER_POLICIES,
+  type UnknownMemberPolicy,
+} from './types';
 export { datesOfWindow, type ExportWindow } from './window';
-export { zstdAvailable } from './zstd';

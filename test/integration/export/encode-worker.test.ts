@@ -36,7 +36,7 @@ describe('exportReportResult with the encode worker', () => {
     dir = await mkdtemp(join(tmpdir(), 'worker-'));
     const outfile = join(dir, 'encode-worker.mjs');
     await build({
-      entryPoints: [new URL('../../../lib/export/encode-worker.ts', import.meta.url).pathname],
+      entryPoints: [new URL('../../../lib/export/spill/encode-worker.ts', import.meta.url).pathname],
       bundle: true,
       platform: 'node',
       format: 'esm',

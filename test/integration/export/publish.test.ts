@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EXPORT_ERROR_CODES, exportReportResult, type PartitionManifest } from '../../../lib/export';
-import { zstdAvailable } from '../../../lib/export/zstd';
+import { zstdAvailable } from '../../../lib/export/formats/zstd';
 import type { ResultRow } from '../../../lib/spec/types';
 import { LocalDirectoryStore, listAll, readObject } from '../../../lib/stores';
 import { callsOn, resultStreamOf } from '../../support/result-stream';

@@ -1,5 +1,5 @@
+import { COLUMNS } from '../schema';
 import type { ArrayPool, ArrayRecycler } from './array-pool';
-import { COLUMNS } from './schema';
 
 /**
  * Rows of one partition held column by column in typed arrays until they are written as

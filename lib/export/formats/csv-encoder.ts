@@ -1,7 +1,12 @@
 import { gzipSync } from 'node:zlib';
+import {
+  type BufferedColumn,
+  type ColumnBuffer,
+  type RunDictionaries,
+  textStart,
+} from '../rows/column-buffer';
+import { COLUMNS, type ColumnKind, csvHeader } from '../schema';
 import { CHUNK_BYTES, recycleChunk, recycleChunks, takeChunk } from './chunk-pool';
-import { type BufferedColumn, type ColumnBuffer, type RunDictionaries, textStart } from './column-buffer';
-import { COLUMNS, type ColumnKind, csvHeader } from './schema';
 
 /**
  * RFC 4180 CSV: UTF-8, CRLF records, a header, fields quoted when they hold a comma,

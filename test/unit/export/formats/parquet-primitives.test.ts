@@ -5,7 +5,7 @@ import {
   PARQUET_PRIMITIVES,
   type ParquetPrimitives,
   PINNED_HYPARQUET_WRITER,
-} from '../../../lib/export/parquet-primitives';
+} from '../../../../lib/export/formats/parquet-primitives';
 
 async function json(path: string): Promise<Record<string, unknown>> {
   return JSON.parse(await readFile(new URL(path, import.meta.url), 'utf8')) as Record<string, unknown>;
@@ -14,8 +14,8 @@ async function json(path: string): Promise<Record<string, unknown>> {
 describe('parquet primitives', () => {
   it('pins hyparquet-writer to the exact version the encoder was built on when installed', async () => {
     // Act
-    const manifest = await json('../../../package.json');
-    const installed = await json('../../../node_modules/hyparquet-writer/package.json');
+    const manifest = await json('../../../../package.json');
+    const installed = await json('../../../../node_modules/hyparquet-writer/package.json');
 
     // Assess
     expect((manifest.dependencies as Record<string, string>)['hyparquet-writer']).toBe(

@@ -1,6 +1,5 @@
-import type { ObjectStore } from '../stores/object-store';
-import { forEachLimited } from './concurrency';
-import { EXPORT_ERROR_CODES, ExportError, PublishError, VerificationError } from './errors';
+import type { ObjectStore } from '../../stores/object-store';
+import { EXPORT_ERROR_CODES, ExportError, PublishError, VerificationError } from '../errors';
 import {
   MANIFEST_NAME,
   manifestKey,
@@ -10,9 +9,10 @@ import {
   partKey,
   stagedKey,
   stagingRoot,
-} from './layout';
-import type { PartitionOutput, SpilledFile } from './partition-writer';
-import { SCHEMA_VERSION } from './schema';
+} from '../layout';
+import { SCHEMA_VERSION } from '../schema';
+import type { PartitionOutput, SpilledFile } from '../types';
+import { forEachLimited } from './concurrency';
 
 /**
  * The publish protocol and the guarantees readers get.

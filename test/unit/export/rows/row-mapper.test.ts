@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ColumnBuffer } from '../../../lib/export/column-buffer';
-import { RowMapper } from '../../../lib/export/row-mapper';
-import { COLUMNS } from '../../../lib/export/schema';
-import { ZoneConverter } from '../../../lib/export/time-zone';
-import type { ResultRow } from '../../../lib/spec/types';
+import type { ColumnBuffer } from '../../../../lib/export/rows/column-buffer';
+import { RowMapper } from '../../../../lib/export/rows/row-mapper';
+import { COLUMNS } from '../../../../lib/export/schema';
+import { ZoneConverter } from '../../../../lib/export/time-zone';
+import type { ResultRow } from '../../../../lib/spec/types';
 
 const zone = new ZoneConverter('Europe/London');
 

@@ -1,27 +1,11 @@
 import { createHash, type Hash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { ColumnBuffer } from './column-buffer';
-import { CsvFileEncoder } from './csv-encoder';
-import type { OutputFormat } from './layout';
-import { type ParquetCodec, ParquetFileEncoder } from './parquet-encoder';
-
-/** A finished part file of one format, spilled to local disk and ready to stage. */
-export interface SpilledFile {
-  format: OutputFormat;
-  part: number;
-  path: string;
-  rows: number;
-  bytes: number;
-  sha256: string;
-}
-
-/** Every part file of one partition. */
-export interface PartitionOutput {
-  dt: string;
-  rows: number;
-  files: SpilledFile[];
-}
+import { CsvFileEncoder } from '../formats/csv-encoder';
+import { type ParquetCodec, ParquetFileEncoder } from '../formats/parquet-encoder';
+import type { OutputFormat } from '../layout';
+import type { ColumnBuffer } from '../rows/column-buffer';
+import type { PartitionOutput, SpilledFile } from '../types';
 
 export interface PartitionWriterOptions {
   spillDirectory: string;

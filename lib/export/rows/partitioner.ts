@@ -1,8 +1,19 @@
-import type { ResultRow } from '../spec/types';
+import type { ResultRow } from '../../spec/types';
+import type { PartitionOutput } from '../types';
 import type { ColumnBuffer } from './column-buffer';
-import type { PartitionSink } from './partition-sink';
-import type { PartitionOutput } from './partition-writer';
 import type { RowMapper } from './row-mapper';
+
+/**
+ * Where row groups go once a partition's buffer is full: encoded here, or on a worker
+ * thread (lib/export/spill implements it; declared here so rows never import spill).
+ */
+export interface PartitionSink {
+  /** Encodes and appends the rows; the buffer belongs to the sink afterwards. */
+  write(dt: string, buffer: ColumnBuffer): Promise<void>;
+  /** Closes every part; partitions in date order. */
+  finish(): Promise<PartitionOutput[]>;
+  close(): Promise<void>;
+}
 
 export interface PartitionerOptions {
   /** Rows per part file; a row group never straddles two parts. */

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { ArrayCollector } from './array-pool';
-import { ColumnBuffer, RunDictionaries } from './column-buffer';
+import { ArrayCollector } from '../rows/array-pool';
+import { ColumnBuffer, RunDictionaries } from '../rows/column-buffer';
 import type { FromWorker, ToWorker } from './partition-sink';
 import { InlineSink } from './partition-sink';
 import type { PartitionWriterOptions } from './partition-writer';

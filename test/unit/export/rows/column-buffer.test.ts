@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ArrayCollector, ArrayPool } from '../../../lib/export/array-pool';
-import { ColumnBuffer, RunDictionaries } from '../../../lib/export/column-buffer';
-import { RowMapper } from '../../../lib/export/row-mapper';
-import { COLUMNS } from '../../../lib/export/schema';
-import { ZoneConverter } from '../../../lib/export/time-zone';
-import type { ResultRow } from '../../../lib/spec/types';
+import { ArrayCollector, ArrayPool } from '../../../../lib/export/rows/array-pool';
+import { ColumnBuffer, RunDictionaries } from '../../../../lib/export/rows/column-buffer';
+import { RowMapper } from '../../../../lib/export/rows/row-mapper';
+import { COLUMNS } from '../../../../lib/export/schema';
+import { ZoneConverter } from '../../../../lib/export/time-zone';
+import type { ResultRow } from '../../../../lib/spec/types';
 
 const USER_NAME = COLUMNS.findIndex((c) => c.name === 'userName');
 const CONN_ID = COLUMNS.findIndex((c) => c.name === 'connId');

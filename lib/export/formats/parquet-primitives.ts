@@ -111,7 +111,7 @@ export function checkParquetPrimitives(primitives: ParquetPrimitives): void {
     throw new Error(
       `hyparquet-writer internals differ from version ${PINNED_HYPARQUET_WRITER}, which the Parquet ` +
         `encoder is built on (${broken.join(', ')}): install exactly ${PINNED_HYPARQUET_WRITER} ` +
-        'or port lib/export/parquet-encoder.ts',
+        'or port lib/export/formats/parquet-encoder.ts',
     );
   }
 }

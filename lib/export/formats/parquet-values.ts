@@ -1,6 +1,6 @@
 import { ByteWriter } from 'hyparquet-writer';
-import { type BufferedColumn, type RunDictionaries, textStart } from './column-buffer';
-import type { ColumnDefinition } from './schema';
+import { type BufferedColumn, type RunDictionaries, textStart } from '../rows/column-buffer';
+import type { ColumnDefinition } from '../schema';
 
 const DICTIONARY_SAMPLE = 2_000;
 const MAX_DICTIONARY_ENTRIES = 65_536;

@@ -1,6 +1,7 @@
 import type { ColumnChunk, CompressionCodec, FileMetaData, RowGroup, SchemaElement } from 'hyparquet';
+import type { BufferedColumn, ColumnBuffer } from '../rows/column-buffer';
+import { COLUMNS, type ColumnDefinition, parquetSchema, SCHEMA_VERSION } from '../schema';
 import { ChunkedOutput, recycleChunks } from './chunk-pool';
-import type { BufferedColumn, ColumnBuffer } from './column-buffer';
 import { PARQUET_PRIMITIVES, PINNED_HYPARQUET_WRITER } from './parquet-primitives';
 import {
   type ChunkDictionary,
@@ -12,7 +13,6 @@ import {
   writePlainNumbers,
   writePlainText,
 } from './parquet-values';
-import { COLUMNS, type ColumnDefinition, parquetSchema, SCHEMA_VERSION } from './schema';
 import { zlib } from './zstd';
 
 const { ByteWriter, writePageHeader, writeRleBitPackedHybrid, writeMetadata, snappyCompress } =

@@ -1,10 +1,10 @@
 import { open } from 'node:fs/promises';
 import { parquetMetadata } from 'hyparquet';
+import { EXPORT_ERROR_CODES, VerificationError } from '../errors';
+import { csvHeaderLine } from '../formats/csv-encoder';
+import type { PartitionOutput, SpilledFile } from '../types';
 import { forEachLimited } from './concurrency';
-import { csvHeaderLine } from './csv-encoder';
 import { scanCsvFile } from './csv-scan';
-import { EXPORT_ERROR_CODES, VerificationError } from './errors';
-import type { PartitionOutput, SpilledFile } from './partition-writer';
 
 /** Rows a Parquet file's footer declares, read back from the file itself. */
 async function parquetFooterRows(file: string): Promise<number> {

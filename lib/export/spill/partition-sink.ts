@@ -1,20 +1,12 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { ArrayPool } from './array-pool';
-import type { BufferedColumn, ColumnBuffer } from './column-buffer';
-import { EXPORT_ERROR_CODES, ExportError } from './errors';
-import { type PartitionOutput, PartitionWriter, type PartitionWriterOptions } from './partition-writer';
-import type { ExportLogger } from './row-mapper';
-
-/** Where row groups go once a partition's buffer is full: encoded here, or on a worker thread. */
-export interface PartitionSink {
-  /** Encodes and appends the rows; the buffer belongs to the sink afterwards. */
-  write(dt: string, buffer: ColumnBuffer): Promise<void>;
-  /** Closes every part; partitions in date order. */
-  finish(): Promise<PartitionOutput[]>;
-  close(): Promise<void>;
-}
+import { EXPORT_ERROR_CODES, ExportError } from '../errors';
+import type { ArrayPool } from '../rows/array-pool';
+import type { BufferedColumn, ColumnBuffer } from '../rows/column-buffer';
+import type { PartitionSink } from '../rows/partitioner';
+import type { ExportLogger, PartitionOutput } from '../types';
+import { PartitionWriter, type PartitionWriterOptions } from './partition-writer';
 
 /** Encodes on the calling thread. */
 export class InlineSink implements PartitionSink {

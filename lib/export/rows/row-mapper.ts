@@ -1,20 +1,10 @@
-import type { ResultRow } from '../spec/types';
+import type { ResultRow } from '../../spec/types';
+import { EXPORT_ERROR_CODES, ExportConfigError, RowConversionError } from '../errors';
+import { COLUMNS, type ColumnDefinition, KNOWN_MEMBERS } from '../schema';
+import { localDate, parseLocalTime, type ZoneConverter } from '../time-zone';
+import type { ExportLogger, UnknownMemberPolicy } from '../types';
 import { ArrayPool } from './array-pool';
 import { ColumnBuffer, RunDictionaries, type StringMode } from './column-buffer';
-import { EXPORT_ERROR_CODES, ExportConfigError, RowConversionError } from './errors';
-import { COLUMNS, type ColumnDefinition, KNOWN_MEMBERS } from './schema';
-import { localDate, parseLocalTime, type ZoneConverter } from './time-zone';
-
-/** What to do with a row member the schema does not know. */
-export const UNKNOWN_MEMBER_POLICIES = { warn: 'warn', fail: 'fail' } as const;
-export type UnknownMemberPolicy = (typeof UNKNOWN_MEMBER_POLICIES)[keyof typeof UNKNOWN_MEMBER_POLICIES];
-
-/** Receives warnings; never given row values, only member names and counts. */
-export interface ExportLogger {
-  warn(message: string, data?: Record<string, unknown>): void;
-  /** Progress: one line per phase with its duration. */
-  info?(message: string, data?: Record<string, unknown>): void;
-}
 
 export interface RowMapperOptions {
   reportId: string;
