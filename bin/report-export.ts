@@ -1,26 +1,41 @@
 #!/usr/bin/env node
-import { LOCAL_EXPORT_USAGE, localExportCommand, UsageError } from '../lib/cli/local-export-command';
+import {
+  LOCAL_EXPORT_COMMAND,
+  LOCAL_EXPORT_USAGE,
+  localExportCommand,
+} from '../lib/cli/local-export-command';
+import {
+  type CommandSpec,
+  describeFailure,
+  exitCodeOf,
+  renderCommandList,
+  UsageError,
+} from '../lib/cli/options';
 
-const [command = 'local', ...rest] = process.argv.slice(2);
-const commands: Record<string, (argv: string[]) => Promise<number>> = { local: localExportCommand };
+/** Every command: its spec (name, summary, options) and what runs it. */
+const COMMANDS: readonly { spec: CommandSpec; run: (argv: readonly string[]) => Promise<number> }[] = [
+  { spec: LOCAL_EXPORT_COMMAND, run: localExportCommand },
+];
+const DEFAULT_COMMAND = 'local';
+
+const [command = DEFAULT_COMMAND, ...rest] = process.argv.slice(2);
 
 async function main(): Promise<number> {
   if (command === '--help' || command === '-h' || command === 'help') {
-    process.stdout.write(
-      `Commands:\n  local   the whole export on this machine (default)\n\n${LOCAL_EXPORT_USAGE}`,
-    );
+    process.stdout.write(`${renderCommandList(COMMANDS.map((c) => c.spec))}\n${LOCAL_EXPORT_USAGE}`);
     return 0;
   }
-  const run = command.startsWith('-') ? localExportCommand : commands[command];
-  if (run === undefined) throw new UsageError(`unknown command '${command}' (try --help)`);
-  return run(command.startsWith('-') ? [command, ...rest] : rest);
+  // A leading option belongs to the default command: `npm start -- --from ...`.
+  const name = command.startsWith('-') ? DEFAULT_COMMAND : command;
+  const entry = COMMANDS.find((c) => c.spec.name === name);
+  if (entry === undefined) throw new UsageError(`unknown command '${command}' (try --help)`);
+  return entry.run(command.startsWith('-') ? [command, ...rest] : rest);
 }
 
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    const e = error as Error & { code?: string };
-    process.stderr.write(`report-export: ${e.message}${e.code ? ` [${e.code}]` : ''}\n`);
-    process.exit(error instanceof UsageError ? 2 : 1);
+    process.stderr.write(describeFailure('report-export', error));
+    process.exit(exitCodeOf(error));
   },
 );

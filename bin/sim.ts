@@ -1,19 +1,11 @@
 #!/usr/bin/env node
-import { CliUsageError, parseSimArgs, SIM_USAGE } from '../lib/simulator/cli-options';
+import { describeFailure, exitCodeOf, UsageError } from '../lib/cli/options';
+import { parseSimArgs, SIM_USAGE } from '../lib/simulator/cli-options';
 import { connectionDetails, formatDetailsJson, formatDetailsText } from '../lib/simulator/connection-details';
 import { startSimulator } from '../lib/simulator/index';
 
 async function main(): Promise<void> {
-  let cli: ReturnType<typeof parseSimArgs>;
-  try {
-    cli = parseSimArgs(process.argv.slice(2));
-  } catch (error) {
-    if (error instanceof CliUsageError) {
-      process.stderr.write(`sim: ${error.message}\n\n${SIM_USAGE}`);
-      process.exit(2);
-    }
-    throw error;
-  }
+  const cli = parseSimArgs(process.argv.slice(2));
   if (cli.help) {
     process.stdout.write(SIM_USAGE);
     return;
@@ -35,6 +27,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`sim: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
+  process.stderr.write(describeFailure('sim', error));
+  if (error instanceof UsageError) process.stderr.write(`\n${SIM_USAGE}`);
+  process.exit(exitCodeOf(error));
 });

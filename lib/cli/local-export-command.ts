@@ -1,90 +1,93 @@
-import { parseArgs } from 'node:util';
 import { parseCalendarDate } from '../export/window';
 import { type LocalExportOptions, runLocalExport } from './local-export';
+import {
+  defineCommand,
+  integerValue,
+  nonEmptyValue,
+  parseCommandLine,
+  renderHelp,
+  UsageError,
+} from './options';
 
-export const LOCAL_EXPORT_USAGE = `Usage: npm start -- [options]        (or: npx tsx bin/report-export.ts local [options])
+export { UsageError } from './options';
 
-Runs the whole export on this machine: starts the local service, logs in (OAuth code
-flow), runs every report of the workspace over a window of local dates, waits for each,
-and streams the rows into a local data lake as date-partitioned Parquet and CSV.
-
-Options:
-  --out <dir>            data lake root (default ./data-lake)
-  --from <YYYY-MM-DD>    first local date (default: 6 days before --to)
-  --to <YYYY-MM-DD>      last local date, inclusive (default: yesterday in the tenant's zone)
-  --rows-per-day <n>     calls the local service generates per weekday (default 2000)
-  --report <id>          export only this report
-  --csv-gzip             write .csv.gz instead of .csv
-  --secrets-file <path>  where tokens are kept, mode 0600 (default ./.report-export/secrets.json)
-  -h, --help             show this help
-
-Layout: <out>/calls/format=parquet|csv/report_id=<id>/dt=YYYY-MM-DD/part-00000.<ext>
-        with a _manifest.json per partition (rows, bytes, sha256).
-`;
-
-/** Usage error: the message names the offending option. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
+/** Checks a date option before anything starts, so a typo costs no login or report run. */
+function calendarDate(raw: string, flag: string): string {
+  try {
+    parseCalendarDate(flag, raw);
+  } catch (cause) {
+    throw new UsageError((cause as Error).message, { cause });
+  }
+  return raw;
 }
 
+/** `local`: the whole export on this machine. */
+export const LOCAL_EXPORT_COMMAND = defineCommand({
+  name: 'local',
+  usage: 'Usage: npm start -- [options]        (or: npx tsx bin/report-export.ts local [options])',
+  summary: 'Runs the whole export on this machine (the default command).',
+  description: `It starts the local service, logs in (OAuth code flow), runs every report of the
+workspace over a window of local dates, waits for each, and streams the rows into a
+local data lake as date-partitioned Parquet and CSV.`,
+  options: {
+    out: {
+      type: 'string',
+      value: '<dir>',
+      help: 'data lake root (default ./data-lake)',
+      parse: nonEmptyValue,
+    },
+    from: {
+      type: 'string',
+      value: '<YYYY-MM-DD>',
+      help: 'first local date (default: 6 days before --to)',
+      parse: calendarDate,
+    },
+    to: {
+      type: 'string',
+      value: '<YYYY-MM-DD>',
+      help: "last local date, inclusive (default: yesterday in the tenant's zone)",
+      parse: calendarDate,
+    },
+    'rows-per-day': {
+      type: 'string',
+      value: '<n>',
+      help: 'calls the local service generates per weekday (default 2000)',
+      parse: integerValue(1, 1_000_000),
+    },
+    report: { type: 'string', value: '<id>', help: 'export only this report', parse: nonEmptyValue },
+    'csv-gzip': { type: 'boolean', help: 'write .csv.gz instead of .csv' },
+    'secrets-file': {
+      type: 'string',
+      value: '<path>',
+      help: 'where tokens are kept, mode 0600 (default ./.report-export/secrets.json)',
+      parse: nonEmptyValue,
+    },
+    help: { type: 'boolean', short: 'h', help: 'show this help' },
+  },
+  examples: ['npm start', 'npm start -- --from 2026-03-23 --to 2026-03-29 --rows-per-day 500 --csv-gzip'],
+  notes: `Layout: <out>/calls/format=parquet|csv/report_id=<id>/dt=YYYY-MM-DD/part-00000.<ext>
+        with a _manifest.json per partition (rows, bytes, sha256).`,
+});
+
+export const LOCAL_EXPORT_USAGE = renderHelp(LOCAL_EXPORT_COMMAND);
+
 /** Parses argv of the local export command; throws UsageError naming the bad option. */
-export function parseLocalExportArgs(argv: string[]): LocalExportOptions | 'help' {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (cause) {
-    throw new UsageError((cause as Error).message);
-  }
-  const v = parsed.values;
+export function parseLocalExportArgs(argv: readonly string[]): LocalExportOptions | 'help' {
+  const v = parseCommandLine(LOCAL_EXPORT_COMMAND, argv);
   if (v.help) return 'help';
-  if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument '${parsed.positionals[0]}'`);
   const options: LocalExportOptions = {};
   if (v.out !== undefined) options.outDir = v.out;
-  if (v.from !== undefined) options.from = calendarDate('--from', v.from);
-  if (v.to !== undefined) options.to = calendarDate('--to', v.to);
+  if (v.from !== undefined) options.from = v.from;
+  if (v.to !== undefined) options.to = v.to;
   if (v.report !== undefined) options.reportId = v.report;
   if (v['secrets-file'] !== undefined) options.secretsFile = v['secrets-file'];
   if (v['csv-gzip']) options.csvGzip = true;
-  if (v['rows-per-day'] !== undefined) {
-    const n = Number(v['rows-per-day']);
-    if (!Number.isInteger(n) || n < 1 || n > 1_000_000) {
-      throw new UsageError(`--rows-per-day must be an integer from 1 to 1000000, got '${v['rows-per-day']}'`);
-    }
-    options.rowsPerDay = n;
-  }
+  if (v['rows-per-day'] !== undefined) options.rowsPerDay = v['rows-per-day'];
   return options;
 }
 
-/** Checks a date option before anything starts, so a typo costs no login or report run. */
-function calendarDate(option: string, text: string): string {
-  try {
-    parseCalendarDate(option, text);
-  } catch (cause) {
-    throw new UsageError((cause as Error).message);
-  }
-  return text;
-}
-
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      out: { type: 'string' },
-      from: { type: 'string' },
-      to: { type: 'string' },
-      'rows-per-day': { type: 'string' },
-      report: { type: 'string' },
-      'csv-gzip': { type: 'boolean' },
-      'secrets-file': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-}
-
 /** Runs the command; returns the process exit code. */
-export async function localExportCommand(argv: string[]): Promise<number> {
+export async function localExportCommand(argv: readonly string[]): Promise<number> {
   const options = parseLocalExportArgs(argv);
   if (options === 'help') {
     process.stdout.write(LOCAL_EXPORT_USAGE);

@@ -41,10 +41,15 @@ describe('parseLocalExportArgs', () => {
     [['--rows-per-day', '0'], /--rows-per-day must be an integer/],
     [['--from', '2026-02-30'], /--from must be a calendar date YYYY-MM-DD, got '2026-02-30'/],
     [['--to', 'yesterday'], /--to must be a calendar date/],
-    [['--bogus'], /bogus/],
+    [['--bogus'], /unknown option '--bogus'/],
+    [['--out'], /--out needs a value <dir>/],
+    [['--csv-gzip=yes'], /--csv-gzip takes no value/],
     [['extra'], /unexpected argument 'extra'/],
   ])('throws a UsageError naming the problem when argv is %j', (argv, message) => {
     expect(() => parseLocalExportArgs(argv)).toThrow(UsageError);
     expect(() => parseLocalExportArgs(argv)).toThrow(message);
+    expect(() => parseLocalExportArgs(argv)).toThrow(
+      expect.objectContaining({ code: 'CLI_USAGE', exitCode: 2 }),
+    );
   });
 });
