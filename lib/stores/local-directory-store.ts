@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   checkKey,
+  invalidKey,
   OBJECT_STORE_ERROR_CODES,
   type ObjectBody,
   type ObjectInfo,
@@ -15,6 +16,10 @@ import {
 
 /** Temp files carry this marker; listings skip them, so a crashed write is never seen. */
 const TEMP_MARKER = '.~tmp-';
+/** What a write appends to the key's last segment for its temp file: the marker and a UUID. */
+const TEMP_SUFFIX_BYTES = TEMP_MARKER.length + 36;
+/** Longest file name (bytes) of the file systems this runs on (ext4, xfs, APFS, tmpfs). */
+const NAME_MAX = 255;
 
 /**
  * ObjectStore on a local directory. Each write goes to a temp file in the target's
@@ -28,9 +33,31 @@ export class LocalDirectoryStore implements ObjectStore {
     this.root = path.resolve(root);
   }
 
+  /**
+   * The file of a key. Keys this store cannot hold fail here, before any directory is
+   * made: a segment longer than a file name may be (the last one also carries the temp
+   * suffix while written), or one with the temp marker, which listings would hide.
+   */
   #path(key: string): string {
     checkKey(key);
-    return path.join(this.root, ...key.split('/'));
+    const segments = key.split('/');
+    for (let i = 0; i < segments.length; i++) {
+      const segment = segments[i] as string;
+      const limit = i === segments.length - 1 ? NAME_MAX - TEMP_SUFFIX_BYTES : NAME_MAX;
+      if (Buffer.byteLength(segment) > limit) {
+        throw invalidKey(
+          key,
+          `a segment is longer than ${limit} bytes, more than a local file name may hold`,
+        );
+      }
+      if (segment.includes(TEMP_MARKER)) {
+        throw invalidKey(
+          key,
+          `a segment contains ${JSON.stringify(TEMP_MARKER)}, the local store's temp-file marker`,
+        );
+      }
+    }
+    return path.join(this.root, ...segments);
   }
 
   async put(key: string, body: ObjectBody): Promise<ObjectInfo> {

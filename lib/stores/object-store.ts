@@ -29,7 +29,7 @@ export interface ObjectStore {
    * kernel, no bytes pass through JS memory).
    */
   putFile(key: string, file: string, options?: PutOptions): Promise<ObjectInfo>;
-  /** Reads an object as a stream; rejects with code OBJECT_NOT_FOUND when missing. */
+  /** Reads an object as a stream; rejects with code STORE_NOT_FOUND when missing. */
   get(key: string): Promise<AsyncIterable<Uint8Array>>;
   /** Size of an object, or undefined when missing. */
   head(key: string): Promise<ObjectInfo | undefined>;
@@ -41,10 +41,11 @@ export interface ObjectStore {
   copy(fromKey: string, toKey: string): Promise<void>;
 }
 
+/** Stable codes of object store failures; callers match on these, never on messages. */
 export const OBJECT_STORE_ERROR_CODES = {
-  notFound: 'OBJECT_NOT_FOUND',
-  invalidKey: 'OBJECT_KEY_INVALID',
-  failed: 'OBJECT_STORE_FAILED',
+  notFound: 'STORE_NOT_FOUND',
+  invalidKey: 'STORE_KEY_INVALID',
+  failed: 'STORE_FAILED',
 } as const;
 export type ObjectStoreErrorCode = (typeof OBJECT_STORE_ERROR_CODES)[keyof typeof OBJECT_STORE_ERROR_CODES];
 
@@ -69,15 +70,16 @@ export function checkKey(key: string): void {
     key.includes('\\') ||
     key.includes('\0') ||
     key.split('/').some((s) => s === '' || s === '.' || s === '..');
-  if (bad) {
-    throw new ObjectStoreError(
-      OBJECT_STORE_ERROR_CODES.invalidKey,
-      `Invalid object key: ${JSON.stringify(key)}`,
-      {
-        key,
-      },
-    );
-  }
+  if (bad) throw invalidKey(key, 'it is empty, absolute, or has an empty, `.`, `..`, `\\` or NUL segment');
+}
+
+/** The error every adapter throws for a key it cannot represent; names the key and why. */
+export function invalidKey(key: string, reason: string): ObjectStoreError {
+  return new ObjectStoreError(
+    OBJECT_STORE_ERROR_CODES.invalidKey,
+    `Invalid object key ${JSON.stringify(key)}: ${reason}`,
+    { key },
+  );
 }
 
 /** Reads a whole object into memory (small objects: manifests, tests). */

@@ -9,10 +9,11 @@ export interface SecretStore {
   put(name: string, value: unknown): Promise<void>;
 }
 
+/** Stable codes of secret store failures; callers match on these, never on messages. */
 export const SECRET_STORE_ERROR_CODES = {
-  invalidName: 'SECRET_NAME_INVALID',
-  invalidValue: 'SECRET_VALUE_INVALID',
-  notFound: 'SECRET_NOT_FOUND',
+  invalidName: 'SECRET_STORE_NAME_INVALID',
+  invalidValue: 'SECRET_STORE_VALUE_INVALID',
+  notFound: 'SECRET_STORE_NOT_FOUND',
   failed: 'SECRET_STORE_FAILED',
 } as const;
 export type SecretStoreErrorCode = (typeof SECRET_STORE_ERROR_CODES)[keyof typeof SECRET_STORE_ERROR_CODES];

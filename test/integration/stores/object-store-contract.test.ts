@@ -91,7 +91,7 @@ describe.each(ADAPTERS)('ObjectStore contract: $name', (adapter) => {
     expect((await listAll(store, key)).map((o) => o.key)).toEqual([key]);
   });
 
-  it('rejects with OBJECT_STORE_FAILED naming the key and leaves no object when the local file is missing', async () => {
+  it('rejects with STORE_FAILED naming the key and leaves no object when the local file is missing', async () => {
     // Prepare
     const store = adapter.store();
     const key = `${space()}/missing.bin`;

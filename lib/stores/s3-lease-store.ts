@@ -1,0 +1,118 @@
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  checkLeaseKey,
+  LEASE_STORE_ERROR_CODES,
+  type Lease,
+  type LeaseStore,
+  LeaseStoreError,
+  parseLeaseRecord,
+} from './lease-store';
+
+export interface S3LeaseStoreOptions {
+  client: S3Client;
+  bucket: string;
+  /** Key prefix of the lease objects, without trailing slash. Default `_leases`. */
+  prefix?: string;
+  now?: () => number;
+}
+
+/**
+ * Leases as S3 objects, taken with S3 conditional writes: `If-None-Match: *` creates a
+ * free lease (412 when it exists), `If-Match: <ETag>` takes over an expired one (412 when
+ * someone else did first) and releases only our own version.
+ */
+export class S3LeaseStore implements LeaseStore {
+  readonly #client: S3Client;
+  readonly #bucket: string;
+  readonly #prefix: string;
+  readonly #now: () => number;
+
+  constructor(options: S3LeaseStoreOptions) {
+    this.#client = options.client;
+    this.#bucket = options.bucket;
+    this.#prefix = options.prefix ?? '_leases';
+    this.#now = options.now ?? Date.now;
+  }
+
+  async acquire(key: string, options: { ttlMs: number; owner: string }): Promise<Lease | undefined> {
+    checkLeaseKey(key);
+    const objectKey = `${this.#prefix}/${key}.lease`;
+    const body = () => JSON.stringify({ owner: options.owner, expiresAt: this.#now() + options.ttlMs });
+    try {
+      const created = await this.#put(objectKey, body(), { IfNoneMatch: '*' });
+      if (created !== undefined) return this.#lease(key, objectKey, options.owner, created);
+      const held = await this.#get(objectKey);
+      if (held === undefined) return undefined; // released meanwhile: the caller retries
+      if (parseLeaseRecord(held.text).expiresAt > this.#now()) return undefined;
+      const taken = await this.#put(objectKey, body(), { IfMatch: held.etag });
+      return taken === undefined ? undefined : this.#lease(key, objectKey, options.owner, taken);
+    } catch (cause) {
+      throw new LeaseStoreError(LEASE_STORE_ERROR_CODES.failed, `Could not take lease ${key}`, { key, cause });
+    }
+  }
+
+  /** Resolves the new ETag, or undefined when the condition failed. */
+  async #put(
+    objectKey: string,
+    body: string,
+    condition: { IfNoneMatch: string } | { IfMatch: string },
+  ): Promise<string | undefined> {
+    try {
+      const out = await this.#client.send(
+        new PutObjectCommand({
+          Bucket: this.#bucket,
+          Key: objectKey,
+          Body: body,
+          ContentType: 'application/json',
+          ...condition,
+        }),
+      );
+      return out.ETag ?? '';
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async #get(objectKey: string): Promise<{ text: string; etag: string } | undefined> {
+    try {
+      const out = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: objectKey }));
+      return { text: (await out.Body?.transformToString()) ?? '', etag: out.ETag ?? '' };
+    } catch (error) {
+      if ((error as { name?: string }).name === 'NoSuchKey') return undefined;
+      throw error;
+    }
+  }
+
+  #lease(key: string, objectKey: string, owner: string, etag: string): Lease {
+    let released = false;
+    return {
+      key,
+      owner,
+      release: async () => {
+        if (released) return;
+        released = true;
+        try {
+          // Deletes only the version we wrote: a lease taken over after expiry stays.
+          await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: objectKey, IfMatch: etag }));
+        } catch (error) {
+          if (isConditionFailure(error) || (error as { name?: string }).name === 'NoSuchKey') return;
+          throw new LeaseStoreError(LEASE_STORE_ERROR_CODES.failed, `Could not release lease ${key}`, {
+            key,
+            cause: error,
+          });
+        }
+      },
+    };
+  }
+}
+
+function isConditionFailure(error: unknown): boolean {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return (
+    e.name === 'PreconditionFailed' ||
+    e.name === 'ConditionalRequestConflict' ||
+    e.$metadata?.httpStatusCode === 412 ||
+    e.$metadata?.httpStatusCode === 409
+  );
+}
