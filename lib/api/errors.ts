@@ -1,3 +1,5 @@
+import { truncateServiceText } from './service-text';
+
 /**
  * Errors of the service client. One class per failure kind, all extending {@link ApiError}
  * and carrying a stable `code`. Errors never carry the Authorization header, a token, a
@@ -5,24 +7,29 @@
  * service said (`message`, `timestamp`).
  */
 
-/** Stable codes of {@link ApiError} subclasses: assert on these, not on messages. */
+/**
+ * Stable codes of {@link ApiError} subclasses: assert on these, not on messages. Workflows
+ * match on error names instead (see error-names): each class sets `name` to a literal.
+ */
 export const API_ERROR_CODES = {
-  badRequest: 'bad_request',
-  unauthorized: 'unauthorized',
-  forbidden: 'forbidden',
-  notFound: 'not_found',
-  rateLimited: 'rate_limited',
-  server: 'server_error',
-  unexpectedStatus: 'unexpected_status',
-  connection: 'connection_error',
-  timeout: 'timeout',
-  aborted: 'aborted',
-  protocol: 'protocol_error',
-  truncatedBody: 'truncated_body',
-  rowCountMismatch: 'row_count_mismatch',
-  validation: 'invalid_argument',
-  reportFailed: 'report_failed',
-  pollBudgetExhausted: 'poll_budget_exhausted',
+  badRequest: 'API_BAD_REQUEST',
+  unauthorized: 'API_UNAUTHORIZED',
+  forbidden: 'API_FORBIDDEN',
+  notFound: 'API_NOT_FOUND',
+  rateLimited: 'API_RATE_LIMITED',
+  server: 'API_SERVER_ERROR',
+  unexpectedStatus: 'API_UNEXPECTED_STATUS',
+  redirect: 'API_REDIRECT_NOT_FOLLOWED',
+  connection: 'API_CONNECTION_ERROR',
+  timeout: 'API_TIMEOUT',
+  aborted: 'API_ABORTED',
+  protocol: 'API_PROTOCOL_ERROR',
+  responseTooLarge: 'API_RESPONSE_TOO_LARGE',
+  truncatedBody: 'API_TRUNCATED_BODY',
+  rowCountMismatch: 'API_ROW_COUNT_MISMATCH',
+  validation: 'API_INVALID_ARGUMENT',
+  reportFailed: 'API_REPORT_FAILED',
+  pollBudgetExhausted: 'API_POLL_BUDGET_EXHAUSTED',
 } as const;
 export type ApiErrorCode = (typeof API_ERROR_CODES)[keyof typeof API_ERROR_CODES];
 
@@ -32,7 +39,7 @@ export interface ApiErrorDetails {
   method?: string | undefined;
   /** Path of the URL, without query string (search texts may be personal data). */
   path?: string | undefined;
-  /** `message` of the service's error body. */
+  /** `message` of the service's error body; kept cut to 1 KiB (see service-text). */
   serviceMessage?: string | undefined;
   /** `timestamp` of the service's error body. */
   serviceTimestamp?: string | undefined;
@@ -55,14 +62,18 @@ export class ApiError extends Error {
   readonly retryAfterMs: number | undefined;
 
   constructor(code: ApiErrorCode, message: string, details: ApiErrorDetails = {}) {
-    super(describe(message, details), details.cause === undefined ? undefined : { cause: details.cause });
-    this.name = new.target.name;
+    const serviceMessage = truncateServiceText(details.serviceMessage);
+    super(
+      describe(message, { ...details, serviceMessage }),
+      details.cause === undefined ? undefined : { cause: details.cause },
+    );
+    this.name = 'ApiError';
     this.code = code;
     this.status = details.status;
     this.method = details.method;
     this.path = details.path;
-    this.serviceMessage = details.serviceMessage;
-    this.serviceTimestamp = details.serviceTimestamp;
+    this.serviceMessage = serviceMessage;
+    this.serviceTimestamp = truncateServiceText(details.serviceTimestamp);
     this.requestId = details.requestId;
     this.retryAfterMs = details.retryAfterMs;
   }
@@ -78,6 +89,7 @@ function describe(message: string, d: ApiErrorDetails): string {
 export class BadRequestError extends ApiError {
   constructor(message: string, details: ApiErrorDetails = {}) {
     super(API_ERROR_CODES.badRequest, message, details);
+    this.name = 'BadRequestError';
   }
 }
 
@@ -85,6 +97,7 @@ export class BadRequestError extends ApiError {
 export class UnauthorizedError extends ApiError {
   constructor(message: string, details: ApiErrorDetails = {}) {
     super(API_ERROR_CODES.unauthorized, message, details);
+    this.name = 'UnauthorizedError';
   }
 }
 
@@ -92,6 +105,7 @@ export class UnauthorizedError extends ApiError {
 export class ForbiddenError extends ApiError {
   constructor(message: string, details: ApiErrorDetails = {}) {
     super(API_ERROR_CODES.forbidden, message, details);
+    this.name = 'ForbiddenError';
   }
 }
 
@@ -99,6 +113,7 @@ export class ForbiddenError extends ApiError {
 export class NotFoundError extends ApiError {
   constructor(message: string, details: ApiErrorDetails = {}) {
     super(API_ERROR_CODES.notFound, message, details);
+    this.name = 'NotFoundError';
   }
 }
 
@@ -106,6 +121,7 @@ export class NotFoundError extends ApiError {
 export class RateLimitedError extends ApiError {
   constructor(message: string, details: ApiErrorDetails = {}) {
     super(API_ERROR_CODES.rateLimited, message, details);
+    this.name = 'RateLimitedError';
   }
 }
 
@@ -113,6 +129,7 @@ export class RateLimitedError extends ApiError {
 export class ServerError extends ApiError {
   constructor(message: string, details: ApiErrorDetails = {}) {
     super(API_ERROR_CODES.server, message, details);
+    this.name = 'ServerError';
   }
 }
 
@@ -120,6 +137,21 @@ export class ServerError extends ApiError {
 export class UnexpectedStatusError extends ApiError {
   constructor(message: string, details: ApiErrorDetails = {}) {
     super(API_ERROR_CODES.unexpectedStatus, message, details);
+    this.name = 'UnexpectedStatusError';
+  }
+}
+
+/**
+ * A 3xx: redirects are never followed, since following one re-sends the request (a token
+ * grant's client secret and refresh token included) to wherever the response points.
+ */
+export class RedirectError extends ApiError {
+  /** Where the response pointed: origin and path only (a query may carry anything). */
+  readonly location: string | undefined;
+  constructor(location: string | undefined, details: ApiErrorDetails = {}) {
+    super(API_ERROR_CODES.redirect, `Redirect to ${location ?? '(no Location)'} not followed`, details);
+    this.name = 'RedirectError';
+    this.location = location;
   }
 }
 
@@ -127,6 +159,7 @@ export class UnexpectedStatusError extends ApiError {
 export class ConnectionError extends ApiError {
   constructor(message: string, details: ApiErrorDetails = {}) {
     super(API_ERROR_CODES.connection, message, details);
+    this.name = 'ConnectionError';
   }
 }
 
@@ -134,6 +167,7 @@ export class ConnectionError extends ApiError {
 export class TimeoutError extends ApiError {
   constructor(message: string, details: ApiErrorDetails = {}) {
     super(API_ERROR_CODES.timeout, message, details);
+    this.name = 'TimeoutError';
   }
 }
 
@@ -141,6 +175,7 @@ export class TimeoutError extends ApiError {
 export class AbortedError extends ApiError {
   constructor(message: string, details: ApiErrorDetails = {}) {
     super(API_ERROR_CODES.aborted, message, details);
+    this.name = 'AbortedError';
   }
 }
 
@@ -148,6 +183,21 @@ export class AbortedError extends ApiError {
 export class ProtocolError extends ApiError {
   constructor(message: string, details: ApiErrorDetails = {}, code: ApiErrorCode = API_ERROR_CODES.protocol) {
     super(code, message, details);
+    this.name = 'ProtocolError';
+  }
+}
+
+/** A buffered body (status, list, token or error response) passed the transport's `maxBodyBytes`. */
+export class ResponseTooLargeError extends ProtocolError {
+  readonly limitBytes: number;
+  constructor(limitBytes: number, details: ApiErrorDetails = {}) {
+    super(
+      `The response body is larger than ${limitBytes} bytes (after decompression)`,
+      details,
+      API_ERROR_CODES.responseTooLarge,
+    );
+    this.name = 'ResponseTooLargeError';
+    this.limitBytes = limitBytes;
   }
 }
 
@@ -155,6 +205,7 @@ export class ProtocolError extends ApiError {
 export class TruncatedBodyError extends ProtocolError {
   constructor(message: string, details: ApiErrorDetails = {}) {
     super(message, details, API_ERROR_CODES.truncatedBody);
+    this.name = 'TruncatedBodyError';
   }
 }
 
@@ -164,6 +215,7 @@ export class RowCountMismatchError extends ProtocolError {
   readonly actual: number;
   constructor(expected: number, actual: number, details: ApiErrorDetails = {}) {
     super(`Read ${actual} rows, the result announced ${expected}`, details, API_ERROR_CODES.rowCountMismatch);
+    this.name = 'RowCountMismatchError';
     this.expected = expected;
     this.actual = actual;
   }
@@ -175,6 +227,7 @@ export class ValidationError extends ApiError {
   readonly argument: string;
   constructor(argument: string, message: string) {
     super(API_ERROR_CODES.validation, `${argument}: ${message}`);
+    this.name = 'ValidationError';
     this.argument = argument;
   }
 }
@@ -186,11 +239,15 @@ export class ReportFailedError extends ApiError {
   readonly reportId: string;
   readonly reportRequestId: string;
   constructor(init: { reportStatus: string; statusMessage: string; reportId: string; requestId: string }) {
-    super(API_ERROR_CODES.reportFailed, `Report run ended with status ${init.reportStatus}`, {
-      serviceMessage: init.statusMessage,
-    });
-    this.reportStatus = init.reportStatus;
-    this.statusMessage = init.statusMessage;
+    const statusMessage = truncateServiceText(init.statusMessage);
+    super(
+      API_ERROR_CODES.reportFailed,
+      `Report run ended with status ${truncateServiceText(init.reportStatus, 64)}`,
+      { serviceMessage: statusMessage },
+    );
+    this.name = 'ReportFailedError';
+    this.reportStatus = truncateServiceText(init.reportStatus);
+    this.statusMessage = statusMessage;
     this.reportId = init.reportId;
     this.reportRequestId = init.requestId;
   }
@@ -205,35 +262,8 @@ export class PollBudgetExhaustedError extends ApiError {
       API_ERROR_CODES.pollBudgetExhausted,
       `Report run not complete after ${polls} polls (last status ${lastStatus ?? 'unknown'})`,
     );
+    this.name = 'PollBudgetExhaustedError';
     this.polls = polls;
     this.lastStatus = lastStatus;
   }
-}
-
-/** The service's error body (400/404), read leniently. */
-export interface ServiceErrorBody {
-  message?: string;
-  timestamp?: string;
-}
-
-/** Builds the error for a non-success status: one class per kind. */
-export function createStatusError(
-  status: number,
-  body: ServiceErrorBody | undefined,
-  details: ApiErrorDetails,
-): ApiError {
-  const d: ApiErrorDetails = {
-    ...details,
-    status,
-    serviceMessage: body?.message,
-    serviceTimestamp: body?.timestamp,
-  };
-  if (status === 400) return new BadRequestError('Bad request', d);
-  if (status === 401) return new UnauthorizedError('Unauthorized', d);
-  if (status === 403) return new ForbiddenError('Forbidden', d);
-  if (status === 404) return new NotFoundError('Not found', d);
-  if (status === 408) return new TimeoutError('The service timed out waiting for the request', d);
-  if (status === 429) return new RateLimitedError('Rate limited', d);
-  if (status >= 500) return new ServerError('Server error', d);
-  return new UnexpectedStatusError(`Unexpected status ${status}`, d);
 }

@@ -1,16 +1,8 @@
-import {
-  AbortedError,
-  type ApiError,
-  type ApiErrorDetails,
-  ConnectionError,
-  ProtocolError,
-  type ServiceErrorBody,
-  TimeoutError,
-} from './errors';
-import type { HttpRequest, QueryValue } from './http';
+import { AbortedError, type ApiError, type ApiErrorDetails, ConnectionError, TimeoutError } from './errors';
+import type { HttpRequest, QueryValue } from './http-types';
 
 // Per-attempt plumbing of the transport: timeout timer and signals, mapping fetch and body
-// failures to error classes, body reading and streaming, URLs and lenient body parsing.
+// failures to error classes, URLs and request descriptions. Bodies are read in http-body.
 
 /** Marks an abort caused by our own timer, to tell it from the caller's signal. */
 export const TIMEOUT_REASON = Symbol('timeout');
@@ -62,65 +54,6 @@ export function errorText(error: unknown): string {
   return code ? `${message} (${code})` : message;
 }
 
-export async function readText(
-  response: Response,
-  attempt: Attempt,
-  details: ApiErrorDetails,
-): Promise<string> {
-  try {
-    return await response.text();
-  } catch (error) {
-    throw mapAbortOrConnection(error, attempt, details, 'Reading the response failed');
-  }
-}
-
-/**
- * The body as chunks, with `idleMs` as the longest wait for the next chunk. The timer runs
- * only while we wait for the server: time the consumer spends on a chunk (an upload applying
- * backpressure) is not idleness. Each read is raced against the attempt's signal, so a
- * timeout or abort ends the wait even when the fetch does not tie its body to the signal.
- */
-export async function* streamBody(
-  response: Response,
-  attempt: Attempt,
-  idleMs: number,
-  details: ApiErrorDetails,
-): AsyncGenerator<Uint8Array> {
-  if (!response.body) return;
-  const reader = response.body.getReader();
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<never>((_resolve, reject) => {
-    onAbort = () => reject(attempt.signal.reason);
-    if (attempt.signal.aborted) onAbort();
-    else attempt.signal.addEventListener('abort', onAbort, { once: true });
-  });
-  aborted.catch(() => undefined);
-  try {
-    for (;;) {
-      attempt.timer = setTimeout(() => attempt.controller.abort(TIMEOUT_REASON), idleMs);
-      let chunk: Awaited<ReturnType<typeof reader.read>>;
-      try {
-        chunk = await Promise.race([reader.read(), aborted]);
-      } catch (error) {
-        throw mapAbortOrConnection(error, attempt, details, 'The response body failed');
-      } finally {
-        clearTimeout(attempt.timer);
-        attempt.timer = undefined;
-      }
-      if (chunk.done) return;
-      yield chunk.value;
-    }
-  } finally {
-    if (onAbort) attempt.signal.removeEventListener('abort', onAbort);
-    // Stopping early (consumer broke out, or an error) releases the connection.
-    reader.cancel().catch(() => undefined);
-  }
-}
-
-export async function discard(response: Response): Promise<void> {
-  await response.body?.cancel().catch(() => undefined);
-}
-
 export function buildUrl(baseUrl: string, path: string, query: Record<string, QueryValue> | undefined): URL {
   const url = /^https?:\/\//.test(path) ? new URL(path) : new URL(baseUrl + path);
   for (const [key, value] of Object.entries(query ?? {})) {
@@ -140,27 +73,17 @@ export function requestIdOf(headers: Headers): string | undefined {
   return headers.get('x-request-id') ?? headers.get('request-id') ?? undefined;
 }
 
-/** Reads a service error body leniently; anything unreadable counts as no body. */
-export function parseErrorBody(text: string): ServiceErrorBody | undefined {
-  if (!text) return undefined;
+/**
+ * The Location of a 3xx, resolved against the request URL, as origin and path only: the
+ * query or fragment of a redirect target may carry anything, and errors are logged.
+ */
+export function redirectTarget(headers: Headers, requestUrl: URL): string | undefined {
+  const location = headers.get('location');
+  if (location === null) return undefined;
   try {
-    const value = JSON.parse(text) as unknown;
-    if (typeof value !== 'object' || value === null) return undefined;
-    const v = value as Record<string, unknown>;
-    return {
-      ...(typeof v.message === 'string' ? { message: v.message } : {}),
-      ...(typeof v.timestamp === 'string' ? { timestamp: v.timestamp } : {}),
-    };
+    const target = new URL(location, requestUrl);
+    return `${target.origin}${target.pathname}`;
   } catch {
-    return undefined;
-  }
-}
-
-/** JSON.parse that fails with a {@link ProtocolError}. Bodies of any media type are tried. */
-export function parseJson(text: string, details: ApiErrorDetails): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new ProtocolError('The response is not valid JSON', { ...details, cause: error });
+    return '(unreadable Location)';
   }
 }

@@ -31,6 +31,12 @@ export interface TransportOptions {
   retryMaxDelayMs?: number;
   /** A Retry-After longer than this is not waited for: the error surfaces. Default 60 000 ms. */
   maxRetryAfterMs?: number;
+  /**
+   * Largest body read whole (status, list, token and error responses), in bytes after
+   * decompression; a larger one fails with a `ResponseTooLargeError` and is not retried.
+   * Streamed results are not bounded by it. Default 4 MiB.
+   */
+  maxBodyBytes?: number;
   userAgent?: string;
   /** Aborts every call of this client. */
   signal?: AbortSignal;
@@ -88,5 +94,6 @@ export const TRANSPORT_DEFAULTS = {
   retryBaseDelayMs: 500,
   retryMaxDelayMs: 8_000,
   maxRetryAfterMs: 60_000,
+  maxBodyBytes: 4 * 1024 * 1024,
   userAgent: 'report-export-client/0.1',
 } as const;

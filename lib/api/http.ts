@@ -1,24 +1,15 @@
-import {
-  AbortedError,
-  type ApiError,
-  type ApiErrorDetails,
-  createStatusError,
-  ValidationError,
-} from './errors';
+import { AbortedError, type ApiError, type ApiErrorDetails, RedirectError, ValidationError } from './errors';
 import {
   type Attempt,
   anySignal,
   buildUrl,
   describeRequest,
-  discard,
   mapAbortOrConnection,
-  parseErrorBody,
-  parseJson,
-  readText,
+  redirectTarget,
   requestIdOf,
   startAttempt,
-  streamBody,
 } from './http-attempt';
+import { discard, parseErrorBody, parseJson, readBoundedText, streamBody } from './http-body';
 import {
   type AccessTokenSource,
   type FetchLike,
@@ -29,6 +20,7 @@ import {
   type TransportOptions,
 } from './http-types';
 import { abortableSleep, backoffDelay, parseRetryAfter, RETRY_MODES, shouldRetry } from './retry';
+import { createStatusError, type ServiceErrorBody } from './status-error';
 
 export type {
   AccessTokenSource,
@@ -52,7 +44,9 @@ const BEARER_TOKEN = /^[\x21-\x7e]+$/;
 /**
  * HTTP transport: timeouts, AbortSignal, bounded retries with backoff and Retry-After, one
  * refresh-and-retry on 401, and one error class per failure kind. Keep-alive and gzip come
- * from Node's fetch (undici keeps connections alive and sends `accept-encoding`).
+ * from Node's fetch (undici keeps connections alive and sends `accept-encoding`). Redirects
+ * are never followed (a 3xx is a {@link RedirectError}) and buffered bodies are bounded by
+ * `maxBodyBytes` (a {@link ResponseTooLargeError} past it).
  */
 export class HttpTransport {
   readonly baseUrl: string;
@@ -72,6 +66,7 @@ export class HttpTransport {
       retryBaseDelayMs: options.retryBaseDelayMs ?? TRANSPORT_DEFAULTS.retryBaseDelayMs,
       retryMaxDelayMs: options.retryMaxDelayMs ?? TRANSPORT_DEFAULTS.retryMaxDelayMs,
       maxRetryAfterMs: options.maxRetryAfterMs ?? TRANSPORT_DEFAULTS.maxRetryAfterMs,
+      maxBodyBytes: options.maxBodyBytes ?? TRANSPORT_DEFAULTS.maxBodyBytes,
       userAgent: options.userAgent ?? TRANSPORT_DEFAULTS.userAgent,
       random: options.random ?? Math.random,
       sleep: options.sleep ?? abortableSleep,
@@ -81,7 +76,7 @@ export class HttpTransport {
   /** Sends and parses a JSON response; non-2xx statuses throw their error class. */
   async requestJson(req: HttpRequest): Promise<{ status: number; headers: Headers; body: unknown }> {
     const res = await this.#execute(req, true, async (response, attempt, details) => {
-      const text = await readText(response, attempt, details);
+      const text = await readBoundedText(response, attempt, details, this.#o.maxBodyBytes);
       return { status: response.status, headers: response.headers, text };
     });
     return {
@@ -96,7 +91,7 @@ export class HttpTransport {
     return this.#execute(req, false, async (response, attempt, details) => ({
       status: response.status,
       headers: response.headers,
-      text: await readText(response, attempt, details),
+      text: await readBoundedText(response, attempt, details, this.#o.maxBodyBytes),
     }));
   }
 
@@ -163,6 +158,8 @@ export class HttpTransport {
             headers,
             body: body ?? null,
             signal: attempt.signal,
+            // Following would re-send the request, secrets in its body included, elsewhere.
+            redirect: 'manual',
           });
         } catch (error) {
           outcomeError = mapAbortOrConnection(error, attempt, base, 'Request failed');
@@ -179,6 +176,10 @@ export class HttpTransport {
             this.#auth.invalidate(token);
             authRetried = true;
             continue; // does not count as a retry: the 401 retry is separate and happens once
+          }
+          if ((response.status >= 300 && response.status < 400) || response.type === 'opaqueredirect') {
+            await discard(response);
+            throw new RedirectError(redirectTarget(response.headers, url), details);
           }
           if (response.status >= 200 && response.status < 300) {
             try {
@@ -199,8 +200,19 @@ export class HttpTransport {
               continue;
             }
             if (!throwOnStatus) return await consume(response, attempt, details);
-            const text = await readText(response, attempt, details).catch(() => '');
-            throw createStatusError(response.status, parseErrorBody(text), { ...details, retryAfterMs });
+            let body: ServiceErrorBody | undefined;
+            let unreadable: unknown;
+            try {
+              body = parseErrorBody(await readBoundedText(response, attempt, details, this.#o.maxBodyBytes));
+            } catch (error) {
+              // The status says what went wrong; a body that could not be read is only its cause.
+              unreadable = error;
+            }
+            throw createStatusError(response.status, body, {
+              ...details,
+              retryAfterMs,
+              ...(unreadable === undefined ? {} : { cause: unreadable }),
+            });
           }
         }
 
@@ -243,5 +255,3 @@ export class HttpTransport {
     });
   }
 }
-
-export { parseErrorBody, parseJson } from './http-attempt';

@@ -9,7 +9,12 @@ export {
   type JsonPatchOperation,
   type WrittenItem,
 } from './directories';
-export { type ParsedEnvelope, parseEnvelope, toOptionalInt, toOptionalNumber } from './envelope';
+export {
+  API_TERMINAL_ERROR_NAMES,
+  API_TRANSIENT_ERROR_NAMES,
+  type ApiTerminalErrorName,
+  type ApiTransientErrorName,
+} from './error-names';
 export {
   AbortedError,
   API_ERROR_CODES,
@@ -18,13 +23,14 @@ export {
   type ApiErrorDetails,
   BadRequestError,
   ConnectionError,
-  createStatusError,
   ForbiddenError,
   NotFoundError,
   PollBudgetExhaustedError,
   ProtocolError,
   RateLimitedError,
+  RedirectError,
   ReportFailedError,
+  ResponseTooLargeError,
   RowCountMismatchError,
   ServerError,
   TimeoutError,
@@ -68,12 +74,4 @@ export {
   parseReportResultStream,
   type ReportResultBatchStream,
 } from './result-parser';
-export {
-  type AttemptOutcome,
-  type BackoffOptions,
-  backoffDelay,
-  parseRetryAfter,
-  RETRY_MODES,
-  type RetryMode,
-  shouldRetry,
-} from './retry';
+export { RETRY_MODES, type RetryMode } from './retry';

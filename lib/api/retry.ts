@@ -1,4 +1,4 @@
-import { AbortedError, type ApiError, ConnectionError } from './errors';
+import { AbortedError, API_ERROR_CODES, type ApiError, ConnectionError } from './errors';
 
 /**
  * How a request may be repeated.
@@ -32,7 +32,9 @@ export function shouldRetry(outcome: AttemptOutcome, mode: RetryMode): boolean {
   if (outcome.kind === 'error') {
     if (outcome.error instanceof AbortedError) return false;
     if (mode === RETRY_MODES.idempotent)
-      return outcome.error.code === 'connection_error' || outcome.error.code === 'timeout';
+      return (
+        outcome.error.code === API_ERROR_CODES.connection || outcome.error.code === API_ERROR_CODES.timeout
+      );
     return outcome.error instanceof ConnectionError && isUnsentConnectionError(outcome.error);
   }
   const { status, retryAfterMs } = outcome;

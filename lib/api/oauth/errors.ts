@@ -1,16 +1,20 @@
+import { truncateServiceText } from '../service-text';
+
 /**
  * Errors of the OAuth steps. Each carries a stable `code`; errors from the authorization
  * server keep its `error` and `error_description`, never a code, token or secret.
  */
 export const OAUTH_ERROR_CODES = {
-  /** The authorization server answered with an RFC 6749 error (`invalid_grant`, ...). */
-  tokenEndpoint: 'oauth_token_error',
+  /** The authorization server answered with an RFC 6749 error other than `invalid_grant`. */
+  tokenEndpoint: 'OAUTH_TOKEN_ERROR',
+  /** `invalid_grant`: the refresh token (or code) is revoked, expired or spent; log in again. */
+  invalidGrant: 'OAUTH_INVALID_GRANT',
   /** The redirect carried `error` (e.g. `access_denied`). */
-  authorizationResponse: 'oauth_authorization_error',
-  stateMismatch: 'oauth_state_mismatch',
-  invalidResponse: 'oauth_invalid_response',
-  noRefreshToken: 'oauth_no_refresh_token',
-  persistenceFailed: 'oauth_persistence_failed',
+  authorizationResponse: 'OAUTH_AUTHORIZATION_ERROR',
+  stateMismatch: 'OAUTH_STATE_MISMATCH',
+  invalidResponse: 'OAUTH_INVALID_RESPONSE',
+  noRefreshToken: 'OAUTH_NO_REFRESH_TOKEN',
+  persistenceFailed: 'OAUTH_PERSISTENCE_FAILED',
 } as const;
 export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[keyof typeof OAUTH_ERROR_CODES];
 
@@ -19,25 +23,45 @@ export class OAuthError extends Error {
   readonly code: OAuthErrorCode;
   constructor(code: OAuthErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
+    this.name = 'OAuthError';
     this.code = code;
   }
 }
 
-/** An RFC 6749 5.2 error from the token endpoint, e.g. `invalid_grant` for a spent refresh token. */
+/**
+ * An RFC 6749 5.2 error from the token endpoint (`invalid_client`, `temporarily_unavailable`,
+ * ...). `invalid_grant` has its own subclass, {@link LoginRequiredError}.
+ */
 export class TokenEndpointError extends OAuthError {
-  /** RFC 6749 `error`, e.g. `invalid_grant`. */
+  /** RFC 6749 `error`, e.g. `invalid_client`; cut to 1 KiB like every service text. */
   readonly error: string;
   readonly errorDescription: string | undefined;
   readonly status: number;
-  constructor(error: string, errorDescription: string | undefined, status: number) {
-    super(
-      OAUTH_ERROR_CODES.tokenEndpoint,
-      `Token endpoint error ${error}${errorDescription ? `: ${errorDescription}` : ''} (status ${status})`,
-    );
-    this.error = error;
-    this.errorDescription = errorDescription;
+  constructor(
+    error: string,
+    errorDescription: string | undefined,
+    status: number,
+    code: OAuthErrorCode = OAUTH_ERROR_CODES.tokenEndpoint,
+  ) {
+    const e = truncateServiceText(error);
+    const description = truncateServiceText(errorDescription);
+    super(code, `Token endpoint error ${e}${description ? `: ${description}` : ''} (status ${status})`);
+    this.name = 'TokenEndpointError';
+    this.error = e;
+    this.errorDescription = description;
     this.status = status;
+  }
+}
+
+/**
+ * `invalid_grant`: the refresh token was revoked, expired or already redeemed (or an
+ * authorization code expired or was reused). Retrying cannot help: someone must log in
+ * again (the authorization code flow) to get a new refresh token.
+ */
+export class LoginRequiredError extends TokenEndpointError {
+  constructor(errorDescription: string | undefined, status: number) {
+    super('invalid_grant', errorDescription, status, OAUTH_ERROR_CODES.invalidGrant);
+    this.name = 'LoginRequiredError';
   }
 }
 
@@ -46,12 +70,15 @@ export class AuthorizationResponseError extends OAuthError {
   readonly error: string;
   readonly errorDescription: string | undefined;
   constructor(error: string, errorDescription: string | undefined) {
+    const e = truncateServiceText(error);
+    const description = truncateServiceText(errorDescription);
     super(
       OAUTH_ERROR_CODES.authorizationResponse,
-      `Authorization failed: ${error}${errorDescription ? `: ${errorDescription}` : ''}`,
+      `Authorization failed: ${e}${description ? `: ${description}` : ''}`,
     );
-    this.error = error;
-    this.errorDescription = errorDescription;
+    this.name = 'AuthorizationResponseError';
+    this.error = e;
+    this.errorDescription = description;
   }
 }
 
@@ -59,6 +86,7 @@ export class AuthorizationResponseError extends OAuthError {
 export class StateMismatchError extends OAuthError {
   constructor() {
     super(OAUTH_ERROR_CODES.stateMismatch, 'The redirect state does not match the authorization request');
+    this.name = 'StateMismatchError';
   }
 }
 
@@ -66,6 +94,7 @@ export class StateMismatchError extends OAuthError {
 export class InvalidOAuthResponseError extends OAuthError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(OAUTH_ERROR_CODES.invalidResponse, message, options);
+    this.name = 'InvalidOAuthResponseError';
   }
 }
 
@@ -73,6 +102,7 @@ export class InvalidOAuthResponseError extends OAuthError {
 export class NoRefreshTokenError extends OAuthError {
   constructor() {
     super(OAUTH_ERROR_CODES.noRefreshToken, 'No refresh token available');
+    this.name = 'NoRefreshTokenError';
   }
 }
 
@@ -86,5 +116,6 @@ export class TokenPersistenceError extends OAuthError {
         cause,
       },
     );
+    this.name = 'TokenPersistenceError';
   }
 }

@@ -3,13 +3,12 @@ export {
   type AuthorizationUrlInput,
   buildAuthorizationUrl,
   type OAuthClientConfig,
-  pkceChallenge,
-  randomToken,
   validateRedirect,
 } from './authorization';
 export {
   AuthorizationResponseError,
   InvalidOAuthResponseError,
+  LoginRequiredError,
   NoRefreshTokenError,
   OAUTH_ERROR_CODES,
   OAuthError,

@@ -1,14 +1,9 @@
-import { createStatusError } from '../errors';
-import {
-  type CallOptions,
-  HttpTransport,
-  parseErrorBody,
-  type TextResponse,
-  type TransportOptions,
-} from '../http';
+import { type CallOptions, HttpTransport, type TextResponse, type TransportOptions } from '../http';
+import { parseErrorBody } from '../http-body';
 import { RETRY_MODES } from '../retry';
+import { createStatusError } from '../status-error';
 import type { OAuthClientConfig } from './authorization';
-import { InvalidOAuthResponseError, TokenEndpointError } from './errors';
+import { InvalidOAuthResponseError, LoginRequiredError, TokenEndpointError } from './errors';
 
 /** Tokens as the client keeps them. `expiresAt` is absolute (ms since the epoch). */
 export interface TokenSet {
@@ -95,7 +90,8 @@ export function sendRefreshRequest(
 
 /**
  * Validates a token endpoint response. An RFC 6749 error body becomes a
- * {@link TokenEndpointError} with `error` and `error_description`; other failures get the
+ * {@link TokenEndpointError} with `error` and `error_description` (a
+ * {@link LoginRequiredError} for `invalid_grant`); other failures get the
  * transport's error class; a success must carry `access_token`. Lifetime comes from
  * `expires_in` or `expires` (seconds, number or numeric string).
  */
@@ -112,11 +108,9 @@ export function processTokenResponse(response: TextResponse, nowMs: number): Tok
   const o = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   if (response.status < 200 || response.status >= 300) {
     if (typeof o.error === 'string') {
-      throw new TokenEndpointError(
-        o.error,
-        typeof o.error_description === 'string' ? o.error_description : undefined,
-        response.status,
-      );
+      const description = typeof o.error_description === 'string' ? o.error_description : undefined;
+      if (o.error === 'invalid_grant') throw new LoginRequiredError(description, response.status);
+      throw new TokenEndpointError(o.error, description, response.status);
     }
     throw createStatusError(response.status, parseErrorBody(response.text), {
       method: 'POST',

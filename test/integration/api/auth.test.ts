@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createClient,
+  LoginRequiredError,
   OAUTH_ERROR_CODES,
   refreshTokens,
-  TokenEndpointError,
   TokenProvider,
   type TokenSet,
 } from '../../../lib/api';
@@ -48,9 +48,10 @@ describe('OAuth and the token provider against the local service', () => {
     // Act
     const error = await refreshTokens(clientConfig(sim), 'not-a-refresh-token').catch((e: unknown) => e);
     // Assess
-    expect(error).toBeInstanceOf(TokenEndpointError);
+    expect(error).toBeInstanceOf(LoginRequiredError);
     expect(error).toMatchObject({
-      code: OAUTH_ERROR_CODES.tokenEndpoint,
+      name: 'LoginRequiredError',
+      code: OAUTH_ERROR_CODES.invalidGrant,
       error: 'invalid_grant',
       status: 400,
     });
@@ -171,7 +172,7 @@ describe('OAuth and the token provider against the local service', () => {
       for await (const _ of api.reporting.listReports()) break;
     })().catch((e: unknown) => e);
     // Assess
-    expect(error).toHaveProperty('code', 'unauthorized');
+    expect(error).toHaveProperty('code', 'API_UNAUTHORIZED');
     expect(counter.calls()).toBe(1);
   });
 });

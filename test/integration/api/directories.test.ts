@@ -120,7 +120,7 @@ describe('DirectoryClient against the local service', () => {
       left = (await api.directories.getItemsByCrmId(dir, crmId).catch(() => [])).map((item) => item.id);
     }
     // Assess
-    expect(error).toHaveProperty('code', 'timeout');
+    expect(error).toHaveProperty('code', 'API_TIMEOUT');
     expect(sent).toBe(1);
     expect(left).toEqual([second.item.id]);
   });

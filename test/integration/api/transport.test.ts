@@ -120,10 +120,10 @@ describe('the transport against the local service', () => {
     errors.push(await list().catch((e: unknown) => e));
     // Assess
     expect(errors.map((e) => (e as { code?: string }).code)).toEqual([
-      'oauth_token_error',
-      'timeout',
-      'connection_error',
-      'connection_error',
+      'OAUTH_INVALID_GRANT',
+      'API_TIMEOUT',
+      'API_CONNECTION_ERROR',
+      'API_CONNECTION_ERROR',
     ]);
     for (const error of errors) {
       const text = `${inspect(error, { depth: Number.POSITIVE_INFINITY, showHidden: true })} ${JSON.stringify(error)}`;

@@ -179,7 +179,7 @@ describe('DirectoryClient', () => {
     const createError = await api.directories.createItem(DIR, { fullName: 'A' }).catch((e: unknown) => e);
     await second.api.directories.replaceItem(DIR, ITEM, { fullName: 'A' }, { maxRetries: 1 });
     // Assess
-    expect(createError).toHaveProperty('code', 'server_error');
+    expect(createError).toHaveProperty('code', 'API_SERVER_ERROR');
     expect(fetch.calls).toHaveLength(1);
     expect(second.fetch.calls).toHaveLength(2);
   });

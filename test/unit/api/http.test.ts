@@ -3,7 +3,6 @@ import {
   type AccessTokenSource,
   API_ERROR_CODES,
   BadRequestError,
-  createStatusError,
   HttpTransport,
   NotFoundError,
   RateLimitedError,
@@ -12,6 +11,7 @@ import {
   type TransportOptions,
   UnauthorizedError,
 } from '../../../lib/api';
+import { createStatusError } from '../../../lib/api/status-error';
 import {
   empty,
   envelope,
@@ -242,15 +242,15 @@ describe('HttpTransport', () => {
 
 describe('createStatusError', () => {
   it.each([
-    { status: 400, type: BadRequestError, code: 'bad_request' },
-    { status: 401, type: UnauthorizedError, code: 'unauthorized' },
-    { status: 403, type: Error, code: 'forbidden' },
-    { status: 404, type: NotFoundError, code: 'not_found' },
-    { status: 408, type: TimeoutError, code: 'timeout' },
-    { status: 409, type: Error, code: 'unexpected_status' },
-    { status: 429, type: RateLimitedError, code: 'rate_limited' },
-    { status: 500, type: ServerError, code: 'server_error' },
-    { status: 504, type: ServerError, code: 'server_error' },
+    { status: 400, type: BadRequestError, code: 'API_BAD_REQUEST' },
+    { status: 401, type: UnauthorizedError, code: 'API_UNAUTHORIZED' },
+    { status: 403, type: Error, code: 'API_FORBIDDEN' },
+    { status: 404, type: NotFoundError, code: 'API_NOT_FOUND' },
+    { status: 408, type: TimeoutError, code: 'API_TIMEOUT' },
+    { status: 409, type: Error, code: 'API_UNEXPECTED_STATUS' },
+    { status: 429, type: RateLimitedError, code: 'API_RATE_LIMITED' },
+    { status: 500, type: ServerError, code: 'API_SERVER_ERROR' },
+    { status: 504, type: ServerError, code: 'API_SERVER_ERROR' },
   ])('makes $code when the status is $status', ({ status, type, code }) => {
     // Act
     const error = createStatusError(status, { message: 'm' }, { method: 'GET', path: '/p' });

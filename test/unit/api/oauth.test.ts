@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   buildAuthorizationUrl,
   exchangeCode,
+  LoginRequiredError,
   OAUTH_ERROR_CODES,
   type OAuthClientConfig,
-  pkceChallenge,
   processTokenResponse,
   refreshTokens,
   TokenEndpointError,
@@ -12,6 +12,7 @@ import {
   type TokenSet,
   validateRedirect,
 } from '../../../lib/api';
+import { pkceChallenge } from '../../../lib/api/oauth/authorization';
 import { empty, json, recordingSleep, type Step, scriptedFetch } from './scripted-fetch';
 
 const CLIENT: OAuthClientConfig = {
@@ -116,7 +117,7 @@ describe('processTokenResponse', () => {
     expect(set.expiresAt).toBe(1000 + lifetime * 1000);
   });
 
-  it('throws TokenEndpointError with error and description when the server answers invalid_grant', () => {
+  it('throws LoginRequiredError with error and description when the server answers invalid_grant', () => {
     // Prepare
     const text = JSON.stringify({
       error: 'invalid_grant',
@@ -130,13 +131,50 @@ describe('processTokenResponse', () => {
       error = e;
     }
     // Assess
+    expect(error).toBeInstanceOf(LoginRequiredError);
     expect(error).toBeInstanceOf(TokenEndpointError);
     expect(error).toMatchObject({
-      code: OAUTH_ERROR_CODES.tokenEndpoint,
+      name: 'LoginRequiredError',
+      code: OAUTH_ERROR_CODES.invalidGrant,
       error: 'invalid_grant',
       errorDescription: 'The refresh token was revoked.',
       status: 400,
     });
+  });
+
+  it.each([
+    { error: 'invalid_client', status: 401 },
+    { error: 'temporarily_unavailable', status: 503 },
+  ])(
+    'throws TokenEndpointError with OAUTH_TOKEN_ERROR when the server answers $error',
+    ({ error, status }) => {
+      // Act
+      let thrown: unknown;
+      try {
+        processTokenResponse({ status, headers: new Headers(), text: JSON.stringify({ error }) }, 0);
+      } catch (e) {
+        thrown = e;
+      }
+      // Assess
+      expect(thrown).not.toBeInstanceOf(LoginRequiredError);
+      expect(thrown).toMatchObject({ name: 'TokenEndpointError', code: 'OAUTH_TOKEN_ERROR', error, status });
+    },
+  );
+
+  it('cuts the error description to 1 KiB when the server sends a huge one', () => {
+    // Prepare
+    const text = JSON.stringify({ error: 'invalid_client', error_description: 'x'.repeat(100_000) });
+    // Act
+    let error: TokenEndpointError | undefined;
+    try {
+      processTokenResponse({ status: 401, headers: new Headers(), text }, 0);
+    } catch (e) {
+      error = e as TokenEndpointError;
+    }
+    // Assess
+    expect(error?.errorDescription).toHaveLength(1024);
+    expect(error?.errorDescription?.endsWith('…')).toBe(true);
+    expect(error?.message.length).toBeLessThan(1200);
   });
 
   it('throws invalid response when a success lacks access_token', () => {
@@ -181,7 +219,7 @@ describe('exchangeCode and refreshTokens', () => {
     // Act
     const error = await refreshTokens(CLIENT, 'r', { transport: { fetch, sleep } }).catch((e: unknown) => e);
     // Assess
-    expect(error).toHaveProperty('code', 'server_error');
+    expect(error).toHaveProperty('code', 'API_SERVER_ERROR');
     expect(fetch.calls).toHaveLength(1);
   });
 });
