@@ -1,7 +1,10 @@
 import { EXPORT_ERROR_CODES, ExportError } from './errors';
 
 const HOUR_MS = 3_600_000;
-const HALF_DAY_MS = 12 * HOUR_MS;
+// Offsets reach +14:00 and -12:00, so a wall time read as UTC can be 14 hours from its
+// instant: probes a day either side still straddle the change (12 hours did not for
+// Pacific/Chatham at +13:45).
+const PROBE_MS = 24 * HOUR_MS;
 
 /**
  * Converts wall-clock times of one IANA time zone to instants.
@@ -20,7 +23,7 @@ const HALF_DAY_MS = 12 * HOUR_MS;
 export class ZoneConverter {
   readonly timeZoneId: string;
   readonly #format: Intl.DateTimeFormat;
-  /** local hour -> [offset 12 h before, offset 12 h after] in ms. */
+  /** local hour -> [offset a day before, offset a day after] in ms. */
   readonly #hourOffsets = new Map<number, readonly [number, number]>();
 
   constructor(timeZoneId: string) {
@@ -71,7 +74,7 @@ export class ZoneConverter {
     if (offsets === undefined) {
       const at = hour * HOUR_MS;
       // Offsets well before and after cover any single change within the hour.
-      offsets = [this.offsetAt(at - HALF_DAY_MS), this.offsetAt(at + HALF_DAY_MS)];
+      offsets = [this.offsetAt(at - PROBE_MS), this.offsetAt(at + PROBE_MS)];
       this.#hourOffsets.set(hour, offsets);
     }
     const [before, after] = offsets;
@@ -82,6 +85,24 @@ export class ZoneConverter {
     if (this.offsetAt(later) === after) return later;
     // In the gap: read with the offset before the change, which shifts it forward.
     return earlier;
+  }
+
+  /** The instant a local calendar date (`YYYY-MM-DD`) starts: its midnight, or the end of a gap over it. */
+  startOfDay(date: string): number {
+    const localMs = parseLocalTime(`${date}T00:00:00`);
+    if (localMs === undefined) {
+      throw new ExportError(EXPORT_ERROR_CODES.timeZoneInvalid, `Not a calendar date: ${date}`);
+    }
+    return this.toUtc(localMs);
+  }
+
+  /** The local wall time of an instant with the offset then in force: `2026-03-29T01:00:00+03:00`. */
+  formatWithOffset(utcMs: number): string {
+    const offset = this.offsetAt(utcMs);
+    const local = new Date(Math.floor(utcMs / 1000) * 1000 + offset).toISOString().slice(0, 19);
+    const sign = offset < 0 ? '-' : '+';
+    const minutes = Math.abs(offset) / 60_000;
+    return `${local}${sign}${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
   }
 }
 

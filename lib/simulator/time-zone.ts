@@ -63,10 +63,16 @@ export function localPartsAt(timeZone: string, epochMs: number): LocalParts {
   };
 }
 
+/** Long enough to step over any one transition, short enough never to span two. */
+const PROBE_MS = 86_400_000;
+
 /**
  * The instant of a local wall-clock time. Month may run past 12 and day past the month
- * (Date.UTC normalises), which keeps period arithmetic simple. A time inside a DST gap
- * resolves to the later offset; an ambiguous one to the earlier instant.
+ * (Date.UTC normalises), which keeps period arithmetic simple. Resolved like Temporal's
+ * `disambiguation: 'compatible'`: a time that occurs twice (fall-back) is the earlier
+ * instant; a time that does not exist (spring-forward gap) is shifted forward by the
+ * length of the gap, i.e. read with the offset in force before the change (00:00 on
+ * 2026-03-29 in Asia/Beirut is 01:00 +03:00).
  */
 export function zonedTimeToEpoch(
   timeZone: string,
@@ -77,13 +83,18 @@ export function zonedTimeToEpoch(
   minute = 0,
   second = 0,
 ): number {
-  const asUtc = Date.UTC(year, month - 1, day, hour, minute, second);
-  const first = offsetMinutesAt(timeZone, asUtc);
-  const guess = asUtc - first * 60_000;
-  const second_ = offsetMinutesAt(timeZone, guess);
-  if (second_ === first) return guess;
-  const retry = asUtc - second_ * 60_000;
-  return offsetMinutesAt(timeZone, retry) === second_ ? retry : guess;
+  const wall = Date.UTC(year, month - 1, day, hour, minute, second);
+  const before = offsetMinutesAt(timeZone, wall - PROBE_MS) * 60_000;
+  const after = offsetMinutesAt(timeZone, wall + PROBE_MS) * 60_000;
+  // Each offset in force around the wall time gives a candidate; it is real only if that
+  // offset is the one in force at the candidate instant.
+  const earlier = Math.min(wall - before, wall - after);
+  const later = Math.max(wall - before, wall - after);
+  for (const candidate of [earlier, later]) {
+    if (offsetMinutesAt(timeZone, candidate) * 60_000 === wall - candidate) return candidate;
+  }
+  // In the gap: the offset before the change moves the time forward by the gap's length.
+  return wall - before;
 }
 
 function pad(n: number, width = 2): string {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { localDate, parseLocalTime, ZoneConverter } from '../../../lib/export/time-zone';
+import vectorFile from '../../fixtures/time-zone-vectors.json';
 
 describe('ZoneConverter', () => {
   it.each([
@@ -124,4 +125,40 @@ describe('parseLocalTime', () => {
     // Assess
     expect(date).toBe('2026-07-01');
   });
+});
+
+describe('ZoneConverter against the shared vectors', () => {
+  it.each(vectorFile.vectors)('converts $local in $zone ($kind) to $instant', (v) => {
+    // Prepare
+    const converter = new ZoneConverter(v.zone);
+    const localMs = parseLocalTime(v.local) as number;
+    // Act
+    const instant = converter.toUtc(localMs);
+    // Assess
+    expect(new Date(instant).toISOString().replace('.000Z', 'Z')).toBe(v.instant);
+  });
+
+  it.each(vectorFile.vectors)('writes $instant in $zone as $resolved', (v) => {
+    // Prepare
+    const converter = new ZoneConverter(v.zone);
+    const instant = Date.parse(v.instant);
+    // Act
+    const text = converter.formatWithOffset(instant);
+    // Assess
+    expect(text).toBe(v.resolved);
+    expect(localDate(instant + converter.offsetAt(instant))).toBe(v.date);
+  });
+
+  it.each(vectorFile.vectors.filter((v) => v.dayStart))(
+    'starts the local day of $local in $zone at $resolved, whether or not its midnight exists',
+    (v) => {
+      // Prepare
+      const converter = new ZoneConverter(v.zone);
+      // Act
+      const start = converter.startOfDay(v.local.slice(0, 10));
+      // Assess
+      expect(new Date(start).toISOString().replace('.000Z', 'Z')).toBe(v.instant);
+      expect(converter.formatWithOffset(start)).toBe(v.resolved);
+    },
+  );
 });
