@@ -4,13 +4,15 @@ import type { Clock } from './clock';
 import type { FaultController, FaultRoute } from './faults';
 import { handleAdmin } from './http/admin';
 import { ApiProblem, MethodNotAllowedError, NotFoundError } from './http/errors';
-import { errorBody, sendJson, sendUnauthorized } from './http/responses';
+import { errorBody, sendInsufficientScope, sendJson, sendUnauthorized } from './http/responses';
 import type { Router } from './http/router';
 import type { OAuthServer } from './oauth';
 
 /** Path under which the API lives: `{base_url}` = origin + API_PREFIX. */
 export const API_PREFIX = '/api';
 const TOKEN_PATH = '/connect/token';
+/** The scope every API call needs (the spec's authorization request asks for it). */
+export const API_SCOPE = 'onboarding';
 
 export interface ServiceParts {
   clock: Clock;
@@ -94,6 +96,12 @@ export function createRequestHandler(
     const claims = token ? await parts.oauth().verifyAccessToken(token) : null;
     if (!claims) {
       sendUnauthorized(res);
+      return;
+    }
+    // A valid token is not enough: it must have been granted the API's scope (RFC 6750 3.1).
+    if (!claims.scope.split(' ').includes(API_SCOPE)) {
+      req.resume();
+      sendInsufficientScope(res, clock, API_SCOPE);
       return;
     }
     const match = router.match(req.method ?? 'GET', apiPath);

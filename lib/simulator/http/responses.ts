@@ -68,6 +68,13 @@ export function sendUnauthorized(res: ServerResponse): void {
   res.end();
 }
 
+/** 403 for a valid token without the scope the API needs (RFC 6750 3.1), with the spec's error body. */
+export function sendInsufficientScope(res: ServerResponse, clock: Clock, scope: string): void {
+  sendJson(res, 403, errorBody(clock, 403, `The access token lacks the scope '${scope}'.`), {
+    'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
+  });
+}
+
 const MAX_BODY_BYTES = 1_048_576;
 
 /** Reads the whole request body as UTF-8 (bounded). */

@@ -127,7 +127,8 @@ async function refresh(
     if (requested.some((s) => !hasScope(original.scope, s))) {
       throw new OAuthServerError(OAUTH_ERROR.invalidScope, 'The scope exceeds the scope originally granted.');
     }
-    scope = requested.join(' ');
+    // A blank scope asks for nothing in particular: the original grant, never an empty one.
+    scope = requested.length === 0 ? undefined : requested.join(' ');
   }
   const use = context.refreshTokens.use(presented, client.clientId);
   if (use.kind === 'rejected') {

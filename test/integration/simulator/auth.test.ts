@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { obtainTokens, startTestSim, type TestSim } from './sim-harness';
+import { obtainTokens, REQUEST_TIMEOUT_MS, startTestSim, type TestSim } from './sim-harness';
 
 const ANY_GUID = '00000000-0000-4000-8000-000000000000';
 
@@ -110,5 +110,106 @@ describe('API authentication', () => {
     } finally {
       await sim.close();
     }
+  });
+});
+
+/** POSTs a refresh-token grant for the simulator's client, with extra form fields. */
+async function refreshGrant(
+  t: TestSim,
+  refreshToken: string,
+  extra: Record<string, string>,
+): Promise<Response> {
+  return fetch(`${t.sim.authUrl}/connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: t.sim.clientId,
+      client_secret: t.sim.clientSecret,
+      ...extra,
+    }).toString(),
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
+}
+
+describe('API scope', () => {
+  let t: TestSim;
+
+  beforeAll(async () => {
+    t = await startTestSim();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('answers 403 insufficient_scope naming onboarding on every endpoint when the token lacks that scope', async () => {
+    // Prepare
+    const { access_token } = await obtainTokens(t.sim, 'openid offline_access');
+    // Act
+    const results = [];
+    for (const [method, path] of endpoints(t)) {
+      const response = await t.api(path, {
+        method,
+        headers: { authorization: `Bearer ${access_token}` },
+        ...(method === 'GET' || method === 'DELETE' ? {} : { body: {} }),
+      });
+      const body = (await response.json()) as { error: number };
+      results.push([method, path, response.status, response.headers.get('www-authenticate'), body.error]);
+    }
+    // Assess
+    expect(results).toEqual(
+      endpoints(t).map(([method, path]) => [
+        method,
+        path,
+        403,
+        'Bearer error="insufficient_scope", scope="onboarding"',
+        403,
+      ]),
+    );
+  });
+
+  it.each([
+    { name: 'blank', scope: '   ' },
+    { name: 'the same', scope: 'openid offline_access onboarding' },
+  ])(
+    'keeps the original scope and the API answers 200 when the refresh asks for a $name scope',
+    async ({ scope }) => {
+      // Prepare
+      const { refresh_token } = await obtainTokens(t.sim);
+      // Act
+      const response = await refreshGrant(t, refresh_token ?? '', { scope });
+      const body = (await response.json()) as { access_token: string; scope: string };
+      const api = await t.api('/workspaces', { headers: { authorization: `Bearer ${body.access_token}` } });
+      // Assess
+      expect(response.status).toBe(200);
+      expect(body.scope).toBe('openid offline_access onboarding');
+      expect(api.status).toBe(200);
+    },
+  );
+
+  it.each([
+    { name: 'a scope it was not granted', scope: 'openid onboarding profile' },
+    { name: 'an unknown scope', scope: 'onboarding admin' },
+  ])('answers invalid_scope when a refresh asks for $name', async ({ scope }) => {
+    // Prepare
+    const { refresh_token } = await obtainTokens(t.sim, 'openid offline_access onboarding');
+    // Act
+    const response = await refreshGrant(t, refresh_token ?? '', { scope });
+    // Assess
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: 'invalid_scope' });
+  });
+
+  it('answers 403 on the API for a token refreshed down to a scope without onboarding', async () => {
+    // Prepare
+    const { refresh_token } = await obtainTokens(t.sim);
+    // Act
+    const response = await refreshGrant(t, refresh_token ?? '', { scope: 'openid offline_access' });
+    const body = (await response.json()) as { access_token: string; scope: string };
+    const api = await t.api('/workspaces', { headers: { authorization: `Bearer ${body.access_token}` } });
+    // Assess
+    expect(body.scope).toBe('openid offline_access');
+    expect(api.status).toBe(403);
   });
 });

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSeed, DEFAULT_SEED } from '../../../lib/simulator/seed';
 import { obtainTokens } from './sim-harness';
@@ -27,13 +28,19 @@ function groupAlive(pid: number): boolean {
   }
 }
 
-/** SIGKILLs the whole process group of the child (if still there) and waits for the child's exit. */
-async function stopGroup(child: ChildProcess): Promise<void> {
+/**
+ * SIGKILLs whatever is left of the child's process group (the child, and helpers such as
+ * tsx's esbuild service) and waits until the group is empty; false if it never empties.
+ */
+async function stopGroup(child: ChildProcess): Promise<boolean> {
   const { pid } = child;
-  if (pid === undefined) return;
+  if (pid === undefined) return true;
   const exited = child.exitCode !== null || child.signalCode !== null;
   if (groupAlive(pid)) process.kill(-pid, 'SIGKILL');
   if (!exited) await once(child, 'exit');
+  // Other members are not our children: poll (bounded) until the kernel has removed them.
+  for (let i = 0; i < 200 && groupAlive(pid); i++) await sleep(10);
+  return !groupAlive(pid);
 }
 
 /** Collects stdout lines of a child until `count` lines arrived or the process exits (bounded by the test timeout). */
@@ -53,11 +60,10 @@ describe('bin/sim.ts', () => {
 
   afterEach(async () => {
     if (!child) return;
-    const { pid } = child;
-    await stopGroup(child);
+    const stopped = await stopGroup(child);
     child = undefined;
     // Nothing the test started may outlive it (a leftover service keeps running after npm test).
-    expect(pid !== undefined && groupAlive(pid)).toBe(false);
+    expect(stopped).toBe(true);
   });
 
   it('prints one JSON line with the connection details, serves the API and exits 0 on SIGTERM when --port 0 --json', async () => {
