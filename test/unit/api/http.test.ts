@@ -187,6 +187,23 @@ describe('HttpTransport', () => {
     expect(everything).not.toContain(SECRET_TOKEN);
   });
 
+  it('cuts the service message to 1 KiB when an error body carries a huge one', async () => {
+    // Prepare
+    const message = `${'é'.repeat(600)}${'x'.repeat(200_000)}`;
+    const { t } = transport([json(400, { message, timestamp: 't'.repeat(5000) })]);
+    // Act
+    const error = (await t
+      .requestJson({ method: 'GET', path: '/v1.0/x' })
+      .catch((e: unknown) => e)) as BadRequestError;
+    // Assess
+    expect(error).toBeInstanceOf(BadRequestError);
+    expect(error.serviceMessage).toHaveLength(1024);
+    expect(error.serviceMessage?.startsWith('é'.repeat(600))).toBe(true);
+    expect(error.serviceMessage?.endsWith('…')).toBe(true);
+    expect(error.serviceTimestamp).toHaveLength(1024);
+    expect(error.message.length).toBeLessThan(1200);
+  });
+
   it('invalidates the token and retries once when the service answers 401', async () => {
     // Prepare
     const tokens = ['old', 'new', 'newer'];
