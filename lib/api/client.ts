@@ -33,8 +33,11 @@ export interface ServiceClient {
  * only when the service cannot have acted on them (connection refused, 408, or 429/503
  * with Retry-After); otherwise the error surfaces, since a repeat could start a second
  * run. A 401 makes the token provider drop the token and the call is retried once with a
- * fresh one. Errors are {@link ApiError} subclasses (or OAuth errors from the provider)
- * and never carry a token or secret.
+ * fresh one. Redirects are never followed (a 3xx fails with a `RedirectError`), and a body
+ * read whole (everything but results) larger than `maxBodyBytes` (default 4 MiB, counted
+ * after decompression) fails with a `ResponseTooLargeError`, unretried. Errors are
+ * {@link ApiError} subclasses (or OAuth errors from the provider) with `name`s a workflow can
+ * match (see `API_TRANSIENT_ERROR_NAMES`), and never carry a token or secret.
  *
  * @example
  * ```ts
