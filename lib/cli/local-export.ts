@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { createClient, TokenProvider, type TokenSet } from '../api';
 import { type ExportSummary, exportReportResult } from '../export';
-import { localDate, type ReportWindow, shiftDate, windowForDates } from '../export/window';
+import { dayBefore, type ReportWindow, shiftDate, toReportPeriod, windowForDates } from '../export/window';
 import { startSimulator } from '../simulator';
 import { LocalDirectoryStore, LocalFileSecretStore } from '../stores';
 import { loginWithAutoApproval } from './local-login';
@@ -24,6 +24,13 @@ export interface LocalExportOptions {
   csvGzip?: boolean;
   /** Progress lines (stderr in the CLI). */
   progress?: (line: string) => void;
+  /**
+   * The whole run (login, every report's request, wait, download and export) must end
+   * within this; then it is aborted and publishes nothing more. Default 60 minutes.
+   */
+  deadlineMs?: number;
+  /** Aborts the run, with the deadline and Ctrl+C (SIGINT, caught while the run lasts). */
+  signal?: AbortSignal;
 }
 
 export interface LocalExportResult {
@@ -34,6 +41,8 @@ export interface LocalExportResult {
 
 const SECRET_NAME = 'service';
 const DAYS_DEFAULT = 7;
+/** Default of {@link LocalExportOptions.deadlineMs}: 60 minutes. */
+export const LOCAL_EXPORT_DEADLINE_MS = 60 * 60_000;
 
 /**
  * The main job, entirely on this machine: starts the local service, logs in with the
@@ -44,10 +53,19 @@ const DAYS_DEFAULT = 7;
 export async function runLocalExport(options: LocalExportOptions = {}): Promise<LocalExportResult> {
   const say = options.progress ?? (() => {});
   const outDir = path.resolve(options.outDir ?? 'data-lake');
+  // One signal for every call of the run: the deadline, Ctrl+C, and the caller's.
+  const interrupt = new AbortController();
+  const onInterrupt = () => interrupt.abort(new Error('interrupted (Ctrl+C)'));
+  process.once('SIGINT', onInterrupt);
+  const signal = AbortSignal.any([
+    AbortSignal.timeout(options.deadlineMs ?? LOCAL_EXPORT_DEADLINE_MS),
+    interrupt.signal,
+    ...(options.signal === undefined ? [] : [options.signal]),
+  ]);
   const sim = await startSimulator({ autoApprove: true, rowsPerDay: options.rowsPerDay ?? 2000 });
   try {
     say(`local service on ${sim.baseUrl} (tenant time zone ${sim.timeZoneId})`);
-    const to = options.to ?? localDate(Date.now(), sim.timeZoneId, -1);
+    const to = options.to ?? dayBefore(new Date(), sim.timeZoneId);
     const from = options.from ?? shiftDate(to, -(DAYS_DEFAULT - 1));
     const window = windowForDates(from, to, sim.timeZoneId);
 
@@ -60,7 +78,7 @@ export async function runLocalExport(options: LocalExportOptions = {}): Promise<
     const secrets = new LocalFileSecretStore(options.secretsFile ?? '.report-export/secrets.json');
     const persist = (tokens: TokenSet) =>
       secrets.put(SECRET_NAME, { clientId: app.clientId, clientSecret: app.clientSecret, ...tokens });
-    const tokens = await loginWithAutoApproval(app);
+    const tokens = await loginWithAutoApproval(app, { signal });
     await persist(tokens);
     say(`logged in as ${sim.username}; tokens kept in ${secrets.file}`);
 
@@ -68,25 +86,30 @@ export async function runLocalExport(options: LocalExportOptions = {}): Promise<
     const api = createClient({ baseUrl: sim.baseUrl, auth, workspaceId: sim.workspaceId });
     const store = new LocalDirectoryStore(outDir);
     const exports: LocalExportResult['exports'] = [];
-    for await (const report of api.reporting.listReports()) {
+    for await (const report of api.reporting.listReports({ signal })) {
       if (options.reportId !== undefined && report.id !== options.reportId) continue;
-      say(`${report.name}: requesting ${window.start} .. ${window.end}`);
-      const run = await api.reporting.requestReport({ reportId: report.id, period: window });
+      say(`${report.name}: requesting ${window.from} .. ${window.to}`);
+      const run = await api.reporting.requestReport(
+        { reportId: report.id, period: toReportPeriod(window) },
+        { signal },
+      );
       let last = '';
       await api.reporting.waitForCompletion(run, {
+        signal,
         pollIntervalMs: 250,
         onStatus: ({ status }) => {
           if (status !== last) say(`${report.name}: ${status}`);
           last = status;
         },
       });
-      const source = await api.reporting.openResult(run);
+      const source = await api.reporting.openResult(run, { signal });
       const summary = await exportReportResult({
         source,
         store,
         reportId: report.id,
         ...(options.csvGzip ? { csvGzip: true } : {}),
-        window: { from: window.start, to: window.end },
+        window,
+        signal,
         logger: { warn: (message, data) => say(`warning: ${message} ${JSON.stringify(data ?? {})}`) },
       });
       say(
@@ -99,6 +122,7 @@ export async function runLocalExport(options: LocalExportOptions = {}): Promise<
     }
     return { outDir, window, exports };
   } finally {
+    process.removeListener('SIGINT', onInterrupt);
     await sim.close();
   }
 }

@@ -13,12 +13,13 @@ import {
  */
 export async function loginWithAutoApproval(
   app: OAuthClientConfig,
-  options: { pkce?: boolean; fetch?: typeof fetch } = {},
+  options: { pkce?: boolean; fetch?: typeof fetch; signal?: AbortSignal } = {},
 ): Promise<TokenSet> {
+  const call = options.signal === undefined ? {} : { signal: options.signal };
   const { url, state, codeVerifier } = buildAuthorizationUrl({ ...app, pkce: options.pkce ?? true });
   const response = await (options.fetch ?? fetch)(url, {
     redirect: 'manual',
-    signal: AbortSignal.timeout(10_000),
+    signal: AbortSignal.any([AbortSignal.timeout(10_000), ...(options.signal ? [options.signal] : [])]),
   });
   await response.body?.cancel();
   const location = response.headers.get('location');
@@ -30,5 +31,5 @@ export async function loginWithAutoApproval(
   const { code } = validateRedirect(location, state);
   const { authUrl, clientId, clientSecret, redirectUri } = app;
   const client = { authUrl, clientId, clientSecret, redirectUri };
-  return exchangeCode(client, codeVerifier === undefined ? { code } : { code, codeVerifier });
+  return exchangeCode(client, codeVerifier === undefined ? { code } : { code, codeVerifier }, call);
 }

@@ -2,6 +2,7 @@
 export const EXPORT_ERROR_CODES = {
   configInvalid: 'EXPORT_CONFIG_INVALID',
   rowInvalid: 'EXPORT_ROW_INVALID',
+  rowOutsideWindow: 'EXPORT_ROW_OUTSIDE_WINDOW',
   unknownMember: 'EXPORT_UNKNOWN_MEMBER',
   timeZoneInvalid: 'EXPORT_TIME_ZONE_INVALID',
   countMismatch: 'EXPORT_COUNT_MISMATCH',
@@ -30,6 +31,16 @@ export class ExportError extends Error {
   }
 }
 
+/** Throws EXPORT_ABORTED when the run's signal has fired; called between steps and per batch. */
+export function throwIfAborted(signal: AbortSignal | undefined, requestId: string): void {
+  if (signal?.aborted) {
+    throw new ExportError(EXPORT_ERROR_CODES.aborted, 'The export was aborted before publishing', {
+      cause: signal.reason,
+      requestId,
+    });
+  }
+}
+
 /** An option of the export is invalid; the message names the setting. */
 export class ExportConfigError extends ExportError {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -46,6 +57,17 @@ export class RowConversionError extends ExportError {
   ) {
     super(code, message);
     this.name = 'RowConversionError';
+  }
+}
+
+/**
+ * A row's local date is outside the run's window (outsideWindow=fail): publishing it would
+ * replace a partition the run was not asked to touch.
+ */
+export class RowOutsideWindowError extends ExportError {
+  constructor(message: string, options?: { requestId?: string }) {
+    super(EXPORT_ERROR_CODES.rowOutsideWindow, message, options);
+    this.name = 'RowOutsideWindowError';
   }
 }
 

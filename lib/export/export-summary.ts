@@ -21,14 +21,17 @@ export interface ExportSummary {
   bytes: number;
   /** Every partition this run published, by `dt`, empty ones (rows 0) included. */
   partitions: PartitionSummary[];
+  /** Rows dated outside the window and dropped (outsideWindow=drop); 0 otherwise. */
+  droppedRows: number;
+  /** Invalid UTF-8 sequences in the result the client replaced with U+FFFD; 0 when none. */
+  replacedCharacters: number;
 }
 
 /** The summary of the partitions a run published. */
 export function summarize(
-  reportId: string,
-  requestId: string,
-  runId: string,
+  run: { reportId: string; requestId: string; runId: string },
   partitions: readonly PartitionOutput[],
+  counts: { droppedRows: number; replacedCharacters: number },
 ): ExportSummary {
   const list = partitions.map((p) => ({
     dt: p.dt,
@@ -37,12 +40,14 @@ export function summarize(
     bytes: p.files.reduce((n, f) => n + f.bytes, 0),
   }));
   return {
-    reportId,
-    requestId,
-    runId,
+    reportId: run.reportId,
+    requestId: run.requestId,
+    runId: run.runId,
     rows: list.reduce((n, p) => n + p.rows, 0),
     files: list.reduce((n, p) => n + p.files, 0),
     bytes: list.reduce((n, p) => n + p.bytes, 0),
     partitions: list,
+    droppedRows: counts.droppedRows,
+    replacedCharacters: counts.replacedCharacters,
   };
 }

@@ -5,9 +5,11 @@ export {
   type ExportErrorCode,
   PublishError,
   RowConversionError,
+  RowOutsideWindowError,
   VerificationError,
 } from './errors';
-export { type ExportOptions, exportReportResult } from './export-report-result';
+export { EXPORT_DEFAULTS, type ExportOptions } from './export-options';
+export { exportReportResult } from './export-report-result';
 export type { ExportSummary, PartitionSummary } from './export-summary';
 export { PARQUET_CODECS, type ParquetCodec } from './formats/parquet-encoder';
 export { zstdAvailable } from './formats/zstd';
@@ -29,9 +31,23 @@ export {
 export { ZoneConverter } from './time-zone';
 export {
   type ExportLogger,
+  OUTSIDE_WINDOW_POLICIES,
+  type OutsideWindowPolicy,
   type PartitionOutput,
   type SpilledFile,
   UNKNOWN_MEMBER_POLICIES,
   type UnknownMemberPolicy,
 } from './types';
-export { datesOfWindow, type ExportWindow } from './window';
+export {
+  checkWindowDates,
+  dateInZone,
+  datesInRange,
+  datesOfWindow,
+  dayBefore,
+  dayWindow,
+  parseCalendarDate,
+  type ReportWindow,
+  shiftDate,
+  toReportPeriod,
+  windowForDates,
+} from './window';

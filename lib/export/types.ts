@@ -11,6 +11,10 @@ export interface ExportLogger {
 export const UNKNOWN_MEMBER_POLICIES = { warn: 'warn', fail: 'fail' } as const;
 export type UnknownMemberPolicy = (typeof UNKNOWN_MEMBER_POLICIES)[keyof typeof UNKNOWN_MEMBER_POLICIES];
 
+/** What to do with a row dated outside the run's window. */
+export const OUTSIDE_WINDOW_POLICIES = { fail: 'fail', drop: 'drop' } as const;
+export type OutsideWindowPolicy = (typeof OUTSIDE_WINDOW_POLICIES)[keyof typeof OUTSIDE_WINDOW_POLICIES];
+
 /** A finished part file of one format, spilled to local disk and ready to stage. */
 export interface SpilledFile {
   format: OutputFormat;

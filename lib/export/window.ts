@@ -1,16 +1,24 @@
+import type { ReportPeriod } from '../api/reporting';
 import { ExportConfigError } from './errors';
 import { ZoneConverter } from './time-zone';
 
-/** A report window as the service takes it: ISO 8601 instants with the zone's offsets. */
+/**
+ * A report window, the one shape the export core, its callers and its manifests use:
+ * ISO 8601 instants with offsets, `from` inclusive, `to` exclusive. Windows made here
+ * run from a local midnight to a local midnight, each written with the offset in force
+ * at that instant (a window across a DST change carries two offsets).
+ */
 export interface ReportWindow {
-  /** Inclusive, local midnight of the first day, e.g. `2026-03-29T00:00:00+00:00`. */
-  start: string;
-  /** Exclusive, local midnight after the last day. */
-  end: string;
+  /** Inclusive, e.g. `2026-03-29T00:00:00+00:00`. */
+  from: string;
+  /** Exclusive, e.g. `2026-03-30T00:00:00+01:00`. */
+  to: string;
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
 
 /** Parses `YYYY-MM-DD` to the UTC milliseconds of that calendar date; names the setting when invalid. */
 export function parseCalendarDate(setting: string, text: string): number {
@@ -22,32 +30,40 @@ export function parseCalendarDate(setting: string, text: string): number {
   return ms;
 }
 
-function formatOffset(offsetMs: number): string {
-  const sign = offsetMs < 0 ? '-' : '+';
-  const minutes = Math.abs(offsetMs) / 60_000;
-  const hh = String(Math.floor(minutes / 60)).padStart(2, '0');
-  const mm = String(minutes % 60).padStart(2, '0');
-  return `${sign}${hh}:${mm}`;
-}
-
-/** Local midnight of a calendar date in a zone, written with that instant's offset. */
-function localMidnight(zone: ZoneConverter, dateMs: number): string {
-  const utc = zone.toUtc(dateMs);
-  const offset = zone.offsetAt(utc);
-  return `${new Date(dateMs).toISOString().slice(0, 10)}T00:00:00${formatOffset(offset)}`;
+/** Parses an ISO 8601 instant that carries its offset; names the setting when invalid. */
+export function parseInstant(setting: string, text: string): number {
+  // Without an offset Date.parse would read the machine's zone: refuse instead.
+  const ms = INSTANT.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(ms)) {
+    throw new ExportConfigError(`${setting} must be an ISO 8601 instant with an offset, got '${text}'`);
+  }
+  return ms;
 }
 
 /**
  * The window covering the local calendar days `from` to `to` (both inclusive) in an IANA
- * zone: from local midnight of `from` to local midnight after `to`, each with the offset in
- * force at that instant (so a window across a DST change carries two offsets).
+ * zone: from the start of `from` to the start of the day after `to`.
+ *
+ * @example
+ * windowForDates('2026-03-29', '2026-03-30', 'Europe/London');
+ * // { from: '2026-03-29T00:00:00+00:00', to: '2026-03-31T00:00:00+01:00' }
  */
 export function windowForDates(from: string, to: string, timeZoneId: string): ReportWindow {
   const fromMs = parseCalendarDate('from', from);
   const toMs = parseCalendarDate('to', to);
   if (toMs < fromMs) throw new ExportConfigError(`to (${to}) must not be before from (${from})`);
   const zone = new ZoneConverter(timeZoneId);
-  return { start: localMidnight(zone, fromMs), end: localMidnight(zone, toMs + DAY_MS) };
+  // The start of a day is its midnight, or the end of a gap over it: America/Santiago
+  // skips 2026-09-06T00:00 (23:59:59-04:00 -> 01:00-03:00), so that day starts at
+  // 2026-09-06T01:00:00-03:00, which still ends the day before exactly.
+  const startOf = (dateMs: number) =>
+    zone.formatWithOffset(zone.startOfDay(new Date(dateMs).toISOString().slice(0, 10)));
+  return { from: startOf(fromMs), to: startOf(toMs + DAY_MS) };
+}
+
+/** One local day as a window: its start to the next day's start (23, 24 or 25 hours). */
+export function dayWindow(date: string, timeZoneId: string): ReportWindow {
+  return windowForDates(date, date, timeZoneId);
 }
 
 /** A calendar date moved by whole days: `shiftDate('2026-03-01', -1)` is `2026-02-28`. */
@@ -55,30 +71,34 @@ export function shiftDate(date: string, days: number): string {
   return new Date(parseCalendarDate('date', date) + days * DAY_MS).toISOString().slice(0, 10);
 }
 
-/** The local calendar date (`YYYY-MM-DD`) of an instant in an IANA zone, shifted by whole days. */
-export function localDate(instantMs: number, timeZoneId: string, dayShift = 0): string {
+/** Every calendar date from `from` to `to`, both inclusive, ascending. */
+export function datesInRange(from: string, to: string): string[] {
+  const fromMs = parseCalendarDate('from', from);
+  const toMs = parseCalendarDate('to', to);
+  if (toMs < fromMs) throw new ExportConfigError(`to (${to}) must not be before from (${from})`);
+  const dates: string[] = [];
+  for (let ms = fromMs; ms <= toMs; ms += DAY_MS) dates.push(new Date(ms).toISOString().slice(0, 10));
+  return dates;
+}
+
+/** The local calendar date (`YYYY-MM-DD`) on which an instant (UTC ms) falls in an IANA zone. */
+export function dateInZone(instantMs: number, timeZoneId: string): string {
   const zone = new ZoneConverter(timeZoneId);
-  const local = instantMs + zone.offsetAt(instantMs);
-  return new Date(local + dayShift * DAY_MS).toISOString().slice(0, 10);
+  return new Date(instantMs + zone.offsetAt(instantMs)).toISOString().slice(0, 10);
 }
 
-/** An export window as `exportReportResult` takes it: ISO 8601 instants with offsets, `to` exclusive. */
-export interface ExportWindow {
-  from: string;
-  to: string;
-}
-
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
-const HOUR_MS = 3_600_000;
-
-/** Parses an ISO 8601 instant that carries its offset; names the setting when invalid. */
-function parseInstant(setting: string, text: string): number {
-  // Without an offset Date.parse would read the machine's zone: refuse instead.
-  const ms = INSTANT.test(text) ? Date.parse(text) : Number.NaN;
-  if (Number.isNaN(ms)) {
-    throw new ExportConfigError(`${setting} must be an ISO 8601 instant with an offset, got '${text}'`);
-  }
-  return ms;
+/**
+ * The local date before the one on which an instant falls: "yesterday" of a scheduled
+ * run, from the scheduled time (never from the clock, so a late or retried run exports
+ * the same day).
+ *
+ * @example
+ * dayBefore('2026-03-30T00:30:00Z', 'Europe/London'); // '2026-03-29' (01:30 BST on the 30th)
+ */
+export function dayBefore(instant: string | Date, timeZoneId: string): string {
+  const ms = typeof instant === 'string' ? parseInstant('instant', instant) : instant.getTime();
+  if (Number.isNaN(ms)) throw new ExportConfigError('instant must be a valid date');
+  return shiftDate(dateInZone(ms, timeZoneId), -1);
 }
 
 /**
@@ -90,7 +110,7 @@ function parseInstant(setting: string, text: string): number {
  * datesOfWindow({ from: '2026-03-29T00:00:00+00:00', to: '2026-03-31T00:00:00+01:00' }, 'Europe/London');
  * // ['2026-03-29', '2026-03-30']
  */
-export function datesOfWindow(window: ExportWindow, timeZoneId: string): string[] {
+export function datesOfWindow(window: ReportWindow, timeZoneId: string): string[] {
   const from = parseInstant('window.from', window.from);
   const to = parseInstant('window.to', window.to);
   if (to <= from) {
@@ -109,4 +129,12 @@ export function datesOfWindow(window: ExportWindow, timeZoneId: string): string[
 export function checkWindowDates(dates: readonly string[]): string[] {
   for (const date of dates) parseCalendarDate('windowDates', date);
   return [...new Set(dates)].sort();
+}
+
+/**
+ * The window as the client's `requestReport({ period })` takes it (`{ start, end }`): the
+ * one place the two shapes meet.
+ */
+export function toReportPeriod(window: ReportWindow): Extract<ReportPeriod, { start: string }> {
+  return { start: window.from, end: window.to };
 }

@@ -71,9 +71,13 @@ export class Partitioner {
     return this.#rows;
   }
 
-  /** Buffers a row; returns a promise only when a buffer had to be handed over (await it). */
+  /**
+   * Buffers a row; returns a promise only when a buffer had to be handed over (await it).
+   * A row the mapper drops (outside the window) is not counted.
+   */
   add(row: ResultRow): Promise<void> | undefined {
     const dt = this.#mapper.append(row, this.#select);
+    if (dt === undefined) return undefined;
     this.#rows++;
     this.#buffered++;
     const open = this.#current as OpenPartition;

@@ -1,8 +1,8 @@
 import type { ResultRow } from '../../spec/types';
-import { EXPORT_ERROR_CODES, ExportConfigError, RowConversionError } from '../errors';
+import { EXPORT_ERROR_CODES, ExportConfigError, RowConversionError, RowOutsideWindowError } from '../errors';
 import { COLUMNS, type ColumnDefinition, KNOWN_MEMBERS } from '../schema';
 import { localDate, parseLocalTime, type ZoneConverter } from '../time-zone';
-import type { ExportLogger, UnknownMemberPolicy } from '../types';
+import type { ExportLogger, OutsideWindowPolicy, UnknownMemberPolicy } from '../types';
 import { ArrayPool } from './array-pool';
 import { ColumnBuffer, RunDictionaries, type StringMode } from './column-buffer';
 
@@ -12,6 +12,15 @@ export interface RowMapperOptions {
   zone: ZoneConverter;
   unknownMembers?: UnknownMemberPolicy;
   logger?: ExportLogger;
+  /** The window rows must fall in; without it every date is accepted. */
+  window?: {
+    /** Local dates rows may fall on. */
+    dates: ReadonlySet<string>;
+    /** How errors and logs name the window, e.g. its instants. */
+    label: string;
+    /** Default 'fail'. */
+    outside?: OutsideWindowPolicy;
+  };
 }
 
 /** Sets one column of the row being appended (reserveRow was called). */
@@ -28,9 +37,13 @@ export class RowMapper {
   readonly #logger: ExportLogger | undefined;
   readonly #zone: ZoneConverter;
   readonly #warned = new Set<string>();
+  readonly #window: RowMapperOptions['window'];
+  /** Rows dropped per date outside the window (outside=drop). */
+  readonly #dropped = new Map<string, number>();
   #rowIndex = 0;
   #lastDay = Number.NaN;
   #lastDate = '';
+  #lastInWindow = true;
 
   constructor(options: RowMapperOptions) {
     const policy = options.unknownMembers ?? 'warn';
@@ -40,6 +53,7 @@ export class RowMapper {
     this.#policy = policy;
     this.#logger = options.logger;
     this.#zone = options.zone;
+    this.#window = options.window;
     this.#appenders = COLUMNS.map((c, i) => this.#appender(c, i, options));
   }
 
@@ -51,13 +65,21 @@ export class RowMapper {
     return new ColumnBuffer(this.dictionaries, { modes, pool: this.pool });
   }
 
+  /** Rows dropped because their date is outside the window, per date (outside=drop). */
+  get droppedRows(): ReadonlyMap<string, number> {
+    return this.#dropped;
+  }
+
   /** Members seen that the schema does not know (warn policy). */
   get unknownMembers(): readonly string[] {
     return [...this.#warned];
   }
 
-  /** Appends the row to the buffer `target` picks for its partition date; returns that date. */
-  append(row: ResultRow, target: ColumnBuffer | ((dt: string) => ColumnBuffer)): string {
+  /**
+   * Appends the row to the buffer `target` picks for its partition date; returns that
+   * date, or undefined when the row was dropped (outside the window, outside=drop).
+   */
+  append(row: ResultRow, target: ColumnBuffer | ((dt: string) => ColumnBuffer)): string | undefined {
     const index = this.#rowIndex++;
     for (const key in row) {
       if (!KNOWN_MEMBERS.has(key)) this.#unknown(key, index);
@@ -76,14 +98,28 @@ export class RowMapper {
     if (day !== this.#lastDay) {
       this.#lastDay = day;
       this.#lastDate = localDate(localMs);
+      this.#lastInWindow = this.#window === undefined || this.#window.dates.has(this.#lastDate);
     }
     const dt = this.#lastDate;
+    if (!this.#lastInWindow) return this.#outside(dt, index, start as string);
     const buffer = typeof target === 'function' ? target(dt) : target;
     buffer.reserveRow();
     const appenders = this.#appenders;
     for (let i = 0; i < appenders.length; i++) (appenders[i] as Appender)(row, buffer, localMs, utcMs);
     buffer.rows++;
     return dt;
+  }
+
+  /** A row dated outside the window: never reaches a buffer, so never a partition. */
+  #outside(dt: string, index: number, start: string): undefined {
+    const window = this.#window as NonNullable<RowMapperOptions['window']>;
+    if ((window.outside ?? 'fail') === 'fail') {
+      throw new RowOutsideWindowError(
+        `Row ${index}: start ${start} (local date ${dt}) is outside the window ${window.label} (outsideWindow=fail)`,
+      );
+    }
+    this.#dropped.set(dt, (this.#dropped.get(dt) ?? 0) + 1);
+    return undefined;
   }
 
   #unknown(key: string, index: number): void {

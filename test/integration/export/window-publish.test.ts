@@ -13,8 +13,7 @@ const DAYS = ['2026-06-01', '2026-06-02', '2026-06-03', '2026-06-04'] as const;
 
 /** The report's window over local dates `from`..`to` in London, as the CLI requests it. */
 function windowOf(from: string, to: string) {
-  const w = windowForDates(from, to, 'Europe/London');
-  return { from: w.start, to: w.end };
+  return windowForDates(from, to, 'Europe/London');
 }
 
 function partitionPath(format: 'parquet' | 'csv', dt: string): string {

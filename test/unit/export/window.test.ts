@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ExportConfigError } from '../../../lib/export';
 import {
+  dateInZone,
+  datesInRange,
   datesOfWindow,
-  localDate,
+  dayBefore,
+  dayWindow,
   parseCalendarDate,
   shiftDate,
+  toReportPeriod,
   windowForDates,
 } from '../../../lib/export/window';
 
@@ -50,6 +54,22 @@ describe('windowForDates', () => {
       '2026-02-01T00:00:00+05:30',
       '2026-02-03T00:00:00+05:30',
     ],
+    [
+      'the day Santiago skips midnight (it starts at 01:00 after the gap)',
+      '2026-09-06',
+      '2026-09-06',
+      'America/Santiago',
+      '2026-09-06T01:00:00-03:00',
+      '2026-09-07T00:00:00-03:00',
+    ],
+    [
+      'the day before Santiago skips midnight (it ends where the next one starts)',
+      '2026-09-05',
+      '2026-09-05',
+      'America/Santiago',
+      '2026-09-05T00:00:00-04:00',
+      '2026-09-06T01:00:00-03:00',
+    ],
   ])(
     'covers local midnight to midnight with each instant’s offset for %s',
     (_name, from, to, zone, start, end) => {
@@ -57,7 +77,7 @@ describe('windowForDates', () => {
       const window = windowForDates(from, to, zone);
 
       // Assess
-      expect(window).toEqual({ start, end });
+      expect(window).toEqual({ from: start, to: end });
     },
   );
 
@@ -76,17 +96,18 @@ describe('windowForDates', () => {
   });
 });
 
-describe('localDate', () => {
-  it('gives the zone’s calendar date of an instant, shifted by whole days', () => {
+describe('dateInZone', () => {
+  it('gives the zone’s calendar date of an instant when the instant is near midnight', () => {
     // Prepare: 23:30 UTC on 31 Dec is already 1 Jan in Berlin.
     const instant = Date.parse('2026-12-31T23:30:00Z');
 
     // Act / Assess
-    expect(localDate(instant, 'Europe/Berlin')).toBe('2027-01-01');
-    expect(localDate(instant, 'Europe/Berlin', -1)).toBe('2026-12-31');
-    expect(localDate(instant, 'America/Los_Angeles')).toBe('2026-12-31');
+    expect(dateInZone(instant, 'Europe/Berlin')).toBe('2027-01-01');
+    expect(dateInZone(instant, 'America/Los_Angeles')).toBe('2026-12-31');
   });
+});
 
+describe('shiftDate', () => {
   it.each([
     ['2026-03-01', -1, '2026-02-28'],
     ['2024-02-28', 1, '2024-02-29'],
@@ -118,10 +139,18 @@ describe('datesOfWindow', () => {
       expected.push(new Date(ms).toISOString().slice(0, 10));
 
     // Act
-    const dates = datesOfWindow({ from: window.start, to: window.end }, zone);
+    const dates = datesOfWindow(window, zone);
 
     // Assess
     expect(dates).toEqual(expected);
+  });
+
+  it('lists only the skipped-midnight day when given its day window in Santiago', () => {
+    // Act
+    const dates = datesOfWindow(dayWindow('2026-09-06', 'America/Santiago'), 'America/Santiago');
+
+    // Assess
+    expect(dates).toEqual(['2026-09-06']);
   });
 
   it.each([
@@ -173,5 +202,75 @@ describe('datesOfWindow', () => {
     // Assess
     expect(act).toThrow(ExportConfigError);
     expect(act).toThrow(setting);
+  });
+});
+
+describe('dayWindow', () => {
+  it.each([
+    ['a 23-hour spring-forward day', '2026-03-29', 'Europe/London', 23],
+    ['a 25-hour fall-back day', '2026-10-25', 'Europe/London', 25],
+    ['an ordinary day', '2026-06-01', 'Europe/London', 24],
+    ['the day whose midnight does not exist', '2026-09-06', 'America/Santiago', 23],
+    ['the fall-back day in Santiago (23:00 occurs twice)', '2026-04-04', 'America/Santiago', 25],
+  ])('spans the local day from its start to the next day’s start for %s', (_name, date, zone, hours) => {
+    // Act
+    const window = dayWindow(date, zone);
+
+    // Assess
+    expect((Date.parse(window.to) - Date.parse(window.from)) / 3_600_000).toBe(hours);
+    expect(dateInZone(Date.parse(window.from), zone)).toBe(date);
+    expect(dateInZone(Date.parse(window.to) - 1, zone)).toBe(date);
+    expect(dateInZone(Date.parse(window.from) - 1, zone)).toBe(shiftDate(date, -1));
+  });
+});
+
+describe('datesInRange', () => {
+  it('lists every date of an inclusive range across a month and a leap day', () => {
+    // Act / Assess
+    expect(datesInRange('2024-02-27', '2024-03-01')).toEqual([
+      '2024-02-27',
+      '2024-02-28',
+      '2024-02-29',
+      '2024-03-01',
+    ]);
+    expect(datesInRange('2026-06-01', '2026-06-01')).toEqual(['2026-06-01']);
+  });
+
+  it('throws ExportConfigError when the range ends before it starts', () => {
+    // Act / Assess
+    expect(() => datesInRange('2026-06-02', '2026-06-01')).toThrow(ExportConfigError);
+  });
+});
+
+describe('dayBefore', () => {
+  it.each([
+    [
+      'just after local midnight in summer time, still the previous UTC day',
+      '2026-06-01T23:30:00Z',
+      'Europe/London',
+      '2026-06-01',
+    ],
+    ['just before local midnight', '2026-06-01T22:30:00Z', 'Europe/London', '2026-05-31'],
+    ['west of UTC, already the next UTC day', '2026-06-02T02:00:00Z', 'America/New_York', '2026-05-31'],
+    ['a new year in Auckland', '2026-12-31T12:30:00Z', 'Pacific/Auckland', '2026-12-31'],
+    ['an instant with its own offset', '2026-03-30T01:30:00+01:00', 'Europe/London', '2026-03-29'],
+  ])('gives the local day before the scheduled time when %s', (_name, instant, zone, expected) => {
+    // Act / Assess
+    expect(dayBefore(instant, zone)).toBe(expected);
+  });
+
+  it('throws ExportConfigError when the instant has no offset', () => {
+    // Act / Assess
+    expect(() => dayBefore('2026-06-01T03:00:00', 'Europe/London')).toThrow(ExportConfigError);
+  });
+});
+
+describe('toReportPeriod', () => {
+  it('gives the client’s period shape for the same instants when converting a window', () => {
+    // Act / Assess
+    expect(toReportPeriod(windowForDates('2026-03-29', '2026-03-29', 'Europe/London'))).toEqual({
+      start: '2026-03-29T00:00:00+00:00',
+      end: '2026-03-30T00:00:00+01:00',
+    });
   });
 });

@@ -1,0 +1,137 @@
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import type { ResultRow } from '../spec/types';
+import { EXPORT_ERROR_CODES, ExportError, throwIfAborted, VerificationError } from './errors';
+import type { ResolvedExportOptions } from './export-options';
+import { Partitioner, type PartitionSink } from './rows/partitioner';
+import { RowMapper } from './rows/row-mapper';
+import { InlineSink, WorkerSink } from './spill/partition-sink';
+import { ZoneConverter } from './time-zone';
+import type { PartitionOutput } from './types';
+
+/** What reading a result left on local disk, and what the source reported. */
+export interface ReadPartitions {
+  /** Partitions with rows, in date order, their part files on local disk. */
+  partitions: PartitionOutput[];
+  /** Rows routed to partitions. */
+  rows: number;
+  /** Rows dropped as dated outside the window (outsideWindow=drop). */
+  droppedRows: number;
+  /** Invalid UTF-8 sequences the client replaced with U+FFFD (from the result's metadata). */
+  replacedCharacters: number;
+}
+
+/**
+ * Reads the source into per-date part files under `spillRoot`: rows -> mapper ->
+ * partitioner -> encoder (inline or the worker). Reconciles the rows read with the
+ * service's totalCount (dropped rows included). Nothing leaves the machine here.
+ */
+export async function readPartitions(run: ResolvedExportOptions, spillRoot: string): Promise<ReadPartitions> {
+  const { source, requestId, logger } = run;
+  const mapper = new RowMapper({
+    reportId: run.reportId,
+    requestId,
+    zone: new ZoneConverter(run.timeZoneId),
+    unknownMembers: run.unknownMembers,
+    ...(logger === undefined ? {} : { logger }),
+    ...(run.rowWindow === undefined ? {} : { window: { ...run.rowWindow, outside: run.outsideWindow } }),
+  });
+  const writerOptions = {
+    spillDirectory: spillRoot,
+    parquetCodec: run.parquetCodec,
+    csvGzip: run.csvGzip,
+    maxRowsPerFile: run.maxRowsPerFile,
+  };
+  const sink: PartitionSink =
+    (run.encodeWorker === false
+      ? undefined
+      : await WorkerSink.start(run.encodeWorker, writerOptions, logger)) ?? new InlineSink(writerOptions);
+  try {
+    const partitioner = new Partitioner(mapper, sink, run);
+    await consume(run, partitioner);
+    const metadata = await source.done();
+    const dropped = [...mapper.droppedRows.values()].reduce((n, c) => n + c, 0);
+    if (metadata.rowLimitExceeded) {
+      throw new VerificationError(
+        EXPORT_ERROR_CODES.rowLimitExceeded,
+        `The result hit the row limit (${metadata.rowLimit}); export a shorter window`,
+        { requestId },
+      );
+    }
+    if (partitioner.rows + dropped !== metadata.totalCount) {
+      throw new VerificationError(
+        EXPORT_ERROR_CODES.countMismatch,
+        `Read ${partitioner.rows + dropped} rows (${dropped} dropped), the service reported totalCount ${metadata.totalCount}`,
+        { requestId },
+      );
+    }
+    if (dropped > 0) {
+      logger?.warn('Rows dated outside the window were dropped (outsideWindow=drop)', {
+        droppedRows: dropped,
+        perDate: Object.fromEntries(mapper.droppedRows),
+        window: run.rowWindow?.label,
+      });
+    }
+    // Optional until every client reports it; a count, never the text.
+    const replaced = (metadata as { replacedCharacters?: unknown }).replacedCharacters;
+    const replacedCharacters = typeof replaced === 'number' && replaced > 0 ? replaced : 0;
+    if (replacedCharacters > 0) {
+      logger?.warn('The result held invalid UTF-8; the client replaced it with U+FFFD', {
+        replacedCharacters,
+      });
+    }
+    const partitions = await spill(partitioner.finish(), requestId);
+    return { partitions, rows: partitioner.rows, droppedRows: dropped, replacedCharacters };
+  } finally {
+    await sink.close();
+  }
+}
+
+/** Feeds every row of the source to the partitioner; a failure cancels the source. */
+async function consume(run: ResolvedExportOptions, partitioner: Partitioner): Promise<void> {
+  const { source, requestId, signal } = run;
+  try {
+    // The client's stream may also hand out parsed batches: one await per batch, not per row.
+    const batches = (source as Partial<{ batches: AsyncIterable<ResultRow[]> }>).batches;
+    if (batches !== undefined) {
+      for await (const batch of batches) {
+        throwIfAborted(signal, requestId);
+        for (const row of batch) {
+          const pending = partitioner.add(row);
+          if (pending !== undefined) await spill(pending, requestId);
+        }
+      }
+    } else {
+      let n = 0;
+      for await (const row of source.rows) {
+        if ((n++ & 0x3ff) === 0) throwIfAborted(signal, requestId);
+        const pending = partitioner.add(row);
+        if (pending !== undefined) await spill(pending, requestId);
+      }
+    }
+  } catch (cause) {
+    source.cancel(cause);
+    if (cause instanceof ExportError) throw cause;
+    throw new ExportError(EXPORT_ERROR_CODES.sourceFailed, 'Reading the report result failed', {
+      cause,
+      requestId,
+    });
+  }
+}
+
+/** Errors of the local part files, told apart from errors of the source. */
+async function spill<T>(pending: Promise<T>, requestId: string): Promise<T> {
+  try {
+    return await pending;
+  } catch (cause) {
+    throw new ExportError(EXPORT_ERROR_CODES.spillFailed, 'Writing part files to local disk failed', {
+      cause,
+      requestId,
+    });
+  }
+}
+
+/** A fresh directory for one run's part files; the caller removes it. */
+export function makeSpillRoot(spillDirectory: string): Promise<string> {
+  return fs.mkdtemp(path.join(spillDirectory, 'report-export-'));
+}
