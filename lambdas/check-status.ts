@@ -1,0 +1,5 @@
+import { createCheckStatusHandler } from '../lib/workflow/handlers';
+import { lambdaHandler } from './lambda-runtime';
+
+/** The CheckStatus task of the export workflow. */
+export const handler = lambdaHandler(createCheckStatusHandler);

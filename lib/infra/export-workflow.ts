@@ -1,0 +1,323 @@
+import { Duration } from 'aws-cdk-lib';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import { Construct } from 'constructs';
+import { LAMBDA_SERVICE_ERROR_NAMES, TRANSIENT_ERROR_NAMES } from '../workflow/errors';
+
+/** State names: the contract with lib/local, which maps each Task to its handler by name. */
+export const STATE_NAMES = {
+  start: 'Start',
+  plan: 'Plan',
+  exportJobs: 'ExportJobs',
+  requestReport: 'RequestReport',
+  waitForReport: 'WaitForReport',
+  checkStatus: 'CheckStatus',
+  reportDone: 'ReportDone',
+  reportFailed: 'ReportFailed',
+  pollBudgetSpent: 'PollBudgetSpent',
+  exportResults: 'ExportResults',
+  jobDone: 'JobDone',
+  jobSucceeded: 'JobSucceeded',
+  jobFailed: 'JobFailed',
+  finalize: 'Finalize',
+  runOutcome: 'RunOutcome',
+  notifyFailure: 'NotifyFailure',
+  exportFailed: 'ExportFailed',
+  continueAsNew: 'ContinueAsNew',
+  succeeded: 'Succeeded',
+  recordFailure: 'RecordFailure',
+  notifyCaughtFailure: 'NotifyCaughtFailure',
+  runFailed: 'RunFailed',
+} as const;
+
+/** The Lambda functions of the workflow, one per Task. */
+export interface WorkflowFunctions {
+  readonly plan: lambda.IFunction;
+  readonly requestReport: lambda.IFunction;
+  readonly checkStatus: lambda.IFunction;
+  readonly exportResults: lambda.IFunction;
+  readonly finalize: lambda.IFunction;
+}
+
+export interface ExportWorkflowProps {
+  readonly functions: WorkflowFunctions;
+  /** Failures are published here. */
+  readonly alarmTopic: sns.ITopic;
+  /**
+   * Jobs exported at the same time (Map concurrency).
+   * @default 4
+   */
+  readonly mapConcurrency?: number;
+  /**
+   * Longest execution.
+   * @default Duration.hours(12)
+   */
+  readonly timeout?: Duration;
+  /**
+   * Timeout of the ExportResults task; keep it above the function's timeout.
+   * @default Duration.minutes(16)
+   */
+  readonly exportTaskTimeout?: Duration;
+  /**
+   * Execution logs (ERROR level, without execution data).
+   * @default no logging
+   */
+  readonly logGroup?: logs.ILogGroup;
+  /**
+   * X-Ray tracing.
+   * @default true
+   */
+  readonly tracing?: boolean;
+}
+
+const SHORT_TASK_TIMEOUT = Duration.seconds(90);
+
+/**
+ * The export workflow: Plan -> Map over jobs (RequestReport -> Wait -> CheckStatus ->
+ * Choice -> ExportResults, looping while a split window has pieces left) -> Finalize
+ * (run record, metrics) -> fail after all jobs if any failed, or continue a long backfill
+ * in a new execution. Every Task retries the transient errors of one shared list and
+ * catches the rest into a path that records and notifies. Only ids, windows and counts
+ * pass between states.
+ */
+export class ExportWorkflow extends Construct {
+  readonly stateMachine: sfn.StateMachine;
+
+  constructor(scope: Construct, id: string, props: ExportWorkflowProps) {
+    super(scope, id);
+    const f = props.functions;
+    const S = STATE_NAMES;
+
+    const start = new sfn.Pass(this, S.start, {
+      stateName: S.start,
+      parameters: {
+        'input.$': '$$.Execution.Input',
+        'executionName.$': '$$.Execution.Name',
+        'startedAt.$': '$$.Execution.StartTime',
+      },
+    });
+
+    const plan = this.#task(S.plan, f.plan, {
+      payload: { 'input.$': '$.input', 'executionName.$': '$.executionName' },
+      resultPath: '$.plan',
+    });
+
+    // One job: a loop of request -> wait -> poll, then export (which may queue more pieces).
+    const jobFailed = new sfn.Pass(this, S.jobFailed, {
+      stateName: S.jobFailed,
+      parameters: {
+        'jobId.$': '$.job.jobId',
+        'reportId.$': '$.job.reportId',
+        'reportName.$': '$.job.reportName',
+        status: 'FAILED',
+        'error.$': '$.failure.Error',
+        'cause.$': '$.failure.Cause',
+        'progress.$': '$.cursor',
+      },
+    });
+    const jobSucceeded = new sfn.Pass(this, S.jobSucceeded, {
+      stateName: S.jobSucceeded,
+      parameters: {
+        'jobId.$': '$.job.jobId',
+        'reportId.$': '$.job.reportId',
+        'reportName.$': '$.job.reportName',
+        status: 'SUCCEEDED',
+        'progress.$': '$.cursor',
+      },
+    });
+    const requestReport = this.#task(S.requestReport, f.requestReport, {
+      payload: { 'runId.$': '$.runId', 'job.$': '$.job', 'options.$': '$.options', 'cursor.$': '$.cursor' },
+      resultPath: '$.cursor',
+    }).addCatch(jobFailed, { errors: ['States.ALL'], resultPath: '$.failure' });
+    const wait = new sfn.Wait(this, S.waitForReport, {
+      stateName: S.waitForReport,
+      time: sfn.WaitTime.secondsPath('$.cursor.waitSeconds'),
+    });
+    const checkStatus = this.#task(S.checkStatus, f.checkStatus, {
+      payload: { 'runId.$': '$.runId', 'job.$': '$.job', 'cursor.$': '$.cursor' },
+      resultPath: '$.cursor',
+    }).addCatch(jobFailed, { errors: ['States.ALL'], resultPath: '$.failure' });
+    const exportResults = this.#task(S.exportResults, f.exportResults, {
+      payload: { 'runId.$': '$.runId', 'job.$': '$.job', 'cursor.$': '$.cursor' },
+      resultPath: '$.cursor',
+      timeout: props.exportTaskTimeout ?? Duration.minutes(16),
+    }).addCatch(jobFailed, { errors: ['States.ALL'], resultPath: '$.failure' });
+    const reportFailed = new sfn.Pass(this, S.reportFailed, {
+      stateName: S.reportFailed,
+      result: sfn.Result.fromObject({ Error: 'ReportRunFailedError', Cause: 'The service ended the report run as failed' }),
+      resultPath: '$.failure',
+    }).next(jobFailed);
+    const pollBudgetSpent = new sfn.Pass(this, S.pollBudgetSpent, {
+      stateName: S.pollBudgetSpent,
+      result: sfn.Result.fromObject({
+        Error: 'PollBudgetExhaustedError',
+        Cause: 'The report run did not complete within the poll budget (MAX_POLLS_PER_JOB); nothing was published',
+      }),
+      resultPath: '$.failure',
+    }).next(jobFailed);
+    const jobDone = new sfn.Choice(this, S.jobDone, { stateName: S.jobDone })
+      .when(sfn.Condition.booleanEquals('$.cursor.done', true), jobSucceeded)
+      .otherwise(requestReport);
+    const reportDone = new sfn.Choice(this, S.reportDone, { stateName: S.reportDone })
+      .when(sfn.Condition.stringEquals('$.cursor.status', 'Complete'), exportResults.next(jobDone))
+      .when(sfn.Condition.stringEquals('$.cursor.status', 'Failed'), reportFailed)
+      .when(sfn.Condition.numberGreaterThanEqualsJsonPath('$.cursor.polls', '$.options.maxPollsPerJob'), pollBudgetSpent)
+      .otherwise(wait);
+    requestReport.next(wait);
+    wait.next(checkStatus);
+    checkStatus.next(reportDone);
+
+    const exportJobs = new sfn.Map(this, S.exportJobs, {
+      stateName: S.exportJobs,
+      itemsPath: '$.plan.jobs',
+      itemSelector: {
+        'job.$': '$$.Map.Item.Value',
+        'runId.$': '$.plan.runId',
+        'options.$': '$.plan.options',
+        cursor: {},
+      },
+      maxConcurrency: props.mapConcurrency ?? 4,
+      resultPath: '$.results',
+    });
+    exportJobs.itemProcessor(requestReport);
+
+    // Failures outside the jobs: record them, notify, fail with the caught error's name.
+    const runFailed = new sfn.Fail(this, S.runFailed, {
+      stateName: S.runFailed,
+      errorPath: '$.failure.Error',
+      causePath: '$.failure.Cause',
+    });
+    const notifyCaught = this.#notify(S.notifyCaughtFailure, props.alarmTopic, {
+      'executionName.$': '$.executionName',
+      'error.$': '$.failure.Error',
+    });
+    notifyCaught.addCatch(runFailed, { errors: ['States.ALL'], resultPath: '$.notifyError' }).next(runFailed);
+    const recordFailure = this.#task(S.recordFailure, f.finalize, {
+      payload: {
+        'input.$': '$.input',
+        'executionName.$': '$.executionName',
+        'startedAt.$': '$.startedAt',
+        'failure.$': '$.failure',
+      },
+      resultPath: '$.summary',
+    });
+    recordFailure.addCatch(notifyCaught, { errors: ['States.ALL'], resultPath: '$.recordError' }).next(notifyCaught);
+    plan.addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.failure' });
+    exportJobs.addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.failure' });
+
+    const finalize = this.#task(S.finalize, f.finalize, {
+      payload: {
+        'input.$': '$.input',
+        'executionName.$': '$.executionName',
+        'startedAt.$': '$.startedAt',
+        'plan.$': '$.plan',
+        'results.$': '$.results',
+      },
+      resultPath: '$.summary',
+    });
+    finalize.addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.failure' });
+
+    const exportFailed = new sfn.Fail(this, S.exportFailed, {
+      stateName: S.exportFailed,
+      errorPath: '$.summary.error',
+      causePath: '$.summary.cause',
+    });
+    const notifyFailure = this.#notify(S.notifyFailure, props.alarmTopic, {
+      'runId.$': '$.summary.runId',
+      'executionName.$': '$.executionName',
+      'failedJobs.$': '$.summary.failedJobs',
+      'error.$': '$.summary.error',
+      'cause.$': '$.summary.cause',
+    });
+    notifyFailure.addCatch(exportFailed, { errors: ['States.ALL'], resultPath: '$.notifyError' }).next(exportFailed);
+
+    const continueAsNew = new tasks.CallAwsService(this, S.continueAsNew, {
+      stateName: S.continueAsNew,
+      service: 'sfn',
+      action: 'startExecution',
+      parameters: {
+        'StateMachineArn.$': '$$.StateMachine.Id',
+        'Input.$': 'States.JsonToString($.plan.continuation)',
+      },
+      // The state machine's own ARN is only known at run time ($$.StateMachine.Id).
+      iamResources: ['*'],
+      iamAction: 'states:StartExecution',
+      resultPath: '$.continuedAs',
+      taskTimeout: sfn.Timeout.duration(SHORT_TASK_TIMEOUT),
+    });
+    continueAsNew.addRetry({
+      errors: ['SFN.SfnException', 'States.TaskFailed'],
+      interval: Duration.seconds(2),
+      backoffRate: 2,
+      maxAttempts: 4,
+      jitterStrategy: sfn.JitterType.FULL,
+    });
+    const succeeded = new sfn.Succeed(this, S.succeeded, { stateName: S.succeeded, outputPath: '$.summary' });
+    continueAsNew.addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.failure' }).next(succeeded);
+
+    const outcome = new sfn.Choice(this, S.runOutcome, { stateName: S.runOutcome })
+      .when(sfn.Condition.stringEquals('$.summary.status', 'FAILED'), notifyFailure)
+      .when(sfn.Condition.booleanEquals('$.summary.hasContinuation', true), continueAsNew)
+      .otherwise(succeeded);
+
+    const definition = start.next(plan).next(exportJobs).next(finalize).next(outcome);
+
+    this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
+      stateMachineType: sfn.StateMachineType.STANDARD,
+      definitionBody: sfn.DefinitionBody.fromChainable(definition),
+      timeout: props.timeout ?? Duration.hours(12),
+      tracingEnabled: props.tracing ?? true,
+      ...(props.logGroup === undefined
+        ? {}
+        : { logs: { destination: props.logGroup, level: sfn.LogLevel.ERROR, includeExecutionData: false } }),
+    });
+  }
+
+  /** A Lambda task: the function's result is the state's result; shared Retry list. */
+  #task(
+    name: string,
+    fn: lambda.IFunction,
+    options: { payload: Record<string, unknown>; resultPath: string; timeout?: Duration },
+  ): tasks.LambdaInvoke {
+    const task = new tasks.LambdaInvoke(this, name, {
+      stateName: name,
+      lambdaFunction: fn,
+      payload: sfn.TaskInput.fromObject(options.payload),
+      payloadResponseOnly: true,
+      retryOnServiceExceptions: false,
+      resultPath: options.resultPath,
+      taskTimeout: sfn.Timeout.duration(options.timeout ?? SHORT_TASK_TIMEOUT),
+    });
+    task.addRetry({
+      errors: ['LeaseBusyError'],
+      interval: Duration.seconds(10),
+      backoffRate: 1.5,
+      maxAttempts: 10,
+      maxDelay: Duration.minutes(2),
+      jitterStrategy: sfn.JitterType.FULL,
+    });
+    task.addRetry({
+      errors: [...TRANSIENT_ERROR_NAMES.filter((n) => n !== 'LeaseBusyError'), ...LAMBDA_SERVICE_ERROR_NAMES],
+      interval: Duration.seconds(2),
+      backoffRate: 2,
+      maxAttempts: 5,
+      maxDelay: Duration.minutes(1),
+      jitterStrategy: sfn.JitterType.FULL,
+    });
+    return task;
+  }
+
+  #notify(name: string, topic: sns.ITopic, message: Record<string, unknown>): tasks.SnsPublish {
+    return new tasks.SnsPublish(this, name, {
+      stateName: name,
+      topic,
+      subject: 'report-export run failed',
+      message: sfn.TaskInput.fromObject(message),
+      resultPath: '$.notified',
+      taskTimeout: sfn.Timeout.duration(SHORT_TASK_TIMEOUT),
+    });
+  }
+}

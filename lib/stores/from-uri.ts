@@ -1,0 +1,81 @@
+import { fileURLToPath } from 'node:url';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { LeaseStore } from './lease-store';
+import { LocalDirectoryStore } from './local-directory-store';
+import { LocalFileSecretStore } from './local-file-secret-store';
+import { LocalLeaseStore } from './local-lease-store';
+import type { ObjectStore } from './object-store';
+import { createS3Client, S3Store } from './s3-store';
+import { S3LeaseStore } from './s3-lease-store';
+import type { SecretStore } from './secret-store';
+import { SecretsManagerStore } from './secrets-manager-store';
+
+/** A store named by a URI, and the key prefix inside it. */
+export interface ObjectLocation {
+  store: ObjectStore;
+  prefix: string;
+  /** The URI, for messages. */
+  uri: string;
+}
+
+/** Thrown for a URI no adapter takes; names the setting. */
+export class StoreUriError extends Error {
+  readonly code = 'STORE_URI_INVALID';
+  constructor(setting: string, uri: string, expected: string) {
+    super(`${setting} ${JSON.stringify(uri)} is not ${expected}`);
+    this.name = 'StoreUriError';
+  }
+}
+
+export interface AdapterOptions {
+  /** S3 client for s3:// URIs (one per process). Default: a client from the environment. */
+  s3?: () => S3Client;
+}
+
+function splitS3(setting: string, uri: string): { bucket: string; prefix: string } {
+  const m = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(uri);
+  if (m === null) throw new StoreUriError(setting, uri, 'an s3://bucket[/prefix] URI');
+  return { bucket: m[1] as string, prefix: (m[2] ?? '').replace(/\/+$/, '') };
+}
+
+function localPath(setting: string, uri: string): string {
+  try {
+    return fileURLToPath(uri);
+  } catch {
+    throw new StoreUriError(setting, uri, 'a file:/// URI');
+  }
+}
+
+/** `s3://bucket/prefix` -> S3; `file:///dir` -> a local directory. */
+export function objectStoreFromUri(setting: string, uri: string, options: AdapterOptions = {}): ObjectLocation {
+  if (uri.startsWith('s3://')) {
+    const { bucket, prefix } = splitS3(setting, uri);
+    return { store: new S3Store({ client: (options.s3 ?? createS3Client)(), bucket }), prefix, uri };
+  }
+  if (uri.startsWith('file:')) return { store: new LocalDirectoryStore(localPath(setting, uri)), prefix: '', uri };
+  throw new StoreUriError(setting, uri, 'an s3:// or file:/// URI');
+}
+
+/** `s3://bucket/prefix` -> S3 conditional writes; `file:///dir` -> exclusive-create files. */
+export function leaseStoreFromUri(setting: string, uri: string, options: AdapterOptions = {}): LeaseStore {
+  if (uri.startsWith('s3://')) {
+    const { bucket, prefix } = splitS3(setting, uri);
+    return new S3LeaseStore({ client: (options.s3 ?? createS3Client)(), bucket, prefix: prefix || '_leases' });
+  }
+  if (uri.startsWith('file:')) return new LocalLeaseStore(localPath(setting, uri));
+  throw new StoreUriError(setting, uri, 'an s3:// or file:/// URI');
+}
+
+/**
+ * A Secrets Manager ARN (or `secretsmanager:<name>`) -> Secrets Manager; `file:///path` ->
+ * a local JSON file (mode 0600). Returns the store and the secret's name in it.
+ */
+export function secretStoreFromUri(setting: string, uri: string): { store: SecretStore; name: string } {
+  if (uri.startsWith('arn:aws:secretsmanager:') || uri.startsWith('secretsmanager:')) {
+    const name = uri.startsWith('secretsmanager:') ? uri.slice('secretsmanager:'.length) : uri;
+    return { store: new SecretsManagerStore({ client: new SecretsManagerClient({}) }), name };
+  }
+  if (uri.startsWith('file:')) return { store: new LocalFileSecretStore(localPath(setting, uri)), name: 'service' };
+  throw new StoreUriError(setting, uri, 'a Secrets Manager ARN or a file:/// URI');
+}

@@ -1,0 +1,158 @@
+/**
+ * Errors the workflow's handlers throw. Their `name`s are the contract with the state
+ * machine: its Retry and Catch match on them (the Lambda runtime reports `error.name` as
+ * the error type), so every name is a string literal that survives bundling and
+ * minification, and the construct builds its Retry/Catch lists from the lists below.
+ */
+
+/** Stable codes; tests assert codes, not messages. */
+export const WORKFLOW_ERROR_CODES = {
+  invalidInput: 'WORKFLOW_INVALID_INPUT',
+  invalidConfig: 'WORKFLOW_INVALID_CONFIG',
+  serviceUnavailable: 'WORKFLOW_SERVICE_UNAVAILABLE',
+  loginRequired: 'WORKFLOW_LOGIN_REQUIRED',
+  reportFailed: 'WORKFLOW_REPORT_FAILED',
+  pollBudgetExhausted: 'WORKFLOW_POLL_BUDGET_EXHAUSTED',
+  rowLimit: 'WORKFLOW_ROW_LIMIT',
+  leaseBusy: 'WORKFLOW_LEASE_BUSY',
+  deadline: 'WORKFLOW_DEADLINE',
+  exportFailed: 'WORKFLOW_EXPORT_FAILED',
+  storeFailed: 'WORKFLOW_STORE_FAILED',
+  requestRejected: 'WORKFLOW_REQUEST_REJECTED',
+} as const;
+export type WorkflowErrorCode = (typeof WORKFLOW_ERROR_CODES)[keyof typeof WORKFLOW_ERROR_CODES];
+
+/** Base error of the workflow. Never carries a token, secret or row. */
+export class WorkflowError extends Error {
+  readonly code: WorkflowErrorCode;
+  constructor(code: WorkflowErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'WorkflowError';
+    this.code = code;
+  }
+}
+
+/** The execution input is invalid; the message names the member. Not retried. */
+export class InvalidInputError extends WorkflowError {
+  constructor(message: string) {
+    super(WORKFLOW_ERROR_CODES.invalidInput, message);
+    this.name = 'InvalidInputError';
+  }
+}
+
+/** A setting of the handler's environment is invalid; the message names it. Not retried. */
+export class InvalidConfigError extends WorkflowError {
+  constructor(message: string) {
+    super(WORKFLOW_ERROR_CODES.invalidConfig, message);
+    this.name = 'InvalidConfigError';
+  }
+}
+
+/** The service or the network failed in a way that may pass: retried with backoff. */
+export class ServiceUnavailableError extends WorkflowError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(WORKFLOW_ERROR_CODES.serviceUnavailable, message, options);
+    this.name = 'ServiceUnavailableError';
+  }
+}
+
+/** The refresh token is revoked or expired: an operator must log in again. Not retried. */
+export class LoginRequiredError extends WorkflowError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(WORKFLOW_ERROR_CODES.loginRequired, message, options);
+    this.name = 'LoginRequiredError';
+  }
+}
+
+/** The service ended the report run in a failed state. Not retried. */
+export class ReportRunFailedError extends WorkflowError {
+  constructor(message: string) {
+    super(WORKFLOW_ERROR_CODES.reportFailed, message);
+    this.name = 'ReportRunFailedError';
+  }
+}
+
+/** A report run did not complete within the poll budget. Not retried. */
+export class PollBudgetExhaustedError extends WorkflowError {
+  constructor(message: string) {
+    super(WORKFLOW_ERROR_CODES.pollBudgetExhausted, message);
+    this.name = 'PollBudgetExhaustedError';
+  }
+}
+
+/** A window at the minimum split size still reaches the service's row limit. Not retried. */
+export class RowLimitError extends WorkflowError {
+  constructor(message: string) {
+    super(WORKFLOW_ERROR_CODES.rowLimit, message);
+    this.name = 'RowLimitError';
+  }
+}
+
+/** Another execution holds the lease (token refresh, or publishing the same partitions): retried. */
+export class LeaseBusyError extends WorkflowError {
+  constructor(message: string) {
+    super(WORKFLOW_ERROR_CODES.leaseBusy, message);
+    this.name = 'LeaseBusyError';
+  }
+}
+
+/** The export stopped before the task's deadline and published nothing: retried (bounded). */
+export class DeadlineError extends WorkflowError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(WORKFLOW_ERROR_CODES.deadline, message, options);
+    this.name = 'DeadlineError';
+  }
+}
+
+/** The export core refused the result (verification, conversion). Not retried. */
+export class ExportFailedError extends WorkflowError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(WORKFLOW_ERROR_CODES.exportFailed, message, options);
+    this.name = 'ExportFailedError';
+  }
+}
+
+/** The object or secret store failed: retried. */
+export class StoreFailedError extends WorkflowError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(WORKFLOW_ERROR_CODES.storeFailed, message, options);
+    this.name = 'StoreFailedError';
+  }
+}
+
+/** The service refused a request for good (4xx other than 401, 408, 429). Not retried. */
+export class RequestRejectedError extends WorkflowError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(WORKFLOW_ERROR_CODES.requestRejected, message, options);
+    this.name = 'RequestRejectedError';
+  }
+}
+
+/** Errors a Task retries with exponential backoff and full jitter (bounded attempts). */
+export const TRANSIENT_ERROR_NAMES = [
+  'ServiceUnavailableError',
+  'LeaseBusyError',
+  'StoreFailedError',
+  'DeadlineError',
+] as const;
+
+/** Errors that end a job at once (caught, recorded, never retried). */
+export const TERMINAL_ERROR_NAMES = [
+  'InvalidInputError',
+  'InvalidConfigError',
+  'LoginRequiredError',
+  'ReportRunFailedError',
+  'PollBudgetExhaustedError',
+  'RowLimitError',
+  'ExportFailedError',
+  'RequestRejectedError',
+] as const;
+
+/** Lambda service errors Step Functions recommends retrying for every Lambda task. */
+export const LAMBDA_SERVICE_ERROR_NAMES = [
+  'Lambda.ClientExecutionTimeoutException',
+  'Lambda.ServiceException',
+  'Lambda.AWSLambdaException',
+  'Lambda.SdkClientException',
+  'Lambda.TooManyRequestsException',
+] as const;

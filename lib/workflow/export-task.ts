@@ -1,0 +1,141 @@
+import type { ReportingClient, ReportResultStream } from '../api';
+import { type ExportLogger, type ExportSummary, exportReportResult, type ParquetCodec } from '../export';
+import { datesOfWindow, dayWindow } from '../export/window';
+import type { Lease, LeaseStore } from '../stores/lease-store';
+import type { ObjectStore } from '../stores/object-store';
+import { toWorkflowError } from './classify';
+import { concatResults } from './concat-result';
+import { LeaseBusyError, RowLimitError } from './errors';
+import { cursorOf, type JobCursor, type JobTaskInput, type PendingWindow } from './job-cursor';
+import { splitWindow } from './split-window';
+
+export interface ExportTaskDeps {
+  reporting: Pick<ReportingClient, 'openResult'>;
+  store: ObjectStore;
+  /** Key prefix of the data lake inside the store. */
+  prefix: string;
+  leases: LeaseStore;
+  timeZone: string;
+  minSplitMinutes: number;
+  csvGzip: boolean;
+  parquetCodec: ParquetCodec;
+  logger?: ExportLogger;
+  /** Fires shortly before the task's deadline: the export stops and publishes nothing. */
+  signal?: AbortSignal;
+  now?: () => Date;
+  /** Lease lifetime: longer than the longest export task. Default 16 minutes. */
+  leaseTtlMs?: number;
+  owner: string;
+}
+
+/**
+ * ExportResults: reads the completed run's head first. A result that reaches the row limit
+ * is never published: its window is split and queued again. A piece of a busy day waits
+ * for the day's other pieces; the last one exports them all as one result. Otherwise the
+ * result is streamed into the store through the export core, under a lease per report and
+ * date so two executions never publish the same partitions at the same time.
+ */
+export async function exportResults(input: JobTaskInput, deps: ExportTaskDeps): Promise<JobCursor> {
+  const cursor = cursorOf(input, deps.now?.() ?? new Date());
+  const [piece, ...rest] = cursor.queue;
+  if (piece === undefined) return { ...cursor, done: true };
+  const ref = { reportId: input.job.reportId, requestId: cursor.requestId };
+  const open = (requestId: string) =>
+    deps.reporting.openResult({ reportId: input.job.reportId, requestId }, { signal: deps.signal });
+  try {
+    const source = await open(ref.requestId);
+    const zone = source.head.request?.timeZoneId ?? deps.timeZone;
+    if (reachesRowLimit(source)) {
+      source.cancel(new Error('row limit reached: window split'));
+      const dates = piece.from === undefined ? [] : datesOfWindow({ from: piece.from, to: piece.to as string }, zone);
+      const halves = splitWindow(piece, dates, zone, deps.minSplitMinutes);
+      deps.logger?.warn?.('result reached the row limit; window split', {
+        jobId: input.job.jobId,
+        totalCount: source.head.totalCount,
+        rowLimit: source.head.rowLimit,
+        windows: halves.map((h) => `${h.from} .. ${h.to}`),
+      });
+      return { ...cursor, queue: [...halves, ...rest], splits: cursor.splits + 1, status: 'None', done: false };
+    }
+    if (piece.day !== undefined) {
+      const ready = [...cursor.ready, { requestId: ref.requestId, from: piece.from as string, to: piece.to as string }];
+      if (rest[0]?.day === piece.day) {
+        source.cancel(new Error('piece ready; the day exports with its last piece'));
+        return { ...cursor, queue: rest, ready, status: 'None', done: false };
+      }
+      source.cancel(new Error('the day is read again piece by piece'));
+      const day = dayWindow(piece.day, zone);
+      const whole = await concatResults(ready.map((p) => () => open(p.requestId)));
+      const summary = await publishUnderLease(input, deps, whole, day, [piece.day]);
+      return advance(cursor, rest, summary);
+    }
+    const window = piece.from === undefined ? undefined : { from: piece.from, to: piece.to as string };
+    const dates = window === undefined ? undefined : datesOfWindow(window, zone);
+    const summary = await publishUnderLease(input, deps, source, window, dates);
+    return advance(cursor, rest, summary);
+  } catch (error) {
+    throw toWorkflowError(error, `Exporting report ${input.job.reportName}`);
+  }
+}
+
+function reachesRowLimit(source: ReportResultStream): boolean {
+  const h = source.head;
+  return h.rowLimitExceeded || (h.rowLimit > 0 && h.totalCount >= h.rowLimit);
+}
+
+function advance(cursor: JobCursor, rest: PendingWindow[], summary: ExportSummary): JobCursor {
+  const dates = summary.partitions.map((p) => p.dt).sort();
+  const first = dates[0] ?? '';
+  const last = dates[dates.length - 1] ?? '';
+  return {
+    ...cursor,
+    queue: rest,
+    ready: [],
+    status: 'None',
+    rows: cursor.rows + summary.rows,
+    partitions: cursor.partitions + summary.partitions.length,
+    files: cursor.files + summary.files,
+    bytes: cursor.bytes + summary.bytes,
+    firstDate: cursor.firstDate === '' || (first !== '' && first < cursor.firstDate) ? first : cursor.firstDate,
+    lastDate: last > cursor.lastDate ? last : cursor.lastDate,
+    done: rest.length === 0,
+  };
+}
+
+async function publishUnderLease(
+  input: JobTaskInput,
+  deps: ExportTaskDeps,
+  source: ReportResultStream,
+  window: { from: string; to: string } | undefined,
+  dates: readonly string[] | undefined,
+): Promise<ExportSummary> {
+  const keys = [...new Set(dates ?? ['preset'])].sort().map((dt) => `publish/${input.job.reportId}/${dt}`);
+  const held: Lease[] = [];
+  try {
+    // Always in ascending key order, so two holders never wait on each other in a cycle.
+    for (const key of keys) {
+      const lease = await deps.leases.acquire(key, { ttlMs: deps.leaseTtlMs ?? 16 * 60_000, owner: deps.owner });
+      if (lease === undefined) {
+        source.cancel(new Error('partition lease busy'));
+        throw new LeaseBusyError(
+          `Another execution is publishing report ${input.job.reportName} for ${key.split('/').pop()}; retried later`,
+        );
+      }
+      held.push(lease);
+    }
+    return await exportReportResult({
+      source,
+      store: deps.store,
+      reportId: input.job.reportId,
+      ...(deps.prefix === '' ? {} : { prefix: deps.prefix }),
+      csvGzip: deps.csvGzip,
+      parquetCodec: deps.parquetCodec,
+      ...(window === undefined ? {} : { window }),
+      ...(dates === undefined ? {} : { windowDates: dates }),
+      ...(deps.signal === undefined ? {} : { signal: deps.signal }),
+      ...(deps.logger === undefined ? {} : { logger: deps.logger }),
+    });
+  } finally {
+    await Promise.all(held.map((l) => l.release().catch(() => {})));
+  }
+}

@@ -1,0 +1,101 @@
+import { toWorkflowError } from './classify';
+import { exportResults } from './export-task';
+import { type FinalizeInput, type FinalizeOutput, finalizeRun, type MetricsSink } from './finalize';
+import type { JobCursor, JobTaskInput } from './job-cursor';
+import { type JobOptions, type Plan, planExecution } from './plan';
+import { checkStatus, requestReport } from './report-tasks';
+import type { WorkflowRuntime } from './runtime';
+
+/** What the Lambda context gives a handler: time left before the deadline. */
+export interface TaskContext {
+  getRemainingTimeInMillis(): number;
+}
+
+/** Stop this long before the deadline so the export can clean up and publish nothing. */
+export const DEADLINE_MARGIN_MS = 20_000;
+
+function deadlineSignal(context: TaskContext | undefined): AbortSignal | undefined {
+  if (context === undefined) return undefined;
+  return AbortSignal.timeout(Math.max(1000, context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS));
+}
+
+/** Runs a handler body, logging its failure by name (never the input's secrets: there are none in state). */
+async function logged<T>(runtime: WorkflowRuntime, task: string, body: () => Promise<T>): Promise<T> {
+  try {
+    return await body();
+  } catch (error) {
+    const named = toWorkflowError(error, task);
+    runtime.logger.error(`${task} failed`, { error: named.name, code: named.code, message: named.message });
+    throw named;
+  }
+}
+
+/** Plan: validates the input and turns it into jobs. No call to the service. */
+export function createPlanHandler(runtime: WorkflowRuntime) {
+  return (event: { input: unknown; executionName: string }): Promise<Plan> =>
+    logged(runtime, 'Plan', async () => {
+      const plan = planExecution(event.input, runtime.settings, { executionName: event.executionName });
+      runtime.logger.info('planned', { runId: plan.runId, jobs: plan.jobCount, continues: plan.hasContinuation });
+      return plan;
+    });
+}
+
+export function createRequestReportHandler(runtime: WorkflowRuntime) {
+  return (event: JobTaskInput & { options: JobOptions }): Promise<JobCursor> =>
+    logged(runtime, 'RequestReport', async () => {
+      const api = await runtime.client();
+      const cursor = await requestReport(event, { reporting: api.reporting, poll: runtime.settings.poll });
+      runtime.logger.info('report requested', { jobId: event.job.jobId, requestId: cursor.requestId });
+      return cursor;
+    });
+}
+
+export function createCheckStatusHandler(runtime: WorkflowRuntime) {
+  return (event: JobTaskInput): Promise<JobCursor> =>
+    logged(runtime, 'CheckStatus', async () => {
+      const api = await runtime.client();
+      return checkStatus(event, { reporting: api.reporting, poll: runtime.settings.poll });
+    });
+}
+
+export function createExportResultsHandler(runtime: WorkflowRuntime) {
+  return (event: JobTaskInput, context?: TaskContext): Promise<JobCursor> =>
+    logged(runtime, 'ExportResults', async () => {
+      const api = await runtime.client();
+      const signal = deadlineSignal(context);
+      const s = runtime.settings;
+      const cursor = await exportResults(event, {
+        reporting: api.reporting,
+        store: runtime.objects.store,
+        prefix: runtime.objects.prefix,
+        leases: runtime.leases,
+        timeZone: s.timeZone,
+        minSplitMinutes: s.minSplitMinutes,
+        csvGzip: s.csvGzip,
+        parquetCodec: s.parquetCodec,
+        logger: runtime.logger,
+        owner: runtime.owner,
+        ...(signal === undefined ? {} : { signal }),
+      });
+      runtime.logger.info('exported', {
+        jobId: event.job.jobId,
+        rows: cursor.rows,
+        partitions: cursor.partitions,
+        done: cursor.done,
+      });
+      return cursor;
+    });
+}
+
+export function createFinalizeHandler(runtime: WorkflowRuntime, metrics: () => MetricsSink) {
+  return (event: FinalizeInput): Promise<FinalizeOutput> =>
+    logged(runtime, 'Finalize', async () => {
+      const out = await finalizeRun(event, {
+        store: runtime.objects.store,
+        prefix: runtime.objects.prefix,
+        metrics: metrics(),
+      });
+      runtime.logger.info('run finalized', { ...out });
+      return out;
+    });
+}

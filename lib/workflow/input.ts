@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { PRESET_NAMES } from '../spec/types';
+import { InvalidInputError } from './errors';
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+
+/** A calendar date that exists (`2026-02-30` does not). */
+const calendarDate = z.string().refine((text) => {
+  if (!DATE.test(text)) return false;
+  const [y, m, d] = text.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, m - 1, d)).toISOString().slice(0, 10) === text;
+}, 'must be a calendar date that exists, as YYYY-MM-DD');
+
+const condition = z.strictObject({
+  fieldName: z.string().min(1),
+  operator: z.string().min(1),
+  values: z.array(z.string()).max(1000),
+});
+
+/**
+ * The one execution input of the workflow. Exactly one of `scheduledTime` (nightly, from
+ * EventBridge Scheduler), `date`, `from`+`to` (an inclusive backfill) or `preset`.
+ */
+export const EXECUTION_INPUT_SCHEMA = z
+  .strictObject({
+    scheduledTime: z
+      .string()
+      .refine((t) => INSTANT.test(t) && !Number.isNaN(Date.parse(t)), 'must be an ISO 8601 instant with an offset')
+      .optional(),
+    date: calendarDate.optional(),
+    from: calendarDate.optional(),
+    to: calendarDate.optional(),
+    preset: z
+      .string()
+      .refine((p) => (PRESET_NAMES as readonly string[]).includes(p), `must be one of ${PRESET_NAMES.join(', ')}`)
+      .optional(),
+    reports: z.array(z.string().min(1).max(200)).min(1).max(100).optional(),
+    filterId: z.string().regex(GUID, 'must be a GUID').optional(),
+    additionalConditions: z.array(condition).max(50).optional(),
+    /** Set by the workflow itself when a long backfill continues in a new execution. */
+    parentRunId: z.string().max(200).optional(),
+  })
+  .superRefine((input, ctx) => {
+    const modes = [
+      input.scheduledTime !== undefined && 'scheduledTime',
+      input.date !== undefined && 'date',
+      (input.from !== undefined || input.to !== undefined) && 'from/to',
+      input.preset !== undefined && 'preset',
+    ].filter(Boolean);
+    if (modes.length !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          modes.length === 0
+            ? 'needs one of scheduledTime, date, from and to, or preset'
+            : `takes one of scheduledTime, date, from/to, preset; got ${modes.join(' and ')}`,
+      });
+    }
+    if ((input.from === undefined) !== (input.to === undefined)) {
+      ctx.addIssue({ code: 'custom', path: [input.from === undefined ? 'from' : 'to'], message: 'is required with from/to' });
+    }
+    if (input.from !== undefined && input.to !== undefined && input.to < input.from) {
+      ctx.addIssue({ code: 'custom', path: ['to'], message: `(${input.to}) must not be before from (${input.from})` });
+    }
+  });
+
+export type ExecutionInput = z.infer<typeof EXECUTION_INPUT_SCHEMA>;
+
+/** Validates an execution input; the error names every wrong member and what is wrong with it. */
+export function parseExecutionInput(raw: unknown): ExecutionInput {
+  const parsed = EXECUTION_INPUT_SCHEMA.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => {
+    const where = issue.path.length > 0 ? issue.path.join('.') : 'input';
+    const value = valueAt(raw, issue.path);
+    const shown = value === undefined || typeof value === 'object' ? '' : ` (got ${JSON.stringify(value)})`;
+    return `${where} ${issue.message}${shown}`;
+  });
+  throw new InvalidInputError(`Invalid execution input: ${problems.join('; ')}`);
+}
+
+function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
+  let v = raw;
+  for (const key of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[key];
+  }
+  return v;
+}

@@ -1,0 +1,83 @@
+import type { Job } from './plan';
+
+/**
+ * A window still to request. Pieces of one busy local day carry `day`: they are requested
+ * one by one and exported together, so the day's partition is published once, whole.
+ */
+export interface PendingWindow {
+  from?: string;
+  to?: string;
+  preset?: string;
+  day?: string;
+}
+
+/** A completed report run of a busy day's piece, waiting for the day's other pieces. */
+export interface ReadyPiece {
+  requestId: string;
+  from: string;
+  to: string;
+}
+
+/**
+ * The state of one job as it moves through the Map iteration: ids, windows and counts
+ * only (never a row or a token). Each task returns the next cursor.
+ */
+export interface JobCursor {
+  queue: PendingWindow[];
+  ready: ReadyPiece[];
+  /** The report run in flight (queue[0]). */
+  requestId: string;
+  /** `Running`, `Complete` or `Failed` (the Choice state reads it). */
+  status: string;
+  waitSeconds: number;
+  polls: number;
+  requests: number;
+  splits: number;
+  rows: number;
+  partitions: number;
+  files: number;
+  bytes: number;
+  /** Local dates published (first and last), for freshness. */
+  firstDate: string;
+  lastDate: string;
+  startedAt: string;
+  /** True once every window of the job is published. */
+  done: boolean;
+}
+
+/** The input every task of a Map iteration gets. */
+export interface JobTaskInput {
+  runId: string;
+  job: Job;
+  cursor?: JobCursor | Record<string, never>;
+}
+
+/** A job's first cursor: its one window (or preset) queued. */
+export function firstCursor(job: Job, now: Date): JobCursor {
+  const first: PendingWindow =
+    job.window === undefined ? { preset: job.preset as string } : { from: job.window.from, to: job.window.to };
+  return {
+    queue: [first],
+    ready: [],
+    requestId: '',
+    status: 'None',
+    waitSeconds: 0,
+    polls: 0,
+    requests: 0,
+    splits: 0,
+    rows: 0,
+    partitions: 0,
+    files: 0,
+    bytes: 0,
+    firstDate: '',
+    lastDate: '',
+    startedAt: now.toISOString(),
+    done: false,
+  };
+}
+
+/** The cursor carried by a task input, or a fresh one for the job's first task. */
+export function cursorOf(input: JobTaskInput, now: Date): JobCursor {
+  const c = input.cursor;
+  return c !== undefined && Array.isArray((c as Partial<JobCursor>).queue) ? (c as JobCursor) : firstCursor(input.job, now);
+}

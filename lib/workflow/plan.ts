@@ -1,0 +1,158 @@
+import { dayBefore, shiftDate, windowForDates } from '../export/window';
+import type { AdditionalCondition } from '../spec/types';
+import { InvalidInputError } from './errors';
+import { type ExecutionInput, parseExecutionInput } from './input';
+import type { ConfiguredReport, WorkflowSettings } from './settings';
+
+/** A job's window: instants with offsets (`to` exclusive) and the local dates it owns. */
+export interface JobWindow {
+  from: string;
+  to: string;
+  firstDate: string;
+  lastDate: string;
+}
+
+/** One report over one window (or one preset): a Map iteration. */
+export interface Job {
+  jobId: string;
+  reportId: string;
+  reportName: string;
+  /** Absent for a preset job: the service resolves the preset. */
+  window?: JobWindow;
+  preset?: string;
+}
+
+/** What every job of an execution shares. */
+export interface JobOptions {
+  filterId?: string;
+  additionalConditions?: AdditionalCondition[];
+  maxPollsPerJob: number;
+  maxRequestsPerJob: number;
+}
+
+export interface Plan {
+  runId: string;
+  /** How the execution was started. */
+  mode: 'nightly' | 'date' | 'range' | 'preset';
+  timeZone: string;
+  /** Local dates the execution covers (absent for a preset). */
+  dates?: { from: string; to: string };
+  jobs: Job[];
+  options: JobOptions;
+  jobCount: number;
+  /** Input of the next execution when a long backfill does not fit one execution's history. */
+  continuation?: ExecutionInput;
+  hasContinuation: boolean;
+}
+
+export interface PlanContext {
+  /** Unique per execution (the execution's name). */
+  executionName: string;
+}
+
+/** Turns an execution input into jobs (report x window), validating it first. */
+export function planExecution(raw: unknown, settings: WorkflowSettings, context: PlanContext): Plan {
+  const input = parseExecutionInput(raw);
+  const reports = selectReports(input.reports, settings.reports);
+  const options: JobOptions = {
+    ...(input.filterId === undefined ? {} : { filterId: input.filterId }),
+    ...(input.additionalConditions === undefined ? {} : { additionalConditions: input.additionalConditions }),
+    maxPollsPerJob: settings.poll.maxPollsPerJob,
+    maxRequestsPerJob: settings.maxRequestsPerJob,
+  };
+  const runId = safeRunId(context.executionName);
+  if (reports.length > settings.maxJobsPerExecution) {
+    throw new InvalidInputError(
+      `reports: ${reports.length} reports exceed the ${settings.maxJobsPerExecution} jobs one execution may run; start one execution per group of at most ${settings.maxJobsPerExecution} reports`,
+    );
+  }
+  if (input.preset !== undefined) {
+    const preset = input.preset;
+    const jobs = reports.map((r, i) => ({ jobId: jobId(i), reportId: r.id, reportName: r.name, preset }));
+    return { runId, mode: 'preset', timeZone: settings.timeZone, jobs, options, jobCount: jobs.length, hasContinuation: false };
+  }
+  const { from, to, mode } = datesOf(input, settings);
+  const windows = dayWindows(from, to, settings.maxWindowDays, settings.timeZone);
+  const windowsPerExecution = Math.max(1, Math.floor(settings.maxJobsPerExecution / reports.length));
+  const taken = windows.slice(0, windowsPerExecution);
+  const jobs: Job[] = [];
+  for (const window of taken) {
+    for (const r of reports) jobs.push({ jobId: jobId(jobs.length), reportId: r.id, reportName: r.name, window });
+  }
+  const last = taken[taken.length - 1] as JobWindow;
+  const plan: Plan = {
+    runId,
+    mode,
+    timeZone: settings.timeZone,
+    dates: { from, to: last.lastDate },
+    jobs,
+    options,
+    jobCount: jobs.length,
+    hasContinuation: false,
+  };
+  if (taken.length < windows.length) {
+    plan.hasContinuation = true;
+    plan.continuation = {
+      from: shiftDate(last.lastDate, 1),
+      to,
+      reports: reports.map((r) => r.id),
+      ...(input.filterId === undefined ? {} : { filterId: input.filterId }),
+      ...(input.additionalConditions === undefined ? {} : { additionalConditions: input.additionalConditions }),
+      parentRunId: runId,
+    };
+  }
+  return plan;
+}
+
+function jobId(index: number): string {
+  return `job-${String(index + 1).padStart(4, '0')}`;
+}
+
+/** Execution names may hold characters keys should not: keep a readable, safe id. */
+function safeRunId(name: string): string {
+  const safe = name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80);
+  return safe.length > 0 ? safe : 'run';
+}
+
+function datesOf(
+  input: ExecutionInput,
+  settings: WorkflowSettings,
+): { from: string; to: string; mode: Plan['mode'] } {
+  if (input.scheduledTime !== undefined) {
+    // The local day before the scheduled time, in the configured zone: never now().
+    const yesterday = dayBefore(input.scheduledTime, settings.timeZone);
+    return { from: shiftDate(yesterday, -settings.lookBackDays), to: yesterday, mode: 'nightly' };
+  }
+  if (input.date !== undefined) return { from: input.date, to: input.date, mode: 'date' };
+  return { from: input.from as string, to: input.to as string, mode: 'range' };
+}
+
+/** Consecutive local days grouped into windows of at most `maxDays`, each aligned to local midnights. */
+export function dayWindows(from: string, to: string, maxDays: number, timeZone: string): JobWindow[] {
+  const windows: JobWindow[] = [];
+  for (let first = from; first <= to; first = shiftDate(first, maxDays)) {
+    const candidate = shiftDate(first, maxDays - 1);
+    const lastDate = candidate < to ? candidate : to;
+    const w = windowForDates(first, lastDate, timeZone);
+    windows.push({ from: w.from, to: w.to, firstDate: first, lastDate });
+  }
+  return windows;
+}
+
+/** The configured reports an input names (by id or by name), or all of them. */
+export function selectReports(
+  wanted: readonly string[] | undefined,
+  configured: readonly ConfiguredReport[],
+): ConfiguredReport[] {
+  if (wanted === undefined) return [...configured];
+  const chosen = new Map<string, ConfiguredReport>();
+  for (const w of wanted) {
+    const match = configured.find((r) => r.id === w) ?? configured.find((r) => r.name === w);
+    if (match === undefined) {
+      const known = configured.map((r) => `"${r.name}"`).join(', ');
+      throw new InvalidInputError(`reports: "${w}" is not a configured report (id or name); configured: ${known}`);
+    }
+    chosen.set(match.id, match);
+  }
+  return [...chosen.values()];
+}

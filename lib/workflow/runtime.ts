@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import { createClient, type FetchLike, refreshTokens, type ServiceClient } from '../api';
+import type { ExportLogger } from '../export';
+import { type AdapterOptions, leaseStoreFromUri, type ObjectLocation, objectStoreFromUri, secretStoreFromUri } from '../stores/from-uri';
+import type { LeaseStore } from '../stores/lease-store';
+import { InvalidConfigError } from './errors';
+import { SecretTokenSource } from './service-secret';
+import { settingsFromEnvironment, type WorkflowSettings } from './settings';
+
+/** Logger port of the handlers (Powertools Logger in Lambda, JSON lines locally). */
+export interface WorkflowLogger extends ExportLogger {
+  info(message: string, data?: Record<string, unknown>): void;
+  error(message: string, data?: Record<string, unknown>): void;
+}
+
+/**
+ * Everything a handler needs, built once per process (a Lambda's cold start) from its
+ * environment: settings, stores chosen by URI, the token source over the secret.
+ */
+export interface WorkflowRuntime {
+  settings: WorkflowSettings;
+  objects: ObjectLocation;
+  leases: LeaseStore;
+  tokens: SecretTokenSource;
+  logger: WorkflowLogger;
+  /** Identifies this process as a lease holder. */
+  owner: string;
+  /** A client on the secret's base URL, with access tokens from the secret. */
+  client(): Promise<ServiceClient>;
+}
+
+export interface RuntimeOptions extends AdapterOptions {
+  logger: WorkflowLogger;
+  /** fetch of the service client and the token endpoint (tests). */
+  fetch?: FetchLike;
+  /** Per-attempt HTTP timeout of the service client. Default 30 s. */
+  httpTimeoutMs?: number;
+}
+
+/**
+ * Environment of every handler: the workflow settings (see settings.ts) plus
+ * `OBJECT_STORE_URI` (s3://bucket/prefix or file:///dir), `SECRET_URI` (a Secrets Manager
+ * ARN or file:///path) and `LEASE_STORE_URI` (s3://bucket/prefix or file:///dir).
+ */
+export function createWorkflowRuntime(env: Record<string, string | undefined>, options: RuntimeOptions): WorkflowRuntime {
+  const settings = settingsFromEnvironment(env);
+  const need = (name: string) => {
+    const v = env[name];
+    if (v === undefined || v === '') throw new InvalidConfigError(`Invalid workflow settings: ${name} is required`);
+    return v;
+  };
+  const objects = objectStoreFromUri('OBJECT_STORE_URI', need('OBJECT_STORE_URI'), options);
+  const leases = leaseStoreFromUri('LEASE_STORE_URI', need('LEASE_STORE_URI'), options);
+  const secret = secretStoreFromUri('SECRET_URI', need('SECRET_URI'));
+  const fetchOption = options.fetch === undefined ? {} : { fetch: options.fetch };
+  const tokens = new SecretTokenSource({
+    secrets: secret.store,
+    secretName: secret.name,
+    leases,
+    refresh: (client, refreshToken, signal) =>
+      refreshTokens(client, refreshToken, { transport: { ...fetchOption }, ...(signal === undefined ? {} : { signal }) }),
+  });
+  return {
+    settings,
+    objects,
+    leases,
+    tokens,
+    logger: options.logger,
+    owner: randomUUID(),
+    async client() {
+      const s = await tokens.read();
+      return createClient({
+        baseUrl: s.baseUrl,
+        auth: tokens,
+        workspaceId: settings.workspaceId,
+        timeoutMs: options.httpTimeoutMs ?? 30_000,
+        ...fetchOption,
+      });
+    },
+  };
+}

@@ -1,0 +1,147 @@
+import { z } from 'zod';
+import { InvalidConfigError } from './errors';
+
+/** A report the deployment exports by default (id from the service, name for people). */
+export interface ConfiguredReport {
+  id: string;
+  name: string;
+}
+
+/** How long to wait between status polls: grows by `factor` from `initialSeconds` up to `maxSeconds`. */
+export interface PollSchedule {
+  initialSeconds: number;
+  maxSeconds: number;
+  factor: number;
+  /** Polls one job may make in all (over every request of a split window). */
+  maxPollsPerJob: number;
+}
+
+/** Settings of the workflow's handlers, validated once at cold start. */
+export interface WorkflowSettings {
+  /** IANA zone of the tenant's reports: days, `dt` partitions and "yesterday" are local to it. */
+  timeZone: string;
+  workspaceId: string;
+  reports: readonly ConfiguredReport[];
+  /** Earlier days re-exported by every nightly run (late or corrected records). */
+  lookBackDays: number;
+  /** Longest window one job requests (local days). */
+  maxWindowDays: number;
+  /** Smallest piece a busy day is split into when a result reaches the row limit. */
+  minSplitMinutes: number;
+  poll: PollSchedule;
+  /** Report requests one job may make (a split window makes several). */
+  maxRequestsPerJob: number;
+  /** Jobs one execution runs; the rest continue in a new execution (history budget). */
+  maxJobsPerExecution: number;
+  csvGzip: boolean;
+  parquetCodec: 'SNAPPY' | 'ZSTD' | 'UNCOMPRESSED';
+}
+
+/** Step Functions keeps at most 25,000 events per execution; plans keep 20% of it spare. */
+export const HISTORY_EVENT_LIMIT = 25_000;
+export const HISTORY_EVENT_BUDGET = 20_000;
+
+/**
+ * Worst-case history events of one job (the arithmetic the README shows): a Map iteration
+ * (2), per request a RequestReport task (5), an ExportResults task (5) and two Choice
+ * states (4), per poll a Wait (2), a CheckStatus task (5) and a Choice (2), plus the job's
+ * closing Pass (2).
+ */
+export function worstCaseEventsPerJob(settings: Pick<WorkflowSettings, 'poll' | 'maxRequestsPerJob'>): number {
+  return 2 + settings.maxRequestsPerJob * 14 + settings.poll.maxPollsPerJob * 9 + 2;
+}
+
+/** Events of an execution outside its jobs: start, Plan, Map, Finalize, notify/fail, continuation. */
+export const EXECUTION_OVERHEAD_EVENTS = 60;
+
+/** Jobs per execution that keep the worst case within the budget. */
+export function jobsWithinBudget(settings: Pick<WorkflowSettings, 'poll' | 'maxRequestsPerJob'>): number {
+  return Math.max(1, Math.floor((HISTORY_EVENT_BUDGET - EXECUTION_OVERHEAD_EVENTS) / worstCaseEventsPerJob(settings)));
+}
+
+export const SETTINGS_DEFAULTS = {
+  lookBackDays: 2,
+  maxWindowDays: 7,
+  minSplitMinutes: 15,
+  poll: { initialSeconds: 5, maxSeconds: 60, factor: 2, maxPollsPerJob: 40 },
+  maxRequestsPerJob: 16,
+  csvGzip: false,
+  parquetCodec: 'SNAPPY',
+} as const;
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+/** Environment variables of the handlers, one per setting (names in the error messages). */
+const ENV_SCHEMA = z.object({
+  TIME_ZONE: z.string().refine(isIanaZone, 'is not an IANA time zone'),
+  WORKSPACE_ID: z.string().min(1),
+  REPORTS: z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'is not JSON' });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.array(z.object({ id: z.string().min(1), name: z.string().min(1) })).min(1)),
+  LOOKBACK_DAYS: int(0, 90).default(SETTINGS_DEFAULTS.lookBackDays),
+  MAX_WINDOW_DAYS: int(1, 366).default(SETTINGS_DEFAULTS.maxWindowDays),
+  MIN_SPLIT_MINUTES: int(1, 1440).default(SETTINGS_DEFAULTS.minSplitMinutes),
+  POLL_INITIAL_SECONDS: int(0, 3600).default(SETTINGS_DEFAULTS.poll.initialSeconds),
+  POLL_MAX_SECONDS: int(0, 3600).default(SETTINGS_DEFAULTS.poll.maxSeconds),
+  MAX_POLLS_PER_JOB: int(1, 500).default(SETTINGS_DEFAULTS.poll.maxPollsPerJob),
+  MAX_REQUESTS_PER_JOB: int(1, 200).default(SETTINGS_DEFAULTS.maxRequestsPerJob),
+  MAX_JOBS_PER_EXECUTION: int(1, 10_000).optional(),
+  CSV_GZIP: z.enum(['true', 'false']).default('false'),
+  PARQUET_CODEC: z.enum(['SNAPPY', 'ZSTD', 'UNCOMPRESSED']).default(SETTINGS_DEFAULTS.parquetCodec),
+});
+
+/** The environment variable names the handlers read. */
+export type SettingsEnvironment = Partial<Record<keyof z.input<typeof ENV_SCHEMA>, string>>;
+
+/** Reads and validates the settings; the error names the variable and what is wrong. */
+export function settingsFromEnvironment(env: Record<string, string | undefined>): WorkflowSettings {
+  const parsed = ENV_SCHEMA.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'} ${i.message}`);
+    throw new InvalidConfigError(`Invalid workflow settings: ${problems.join('; ')}`);
+  }
+  const e = parsed.data;
+  const poll = {
+    initialSeconds: e.POLL_INITIAL_SECONDS,
+    maxSeconds: Math.max(e.POLL_INITIAL_SECONDS, e.POLL_MAX_SECONDS),
+    factor: 2,
+    maxPollsPerJob: e.MAX_POLLS_PER_JOB,
+  };
+  const budget = jobsWithinBudget({ poll, maxRequestsPerJob: e.MAX_REQUESTS_PER_JOB });
+  if (e.MAX_JOBS_PER_EXECUTION !== undefined && e.MAX_JOBS_PER_EXECUTION > budget) {
+    throw new InvalidConfigError(
+      `Invalid workflow settings: MAX_JOBS_PER_EXECUTION ${e.MAX_JOBS_PER_EXECUTION} exceeds the history budget (${budget} jobs at these poll and request limits)`,
+    );
+  }
+  return {
+    timeZone: e.TIME_ZONE,
+    workspaceId: e.WORKSPACE_ID,
+    reports: e.REPORTS,
+    lookBackDays: e.LOOKBACK_DAYS,
+    maxWindowDays: e.MAX_WINDOW_DAYS,
+    minSplitMinutes: e.MIN_SPLIT_MINUTES,
+    poll,
+    maxRequestsPerJob: e.MAX_REQUESTS_PER_JOB,
+    maxJobsPerExecution: e.MAX_JOBS_PER_EXECUTION ?? budget,
+    csvGzip: e.CSV_GZIP === 'true',
+    parquetCodec: e.PARQUET_CODEC,
+  };
+}
+
+/** True for a zone name the runtime's Intl knows (IANA names and `UTC`). */
+export function isIanaZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name });
+    return name.length > 0;
+  } catch {
+    return false;
+  }
+}
