@@ -35,6 +35,8 @@ export interface RuntimeOptions extends AdapterOptions {
   fetch?: FetchLike;
   /** Per-attempt HTTP timeout of the service client. Default 30 s. */
   httpTimeoutMs?: number;
+  /** Refresh the access token this long before its expiry. Default 5 minutes. */
+  expirySkewMs?: number;
 }
 
 /**
@@ -57,6 +59,7 @@ export function createWorkflowRuntime(env: Record<string, string | undefined>, o
     secrets: secret.store,
     secretName: secret.name,
     leases,
+    ...(options.expirySkewMs === undefined ? {} : { expirySkewMs: options.expirySkewMs }),
     refresh: (client, refreshToken, signal) =>
       refreshTokens(client, refreshToken, { transport: { ...fetchOption }, ...(signal === undefined ? {} : { signal }) }),
   });

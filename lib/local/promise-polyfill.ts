@@ -1,0 +1,17 @@
+/**
+ * aws-local-stepfunctions calls Promise.withResolvers (Node >= 22); Node 20 lacks it.
+ * Imported before the engine, it adds the standard behaviour where it is missing.
+ */
+const P = Promise as unknown as { withResolvers?: unknown };
+if (typeof P.withResolvers !== 'function') {
+  P.withResolvers = function withResolvers<T>() {
+    let resolve!: (value: T | PromiseLike<T>) => void;
+    let reject!: (reason?: unknown) => void;
+    const promise = new Promise<T>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    return { promise, resolve, reject };
+  };
+}
+export {};

@@ -1,0 +1,178 @@
+import './promise-polyfill';
+import { StateMachine } from 'aws-local-stepfunctions';
+import { STATE_NAMES } from '../infra/export-workflow';
+import type { FinalizeOutput, MetricsSink } from '../workflow/finalize';
+import {
+  createCheckStatusHandler,
+  createExportResultsHandler,
+  createFinalizeHandler,
+  createPlanHandler,
+  createRequestReportHandler,
+} from '../workflow/handlers';
+import type { WorkflowRuntime } from '../workflow/runtime';
+import { type StateMachineDefinition, synthesizedDefinition } from './definition';
+import { awsHistoryEvents, type EngineEvent } from './history';
+
+export interface LocalWorkflowOptions {
+  runtime: WorkflowRuntime;
+  metrics: () => MetricsSink;
+  /** Default: the definition the CDK app synthesizes. */
+  definition?: StateMachineDefinition;
+  /** Every Wait state lasts this long locally. Default 20 ms. */
+  waitMs?: number;
+  /** Every Retry interval lasts this long locally. Default 20 ms. */
+  retryMs?: number;
+  /** The deadline the ExportResults handler gets (the Lambda's timeout). Default 15 minutes. */
+  exportDeadlineMs?: number;
+  /** Each state as it passes (for progress on stderr). */
+  onEvent?: (event: EngineEvent, execution: string) => void;
+  /** Executions a continued backfill may chain. Default 200. */
+  maxExecutions?: number;
+  /** Name prefix of the executions. Default `local`. */
+  name?: string;
+}
+
+/** One execution of the chain (a backfill continues in new executions). */
+export interface LocalExecution {
+  name: string;
+  input: unknown;
+  status: 'SUCCEEDED' | 'FAILED';
+  error: string | null;
+  cause: string | null;
+  output: unknown;
+  historyEvents: number;
+  events: EngineEvent[];
+}
+
+export interface LocalWorkflowResult {
+  status: 'SUCCEEDED' | 'FAILED';
+  error: string | null;
+  executions: LocalExecution[];
+  /** Messages the NotifyFailure states would have published to the alarm topic. */
+  notifications: unknown[];
+  /** Finalize outputs of every execution. */
+  summaries: FinalizeOutput[];
+}
+
+const TASKS = [
+  STATE_NAMES.plan,
+  STATE_NAMES.requestReport,
+  STATE_NAMES.checkStatus,
+  STATE_NAMES.exportResults,
+  STATE_NAMES.finalize,
+  STATE_NAMES.recordFailure,
+  STATE_NAMES.notifyFailure,
+  STATE_NAMES.notifyCaughtFailure,
+  STATE_NAMES.continueAsNew,
+];
+
+/**
+ * Runs the synthesized state machine on this machine with aws-local-stepfunctions, every
+ * Lambda Task mapped to the same handler the Lambda runs (built on the given runtime),
+ * the SNS Tasks to a local outbox, and ContinueAsNew to the next execution of the chain.
+ */
+export async function runLocalWorkflow(input: unknown, options: LocalWorkflowOptions): Promise<LocalWorkflowResult> {
+  const definition = options.definition ?? synthesizedDefinition();
+  const machine = new StateMachine(definition as never, { validationOptions: { checkPaths: true } });
+  const rt = options.runtime;
+  const plan = createPlanHandler(rt);
+  const request = createRequestReportHandler(rt);
+  const check = createCheckStatusHandler(rt);
+  const exportResults = createExportResultsHandler(rt);
+  const finalize = createFinalizeHandler(rt, options.metrics);
+  const notifications: unknown[] = [];
+  const queue: unknown[] = [input];
+  const executions: LocalExecution[] = [];
+  const summaries: FinalizeOutput[] = [];
+  const prefix = options.name ?? 'local';
+  const stamp = new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15);
+
+  while (queue.length > 0) {
+    if (executions.length >= (options.maxExecutions ?? 200)) {
+      throw new Error(`The backfill continued into more than ${options.maxExecutions ?? 200} executions`);
+    }
+    const executionInput = queue.shift();
+    const name = `${prefix}-${stamp}-${executions.length + 1}`;
+    const exportDeadline = options.exportDeadlineMs ?? 15 * 60_000;
+    const handlers: Record<string, (input: never) => Promise<unknown>> = {
+      [STATE_NAMES.plan]: (e) => plan(e),
+      [STATE_NAMES.requestReport]: (e) => request(e),
+      [STATE_NAMES.checkStatus]: (e) => check(e),
+      [STATE_NAMES.exportResults]: (e) => {
+        const started = Date.now();
+        return exportResults(e, { getRemainingTimeInMillis: () => exportDeadline - (Date.now() - started) });
+      },
+      [STATE_NAMES.finalize]: async (e) => {
+        const out = await finalize(e);
+        summaries.push(out);
+        return out;
+      },
+      [STATE_NAMES.recordFailure]: async (e) => {
+        const out = await finalize(e);
+        summaries.push(out);
+        return out;
+      },
+      [STATE_NAMES.notifyFailure]: async (e) => notify(e),
+      [STATE_NAMES.notifyCaughtFailure]: async (e) => notify(e),
+      [STATE_NAMES.continueAsNew]: async (e: { Input: string }) => {
+        queue.push(JSON.parse(e.Input));
+        return { ExecutionArn: `arn:aws:states:local:execution:${prefix}-next`, StartDate: new Date().toISOString() };
+      },
+    };
+    const notify = (e: { Message?: unknown }) => {
+      notifications.push(e.Message ?? e);
+      return Promise.resolve({ MessageId: `local-${notifications.length}` });
+    };
+    const retryOverrides = Object.fromEntries(TASKS.map((t) => [t, options.retryMs ?? 20]));
+    const execution = machine.run(executionInput as never, {
+      overrides: {
+        taskResourceLocalHandlers: handlers as never,
+        waitTimeOverrides: { [STATE_NAMES.waitForReport]: options.waitMs ?? 20 },
+        retryIntervalOverrides: retryOverrides,
+      },
+      context: {
+        Execution: {
+          Id: `arn:aws:states:us-east-1:123456789012:execution:ReportExport:${name}`,
+          Input: executionInput,
+          Name: name,
+          StartTime: new Date().toISOString(),
+          RoleArn: 'arn:aws:iam::123456789012:role/local',
+        },
+        StateMachine: { Id: 'arn:aws:states:us-east-1:123456789012:stateMachine:ReportExport', Name: 'ReportExport' },
+      } as never,
+    });
+    const events: EngineEvent[] = [];
+    const logging = (async () => {
+      for await (const event of execution.eventLogs as AsyncIterable<EngineEvent>) {
+        events.push(event);
+        options.onEvent?.(event, name);
+      }
+    })();
+    let record: Omit<LocalExecution, 'events' | 'historyEvents'>;
+    try {
+      const output = await execution.result;
+      record = { name, input: executionInput, status: 'SUCCEEDED', error: null, cause: null, output };
+    } catch (error) {
+      const failed = (error as { cause?: { name?: string; message?: string } }).cause ?? (error as Error);
+      record = {
+        name,
+        input: executionInput,
+        status: 'FAILED',
+        error: failed.name ?? 'Error',
+        cause: failed.message ?? null,
+        output: null,
+      };
+    }
+    await logging;
+    executions.push({ ...record, events, historyEvents: events.reduce((n, e) => n + awsHistoryEvents(e), 0) });
+    if (record.status === 'FAILED') break;
+  }
+  const failed = executions.find((e) => e.status === 'FAILED');
+  return {
+    status: failed === undefined ? 'SUCCEEDED' : 'FAILED',
+    error: failed?.error ?? null,
+    executions,
+    notifications,
+    summaries,
+  };
+}
