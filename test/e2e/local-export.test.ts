@@ -25,6 +25,8 @@ async function exportedValues(lake: string): Promise<string> {
 describe('runLocalExport', () => {
   let work: string;
   let first: LocalExportResult;
+  /** Ctrl+C is caught only while a run lasts. */
+  const sigintListeners = process.listenerCount('SIGINT');
 
   beforeAll(async () => {
     work = await mkdtemp(path.join(tmpdir(), 'local-export-'));
@@ -52,14 +54,15 @@ describe('runLocalExport', () => {
         '2026-03-30',
       ]);
     }
-    expect(first.window).toEqual({ start: '2026-03-27T00:00:00+00:00', end: '2026-03-31T00:00:00+01:00' });
+    expect(first.window).toEqual({ from: '2026-03-27T00:00:00+00:00', to: '2026-03-31T00:00:00+01:00' });
   });
 
   it('writes Parquet and CSV that DuckDB reads back with the exported row counts per report and date', async () => {
     // Prepare
     const lake = path.join(work, 'lake', 'calls');
     const expected = first.exports
-      .flatMap((e) => e.partitions.map((p) => `${e.reportId}|${p.dt}|${p.rows}`))
+      // A day without calls is published empty (no data file), so no reader counts it.
+      .flatMap((e) => e.partitions.filter((p) => p.rows > 0).map((p) => `${e.reportId}|${p.dt}|${p.rows}`))
       .sort();
 
     // Act
@@ -111,5 +114,27 @@ describe('runLocalExport', () => {
     expect(await listFiles(lake)).toEqual(filesBefore);
     expect(await exportedValues(lake)).toEqual(valuesBefore);
     expect(valuesBefore.length).toBeGreaterThan(1000);
+  });
+
+  it('rejects with the abort reason and writes no data when its signal is already aborted', async () => {
+    // Prepare
+    const lake = path.join(work, 'aborted-lake');
+    const reason = new Error('stop');
+
+    // Act
+    const run = runLocalExport({
+      outDir: lake,
+      secretsFile: path.join(work, 'aborted-secrets.json'),
+      from: '2026-03-27',
+      to: '2026-03-27',
+      rowsPerDay: 10,
+      signal: AbortSignal.abort(reason),
+    });
+
+    // Assess
+    await expect(run).rejects.toThrow();
+    const written = await listFiles(lake).catch(() => []);
+    expect(written).toEqual([]);
+    expect(process.listenerCount('SIGINT')).toBe(sigintListeners);
   });
 });

@@ -3,7 +3,10 @@ import type { ReportRunDefinition, ResultRow } from '../../lib/spec/types';
 
 export interface TestStreamOptions {
   requestId?: string;
-  timeZoneId?: string;
+  /** Default Europe/London; null leaves `request.timeZoneId` out. */
+  timeZoneId?: string | null;
+  /** Reported by done() as the client does for invalid UTF-8 it replaced. */
+  replacedCharacters?: number;
   /** Defaults to rows.length. */
   totalCount?: number;
   rowLimitExceeded?: boolean;
@@ -21,7 +24,7 @@ export function resultStreamOf(
   const request = {
     requestId,
     reportId: 'report-1',
-    timeZoneId: options.timeZoneId ?? 'Europe/London',
+    ...(options.timeZoneId === null ? {} : { timeZoneId: options.timeZoneId ?? 'Europe/London' }),
     metadata: { timezoneDateFrom: '2026-01-01T00:00:00', timezoneDateTo: '2026-12-31T23:59:59' },
   } as unknown as ReportRunDefinition;
   const head = {
@@ -53,7 +56,11 @@ export function resultStreamOf(
       settle?.reject(error);
       throw error;
     }
+    // Spread: replacedCharacters is optional and may not be in the client's type yet.
+    const extra =
+      options.replacedCharacters === undefined ? {} : { replacedCharacters: options.replacedCharacters };
     settle?.resolve({
+      ...extra,
       ...head,
       effort: 0,
       queryDuration: 0,

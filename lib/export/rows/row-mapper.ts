@@ -156,6 +156,8 @@ export class RowMapper {
           const v: unknown = row[name];
           if (typeof v === 'string') buffer.setString(i, v);
           else if (v === undefined || v === null) buffer.setString(i, null);
+          // A number the client parsed is one a double holds exactly (others arrive as
+          // their source text), so its shortest round-trip text is the text sent.
           else if (typeof v === 'number' || typeof v === 'boolean') buffer.setString(i, String(v));
           else throw invalid(rowIndex(), name, 'a string');
         };
@@ -179,11 +181,19 @@ export class RowMapper {
   }
 }
 
+/** A JSON number's text: what the service writes, and what the client hands over when a double cannot hold it. */
+const DECIMAL = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/**
+ * A number column's value. The notes say some numbers arrive as strings, and the client
+ * passes a number whose digits a double cannot hold as its source text: both are decimal
+ * text. Only that is read (Number() alone would also take '0x10', ' 12' or 'Infinity'),
+ * anything else is NaN, which every number column rejects.
+ */
 function toNumber(v: unknown): number | null {
   if (v === undefined || v === null) return null;
   if (typeof v === 'number') return v;
-  // The notes say some numbers arrive as strings; accept the numeric ones.
-  if (typeof v === 'string' && v.trim() !== '') return Number(v);
+  if (typeof v === 'string' && DECIMAL.test(v)) return Number(v);
   return Number.NaN;
 }
 

@@ -189,6 +189,37 @@ describe('exportReportResult round trip', () => {
     },
   );
 
+  it.each([
+    { format: 'parquet', csvGzip: false },
+    { format: 'csv', csvGzip: false },
+    { format: 'csv', csvGzip: true },
+  ])(
+    'keeps every digit of a phone number the client handed over as text when the format is $format (gzip $csvGzip)',
+    async ({ format, csvGzip }) => {
+      // Prepare: 441234567890123456 does not survive a double (it becomes ...460).
+      const store = new LocalDirectoryStore(root);
+      const rows = [
+        sampleRow({ connId: 'p1', cli: '441234567890123456' as never }),
+        sampleRow({ connId: 'p2', cli: 441234567890123460 as never }),
+      ];
+
+      // Act
+      await exportReportResult({ source: resultStreamOf(rows), store, reportId: 'rep-1', csvGzip });
+
+      // Assess
+      const glob = join(root, `calls/format=${format}/report_id=rep-1/*/part-*`);
+      const from =
+        format === 'parquet'
+          ? `read_parquet(${sqlString(glob)})`
+          : `read_csv(${sqlString(glob)}, header = true, quote = '"', escape = '"', all_varchar = true)`;
+      const got = await duckdbQuery(`SELECT connId, cli FROM ${from} ORDER BY connId`);
+      expect(got).toEqual([
+        { connId: 'p1', cli: '441234567890123456' },
+        { connId: 'p2', cli: '441234567890123460' },
+      ]);
+    },
+  );
+
   it('writes no dictionary for a string column that is null in every row of a row group', async () => {
     // Prepare: the only row of its day has no member but connId and start.
     const store = new LocalDirectoryStore(root);

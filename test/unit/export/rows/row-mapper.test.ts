@@ -82,4 +82,119 @@ describe('RowMapper', () => {
     expect(column(buffer, 'start_utc')).toEqual([Date.UTC(2026, 5, 30, 23, 30)]);
     expect(column(buffer, 'report_id')).toEqual(['r']);
   });
+
+  it.each([
+    { text: '0x10', member: 'callType' },
+    { text: '0b1', member: 'callType' },
+    { text: '0o17', member: 'ans' },
+    { text: '1e', member: 'ring' },
+    { text: ' 12', member: 'duration' },
+    { text: '12 ', member: 'callType' },
+    { text: 'Infinity', member: 'ring' },
+    { text: '-Infinity', member: 'duration' },
+    { text: 'NaN', member: 'ring' },
+    { text: '', member: 'ring' },
+    { text: '+5', member: 'ans' },
+    { text: '.5', member: 'ring' },
+  ])('throws EXPORT_ROW_INVALID when the number column $member is given $text', ({ text, member }) => {
+    // Prepare
+    const mapper = new RowMapper({ reportId: 'r', requestId: 'q', zone });
+    const row = { start: '2026-01-01T00:00:00', [member]: text } as unknown as ResultRow;
+
+    // Act
+    const append = () => mapper.append(row, mapper.newBuffer());
+
+    // Assess
+    expect(append).toThrow(expect.objectContaining({ code: 'EXPORT_ROW_INVALID' }));
+  });
+
+  it.each([
+    { text: '12', member: 'callType', value: 12 },
+    { text: '-3', member: 'ans', value: -3 },
+    { text: '1e3', member: 'lost', value: 1000 },
+    { text: '-3.5', member: 'ring', value: -3.5 },
+    { text: '1E-2', member: 'duration', value: 0.01 },
+    { text: '0', member: 'ring', value: 0 },
+    { text: '441234567890123456', member: 'duration', value: 441234567890123460 },
+  ])('reads the decimal text $text as the number $value in $member', ({ text, member, value }) => {
+    // Prepare
+    const mapper = new RowMapper({ reportId: 'r', requestId: 'q', zone });
+    const buffer = mapper.newBuffer();
+
+    // Act
+    mapper.append({ start: '2026-01-01T00:00:00', [member]: text } as unknown as ResultRow, buffer);
+
+    // Assess
+    expect(column(buffer, member)).toEqual([value]);
+  });
+
+  it.each([
+    { name: 'a string the client kept exact', value: '441234567890123456', written: '441234567890123456' },
+    { name: 'a string that looks like hex', value: '0x10', written: '0x10' },
+    { name: 'a string with spaces', value: ' 12 ', written: ' 12 ' },
+    { name: 'a number', value: 441234567890123460, written: '441234567890123460' },
+    { name: 'a fraction', value: 0.1, written: '0.1' },
+  ])('writes $name to a string column as $written', ({ value, written }) => {
+    // Prepare
+    const mapper = new RowMapper({ reportId: 'r', requestId: 'q', zone });
+    const buffer = mapper.newBuffer();
+
+    // Act
+    mapper.append({ start: '2026-01-01T00:00:00', cli: value } as unknown as ResultRow, buffer);
+
+    // Assess
+    expect(column(buffer, 'cli')).toEqual([written]);
+  });
+});
+
+describe('RowMapper with a window', () => {
+  const window = { dates: new Set(['2026-06-01', '2026-06-02']), label: 'June 1-2' };
+
+  it('throws RowOutsideWindowError naming the row, its start and the window when a row is dated before the window', () => {
+    // Prepare
+    const mapper = new RowMapper({ reportId: 'r', requestId: 'q', zone, window });
+    mapper.append({ start: '2026-06-01T10:00:00' } as ResultRow, mapper.newBuffer());
+
+    // Act
+    const append = () => mapper.append({ start: '2026-05-31T23:59:59' } as ResultRow, mapper.newBuffer());
+
+    // Assess
+    expect(append).toThrow(
+      expect.objectContaining({
+        name: 'RowOutsideWindowError',
+        code: 'EXPORT_ROW_OUTSIDE_WINDOW',
+        message: expect.stringMatching(/^Row 1: start 2026-05-31T23:59:59 .*outside the window June 1-2/),
+      }),
+    );
+  });
+
+  it('drops and counts rows per date without touching a buffer when the policy is drop', () => {
+    // Prepare
+    const mapper = new RowMapper({
+      reportId: 'r',
+      requestId: 'q',
+      zone,
+      window: { ...window, outside: 'drop' },
+    });
+    const picked: string[] = [];
+    const buffer = mapper.newBuffer();
+    const target = (dt: string) => {
+      picked.push(dt);
+      return buffer;
+    };
+
+    // Act
+    const dates = [
+      '2026-05-31T08:00:00',
+      '2026-06-01T08:00:00',
+      '2026-06-03T00:00:00',
+      '2026-06-03T01:00:00',
+    ].map((start) => mapper.append({ start } as ResultRow, target));
+
+    // Assess
+    expect(dates).toEqual([undefined, '2026-06-01', undefined, undefined]);
+    expect(picked).toEqual(['2026-06-01']);
+    expect(buffer.rows).toBe(1);
+    expect(Object.fromEntries(mapper.droppedRows)).toEqual({ '2026-05-31': 1, '2026-06-03': 2 });
+  });
 });

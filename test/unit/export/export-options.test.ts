@@ -1,0 +1,92 @@
+import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import {
+  EXPORT_DEFAULTS,
+  type ExportOptions,
+  resolveExportOptions,
+} from '../../../lib/export/export-options';
+import { windowForDates } from '../../../lib/export/window';
+import { LocalDirectoryStore } from '../../../lib/stores';
+import { resultStreamOf } from '../../support/result-stream';
+
+function base(overrides: Partial<ExportOptions> = {}): ExportOptions {
+  return {
+    source: resultStreamOf([], { requestId: 'req-1' }),
+    store: new LocalDirectoryStore(tmpdir()),
+    reportId: 'rep-1',
+    ...overrides,
+  };
+}
+
+describe('resolveExportOptions', () => {
+  it('fills every default when only the required options are given', () => {
+    // Act
+    const run = resolveExportOptions(base());
+
+    // Assess
+    expect(run).toMatchObject({
+      requestId: 'req-1',
+      layout: { prefix: '', dataset: EXPORT_DEFAULTS.dataset, reportId: 'rep-1', csvExtension: '.csv' },
+      parquetCodec: 'SNAPPY',
+      csvGzip: false,
+      unknownMembers: 'warn',
+      outsideWindow: 'fail',
+      timeZoneId: 'Europe/London',
+      maxRowsPerFile: 1_000_000,
+      rowGroupRows: 32_768,
+      maxBufferedRows: 32_768,
+      spillDirectory: tmpdir(),
+      windowDates: [],
+      rowWindow: undefined,
+      manifestWindow: { from: '2026-01-01T00:00:00', to: '2026-12-31T23:59:59' },
+      // Under vitest the sources are TypeScript: no bundled worker beside them.
+      encodeWorker: false,
+      signal: undefined,
+    });
+    expect(run.runId).toMatch(/^req-1-[0-9a-f]{8}$/);
+  });
+
+  it('derives the dates rows may fall on from the window and windowDates together when both are given', () => {
+    // Act
+    const run = resolveExportOptions(
+      base({
+        window: windowForDates('2026-06-01', '2026-06-02', 'Europe/London'),
+        windowDates: ['2026-06-05'],
+      }),
+    );
+
+    // Assess
+    expect(run.windowDates).toEqual(['2026-06-05']);
+    expect([...(run.rowWindow?.dates ?? [])].sort()).toEqual(['2026-06-01', '2026-06-02', '2026-06-05']);
+  });
+
+  it.each([
+    { setting: 'parquetCodec', options: { parquetCodec: 'LZ4' as never } },
+    { setting: 'unknownMembers', options: { unknownMembers: 'ignore' as never } },
+    { setting: 'outsideWindow', options: { outsideWindow: 'keep' as never } },
+    { setting: 'maxRowsPerFile', options: { maxRowsPerFile: 0 } },
+    { setting: 'rowGroupRows', options: { rowGroupRows: 1.5 } },
+    { setting: 'maxBufferedRows', options: { maxBufferedRows: -1 } },
+    { setting: 'runId', options: { runId: 'a b' } },
+    { setting: 'windowDates', options: { windowDates: ['2026-02-30'] } },
+    { setting: 'window.from', options: { window: { from: '2026-06-01', to: '2026-06-02T00:00:00Z' } } },
+  ])('throws EXPORT_CONFIG_INVALID naming $setting when it is invalid', ({ setting, options }) => {
+    // Act
+    const act = () => resolveExportOptions(base(options));
+
+    // Assess
+    expect(act).toThrow(
+      expect.objectContaining({ code: 'EXPORT_CONFIG_INVALID', name: 'ExportConfigError' }),
+    );
+    expect(act).toThrow(setting);
+  });
+
+  it('throws EXPORT_TIME_ZONE_INVALID when the result names a zone Intl does not know', () => {
+    // Act
+    const act = () =>
+      resolveExportOptions(base({ source: resultStreamOf([], { timeZoneId: 'Mars/Olympus' }) }));
+
+    // Assess
+    expect(act).toThrow(expect.objectContaining({ code: 'EXPORT_TIME_ZONE_INVALID' }));
+  });
+});
