@@ -1,0 +1,108 @@
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { startLocalDeployment } from '../local/local-deployment';
+import type { LocalWorkflowResult } from '../local/run-workflow';
+import { defineCommand, integerValue, nonEmptyValue, parseCommandLine, renderHelp, UsageError } from './options';
+
+/** `workflow`: one execution of the synthesized state machine on this machine. */
+export const WORKFLOW_COMMAND = defineCommand({
+  name: 'workflow',
+  usage: 'Usage: npm run workflow -- --input <json> [options]',
+  summary: 'Runs one execution of the deployed state machine locally (local service, local store).',
+  description: `Starts the local service in-process, logs in (auto-approval), and executes the
+state machine that \`cdk synth\` produces with aws-local-stepfunctions, each Task on
+the same handler the Lambda runs. Prints each state on stderr and one JSON line on
+stdout; exits 0 only when the execution SUCCEEDED.`,
+  options: {
+    input: { type: 'string', value: '<json>', help: 'execution input, e.g. {"date":"2026-11-20"}', parse: json },
+    out: { type: 'string', value: '<dir>', help: 'data lake directory (default ./data-lake)', parse: nonEmptyValue },
+    'rows-per-day': {
+      type: 'string',
+      value: '<n>',
+      help: 'calls the local service generates per weekday (default 2000)',
+      parse: integerValue(1, 1_000_000),
+    },
+    'wait-ms': {
+      type: 'string',
+      value: '<ms>',
+      help: 'length of every Wait state locally (default 200)',
+      parse: integerValue(0, 600_000),
+    },
+    help: { type: 'boolean', short: 'h', help: 'show this help' },
+  },
+  examples: [
+    `npm run workflow -- --input '{"date":"2026-11-20"}'`,
+    `npm run workflow -- --input '{"scheduledTime":"2026-11-21T00:05:00Z"}' --out /tmp/lake`,
+    `npm run workflow -- --input '{"from":"2026-11-01","to":"2026-11-14","reports":["Lost calls"]}'`,
+  ],
+});
+
+function json(raw: string, flag: string): unknown {
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    throw new UsageError(`${flag} must be JSON, e.g. '{"date":"2026-11-20"}'; got ${raw}`);
+  }
+}
+
+/** The one line a script reads. */
+export interface WorkflowLine {
+  status: 'SUCCEEDED' | 'FAILED';
+  jobs: number;
+  rows: number;
+  partitions: number;
+  files: number;
+  historyEvents: number;
+  executions: number;
+  out: string;
+  error: string | null;
+}
+
+export function workflowLine(result: LocalWorkflowResult, out: string): WorkflowLine {
+  const sum = (pick: (s: LocalWorkflowResult['summaries'][number]) => number) =>
+    result.summaries.reduce((n, s) => n + pick(s), 0);
+  return {
+    status: result.status,
+    jobs: sum((s) => s.jobs),
+    rows: sum((s) => s.rows),
+    partitions: sum((s) => s.partitions),
+    files: sum((s) => s.files),
+    historyEvents: Math.max(0, ...result.executions.map((e) => e.historyEvents)),
+    executions: result.executions.length,
+    out,
+    error: result.error,
+  };
+}
+
+export async function workflowCommand(argv: readonly string[]): Promise<number> {
+  const v = parseCommandLine(WORKFLOW_COMMAND, argv);
+  if (v.help) {
+    process.stdout.write(renderHelp(WORKFLOW_COMMAND));
+    return 0;
+  }
+  if (v.input === undefined) throw new UsageError('--input is required (try --help)');
+  const out = path.resolve(v.out ?? 'data-lake');
+  const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'report-export-workflow-'));
+  const deployment = await startLocalDeployment({
+    workDir,
+    objectStoreUri: pathToFileURL(out).href,
+    simulator: { rowsPerDay: v['rows-per-day'] ?? 2000, reportLatencyMs: 300 },
+  });
+  try {
+    const result = await deployment.run(v.input, {
+      waitMs: v['wait-ms'] ?? 200,
+      onEvent: (e) => {
+        if (e.type === 'StateEntered' && e.state !== undefined) process.stderr.write(`${e.state.name}\n`);
+        if (e.type === 'StateRetried' && e.state !== undefined) process.stderr.write(`${e.state.name} retried\n`);
+        if (e.type === 'ExecutionFailed') process.stderr.write(`failed: ${e.Error ?? ''}\n`);
+      },
+    });
+    process.stdout.write(`${JSON.stringify(workflowLine(result, out))}\n`);
+    return result.status === 'SUCCEEDED' ? 0 : 1;
+  } finally {
+    await deployment.close();
+    await fs.rm(workDir, { recursive: true, force: true });
+  }
+}

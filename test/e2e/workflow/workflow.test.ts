@@ -1,0 +1,157 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { exportedRows, startHarness, type WorkflowHarness } from './harness';
+
+let h: WorkflowHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+/** No token or secret string anywhere the run leaves text. */
+async function expectNoSecrets(harness: WorkflowHarness, result: Parameters<WorkflowHarness['everything']>[0], seen: string[]) {
+  const text = await harness.everything(result);
+  for (const secret of new Set([...seen, ...(await harness.secretValues())])) expect(text).not.toContain(secret);
+}
+
+describe('export workflow (synthesized state machine, local engine, S3 on fauxqs)', () => {
+  it('exports the local day before a nightly scheduled time plus the look-back when the time is just after midnight on a DST day', async () => {
+    // Prepare: London springs forward on 2026-03-29; 00:05 local on the 30th is 23:05Z on the 29th.
+    h = await startHarness({ settings: { LOOKBACK_DAYS: '1' } });
+    const before = await h.secretValues();
+    // Act
+    const result = await h.deployment.run({ scheduledTime: '2026-03-29T23:05:00Z' });
+    // Assess
+    expect(result.status).toBe('SUCCEEDED');
+    const counts = await h.countRows();
+    expect(Object.keys(counts.byDay)).toEqual(['2026-03-28', '2026-03-29']);
+    expect(counts.parquet).toBe(exportedRows(result));
+    expect(counts.csv).toBe(exportedRows(result));
+    expect(exportedRows(result)).toBeGreaterThan(0);
+    expect(result.executions[0]?.historyEvents).toBeGreaterThan(0);
+    await expectNoSecrets(h, result, before);
+  });
+
+  it('runs a 10-day backfill of every report with bounded concurrency and publishes each day once', async () => {
+    h = await startHarness({ settings: { MAX_WINDOW_DAYS: '3' } });
+    const result = await h.deployment.run({ from: '2026-11-01', to: '2026-11-10' });
+    expect(result.status).toBe('SUCCEEDED');
+    const summary = result.summaries[0];
+    expect(summary?.jobs).toBe(4 * h.deployment.reports.length);
+    const counts = await h.countRows();
+    expect(Object.keys(counts.byDay)).toHaveLength(10);
+    expect(counts.parquet).toBe(exportedRows(result));
+    // A second run over the same window replaces the same partitions: no duplicates.
+    const again = await h.deployment.run({ from: '2026-11-01', to: '2026-11-10' });
+    expect(again.status).toBe('SUCCEEDED');
+    expect((await h.countRows()).parquet).toBe(counts.parquet);
+  });
+
+  it('splits a day whose result reaches the row limit and exports it whole', async () => {
+    // 300 calls on a weekday, a row limit of 100: the day splits into pieces exported together.
+    h = await startHarness({ simulator: { rowsPerDay: 300, rowLimit: 100 } });
+    const report = h.deployment.reports[0]?.name as string;
+    const result = await h.deployment.run({ date: '2026-11-18', reports: [report] });
+    expect(result.status).toBe('SUCCEEDED');
+    const counts = await h.countRows();
+    expect(Object.keys(counts.byDay)).toEqual(['2026-11-18']);
+    expect(counts.parquet).toBe(exportedRows(result));
+    expect(counts.parquet).toBeGreaterThanOrEqual(100);
+    const events = result.executions[0]?.events ?? [];
+    expect(events.filter((e) => e.type === 'StateEntered' && e.state?.name === 'RequestReport').length).toBeGreaterThan(2);
+  });
+
+  it('fails the execution after the other jobs finish when the service fails a report, naming the error, and notifies', async () => {
+    h = await startHarness();
+    h.deployment.sim.faults.inject({ route: 'request', kind: 'report-fail', times: 1 });
+    const result = await h.deployment.run({ date: '2026-11-18' });
+    expect(result.status).toBe('FAILED');
+    expect(result.error).toBe('ReportRunFailedError');
+    expect(result.summaries[0]?.failedJobs).toBe(1);
+    expect(result.summaries[0]?.jobs).toBe(h.deployment.reports.length);
+    expect(result.notifications).toHaveLength(1);
+    // The other reports were published.
+    expect((await h.countRows()).parquet).toBe(exportedRows(result));
+  });
+
+  it('ends a report that never completes at the poll budget with nothing published', async () => {
+    h = await startHarness({ settings: { MAX_POLLS_PER_JOB: '3' } });
+    const report = h.deployment.reports[0]?.name as string;
+    h.deployment.sim.faults.inject({ route: 'request', kind: 'report-stuck', times: 1 });
+    const result = await h.deployment.run({ date: '2026-11-18', reports: [report] });
+    expect(result.status).toBe('FAILED');
+    expect(result.error).toBe('PollBudgetExhaustedError');
+    expect((await h.countRows()).parquet).toBe(0);
+  });
+
+  it('recovers from a storm of 5xx and from 429 with Retry-After', async () => {
+    h = await startHarness();
+    h.deployment.sim.faults.inject({ route: 'status', kind: 'status', status: 503, times: 6 });
+    h.deployment.sim.faults.inject({ route: 'data', kind: 'status', status: 500, times: 4 });
+    h.deployment.sim.faults.inject({ route: 'request', kind: 'status', status: 429, retryAfterSeconds: 1, times: 2 });
+    const result = await h.deployment.run({ date: '2026-11-18' });
+    expect(result.status).toBe('SUCCEEDED');
+    expect((await h.countRows()).parquet).toBe(exportedRows(result));
+  });
+
+  it('refreshes an access token that expires mid-run and keeps every refresh token it is given', async () => {
+    // Tokens live 1 s and are used until the service refuses them (a 401, then one refresh).
+    h = await startHarness({ simulator: { accessTokenTtlSeconds: 1, rotateRefreshTokens: true, reportLatencyMs: 1500 }, expirySkewMs: 0 });
+    const before = await h.secretValues();
+    const result = await h.deployment.run({ date: '2026-11-18' }, { waitMs: 600 });
+    expect(result.status).toBe('SUCCEEDED');
+    const after = await h.secretValues();
+    expect(after).not.toEqual(before);
+    await expectNoSecrets(h, result, [...before, ...after]);
+  });
+
+  it('ends with LoginRequiredError, not retried, when the refresh token is revoked', async () => {
+    h = await startHarness({ simulator: { rotateRefreshTokens: true } });
+    // Another client redeems the stored refresh token: in rotation mode the stored one is now spent.
+    const fs = await import('node:fs/promises');
+    const secret = JSON.parse(await fs.readFile(h.deployment.secretFile, 'utf8')) as { service: Record<string, unknown> };
+    const { refreshTokens } = await import('../../../lib/api');
+    const s = secret.service as { authUrl: string; clientId: string; clientSecret: string; redirectUri: string; refreshToken: string };
+    await refreshTokens(s, s.refreshToken);
+    await fs.writeFile(h.deployment.secretFile, JSON.stringify({ service: { ...secret.service, accessToken: 'expired', accessTokenExpiresAt: 0 } }));
+    const result = await h.deployment.run({ date: '2026-11-18' });
+    expect(result.status).toBe('FAILED');
+    expect(result.error).toBe('LoginRequiredError');
+    const events = result.executions[0]?.events ?? [];
+    expect(events.filter((e) => e.type === 'StateRetried')).toHaveLength(0);
+    expect(result.notifications).toHaveLength(1);
+  });
+
+  it('never redeems one refresh token twice when two executions run at once in rotation mode, and publishes one run per partition', async () => {
+    h = await startHarness({ simulator: { rotateRefreshTokens: true, accessTokenTtlSeconds: 1 }, expirySkewMs: 0 });
+    const report = h.deployment.reports[0]?.name as string;
+    const [a, b] = await Promise.all([
+      h.deployment.run({ date: '2026-11-18', reports: [report] }, { name: 'first', waitMs: 300 }),
+      h.deployment.run({ date: '2026-11-18', reports: [report] }, { name: 'second', waitMs: 300 }),
+    ]);
+    expect([a.status, b.status]).toEqual(['SUCCEEDED', 'SUCCEEDED']);
+    const counts = await h.countRows();
+    expect(counts.parquet).toBe(exportedRows(a));
+    expect(exportedRows(b)).toBe(exportedRows(a));
+    // The secret still holds a refresh token the service accepts.
+    const after = await h.deployment.run({ date: '2026-11-17', reports: [report] });
+    expect(after.status).toBe('SUCCEEDED');
+  });
+
+  it.each([
+    [{ date: '2026-02-30' }, 'date'],
+    [{}, 'needs one of'],
+    [{ from: '2026-11-10', to: '2026-11-01' }, 'must not be before'],
+    [{ date: '2026-11-01', reports: ['No such report'] }, 'No such report'],
+    [{ preset: 'Yesterday', date: '2026-11-01' }, 'takes one of'],
+  ])('fails at once with InvalidInputError naming the problem for %j', async (input, named) => {
+    h ??= await startHarness();
+    const result = await h.deployment.run(input);
+    expect(result.status).toBe('FAILED');
+    expect(result.error).toBe('InvalidInputError');
+    expect(result.executions[0]?.cause).toContain(named);
+    const events = result.executions[0]?.events ?? [];
+    expect(events.some((e) => e.state?.name === 'RequestReport')).toBe(false);
+    await h.close();
+    h = undefined;
+  });
+});
