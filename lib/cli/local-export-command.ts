@@ -99,7 +99,7 @@ export async function localExportCommand(argv: readonly string[]): Promise<numbe
   const lines = [
     '',
     `Exported ${rows} rows of ${result.exports.length} reports in ${((Date.now() - started) / 1000).toFixed(1)} s`,
-    `  window   ${result.window.start} .. ${result.window.end}`,
+    `  window   ${result.window.from} .. ${result.window.to}`,
     `  data     ${result.outDir}`,
     ...result.exports.map(
       (e) =>
