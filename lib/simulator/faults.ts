@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SIM_ERROR_CODES, SimulatorError } from './errors';
 
 /** Where a fault applies: a family of endpoints, or `*` for every one. */
 export const FAULT_ROUTES = [
@@ -73,12 +74,11 @@ export type FaultRule =
 export type FaultKind = FaultRule['kind'];
 
 /** Thrown by {@link FaultController.inject} for a rule that does not fit the schema. */
-export class InvalidFaultRuleError extends Error {
-  readonly code = 'INVALID_FAULT_RULE';
+export class InvalidFaultRuleError extends SimulatorError {
+  override readonly name = 'InvalidFaultRuleError';
 
   constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'InvalidFaultRuleError';
+    super(SIM_ERROR_CODES.invalidFaultRule, message, options);
   }
 }
 

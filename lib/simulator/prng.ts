@@ -92,16 +92,17 @@ export class Prng {
 
   /** A version-4 shaped GUID (lower-case, hyphenated). */
   guid(): string {
-    const a = this.nextUint32();
-    const b = this.nextUint32();
-    const c = this.nextUint32();
-    const d = this.nextUint32();
-    return `${HEX[a >>> 24]}${HEX[(a >>> 16) & 0xff]}${HEX[(a >>> 8) & 0xff]}${HEX[a & 0xff]}-${HEX[b >>> 24]}${
-      HEX[(b >>> 16) & 0xff]
-    }-4${((b >>> 8) & 0x0f).toString(16)}${HEX[b & 0xff]}-${HEX[0x80 | ((c >>> 24) & 0x3f)]}${HEX[(c >>> 16) & 0xff]}-${
-      HEX[(c >>> 8) & 0xff]
-    }${HEX[c & 0xff]}${HEX[d >>> 24]}${HEX[(d >>> 16) & 0xff]}${HEX[(d >>> 8) & 0xff]}${HEX[d & 0xff]}`;
+    return formatGuid(this.nextUint32(), this.nextUint32(), this.nextUint32(), this.nextUint32());
   }
+}
+
+/** A version-4 shaped GUID of four 32-bit words (lets a caller draw the words now and write them later). */
+export function formatGuid(a: number, b: number, c: number, d: number): string {
+  return `${HEX[a >>> 24]}${HEX[(a >>> 16) & 0xff]}${HEX[(a >>> 8) & 0xff]}${HEX[a & 0xff]}-${HEX[b >>> 24]}${
+    HEX[(b >>> 16) & 0xff]
+  }-4${((b >>> 8) & 0x0f).toString(16)}${HEX[b & 0xff]}-${HEX[0x80 | ((c >>> 24) & 0x3f)]}${HEX[(c >>> 16) & 0xff]}-${
+    HEX[(c >>> 8) & 0xff]
+  }${HEX[c & 0xff]}${HEX[d >>> 24]}${HEX[(d >>> 16) & 0xff]}${HEX[(d >>> 8) & 0xff]}${HEX[d & 0xff]}`;
 }
 
 /** GUID shape accepted in paths and bodies (any version, either case). */

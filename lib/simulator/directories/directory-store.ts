@@ -2,15 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Directory, DirectoryItem, DirectoryItemFields } from '../../spec/types';
+import { SIM_ERROR_CODES, SimulatorError } from '../errors';
 import type { SeedDirectory } from '../seed';
 
 /** Raised when the persisted state cannot be read. */
-export class DirectoryStoreError extends Error {
-  readonly code = 'DIRECTORY_STORE_UNREADABLE';
+export class DirectoryStoreError extends SimulatorError {
+  override readonly name = 'DirectoryStoreError';
 
   constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'DirectoryStoreError';
+    super(SIM_ERROR_CODES.directoryStoreUnreadable, message, options);
   }
 }
 

@@ -51,7 +51,7 @@ export async function handleAuthorizeRequest(
     form = await readForm(req);
   } catch (error) {
     if (error instanceof OAuthServerError) {
-      sendHtml(res, error.status, renderErrorPage({ code: error.code, description: error.description }));
+      sendHtml(res, error.status, renderErrorPage({ code: error.error, description: error.description }));
       return;
     }
     throw error;
@@ -185,11 +185,11 @@ function redirectWithError(
 
 function answerAuthorizeError(res: ServerResponse, error: unknown): void {
   if (error instanceof AuthorizeRedirectError) {
-    redirectWithError(res, error, error.code, error.description);
+    redirectWithError(res, error, error.error, error.description);
     return;
   }
   if (error instanceof UntrustedRedirectError || error instanceof OAuthServerError) {
-    sendHtml(res, 400, renderErrorPage({ code: error.code, description: error.description }));
+    sendHtml(res, 400, renderErrorPage({ code: error.error, description: error.description }));
     return;
   }
   throw error;

@@ -42,7 +42,7 @@ export function validateAuthorizeRequest(
   const { clientId, redirectUri } = checkClientAndRedirect(params, clients);
   // The state goes back even on errors, so the client can match the answer to its request.
   const state = params.getAll('state')[0] || undefined;
-  const fail = (code: OAuthServerError['code'], description: string): AuthorizeRedirectError =>
+  const fail = (code: OAuthServerError['error'], description: string): AuthorizeRedirectError =>
     new AuthorizeRedirectError(code, description, { redirectUri, state });
 
   let responseType: string | undefined;
@@ -57,7 +57,7 @@ export function validateAuthorizeRequest(
     challengeMethod = singleParam(params, 'code_challenge_method');
   } catch (error) {
     if (error instanceof OAuthServerError) {
-      throw fail(error.code, error.description);
+      throw fail(error.error, error.description);
     }
     throw error;
   }

@@ -1,3 +1,5 @@
+import { SIM_ERROR_CODES, type SimErrorCode, SimulatorError } from '../errors';
+
 /** RFC 6749 error codes (4.1.2.1 and 5.2) the server answers with. */
 export const OAUTH_ERROR = {
   invalidRequest: 'invalid_request',
@@ -13,20 +15,42 @@ export const OAUTH_ERROR = {
 
 export type OAuthErrorCode = (typeof OAUTH_ERROR)[keyof typeof OAUTH_ERROR];
 
+/** The service's code of each RFC 6749 error. */
+const SIM_CODE_OF: Record<OAuthErrorCode, SimErrorCode> = {
+  invalid_request: SIM_ERROR_CODES.oauthInvalidRequest,
+  invalid_client: SIM_ERROR_CODES.oauthInvalidClient,
+  invalid_grant: SIM_ERROR_CODES.oauthInvalidGrant,
+  unauthorized_client: SIM_ERROR_CODES.oauthUnauthorizedClient,
+  unsupported_grant_type: SIM_ERROR_CODES.oauthUnsupportedGrantType,
+  unsupported_response_type: SIM_ERROR_CODES.oauthUnsupportedResponseType,
+  invalid_scope: SIM_ERROR_CODES.oauthInvalidScope,
+  access_denied: SIM_ERROR_CODES.oauthAccessDenied,
+  server_error: SIM_ERROR_CODES.oauthServerError,
+};
+
 /**
- * Base error of the local authorization server. `code` is the RFC 6749 error code sent to
- * the client; `description` is safe to send (it never carries a token or a secret).
+ * Base error of the local authorization server. `error` is the RFC 6749 error code sent
+ * to the client, `code` the service's own; `description` is safe to send (it never
+ * carries a token or a secret).
  */
-export class OAuthServerError extends Error {
+export class OAuthServerError extends SimulatorError {
   override readonly name: string = 'OAuthServerError';
-  readonly code: OAuthErrorCode;
+  readonly error: OAuthErrorCode;
   /** HTTP status when answered directly (token endpoint, error page). */
   readonly status: number;
   readonly description: string;
 
-  constructor(code: OAuthErrorCode, description: string, options: { status?: number; cause?: unknown } = {}) {
-    super(`${code}: ${description}`, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
+  constructor(
+    error: OAuthErrorCode,
+    description: string,
+    options: { status?: number; cause?: unknown } = {},
+  ) {
+    super(
+      SIM_CODE_OF[error],
+      `${error}: ${description}`,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.error = error;
     this.description = description;
     this.status = options.status ?? 400;
   }

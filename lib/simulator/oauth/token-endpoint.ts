@@ -170,6 +170,6 @@ function invalidGrant(description: string): OAuthServerError {
 }
 
 function sendError(res: ServerResponse, error: OAuthServerError, headers: Record<string, string>): void {
-  const body: OAuthErrorBody = { error: error.code, error_description: error.description };
+  const body: OAuthErrorBody = { error: error.error, error_description: error.description };
   sendJson(res, error.status, body, headers);
 }

@@ -1,13 +1,11 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { labelSeed, mixSeed, Prng } from '../prng';
 import { dateOfEpochDay, localEpochDayAt, offsetMinutesAt, startOfLocalDay } from '../time-zone';
 import { type CallPopulation, createCallPopulation } from './call-population';
+import { CallDraft, type CallTally } from './call-rows';
+import type { CallFilter } from './report-templates';
 
-/**
- * Opaque integers of the rows (the spec does not give their meaning); the simulator's
- * own reading, documented in lib/simulator/README.md.
- */
-export const CALL_TYPE = { external: 1, huntGroup: 2, internal: 3 } as const;
-export const CALL_DIRECTION = { inbound: 1, outbound: 2, internal: 3 } as const;
+export { CALL_DIRECTION, CALL_TYPE, type CallTally, emptyTally } from './call-rows';
 
 /** Share of a weekday's volume on Saturday and Sunday. */
 const WEEKEND_SHARE = { 6: 0.15, 7: 0.08 } as const;
@@ -20,19 +18,10 @@ export interface CallGeneratorOptions {
   timeZone: string;
 }
 
-/** Totals of the emitted rows, i.e. the result's summary entry. */
-export interface CallTally {
-  rows: number;
-  ans: number;
-  ref: number;
-  lost: number;
-  ring: number;
-  duration: number;
-}
-
-export function emptyTally(): CallTally {
-  return { rows: 0, ans: 0, ref: 0, lost: 0, ring: 0, duration: 0 };
-}
+/** Calls looked at between two turns of the event loop (a sparse template emits few rows). */
+export const CALLS_PER_SLICE = 4096;
+/** Full-day counts of filtered templates kept, so polling clients do not recount a window. */
+const DAY_COUNT_CACHE_SIZE = 4096;
 
 const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
 const DAY_MS = 86_400_000;
@@ -57,6 +46,9 @@ export class CallGenerator {
   readonly #options: CallGeneratorOptions;
   readonly #population: CallPopulation;
   readonly #rowRng = new Prng(0);
+  readonly #draft = new CallDraft();
+  /** `${day}` -> calls of that whole day the filter keeps, per filter. */
+  readonly #dayCounts = new WeakMap<CallFilter, Map<number, number>>();
 
   constructor(options: CallGeneratorOptions) {
     this.#options = options;
@@ -94,35 +86,45 @@ export class CallGenerator {
     return times.sort();
   }
 
-  /** Number of calls with start in [startMs, endMs). */
-  countInWindow(startMs: number, endMs: number): number {
-    let total = 0;
-    this.#forEachDay(startMs, endMs, (day, full) => {
-      if (full) {
-        total += this.dayVolume(day);
-      } else {
-        const times = this.dayTimes(day);
-        total += lowerBound(times, endMs) - lowerBound(times, startMs);
-      }
-    });
-    return total;
+  /** Number of calls with start in [startMs, endMs) that `filter` keeps (all when none). */
+  countInWindow(startMs: number, endMs: number, filter?: CallFilter): number {
+    const steps = this.#countSteps(startMs, endMs, filter);
+    let step = steps.next();
+    while (!step.done) step = steps.next();
+    return step.value;
+  }
+
+  /** {@link countInWindow} that lets other requests in between slices of work. */
+  async countInWindowAsync(startMs: number, endMs: number, filter?: CallFilter): Promise<number> {
+    const steps = this.#countSteps(startMs, endMs, filter);
+    let step = steps.next();
+    while (!step.done) {
+      await nextTurn();
+      step = steps.next();
+    }
+    return step.value;
   }
 
   /**
-   * Rows with start in [startMs, endMs), sorted by start, at most `limit`, as JSON text
-   * in batches of about `batchChars` characters (rows separated by commas, the batches
-   * joined with a comma by the caller). `tally` accumulates the emitted rows.
+   * Rows with start in [startMs, endMs) that `filter` keeps, sorted by start, at most
+   * `limit`, as JSON text in batches of about `batchChars` characters (rows separated by
+   * commas, the batches joined with a comma by the caller). A batch also ends after
+   * {@link CALLS_PER_SLICE} calls looked at, so it may be empty: the caller's cue to let
+   * other work run. `tally` accumulates the emitted rows.
    */
   *rowBatches(
     startMs: number,
     endMs: number,
     limit: number,
     tally: CallTally,
+    filter?: CallFilter,
     batchChars = 65_536,
   ): Generator<string> {
     const days: number[] = [];
     this.#forEachDay(startMs, endMs, (day) => days.push(day));
+    const rng = this.#rowRng;
     let batch = '';
+    let looked = 0;
     for (const day of days) {
       if (tally.rows >= limit) break;
       const times = this.dayTimes(day);
@@ -130,15 +132,72 @@ export class CallGenerator {
       const to = lowerBound(times, endMs);
       const clock = this.#localClock(day);
       for (let i = from; i < to && tally.rows < limit; i++) {
-        const row = this.#row(day, i, times[i] as number, clock, tally);
-        batch = batch.length === 0 ? row : `${batch},${row}`;
-        if (batch.length >= batchChars) {
+        const call = this.#callAt(day, i);
+        if (filter === undefined || filter(call)) {
+          const row = call.render(rng, clock(times[i] as number), tally);
+          batch = batch.length === 0 ? row : `${batch},${row}`;
+        }
+        if (batch.length >= batchChars || ++looked >= CALLS_PER_SLICE) {
           yield batch;
           batch = '';
+          looked = 0;
         }
       }
     }
     if (batch.length > 0) yield batch;
+  }
+
+  /** The drafted call `index` of a local day (the shared draft, valid until the next call). */
+  #callAt(day: number, index: number): CallDraft {
+    this.#rowRng.reseed(mixSeed(this.#options.seed, day, index));
+    return this.#draft.draft(this.#rowRng, this.#population);
+  }
+
+  /** Counts in slices: yields after each slice of calls looked at, returns the count. */
+  *#countSteps(startMs: number, endMs: number, filter: CallFilter | undefined): Generator<void, number> {
+    const days: [number, boolean][] = [];
+    this.#forEachDay(startMs, endMs, (day, full) => days.push([day, full]));
+    let total = 0;
+    let looked = 0;
+    const keep = (day: number, from: number, to: number) => {
+      let kept = 0;
+      for (let i = from; i < to; i++) if (filter === undefined || filter(this.#callAt(day, i))) kept++;
+      looked += to - from;
+      return kept;
+    };
+    for (const [day, full] of days) {
+      if (full) {
+        const cache = filter === undefined ? undefined : this.#dayCache(filter);
+        const cached = filter === undefined ? this.dayVolume(day) : cache?.get(day);
+        if (cached !== undefined) {
+          total += cached;
+          continue;
+        }
+        const kept = keep(day, 0, this.dayVolume(day));
+        if (cache && cache.size >= DAY_COUNT_CACHE_SIZE) cache.delete(cache.keys().next().value as number);
+        cache?.set(day, kept);
+        total += kept;
+      } else {
+        const times = this.dayTimes(day);
+        const from = lowerBound(times, startMs);
+        const to = lowerBound(times, endMs);
+        total += filter === undefined ? to - from : keep(day, from, to);
+      }
+      if (looked >= CALLS_PER_SLICE) {
+        looked = 0;
+        yield;
+      }
+    }
+    return total;
+  }
+
+  #dayCache(filter: CallFilter): Map<number, number> {
+    let cache = this.#dayCounts.get(filter);
+    if (cache === undefined) {
+      cache = new Map();
+      this.#dayCounts.set(filter, cache);
+    }
+    return cache;
   }
 
   #forEachDay(startMs: number, endMs: number, visit: (day: number, full: boolean) => void): void {
@@ -177,74 +236,5 @@ export class CallGenerator {
       const tod = Math.floor((((local % DAY_MS) + DAY_MS) % DAY_MS) / 1000);
       return `${prefix}${TWO_DIGITS[Math.floor(tod / 3600)]}:${TWO_DIGITS[Math.floor(tod / 60) % 60]}:${TWO_DIGITS[tod % 60]}`;
     };
-  }
-
-  #row(day: number, index: number, epochMs: number, clock: (ms: number) => string, tally: CallTally): string {
-    const rng = this.#rowRng;
-    rng.reseed(mixSeed(this.#options.seed, day, index));
-    const { agents, huntGroups, externals } = this.#population;
-    const connId = rng.guid();
-    let s = `{"connId":"${connId}","start":"${clock(epochMs)}"`;
-    let callType: number;
-    let callDir: number;
-    let ans = 0;
-    let ref = 0;
-    let lost = 0;
-    let ring: number;
-    let duration = 0;
-    let tail = '';
-    const kind = rng.next();
-    if (kind < 0.62) {
-      const caller = rng.pick(externals);
-      const group = rng.next() < 0.75 ? rng.pick(huntGroups) : undefined;
-      const agent = agents[group ? rng.pick(group.members) : rng.int(agents.length)] ?? agents[0];
-      const outcome = rng.next();
-      ans = outcome < (group ? 0.78 : 0.85) ? 1 : 0;
-      ref = !ans && outcome > 0.95 ? 1 : 0;
-      lost = ans || ref ? 0 : 1;
-      callType = group ? CALL_TYPE.huntGroup : CALL_TYPE.external;
-      callDir = CALL_DIRECTION.inbound;
-      ring = ref ? rng.int(6) : Math.min(180, Math.round(rng.logNormal(ans ? 8 : 22, 0.6)));
-      if (ans) duration = Math.min(7200, Math.max(1, Math.round(rng.logNormal(150, 0.9))));
-      // A lost hunt-group call reached nobody; a direct call names the user it rang.
-      if (agent && (ans || !group)) s += `,"userName":${agent.nameJson},"userNum":"${agent.extension}"`;
-      s += `,"cli":"${caller.number}"`;
-      if (caller.nameJson) s += `,"cliName":${caller.nameJson}`;
-      if (group) s += `,"hgNum":"${group.number}","hgName":${group.nameJson}`;
-      if (ans && agent) tail = `,"calledUserNum":"${agent.extension}","calledUserName":${agent.nameJson}`;
-    } else if (kind < 0.9) {
-      const agent = rng.pick(agents);
-      const callee = rng.pick(externals);
-      ans = rng.next() < 0.7 ? 1 : 0;
-      lost = ans ? 0 : 1;
-      callType = CALL_TYPE.external;
-      callDir = CALL_DIRECTION.outbound;
-      ring = Math.min(120, Math.round(rng.logNormal(12, 0.5)));
-      if (ans) duration = Math.min(7200, Math.max(1, Math.round(rng.logNormal(200, 0.8))));
-      s += `,"userName":${agent.nameJson},"userNum":"${agent.extension}","cli":"${callee.number}"`;
-      if (callee.nameJson) s += `,"cliName":${callee.nameJson}`;
-      tail = `,"callUserName":${agent.nameJson},"callUserNum":"${agent.extension}"`;
-    } else {
-      const caller = rng.int(agents.length);
-      const callee = (caller + 1 + rng.int(agents.length - 1)) % agents.length;
-      const from = agents[caller] ?? (agents[0] as (typeof agents)[number]);
-      const to = agents[callee] ?? from;
-      ans = rng.next() < 0.85 ? 1 : 0;
-      lost = ans ? 0 : 1;
-      callType = CALL_TYPE.internal;
-      callDir = CALL_DIRECTION.internal;
-      ring = Math.min(60, Math.round(rng.logNormal(6, 0.5)));
-      if (ans) duration = Math.min(3600, Math.max(1, Math.round(rng.logNormal(90, 0.8))));
-      s += `,"userName":${from.nameJson},"userNum":"${from.extension}","cli":"${from.extension}","cliName":${from.nameJson}`;
-      tail = ans ? `,"calledUserNum":"${to.extension}","calledUserName":${to.nameJson}` : '';
-      tail += `,"callUserName":${from.nameJson},"callUserNum":"${from.extension}"`;
-    }
-    tally.rows++;
-    tally.ans += ans;
-    tally.ref += ref;
-    tally.lost += lost;
-    tally.ring += ring;
-    tally.duration += duration;
-    return `${s},"callType":${callType},"callDir":${callDir},"ans":${ans},"ref":${ref},"lost":${lost},"ring":${ring},"duration":${duration}${tail},"docId":"${rng.guid()}"}`;
   }
 }

@@ -1,5 +1,5 @@
 import type { AdditionalCondition, DateFilter, ReportRequest } from '../../spec/types';
-import { InvalidValueError } from '../http/errors';
+import { InvalidValueError, WindowTooLongError } from '../http/errors';
 import { isGuid } from '../prng';
 import type { SeedReport, Tenant } from '../seed';
 import { formatWithOffset } from '../time-zone';
@@ -63,6 +63,15 @@ export function statusAt(
     status === REPORT_STATUS.failed && fate.kind === 'fail' ? fate.message : STATUS_MESSAGES[status];
   return { status, statusMessage };
 }
+
+/**
+ * Longest fixed range a report request may cover. The spec states no limit; a real
+ * service bounds the work one request can ask for, and so does this one, so a typo such
+ * as 0001-01-01..9999-12-31 is a 400 rather than minutes of generation. 366 days holds
+ * every preset (LastYear in a leap year), a one-day backfill and the 93-day bench window.
+ */
+export const MAX_WINDOW_DAYS = 366;
+const MAX_WINDOW_MS = MAX_WINDOW_DAYS * 86_400_000;
 
 // ISO 8601 date-time that carries an offset (Z or +hh:mm); seconds and fractions optional.
 const OFFSET_DATE_TIME =
@@ -175,6 +184,7 @@ export function validateRunBody(
   if (endMs === undefined || endMs <= startMs) throw new InvalidValueError(filter.end);
   const start = filter.start as string;
   const end = filter.end as string;
+  if (endMs - startMs > MAX_WINDOW_MS) throw new WindowTooLongError(start, end, MAX_WINDOW_DAYS);
   return {
     startMs,
     endMs,

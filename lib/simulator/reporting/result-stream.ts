@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Writable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { constants, createGzip } from 'node:zlib';
 import { JSON_CONTENT_TYPE } from '../http/responses';
 
@@ -13,11 +14,15 @@ export interface StreamResultOptions {
   req: IncomingMessage;
   res: ServerResponse;
   head: string;
+  /** Row text; an empty batch writes nothing but still lets other requests in. */
   batches: Iterable<string>;
   /** Called after the rows, so totals can be computed while streaming. */
   tail: () => string;
   cut?: BodyCut | undefined;
 }
+
+/** Row text written between two turns of the event loop (about 16 batches). */
+const TURN_EVERY_CHARS = 1 << 20;
 
 /** True when Accept-Encoding names gzip with a non-zero quality. */
 export function acceptsGzip(req: IncomingMessage): boolean {
@@ -45,8 +50,9 @@ function waitForDrain(sink: Writable, res: ServerResponse): Promise<void> {
 
 /**
  * Streams a report result as it is generated: chunked, gzip when accepted, and waiting
- * for 'drain' so a million-row body is served with flat memory. Stops quietly when the
- * client goes away.
+ * for 'drain' so a million-row body is served with flat memory. Between batches it
+ * yields to the event loop, so one big result never holds up other requests. Stops
+ * quietly when the client goes away.
  */
 export async function streamResult(options: StreamResultOptions): Promise<void> {
   const { req, res, cut } = options;
@@ -85,9 +91,20 @@ export async function streamResult(options: StreamResultOptions): Promise<void> 
 
   if (!(await write(options.head))) return;
   let first = true;
+  let sinceTurn = 0;
   for (const batch of options.batches) {
-    if (!(await write(first ? batch : `,${batch}`))) return;
-    first = false;
+    if (batch.length > 0) {
+      if (!(await write(first ? batch : `,${batch}`))) return;
+      first = false;
+      sinceTurn += batch.length;
+    }
+    // A client that reads fast never makes us wait for 'drain': take a turn of the event
+    // loop anyway, so token, status and other requests are served while a result streams.
+    // An empty batch is the generator's cue that it looked at many calls without a row.
+    if (batch.length === 0 || sinceTurn >= TURN_EVERY_CHARS) {
+      sinceTurn = 0;
+      await nextTurn();
+    }
   }
   if (!(await write(options.tail()))) return;
   sink.end();

@@ -16,6 +16,7 @@ import {
   statusAt,
   validateRunBody,
 } from './report-requests';
+import { templateFilter } from './report-templates';
 import { formatBatches, type RowFormat, resultHead, resultTail } from './result-document';
 import { streamResult } from './result-stream';
 
@@ -144,7 +145,8 @@ export function registerReportingRoutes(router: Router, deps: ReportingDeps): vo
     if (current.status !== REPORT_STATUS.complete) {
       throw new ReportNotReadyError(`Report request is not complete (status ${current.status}).`);
     }
-    const totalCount = deps.generator.countInWindow(request.startMs, request.endMs);
+    const filter = templateFilter(request.report.templateName);
+    const totalCount = await deps.generator.countInWindowAsync(request.startMs, request.endMs, filter);
     const cut = deps.faults.take('data', ['reset', 'truncate']);
     const tally = emptyTally();
     await streamResult({
@@ -152,7 +154,7 @@ export function registerReportingRoutes(router: Router, deps: ReportingDeps): vo
       res: ctx.res,
       head: resultHead(request, seed.tenant, totalCount, deps.rowLimit),
       batches: formatBatches(
-        deps.generator.rowBatches(request.startMs, request.endMs, deps.rowLimit, tally),
+        deps.generator.rowBatches(request.startMs, request.endMs, deps.rowLimit, tally, filter),
         deps.rowFormat,
       ),
       tail: () => resultTail(tally, deps.rowLimit),

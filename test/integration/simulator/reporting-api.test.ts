@@ -136,6 +136,41 @@ describe('reporting API', () => {
     expect(error.timestamp).toMatch(TIMESTAMP_7);
   });
 
+  it.each([
+    ['years 0001 to 9999', '0001-01-01T00:00:00Z', '9999-12-31T23:59:59Z'],
+    ['366 days and one second', '2026-01-01T00:00:00Z', '2027-01-02T00:00:01Z'],
+  ])(
+    'answers 400 naming the period and the 366-day maximum when the range spans %s',
+    async (_case, start, end) => {
+      // Act
+      const response = await t.api(`${t.reportPath}/requests`, {
+        method: 'POST',
+        body: { reportId: t.sim.reportIds[0], dateFilter: { start, end } },
+      });
+      const error = (await response.json()) as ErrorBody;
+      // Assess
+      expect(response.status).toBe(400);
+      expect(error).toMatchObject({
+        error: 400,
+        status: 'error',
+        message: `The period from '${start}' to '${end}' is longer than the maximum of 366 days.`,
+      });
+    },
+  );
+
+  it('accepts a fixed range of exactly 366 days', async () => {
+    // Act
+    const response = await t.api(`${t.reportPath}/requests`, {
+      method: 'POST',
+      body: {
+        reportId: t.sim.reportIds[0],
+        dateFilter: { start: '2024-01-01T00:00:00+00:00', end: '2025-01-01T00:00:00+00:00' },
+      },
+    });
+    // Assess
+    expect(response.status).toBe(200);
+  });
+
   it.each(['results', 'requests'])(
     'reports status Complete with its members when GET endpoint 3 via /%s',
     async (spelling) => {

@@ -33,7 +33,8 @@ describe('report result options', () => {
     // Act
     const result = (await (await t.api(`${t.reportPath}/results/${requestId}/data`)).json()) as ReportResult;
     // Assess
-    expect(result.totalCount).toBe(200);
+    // 200 calls that Monday, 176 of them with an extension user (the first report lists calls by user).
+    expect(result.totalCount).toBe(176);
     expect(result.data).toHaveLength(50);
     expect(result.rowLimitExceeded).toBe(true);
     expect(result.rowLimit).toBe(50);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CallGenerator, emptyTally } from '../../../lib/simulator/reporting/call-generator';
+import { CALLS_PER_SLICE, CallGenerator, emptyTally } from '../../../lib/simulator/reporting/call-generator';
+import { type CallFilter, REPORT_TEMPLATES } from '../../../lib/simulator/reporting/report-templates';
 import type { ResultRow } from '../../../lib/spec/types';
 
 const LONDON = 'Europe/London';
@@ -11,9 +12,15 @@ const DAY = 86_400_000;
 type GeneratedRow = ResultRow &
   Required<Pick<ResultRow, 'start' | 'ans' | 'ref' | 'lost' | 'ring' | 'duration'>>;
 
-function rowsOf(generator: CallGenerator, start: number, end: number, limit = 1_000_000) {
+function rowsOf(
+  generator: CallGenerator,
+  start: number,
+  end: number,
+  limit = 1_000_000,
+  filter?: CallFilter,
+) {
   const tally = emptyTally();
-  const batches = [...generator.rowBatches(start, end, limit, tally)];
+  const batches = [...generator.rowBatches(start, end, limit, tally, filter)].filter((b) => b.length > 0);
   const rows = JSON.parse(`[${batches.join(',')}]`) as GeneratedRow[];
   return { rows, tally };
 }
@@ -118,5 +125,49 @@ describe('CallGenerator', () => {
     const b = rowsOf(other, MONDAY, MONDAY + DAY).rows[0];
     // Assess
     expect(a?.connId).not.toBe(b?.connId);
+  });
+
+  it.each([
+    { template: 'CallListByUser', keeps: (r: GeneratedRow) => r.userName !== undefined },
+    { template: 'CallListByHuntGroup', keeps: (r: GeneratedRow) => r.hgNum !== undefined },
+    { template: 'LostCalls', keeps: (r: GeneratedRow) => r.lost === 1 },
+  ] as const)(
+    'emits exactly the calls $template keeps, and counts them, when filtered',
+    ({ template, keeps }) => {
+      // Prepare
+      const start = MONDAY + 9.25 * 3600_000;
+      const end = MONDAY + 3 * DAY + 13.5 * 3600_000;
+      const all = rowsOf(generator, start, end).rows;
+      // Act
+      const { rows, tally } = rowsOf(generator, start, end, 1_000_000, REPORT_TEMPLATES[template].includes);
+      // Assess
+      expect(rows).toEqual(all.filter(keeps));
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rows.length).toBeLessThan(all.length);
+      expect(generator.countInWindow(start, end, REPORT_TEMPLATES[template].includes)).toBe(rows.length);
+      expect(tally.lost).toBe(rows.filter((r) => r.lost === 1).length);
+    },
+  );
+
+  it('counts the same in slices as at once, and again from its day cache, when counting asynchronously', async () => {
+    // Prepare
+    const lost = REPORT_TEMPLATES.LostCalls.includes;
+    const busy = new CallGenerator({ seed: 7, rowsPerDay: 3 * CALLS_PER_SLICE, timeZone: LONDON });
+    // Act
+    const once = busy.countInWindow(MONDAY, MONDAY + 3 * DAY, lost);
+    const sliced = await busy.countInWindowAsync(MONDAY, MONDAY + 3 * DAY, lost);
+    const cached = await busy.countInWindowAsync(MONDAY, MONDAY + 3 * DAY, lost);
+    // Assess
+    expect(sliced).toBe(once);
+    expect(cached).toBe(once);
+  });
+
+  it('ends a batch after CALLS_PER_SLICE calls even when the filter keeps none of them', () => {
+    // Prepare
+    const busy = new CallGenerator({ seed: 7, rowsPerDay: 10 * CALLS_PER_SLICE, timeZone: LONDON });
+    // Act
+    const batches = [...busy.rowBatches(MONDAY, MONDAY + DAY, 1_000_000, emptyTally(), () => false)];
+    // Assess
+    expect(batches).toEqual(Array.from({ length: 10 }, () => ''));
   });
 });

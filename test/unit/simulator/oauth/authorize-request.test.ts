@@ -109,7 +109,7 @@ describe('validateAuthorizeRequest', () => {
 
     // Assess
     expect(error).toBeInstanceOf(AuthorizeRedirectError);
-    expect(error).toMatchObject({ code, redirectUri: 'http://127.0.0.1:8000/', state: 's1' });
+    expect(error).toMatchObject({ error: code, redirectUri: 'http://127.0.0.1:8000/', state: 's1' });
   });
 
   it('throws AuthorizeRedirectError invalid_request when scope is repeated', () => {
@@ -121,7 +121,7 @@ describe('validateAuthorizeRequest', () => {
     const error = errorOf(search);
 
     // Assess
-    expect(error).toMatchObject({ code: 'invalid_request', state: 's1' });
+    expect(error).toMatchObject({ error: 'invalid_request', code: 'SIM_OAUTH_INVALID_REQUEST', state: 's1' });
   });
 
   it.each([

@@ -45,7 +45,7 @@ describe('authenticateClient', () => {
 
     // Assess
     expect(result).toBeInstanceOf(InvalidClientError);
-    expect(result).toMatchObject({ code: 'invalid_client', status: 401 });
+    expect(result).toMatchObject({ error: 'invalid_client', code: 'SIM_OAUTH_INVALID_CLIENT', status: 401 });
     expect(String((result as Error).message)).not.toContain('nope');
   });
 
@@ -57,6 +57,10 @@ describe('authenticateClient', () => {
     const result = attempt(authorization, form);
 
     // Assess
-    expect(result).toMatchObject({ code: 'invalid_request', status: 400 });
+    expect(result).toMatchObject({
+      error: 'invalid_request',
+      code: 'SIM_OAUTH_INVALID_REQUEST',
+      status: 400,
+    });
   });
 });
