@@ -1,0 +1,53 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { importGraph, readSources } from '../api/import-graph';
+
+const EXPORT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../lib/export');
+
+/**
+ * Layers of lib/export, lowest first: a module may import its own layer or a lower one.
+ * The top-level modules (schema, layout, window, time zone, errors, types) are the base;
+ * the entry point and the modules that compose the folders sit above everything.
+ */
+const ENTRY = new Set(['index.ts', 'export-report-result.ts', 'export-options.ts', 'read-partitions.ts']);
+const FOLDERS = ['rows', 'formats', 'spill', 'publish'];
+
+function layer(file: string): number {
+  const rel = path.relative(EXPORT, file);
+  const folder = path.dirname(rel);
+  if (folder === '.') return ENTRY.has(rel) ? FOLDERS.length + 1 : 0;
+  const index = FOLDERS.indexOf(folder.split(path.sep)[0] as string);
+  return index < 0 ? Number.POSITIVE_INFINITY : index + 1;
+}
+
+describe('lib/export imports', () => {
+  it('point one way, from the entry point through publish, spill, formats and rows to the top-level modules', () => {
+    // Prepare
+    const graph = importGraph(readSources(EXPORT));
+
+    // Act
+    const upward = [...graph].flatMap(([from, targets]) =>
+      targets
+        .filter((to) => layer(to) > layer(from))
+        .map((to) => `${path.relative(EXPORT, from)} -> ${path.relative(EXPORT, to)}`),
+    );
+
+    // Assess
+    expect(graph.size).toBeGreaterThan(20);
+    expect(upward).toEqual([]);
+  });
+
+  it('keeps index.ts to re-exports when it is read', () => {
+    // Prepare
+    const index = readSources(EXPORT).get(path.join(EXPORT, 'index.ts')) ?? '';
+
+    // Act
+    const statements = index.split(/;\s*/).filter((s) => s.trim() !== '');
+
+    // Assess
+    expect(statements.length).toBeGreaterThan(5);
+    for (const statement of statements)
+      expect(statement.trim()).toMatch(/^export (type )?\{[^}]*\} from '\.\/[^']+'$/s);
+  });
+});
