@@ -9,15 +9,13 @@ import {
   type Workspace,
 } from '../spec/types';
 import { expectObject, parseEnvelope } from './envelope';
-import { ValidationError } from './errors';
+import { ApiError, ValidationError } from './errors';
 import type { CallOptions, HttpTransport } from './http';
 import { type PageOptions, paginate } from './paging';
+import type { ReportResultStream } from './report-result-stream';
 import { type PollTiming, pollUntilComplete, SYSTEM_POLL_TIMING, type WaitOptions } from './report-status';
-import {
-  type ParseResultOptions,
-  parseReportResultStream,
-  type ReportResultBatchStream,
-} from './result-parser';
+import { startResultDeadline } from './result-deadline';
+import { type ParseResultOptions, parseReportResultStream } from './result-parser';
 import { RETRY_MODES } from './retry';
 import { requireDateTimeWithOffset, requireGuid, seg } from './validate';
 
@@ -50,6 +48,14 @@ export interface ReportingClientOptions {
 
 export interface OpenResultOptions extends CallOptions {
   limits?: ParseResultOptions['limits'];
+  /** Invalid UTF-8 and lone surrogates: `count` (default) or `fail`. See {@link ParseResultOptions}. */
+  invalidText?: ParseResultOptions['invalidText'];
+  /**
+   * Time for the whole read, from the request to the last row: a body that keeps sending a
+   * byte now and then (never idle for `timeoutMs`) still ends, with a TimeoutError, and is
+   * cancelled. Default: none (the caller's `signal` and the idle timeout only).
+   */
+  totalTimeoutMs?: number;
 }
 
 const V = `/${API_VERSION_SEGMENT}`;
@@ -129,18 +135,34 @@ export class ReportingClient {
    * Opens the result (endpoint 4) as a stream: resolves when the head is read, then rows
    * arrive as the body does. The GET is retried until the body starts; a failure in the
    * middle of the body rejects the row iteration (start over with a new `openResult`).
+   * `signal` and `totalTimeoutMs` bound the whole read, rows included.
    */
-  async openResult(ref: ReportRunRef, options: OpenResultOptions = {}): Promise<ReportResultBatchStream> {
-    const { limits, ...call } = options;
+  async openResult(ref: ReportRunRef, options: OpenResultOptions = {}): Promise<ReportResultStream> {
+    const { limits, invalidText, totalTimeoutMs, signal, ...call } = options;
     const path = `${this.#runPath(ref)}/data`;
-    const response = await this.#t.requestStream({ ...call, method: 'GET', path });
+    const deadline = startResultDeadline(signal, totalTimeoutMs, { method: 'GET', path });
+    let response: Awaited<ReturnType<HttpTransport['requestStream']>>;
     try {
-      return await parseReportResultStream(response.body, {
+      response = await this.#t.requestStream({ ...call, signal: deadline.signal, method: 'GET', path });
+    } catch (error) {
+      deadline.dispose();
+      // The transport names the abort; the deadline knows whether it was the total time.
+      if (deadline.signal?.aborted && deadline.signal.reason instanceof ApiError)
+        throw deadline.signal.reason;
+      throw error;
+    }
+    try {
+      const stream = await parseReportResultStream(response.body, {
         details: response.details,
         onCancel: (reason) => response.cancel(reason),
         ...(limits ? { limits } : {}),
+        ...(invalidText ? { invalidText } : {}),
+        ...(deadline.signal ? { signal: deadline.signal } : {}),
       });
+      stream.done().then(deadline.dispose, deadline.dispose);
+      return stream;
     } catch (error) {
+      deadline.dispose();
       response.cancel(error);
       throw error;
     }

@@ -1,4 +1,4 @@
-import type { DisplayField, ReportRunDefinition, ResultRow, SummaryEntry } from '../spec/types';
+import type { ReportRunDefinition, ResultRow, SummaryEntry } from '../spec/types';
 import { toOptionalInt, toOptionalNumber } from './envelope';
 import {
   AbortedError,
@@ -9,21 +9,31 @@ import {
   RowCountMismatchError,
 } from './errors';
 import type { ReportResultHead, ReportResultMetadata, ReportResultStream } from './report-result-stream';
+import { columnNamesOf } from './result-columns';
+import { deadlineError, type ResultDeadline, raceDeadline, startResultDeadline } from './result-deadline';
 import { ResultScanner, type ScannerLimits } from './result-scanner';
+import type { InvalidTextMode } from './result-text';
 
 export interface ParseResultOptions {
   /** Method/path for errors. */
   details?: ApiErrorDetails;
-  /** Called by `cancel()`, e.g. to abort the HTTP body. */
+  /** Called by `cancel()` and when reading stops early, e.g. to abort the HTTP body. */
   onCancel?: (reason: unknown) => void;
   limits?: Partial<ScannerLimits>;
+  /**
+   * Invalid UTF-8 and lone surrogates (`\uD800` without its pair): `count` (default)
+   * replaces each with U+FFFD and reports the number as `replacedCharacters` in `done()`;
+   * `fail` rejects with a ProtocolError naming the row index and member.
+   */
+  invalidText?: InvalidTextMode;
+  /** Aborts reading (AbortedError, or the signal's own ApiError reason) and cancels the body. */
+  signal?: AbortSignal;
+  /** Time for the whole read, from this call to the last row; then a TimeoutError. */
+  totalTimeoutMs?: number;
 }
 
-/** A result stream that can also hand out rows in parsed batches (faster than row by row). */
-export interface ReportResultBatchStream extends ReportResultStream {
-  /** The same rows as `rows`, in arrays; use one of the two, once. */
-  readonly batches: AsyncIterable<ResultRow[]>;
-}
+/** @deprecated `batches` is part of {@link ReportResultStream}; use that type. */
+export type ReportResultBatchStream = ReportResultStream;
 
 /**
  * Parses a report result document as it arrives. Resolves once the head (the members
@@ -31,26 +41,31 @@ export interface ReportResultBatchStream extends ReportResultStream {
  *
  * Decisions: `request` and `totalCount` must precede `data` (they always do in the
  * service's documents); if not, a {@link ProtocolError} says so rather than buffering the
- * rows. Rows may be objects, or arrays ordered like `request.displayFields` (mapped to
+ * rows. The document must be strict JSON: no trailing commas, no member twice (`data`
+ * included). Rows may be objects, or arrays ordered like `request.displayFields` (mapped to
  * objects; null entries are omitted like absent members). A body that ends early is a
- * `TruncatedBodyError`; a source that throws is a `ConnectionError` (or its own
- * `ApiError`); rows read must equal `totalCount`, or when `rowLimitExceeded`,
- * min(totalCount, rowLimit): otherwise a `RowCountMismatchError`.
+ * `TruncatedBodyError`; a source that throws is a `ConnectionError` (or its own `ApiError`);
+ * rows read must equal `totalCount`, or when `rowLimitExceeded`, min(totalCount, rowLimit):
+ * otherwise a `RowCountMismatchError`, raised as soon as a row beyond `totalCount` arrives.
  *
  * @param source body chunks, e.g. an HTTP body or `fs.createReadStream(path)`.
  */
 export async function parseReportResultStream(
   source: AsyncIterable<Uint8Array>,
   options: ParseResultOptions = {},
-): Promise<ReportResultBatchStream> {
+): Promise<ReportResultStream> {
   const details = options.details ?? {};
-  const scanner = new ResultScanner(details, options.limits);
+  const deadline = startResultDeadline(options.signal, options.totalTimeoutMs, details);
+  const scanner = new ResultScanner(details, { limits: options.limits, invalidText: options.invalidText });
   const iterator = source[Symbol.asyncIterator]();
+  const signal = deadline.signal;
   const pull = async (): Promise<boolean> => {
     let next: IteratorResult<Uint8Array>;
     try {
-      next = await iterator.next();
+      next = await raceDeadline(iterator.next(), signal, details);
     } catch (error) {
+      // The transport maps its own abort to AbortedError; the deadline's reason says more.
+      if (signal?.aborted) throw deadlineError(signal, details);
       if (error instanceof ApiError) throw error;
       throw new ConnectionError('The result body failed', { ...details, cause: error });
     }
@@ -59,19 +74,23 @@ export async function parseReportResultStream(
     return true;
   };
 
+  let head: ReturnType<typeof readHead>;
   try {
-    while (scanner.headText === undefined) {
+    while (scanner.head === undefined) {
       if (!(await pull())) scanner.finish(); // throws: the body ended before 'data'
     }
+    head = readHead(scanner.head, details);
   } catch (error) {
-    await iterator.return?.().catch(() => undefined);
+    deadline.dispose();
+    options.onCancel?.(error);
+    // Not awaited: a source stuck in a read would hold the caller until it answers.
+    iterator.return?.().catch(() => undefined);
     throw error;
   }
-  const head = readHead(scanner.headText, details);
-  return new ResultStream(head, scanner, pull, iterator, options, details);
+  return new ResultStream(head, scanner, pull, iterator, options, details, deadline);
 }
 
-class ResultStream implements ReportResultBatchStream {
+class ResultStream implements ReportResultStream {
   readonly head: ReportResultHead;
   readonly #raw: Record<string, unknown>;
   readonly #scanner: ResultScanner;
@@ -79,36 +98,53 @@ class ResultStream implements ReportResultBatchStream {
   readonly #iterator: AsyncIterator<Uint8Array>;
   readonly #options: ParseResultOptions;
   readonly #details: ApiErrorDetails;
-  readonly #names: string[];
+  readonly #deadline: ResultDeadline;
+  /** Rows beyond this cannot be right: the service never sends more than it counted. */
+  readonly #maxRows: number;
+  #names: string[] | undefined;
   readonly #done: Promise<ReportResultMetadata>;
   #resolve!: (m: ReportResultMetadata) => void;
   #reject!: (e: unknown) => void;
   #rowsRead = 0;
   #started = false;
-  #cancelled: AbortedError | undefined;
+  #cancelled: ApiError | undefined;
+  readonly #onAbort = () => {
+    const signal = this.#deadline.signal;
+    if (signal) this.#stop(deadlineError(signal, this.#details), signal.reason);
+  };
 
   constructor(
-    head: ReportResultHead & { raw: Record<string, unknown> },
+    head: ReportResultHead & { raw: Record<string, unknown>; maxRows: number },
     scanner: ResultScanner,
     pull: () => Promise<boolean>,
     iterator: AsyncIterator<Uint8Array>,
     options: ParseResultOptions,
     details: ApiErrorDetails,
+    deadline: ResultDeadline,
   ) {
-    const { raw, ...rest } = head;
+    const { raw, maxRows, ...rest } = head;
     this.head = rest;
     this.#raw = raw;
+    this.#maxRows = maxRows;
     this.#scanner = scanner;
     this.#pull = pull;
     this.#iterator = iterator;
     this.#options = options;
     this.#details = details;
-    this.#names = (head.request.displayFields ?? []).map((f: DisplayField) => f.fieldName);
+    this.#deadline = deadline;
+    try {
+      scanner.columnNames = columnNamesOf(rest.request.displayFields, details);
+    } catch {
+      // Only array rows need the names; their first row reports the problem.
+    }
     this.#done = new Promise((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
     });
     this.#done.catch(() => undefined); // observed through done() or the iteration
+    this.#done.then(this.#release, this.#release);
+    deadline.signal?.addEventListener('abort', this.#onAbort, { once: true });
+    if (deadline.signal?.aborted) this.#onAbort();
   }
 
   get batches(): AsyncIterable<ResultRow[]> {
@@ -145,13 +181,24 @@ class ResultStream implements ReportResultBatchStream {
   }
 
   cancel(reason?: unknown): void {
-    this.#cancelled ??= new AbortedError('The result stream was cancelled', {
-      ...this.#details,
-      cause: reason,
-    });
+    this.#stop(
+      new AbortedError('The result stream was cancelled', { ...this.#details, cause: reason }),
+      reason,
+    );
+  }
+
+  readonly #release = () => {
+    this.#deadline.dispose();
+    this.#deadline.signal?.removeEventListener('abort', this.#onAbort);
+  };
+
+  /** Ends the read from outside the iteration: rejects `done()`, releases the body. */
+  #stop(error: ApiError, reason: unknown): void {
+    if (this.#cancelled) return;
+    this.#cancelled = error;
     this.#options.onCancel?.(reason);
-    this.#reject(this.#cancelled);
-    void this.#iterator.return?.().catch(() => undefined);
+    this.#reject(error);
+    this.#iterator.return?.().catch(() => undefined);
   }
 
   async *#batchIterator(): AsyncGenerator<ResultRow[]> {
@@ -165,6 +212,7 @@ class ResultStream implements ReportResultBatchStream {
           const rows = this.#parseRun(run);
           this.#rowsRead += rows.length;
           yield rows;
+          if (this.#cancelled) throw this.#cancelled;
         }
         if (!(await this.#pull())) break;
       }
@@ -177,21 +225,25 @@ class ResultStream implements ReportResultBatchStream {
       throw error;
     } finally {
       if (!finished) {
-        // Stopped early (break or error): release the body.
+        // Stopped early (break or error): release the body, without waiting for a stuck read.
         this.#options.onCancel?.(undefined);
-        await this.#iterator.return?.().catch(() => undefined);
+        this.#iterator.return?.().catch(() => undefined);
         this.#reject(new AbortedError('Row iteration stopped before the end', this.#details));
       }
     }
   }
 
   #parseRun(parsed: unknown[]): ResultRow[] {
+    if (this.#rowsRead + parsed.length > this.#maxRows) {
+      // An endless or wrong body is stopped at the first row too many, not read to its end.
+      throw new RowCountMismatchError(this.#maxRows, this.#rowsRead + parsed.length, this.#details);
+    }
     for (let i = 0; i < parsed.length; i++) {
       const row = parsed[i];
       if (Array.isArray(row)) parsed[i] = this.#fromArray(row);
       else if (typeof row !== 'object' || row === null) {
         throw new ProtocolError(
-          `Row ${this.#rowsRead + i + 1} is neither an object nor an array`,
+          `Row index ${this.#rowsRead + i} is neither an object nor an array`,
           this.#details,
         );
       }
@@ -200,27 +252,23 @@ class ResultStream implements ReportResultBatchStream {
   }
 
   #fromArray(values: unknown[]): ResultRow {
-    if (values.length > this.#names.length) {
+    this.#names ??= columnNamesOf(this.head.request.displayFields, this.#details);
+    const names = this.#names;
+    if (values.length > names.length) {
       throw new ProtocolError('An array row has more values than request.displayFields', this.#details);
     }
     const row: Record<string, unknown> = {};
     for (let i = 0; i < values.length; i++) {
       const v = values[i];
-      if (v !== null && v !== undefined) row[this.#names[i] as string] = v;
+      if (v !== null && v !== undefined) row[names[i] as string] = v;
     }
     return row as ResultRow;
   }
 
   #finish(): ReportResultMetadata {
-    let tail: Record<string, unknown>;
-    try {
-      tail = JSON.parse(this.#scanner.finish()) as Record<string, unknown>;
-    } catch (error) {
-      if (error instanceof ApiError) throw error;
-      throw new ProtocolError("Malformed result after the 'data' array", { ...this.#details, cause: error });
-    }
+    const tail = this.#scanner.finish();
     const all = { ...this.#raw, ...tail };
-    const rowLimit = toOptionalInt(tail.rowLimit) ?? this.head.rowLimit;
+    const rowLimit = toOptionalInt(all.rowLimit) ?? this.head.rowLimit;
     const rowLimitExceeded = all.rowLimitExceeded === true || all.rowLimitExceeded === 'true';
     const total = this.head.totalCount;
     const expected = rowLimitExceeded && rowLimit > 0 ? Math.min(total, rowLimit) : total;
@@ -237,36 +285,38 @@ class ResultStream implements ReportResultBatchStream {
       status: toOptionalNumber(all.status) ?? 0,
       statusMessage: typeof all.statusMessage === 'string' ? all.statusMessage : '',
       rowsRead: this.#rowsRead,
+      replacedCharacters: this.#scanner.replacedCharacters,
     };
   }
 }
 
 function readHead(
-  text: string,
+  raw: Record<string, unknown>,
   details: ApiErrorDetails,
-): ReportResultHead & { raw: Record<string, unknown> } {
-  let raw: Record<string, unknown>;
-  try {
-    raw = JSON.parse(text) as Record<string, unknown>;
-  } catch (error) {
-    throw new ProtocolError("Malformed result before the 'data' array", { ...details, cause: error });
-  }
+): ReportResultHead & { raw: Record<string, unknown>; maxRows: number } {
   const request = raw.request;
-  if (typeof request !== 'object' || request === null) {
-    throw new ProtocolError("The result's 'request' must come before 'data'", details);
+  if (typeof request !== 'object' || request === null || Array.isArray(request)) {
+    throw new ProtocolError("The result's 'request' must come before 'data' as an object", details);
   }
   const totalCount = toOptionalInt(raw.totalCount);
   if (totalCount === undefined || totalCount < 0) {
     throw new ProtocolError("The result's 'totalCount' must come before 'data' as a count", details);
   }
   const run = request as ReportRunDefinition;
+  const rowLimitExceeded = raw.rowLimitExceeded === true || raw.rowLimitExceeded === 'true';
+  // A top-level rowLimit before data is final (a second one after data is a duplicate member).
+  const topRowLimit = toOptionalInt(raw.rowLimit);
   return {
     raw,
+    maxRows:
+      rowLimitExceeded && topRowLimit !== undefined && topRowLimit > 0
+        ? Math.min(totalCount, topRowLimit)
+        : totalCount,
     requestId: typeof raw.requestId === 'string' ? raw.requestId : String(run.requestId ?? ''),
     tenantId: typeof raw.tenantId === 'string' ? raw.tenantId : String(run.tenantId ?? ''),
     request: run,
     totalCount,
-    rowLimitExceeded: raw.rowLimitExceeded === true || raw.rowLimitExceeded === 'true',
-    rowLimit: toOptionalInt(raw.rowLimit) ?? toOptionalInt(run.rowLimit) ?? 0,
+    rowLimitExceeded,
+    rowLimit: topRowLimit ?? toOptionalInt(run.rowLimit) ?? 0,
   };
 }

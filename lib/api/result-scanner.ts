@@ -1,25 +1,14 @@
 import { type ApiErrorDetails, ProtocolError, TruncatedBodyError } from './errors';
-import {
-  BACKSLASH,
-  COLON,
-  COMMA,
-  headObjectText,
-  isSpace,
-  LBRACE,
-  LBRACKET,
-  QUOTE,
-  RBRACE,
-  RBRACKET,
-  type StringState,
-  stepString,
-  tailObjectText,
-  tryParseArray,
-} from './json-bytes';
+import { BACKSLASH, COMMA, isSpace, LBRACE, LBRACKET, QUOTE, RBRACE, RBRACKET } from './json-bytes';
+import { RunDecoder } from './result-run-decoder';
+import { INVALID_TEXT_MODES, type InvalidTextMode } from './result-text';
+import { TopLevelMembers } from './result-top-level';
 
-const DATA_KEY = Buffer.from('data');
-const ROW_END = Buffer.from('},');
+const OBJECT_ROW_END = Buffer.from('},');
+const ARRAY_ROW_END = Buffer.from('],');
 const RUN_WINDOW_BYTES = 64 * 1024;
 const EMPTY = Buffer.alloc(0);
+const BOM = [0xef, 0xbb, 0xbf] as const;
 
 export interface ScannerLimits {
   /** Largest head (members before `data`). Default 16 MiB. */
@@ -28,55 +17,86 @@ export interface ScannerLimits {
   maxPendingBytes: number;
 }
 
+export interface ScannerOptions {
+  limits?: Partial<ScannerLimits> | undefined;
+  /** Invalid UTF-8 and lone surrogates: replaced and counted (default), or a ProtocolError. */
+  invalidText?: InvalidTextMode | undefined;
+}
+
+/** Work done so far, for tests and benchmarks: parse time must stay linear in the body. */
+export interface ScannerWork {
+  /** Bytes the scanner looked at itself (byte loops and row-end searches). */
+  scannedBytes: number;
+  /** Bytes handed to JSON.parse, including guesses that failed. */
+  parsedBytes: number;
+}
+
 type Phase = 'head' | 'rows' | 'tail' | 'end';
 
 /**
- * Byte-level scanner of the report result document. It finds the top-level `data` array
- * and cuts it into runs of complete row elements at depth-0 commas, tracking only string,
- * escape and nesting state; the caller JSON.parses each run as one array. Keeps only the
- * bytes of the unfinished row, so memory stays flat whatever the row count.
+ * Byte-level scanner of the report result document. It finds the top-level `data` array and
+ * cuts it into runs of complete rows, which are JSON.parsed as one array each; only the bytes
+ * of the unfinished row are kept, so memory stays flat whatever the row count. Members before
+ * `data` form the head, members after it the tail ({@link TopLevelMembers} checks their
+ * syntax and names). Only ASCII bytes are structural in JSON, so cutting at them never splits
+ * a UTF-8 sequence.
  *
- * Members before `data` form the head; members after it the tail. Only ASCII bytes are
- * structural in JSON, so cutting at them never splits a UTF-8 sequence.
+ * Rows are found two ways. Fast: the text up to the last row end (`},` or `],`) of a window
+ * is tried as a whole array; that parses exactly when the cut is a row boundary. Exact: a
+ * byte scan tracking strings, escapes and depth, which resumes where it stopped when the next
+ * chunk arrives, so a row of any size is scanned once. After a failed guess the exact scan
+ * runs at least past the guessed window, so no byte is guessed at twice.
  */
 export class ResultScanner {
   #buf: Buffer = EMPTY;
   /** Reused backing store for the unfinished bytes plus the next chunk (no allocation per chunk). */
   #store: Buffer = EMPTY;
-  /** Bytes before this offset are no longer needed. */
+  /** Bytes before this offset are no longer needed (in rows: the start of the unfinished row). */
   #keep = 0;
+  /** Where the byte scan resumes. */
   #pos = 0;
   #phase: Phase = 'head';
-  /** String state of the head and tail scans. */
-  readonly #str: StringState = { inString: false, escaped: false };
-  #depth = 0;
-  // head state
-  #started = false;
-  #expectKey = false;
-  #isKey = false;
-  #keyStart = -1;
-  #dataKeyStart = -1;
-  #afterDataKey: 0 | 1 | 2 = 0;
-  #head: string | undefined;
+  #bomChecked = false;
+  readonly #top: TopLevelMembers;
   // rows state
   #runs: unknown[][] = [];
-  // tail state
-  #tail: string | undefined;
+  #rowsEmitted = 0;
+  /** The exact scan must not hand back to the fast path before this offset. */
+  #exactUntil = 0;
+  /** The unfinished element follows a comma (so `]` there is a trailing comma). */
+  #commaBefore = false;
+  #inString = false;
+  #escaped = false;
+  #depth = 0;
+  readonly #decoder: RunDecoder;
   readonly #limits: ScannerLimits;
   readonly #details: ApiErrorDetails;
+  readonly work: ScannerWork = { scannedBytes: 0, parsedBytes: 0 };
 
-  constructor(details: ApiErrorDetails = {}, limits: Partial<ScannerLimits> = {}) {
+  constructor(details: ApiErrorDetails = {}, options: ScannerOptions = {}) {
     this.#details = details;
-    this.#limits = { maxHeadBytes: 16 * 1024 * 1024, maxPendingBytes: 16 * 1024 * 1024, ...limits };
+    this.#limits = { maxHeadBytes: 16 * 1024 * 1024, maxPendingBytes: 16 * 1024 * 1024, ...options.limits };
+    this.#decoder = new RunDecoder(options.invalidText ?? INVALID_TEXT_MODES.count, details);
+    this.#top = new TopLevelMembers(details);
   }
 
-  /** JSON text of the head object (members before `data`), once `data`'s `[` was seen. */
-  get headText(): string | undefined {
-    return this.#head;
+  /** The head object (members before `data`), once `data`'s `[` was seen. */
+  get head(): Record<string, unknown> | undefined {
+    return this.#top.head;
   }
 
   get phase(): Phase {
     return this.#phase;
+  }
+
+  /** U+FFFD put in place of invalid text so far (mode `count`). */
+  get replacedCharacters(): number {
+    return this.#decoder.replacedCharacters;
+  }
+
+  /** Column names of array rows, to name members in errors. */
+  set columnNames(names: readonly string[]) {
+    this.#decoder.names = names;
   }
 
   /** Runs of complete rows parsed so far (each row an object, an array, or whatever the body held). */
@@ -89,10 +109,11 @@ export class ResultScanner {
   /** Feeds the next chunk of the body. */
   push(chunk: Uint8Array): void {
     if (this.#phase === 'end') {
-      this.#scanAfterEnd(chunk);
+      this.#top.checkAfterEnd(chunk);
       return;
     }
     this.#append(chunk);
+    if (this.#phase === 'head' && !this.#skipBom()) return;
     if (this.#phase === 'head') this.#scanHead();
     if (this.#phase === 'rows') this.#scanRows();
     if (this.#phase === 'tail') this.#scanTail();
@@ -102,12 +123,13 @@ export class ResultScanner {
       throw new ProtocolError(`A ${this.#phase} part of the result exceeds ${limit} bytes`, this.#details);
   }
 
-  /** The body ended: returns the tail object's JSON text, or throws if the document is incomplete. */
-  finish(): string {
-    if (this.#phase !== 'end' || this.#tail === undefined) {
+  /** The body ended: returns the tail object, or throws if the document is incomplete. */
+  finish(): Record<string, unknown> {
+    const tail = this.#top.tail;
+    if (this.#phase !== 'end' || tail === undefined) {
       throw new TruncatedBodyError(`The result body ended early (in the ${this.#phase})`, this.#details);
     }
-    return this.#tail;
+    return tail;
   }
 
   #append(chunk: Uint8Array): void {
@@ -132,102 +154,94 @@ export class ResultScanner {
     }
     this.#keep = 0;
     this.#pos -= shift;
-    this.#keyStart -= shift;
-    this.#dataKeyStart -= shift;
+    this.#exactUntil = Math.max(0, this.#exactUntil - shift);
+    this.#top.shift(shift);
   }
 
-  #protocol(message: string): ProtocolError {
-    return new ProtocolError(message, this.#details);
+  /** A UTF-8 byte order mark may start the body (also split across chunks); false: wait for more. */
+  #skipBom(): boolean {
+    if (this.#bomChecked) return true;
+    const b = this.#buf;
+    for (let i = 0; i < BOM.length; i++) {
+      if (i >= b.length) return false;
+      if (b[i] !== BOM[i]) {
+        this.#bomChecked = true;
+        return true;
+      }
+    }
+    this.#bomChecked = true;
+    this.#pos = BOM.length;
+    this.#keep = BOM.length;
+    return true;
   }
 
   #scanHead(): void {
     const b = this.#buf;
+    const at = this.#top.scanHead(b, this.#pos, this.#decoder);
+    this.work.scannedBytes += (at < 0 ? b.length : at) - this.#pos;
+    if (at < 0) {
+      this.#pos = b.length;
+      return;
+    }
+    this.#phase = 'rows';
+    this.#pos = at + 1;
+    this.#keep = at + 1;
+    this.#exactUntil = at + 1;
+  }
+
+  #scanRows(): void {
+    for (;;) {
+      if (this.#pos === this.#keep) this.#scanFast();
+      if (!this.#scanExactly()) return;
+    }
+  }
+
+  /** Whole windows of rows with one JSON.parse each, while the guessed cuts are row boundaries. */
+  #scanFast(): void {
+    const b = this.#buf;
     const n = b.length;
-    for (let i = this.#pos; i < n; i++) {
-      const c = b[i] as number;
-      if (this.#str.inString) {
-        const closed = stepString(this.#str, c);
-        if (closed && this.#isKey && i - this.#keyStart - 1 === 4) {
-          if (b.subarray(this.#keyStart + 1, i).equals(DATA_KEY)) {
-            this.#afterDataKey = 1;
-            this.#dataKeyStart = this.#keyStart;
-          }
-        }
-        continue;
-      }
-      if (isSpace(c)) continue;
-      if (!this.#started) {
-        if (i === 0 && c === 0xef && b[1] === 0xbb && b[2] === 0xbf) {
-          i += 2; // UTF-8 byte order mark
-          continue;
-        }
-        if (c !== LBRACE) throw this.#protocol('The result is not a JSON object');
-        this.#started = true;
-      }
-      if (this.#afterDataKey === 1) {
-        if (c !== COLON) throw this.#protocol("Malformed result near 'data'");
-        this.#afterDataKey = 2;
-        continue;
-      }
-      if (this.#afterDataKey === 2) {
-        if (c !== LBRACKET) throw this.#protocol("The result's 'data' is not an array");
-        this.#head = headObjectText(b, this.#dataKeyStart);
-        this.#phase = 'rows';
-        this.#depth = 0;
-        this.#pos = i + 1;
-        this.#keep = i + 1;
+    while (this.#keep < n && this.#keep >= this.#exactUntil) {
+      let first = this.#keep;
+      while (first < n && isSpace(b[first] as number)) first++;
+      const c = b[first];
+      if (c !== LBRACE && c !== LBRACKET) return; // the end of data, or a row to scan exactly
+      // Windows of ~64 KiB: small arrays die young, which keeps JSON.parse and GC fast.
+      const windowEnd = Math.min(n, this.#keep + RUN_WINDOW_BYTES);
+      const cut = b
+        .subarray(this.#keep, windowEnd)
+        .lastIndexOf(c === LBRACE ? OBJECT_ROW_END : ARRAY_ROW_END);
+      this.work.scannedBytes += windowEnd - this.#keep - Math.max(cut, 0);
+      if (cut <= 0) {
+        this.#exactUntil = windowEnd;
         return;
       }
-      if (c === QUOTE) {
-        this.#str.inString = true;
-        this.#isKey = this.#depth === 1 && this.#expectKey;
-        this.#expectKey = false;
-        this.#keyStart = i;
-      } else if (c === LBRACE || c === LBRACKET) {
-        this.#depth++;
-        this.#expectKey = this.#depth === 1;
-      } else if (c === RBRACE || c === RBRACKET) {
-        this.#depth--;
-        if (this.#depth === 0) throw this.#protocol("The result has no 'data' array");
-      } else if (c === COMMA) {
-        this.#expectKey = this.#depth === 1;
+      const end = this.#keep + cut + 1;
+      this.work.parsedBytes += end - this.#keep;
+      const rows = this.#decoder.rows(b.subarray(this.#keep, end), this.#rowsEmitted);
+      if (!rows) {
+        this.#exactUntil = end;
+        return;
       }
+      this.#emit(rows);
+      this.#keep = end + 1;
+      this.#pos = end + 1;
+      this.#commaBefore = true;
     }
-    this.#pos = n;
   }
 
   /**
-   * Fast path first: the text up to the last `},` of the buffer is tried as a whole array
-   * with one JSON.parse. That succeeds exactly when the cut is a row boundary (a cut inside
-   * a string leaves it unterminated; inside a nested value, brackets unbalanced), so the
-   * byte scan below only runs over the unfinished row, or over the buffer when the guess
-   * was wrong (a string containing `},`, the end of the array, pretty-printed JSON).
+   * Byte scan from where it stopped. Returns true at a row boundary past `#exactUntil` (the
+   * fast path may take over), false when the buffer is used up or `data` ended.
    */
-  #scanRows(): void {
-    const b = this.#buf;
-    // Windows of ~64 KiB: small arrays die young, which keeps JSON.parse and GC fast.
-    while (this.#keep < b.length) {
-      const cut = b.lastIndexOf(ROW_END, Math.min(b.length - 1, this.#keep + RUN_WINDOW_BYTES));
-      if (cut <= this.#keep) break;
-      const rows = tryParseArray(b.toString('utf8', this.#keep, cut + 1));
-      if (!rows) break;
-      this.#runs.push(rows);
-      this.#keep = cut + 2;
-    }
-    this.#scanRowsExactly();
-  }
-
-  /** Byte scan from the last row boundary: string, escape and depth tracking only. */
-  #scanRowsExactly(): void {
+  #scanExactly(): boolean {
     const b = this.#buf;
     const n = b.length;
-    const start = this.#keep;
-    let inString = false;
-    let escaped = false;
-    let depth = 0;
+    const from = this.#pos;
+    let inString = this.#inString;
+    let escaped = this.#escaped;
+    let depth = this.#depth;
     let lastComma = -1;
-    let end = -1;
-    for (let i = start; i < n; i++) {
+    for (let i = from; i < n; i++) {
       const c = b[i] as number;
       if (inString) {
         if (escaped) escaped = false;
@@ -238,69 +252,90 @@ export class ResultScanner {
       } else if (c === LBRACE || c === LBRACKET) {
         depth++;
       } else if (c === RBRACE || c === RBRACKET) {
-        if (depth === 0) {
-          if (c === RBRACE) throw this.#protocol("Malformed 'data' array");
-          end = i;
-          break;
+        if (depth > 0) {
+          depth--;
+          continue;
         }
-        depth--;
+        if (c === RBRACE) throw this.#protocol("Malformed 'data' array");
+        this.work.scannedBytes += i + 1 - from;
+        this.#endRows(i);
+        return false;
       } else if (c === COMMA && depth === 0) {
+        if (i >= this.#exactUntil) {
+          this.work.scannedBytes += i + 1 - from;
+          this.#inString = false;
+          this.#escaped = false;
+          this.#depth = 0;
+          this.#emitRange(this.#keep, i);
+          this.#keep = i + 1;
+          this.#pos = i + 1;
+          this.#commaBefore = true;
+          return true;
+        }
         lastComma = i;
       }
     }
-    const upTo = end >= 0 ? end : lastComma;
-    if (upTo >= start) {
-      const text = b.toString('utf8', start, upTo);
-      if (text.trim() === '') {
-        if (lastComma >= start) throw this.#protocol("Malformed 'data' array (empty element)");
-      } else {
-        const rows = tryParseArray(text);
-        if (!rows) throw this.#protocol('Malformed row in the result');
-        this.#runs.push(rows);
-      }
+    this.work.scannedBytes += n - from;
+    this.#inString = inString;
+    this.#escaped = escaped;
+    this.#depth = depth;
+    if (lastComma >= 0) {
+      this.#emitRange(this.#keep, lastComma);
+      this.#keep = lastComma + 1;
+      this.#commaBefore = true;
     }
-    if (end >= 0) {
-      this.#phase = 'tail';
-      this.#depth = 1;
-      this.#str.inString = false;
-      this.#str.escaped = false;
-      this.#pos = end + 1;
-      this.#keep = end + 1;
-      return;
-    }
-    if (lastComma >= start) this.#keep = lastComma + 1;
     this.#pos = n;
+    return false;
+  }
+
+  /** `]` of `data` at `end`. */
+  #endRows(end: number): void {
+    if (isBlank(this.#buf, this.#keep, end)) {
+      if (this.#commaBefore) throw this.#protocol("Malformed 'data' array (trailing comma)");
+    } else {
+      this.#emitRange(this.#keep, end);
+    }
+    this.#phase = 'tail';
+    this.#pos = end + 1;
+    this.#keep = end + 1;
+    this.#top.startTail();
+  }
+
+  /** Rows between `start` and `end` (a comma or the closing bracket): they must parse. */
+  #emitRange(start: number, end: number): void {
+    if (isBlank(this.#buf, start, end)) throw this.#protocol("Malformed 'data' array (empty element)");
+    this.work.parsedBytes += end - start;
+    const rows = this.#decoder.rows(this.#buf.subarray(start, end), this.#rowsEmitted);
+    if (!rows) throw this.#protocol(`Malformed row in the result (after row index ${this.#rowsEmitted - 1})`);
+    this.#emit(rows);
+  }
+
+  #emit(rows: unknown[]): void {
+    this.#runs.push(rows);
+    this.#rowsEmitted += rows.length;
   }
 
   #scanTail(): void {
     const b = this.#buf;
-    const n = b.length;
-    for (let i = this.#pos; i < n; i++) {
-      const c = b[i] as number;
-      if (this.#str.inString) {
-        stepString(this.#str, c);
-        continue;
-      }
-      if (c === QUOTE) this.#str.inString = true;
-      else if (c === LBRACE || c === LBRACKET) this.#depth++;
-      else if (c === RBRACE || c === RBRACKET) {
-        this.#depth--;
-        if (this.#depth === 0) {
-          this.#tail = tailObjectText(b.toString('utf8', this.#keep, i), this.#details);
-          this.#phase = 'end';
-          this.#scanAfterEnd(b.subarray(i + 1));
-          this.#buf = EMPTY;
-          this.#keep = 0;
-          this.#pos = 0;
-          return;
-        }
-      }
+    const end = this.#top.scanTail(b, this.#pos, this.#decoder);
+    this.work.scannedBytes += (end < 0 ? b.length : end + 1) - this.#pos;
+    if (end < 0) {
+      this.#pos = b.length;
+      return;
     }
-    this.#pos = n;
+    this.#phase = 'end';
+    this.#top.checkAfterEnd(b.subarray(end + 1));
+    this.#buf = EMPTY;
+    this.#keep = 0;
+    this.#pos = 0;
   }
 
-  #scanAfterEnd(bytes: Uint8Array): void {
-    for (const c of bytes)
-      if (!isSpace(c)) throw this.#protocol('Unexpected bytes after the result document');
+  #protocol(message: string): ProtocolError {
+    return new ProtocolError(message, this.#details);
   }
+}
+
+function isBlank(b: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (!isSpace(b[i] as number)) return false;
+  return true;
 }
