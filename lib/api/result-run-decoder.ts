@@ -45,12 +45,15 @@ export class RunDecoder {
       }
       ({ text, replaced } = decodeReplacing(bytes));
     }
-    if (mayHoldInexactNumbers(bytes, text)) text = quoteInexactNumbers(text);
     let rows: unknown[];
     try {
       rows = JSON.parse(`[${text}]`) as unknown[];
     } catch {
       return undefined;
+    }
+    if (mayHoldInexactNumbers(bytes, rows)) {
+      const exact = quoteInexactNumbers(text);
+      if (exact !== text) rows = JSON.parse(`[${exact}]`) as unknown[];
     }
     if (hasUnicodeEscape(bytes)) {
       for (let i = 0; i < rows.length; i++) {
