@@ -92,4 +92,32 @@ describe('login page in headless Chromium', () => {
     // A string expression: the tests are type-checked without the DOM library.
     await expect(page.evaluate('typeof window.__xss')).resolves.toBe('undefined');
   });
+
+  it('shows the too-many-attempts page with 429 when a username failed 10 times in fresh login transactions', async () => {
+    // Prepare: another username, so the other tests' user is not throttled.
+    const username = 'someone.else@example.com';
+    for (let i = 0; i < 10; i++) {
+      await page.goto(authorizeUrl(`browser-throttle-${i}`));
+      await page.fill('#username', username);
+      await page.fill('#password', `guess-${i}`);
+      await Promise.all([page.waitForLoadState('load'), page.click('#approve')]);
+    }
+    await page.goto(authorizeUrl('browser-throttle-last'));
+    await page.fill('#username', username);
+    await page.fill('#password', 'one more guess');
+
+    // Act
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.click('#approve'),
+    ]);
+    await page.waitForLoadState('load');
+
+    // Assess
+    expect(response.status()).toBe(429);
+    await expect(page.locator('[role="alert"]').textContent()).resolves.toContain(
+      'Too many failed sign-in attempts',
+    );
+    expect(new URL(page.url()).pathname).toBe('/connect/authorize');
+  });
 });

@@ -10,6 +10,7 @@ import {
 } from './errors';
 import { readForm, sendHtml, sendRedirect, singleParam } from './http-io';
 import { LOGIN_FORM, renderErrorPage, renderLoginPage } from './login-page';
+import type { LoginThrottle } from './login-throttle';
 import { secretsEqual } from './opaque-tokens';
 import type { LoginTransactionStore } from './transaction-store';
 import type { RegisteredClient, SeededUser } from './types';
@@ -23,6 +24,7 @@ export interface AuthorizeEndpointContext {
   users: readonly SeededUser[];
   codes: AuthorizationCodeStore;
   transactions: LoginTransactionStore;
+  throttle: LoginThrottle;
   autoApprove: boolean;
 }
 
@@ -123,8 +125,25 @@ function completeLogin(res: ServerResponse, form: URLSearchParams, context: Auth
     redirectWithError(res, request, OAUTH_ERROR.invalidRequest, `Unknown decision '${decision}'.`);
     return;
   }
+  // Checked before the password: once throttled, even the right password is refused.
+  const retryAfter = context.throttle.retryAfterSeconds(username, request.clientId);
+  if (retryAfter > 0) {
+    sendHtml(
+      res,
+      429,
+      renderLoginPage({
+        transactionId: transaction.id,
+        request,
+        error: `Too many failed sign-in attempts. Try again in ${Math.ceil(retryAfter / 60)} minute(s).`,
+        username,
+      }),
+      { 'retry-after': String(retryAfter) },
+    );
+    return;
+  }
   const user = findUser(context.users, username, password);
   if (user === undefined) {
+    context.throttle.recordFailure(username, request.clientId);
     transaction.failedLogins += 1;
     if (transaction.failedLogins >= MAX_FAILED_LOGINS) {
       context.transactions.end(transaction.id);
@@ -143,6 +162,7 @@ function completeLogin(res: ServerResponse, form: URLSearchParams, context: Auth
     );
     return;
   }
+  context.throttle.recordSuccess(username);
   context.transactions.end(transaction.id);
   redirectWithCode(res, request, user, context);
 }

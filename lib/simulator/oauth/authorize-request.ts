@@ -26,6 +26,12 @@ export interface AuthorizeRequest {
   codeChallenge: PkceChallenge | undefined;
 }
 
+/**
+ * Longest `state` kept. RFC 6749 sets no limit, but the state is stored with a pending
+ * login, so it is bounded like every other stored field.
+ */
+export const MAX_STATE_LENGTH = 1024;
+
 // RFC 7636 4.2: 43 to 128 characters of the unreserved set.
 const PKCE_VALUE = /^[A-Za-z0-9\-._~]{43,128}$/;
 
@@ -40,8 +46,10 @@ export function validateAuthorizeRequest(
   clients: readonly RegisteredClient[],
 ): AuthorizeRequest {
   const { clientId, redirectUri } = checkClientAndRedirect(params, clients);
-  // The state goes back even on errors, so the client can match the answer to its request.
-  const state = params.getAll('state')[0] || undefined;
+  // The state goes back even on errors, so the client can match the answer to its request;
+  // an oversized one is not echoed (nor stored).
+  const givenState = params.getAll('state')[0] || undefined;
+  const state = givenState !== undefined && givenState.length > MAX_STATE_LENGTH ? undefined : givenState;
   const fail = (code: OAuthServerError['error'], description: string): AuthorizeRedirectError =>
     new AuthorizeRedirectError(code, description, { redirectUri, state });
 
@@ -62,6 +70,9 @@ export function validateAuthorizeRequest(
     throw error;
   }
 
+  if (givenState !== state) {
+    throw fail(OAUTH_ERROR.invalidRequest, `The state is longer than ${MAX_STATE_LENGTH} characters.`);
+  }
   if (responseType === undefined) {
     throw fail(OAUTH_ERROR.invalidRequest, "The parameter 'response_type' is missing.");
   }

@@ -68,8 +68,14 @@ export function sendJson(
 }
 
 /** HTML answer with headers that keep the login page out of frames and caches. */
-export function sendHtml(res: ServerResponse, status: number, html: string): void {
+export function sendHtml(
+  res: ServerResponse,
+  status: number,
+  html: string,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, {
+    ...headers,
     ...NO_STORE,
     'content-type': 'text/html; charset=utf-8',
     'content-length': Buffer.byteLength(html),

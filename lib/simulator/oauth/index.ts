@@ -4,6 +4,7 @@ import { handleAuthorizeRequest } from './authorize-endpoint';
 import { AuthorizationCodeStore } from './code-store';
 import { discoveryDocument } from './discovery';
 import { sendJson } from './http-io';
+import { LoginThrottle } from './login-throttle';
 import { RefreshTokenStore } from './refresh-store';
 import { handleTokenRequest } from './token-endpoint';
 import { LoginTransactionStore } from './transaction-store';
@@ -11,6 +12,7 @@ import type { AccessTokenClaims, OAuthServer, OAuthServerOptions } from './types
 
 export { OAUTH_ERROR, type OAuthErrorCode, OAuthServerError } from './errors';
 export { escapeHtml } from './login-page';
+export { DEFAULT_LOGIN_THROTTLE, type LoginThrottleOptions } from './login-throttle';
 export { s256Challenge } from './pkce';
 export type {
   AccessTokenClaims,
@@ -87,8 +89,20 @@ export async function createOAuthServer(options: OAuthServerOptions): Promise<OA
     idleSeconds: options.refreshIdleSeconds ?? DEFAULT_REFRESH_IDLE_SECONDS,
     rotate: options.rotateRefreshTokens,
   });
-  const transactions = new LoginTransactionStore(clock, LOGIN_TRANSACTION_TTL_SECONDS);
-  const authorizeContext = { clients, users, codes, transactions, autoApprove: options.autoApprove };
+  const transactions = new LoginTransactionStore(
+    clock,
+    LOGIN_TRANSACTION_TTL_SECONDS,
+    options.maxLoginTransactions,
+  );
+  const throttle = new LoginThrottle(clock, options.loginThrottle);
+  const authorizeContext = {
+    clients,
+    users,
+    codes,
+    transactions,
+    throttle,
+    autoApprove: options.autoApprove,
+  };
   const tokenContext = { clients, codes, refreshTokens, accessTokens };
 
   async function route(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {

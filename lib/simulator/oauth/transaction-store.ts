@@ -10,22 +10,34 @@ export interface LoginTransaction {
   failedLogins: number;
 }
 
+/** Login pages open at once by default; opening one more forgets the oldest. */
+export const DEFAULT_MAX_LOGIN_TRANSACTIONS = 1000;
+
 /**
  * Server-side state of the login page. The page carries only the random transaction id,
- * so a form post cannot smuggle in another client, redirect URI or scope.
+ * so a form post cannot smuggle in another client, redirect URI or scope. The number of
+ * pending transactions is capped (the oldest is evicted), and each holds only validated,
+ * bounded fields (see validateAuthorizeRequest), so opening login pages in a loop cannot
+ * grow the server's memory.
  */
 export class LoginTransactionStore {
   readonly #clock: Clock;
   readonly #ttlMs: number;
+  readonly #maxPending: number;
   readonly #transactions = new Map<string, LoginTransaction>();
 
-  constructor(clock: Clock, ttlSeconds: number) {
+  constructor(clock: Clock, ttlSeconds: number, maxPending = DEFAULT_MAX_LOGIN_TRANSACTIONS) {
     this.#clock = clock;
     this.#ttlMs = ttlSeconds * 1000;
+    this.#maxPending = maxPending;
   }
 
   create(request: AuthorizeRequest): LoginTransaction {
     this.#sweep();
+    // Map order is creation order: the first key is the oldest pending transaction.
+    while (this.#transactions.size >= this.#maxPending) {
+      this.#transactions.delete(this.#transactions.keys().next().value as string);
+    }
     const transaction: LoginTransaction = {
       id: randomOpaqueToken(),
       request,
@@ -43,6 +55,11 @@ export class LoginTransactionStore {
       return undefined;
     }
     return transaction;
+  }
+
+  /** Number of pending transactions. */
+  get size(): number {
+    return this.#transactions.size;
   }
 
   /** Ends a transaction (approved, denied or abandoned): its id never works again. */

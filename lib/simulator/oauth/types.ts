@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../clock';
+import type { LoginThrottleOptions } from './login-throttle';
 
 /** An OAuth client the authorization server knows. */
 export interface RegisteredClient {
@@ -36,6 +37,10 @@ export interface OAuthServerOptions {
   refreshIdleSeconds?: number;
   /** Authorization-code lifetime. Default 60. */
   codeTtlSeconds?: number;
+  /** Failed sign-ins allowed per username and per client across login transactions (see LoginThrottle). */
+  loginThrottle?: LoginThrottleOptions;
+  /** Login pages pending at once; one more evicts the oldest. Default 1000. */
+  maxLoginTransactions?: number;
 }
 
 /** What the API needs to know about a verified bearer token. */
