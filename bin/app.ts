@@ -4,5 +4,7 @@ import { ReportExportStack } from '../lib/infra/report-export-stack';
 import { configFromContext } from '../lib/infra/stack-config';
 
 const app = new App();
-new ReportExportStack(app, 'ReportExport', { config: configFromContext(app.node.tryGetContext('reportExport')) });
+new ReportExportStack(app, 'ReportExport', {
+  config: configFromContext(app.node.tryGetContext('reportExport')),
+});
 app.synth();

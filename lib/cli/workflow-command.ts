@@ -4,7 +4,14 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startLocalDeployment } from '../local/local-deployment';
 import type { LocalWorkflowResult } from '../local/run-workflow';
-import { defineCommand, integerValue, nonEmptyValue, parseCommandLine, renderHelp, UsageError } from './options';
+import {
+  defineCommand,
+  integerValue,
+  nonEmptyValue,
+  parseCommandLine,
+  renderHelp,
+  UsageError,
+} from './options';
 
 /** `workflow`: one execution of the synthesized state machine on this machine. */
 export const WORKFLOW_COMMAND = defineCommand({
@@ -16,8 +23,18 @@ state machine that \`cdk synth\` produces with aws-local-stepfunctions, each Tas
 the same handler the Lambda runs. Prints each state on stderr and one JSON line on
 stdout; exits 0 only when the execution SUCCEEDED.`,
   options: {
-    input: { type: 'string', value: '<json>', help: 'execution input, e.g. {"date":"2026-11-20"}', parse: json },
-    out: { type: 'string', value: '<dir>', help: 'data lake directory (default ./data-lake)', parse: nonEmptyValue },
+    input: {
+      type: 'string',
+      value: '<json>',
+      help: 'execution input, e.g. {"date":"2026-11-20"}',
+      parse: json,
+    },
+    out: {
+      type: 'string',
+      value: '<dir>',
+      help: 'data lake directory (default ./data-lake)',
+      parse: nonEmptyValue,
+    },
     'rows-per-day': {
       type: 'string',
       value: '<n>',
@@ -95,7 +112,8 @@ export async function workflowCommand(argv: readonly string[]): Promise<number> 
       waitMs: v['wait-ms'] ?? 200,
       onEvent: (e) => {
         if (e.type === 'StateEntered' && e.state !== undefined) process.stderr.write(`${e.state.name}\n`);
-        if (e.type === 'StateRetried' && e.state !== undefined) process.stderr.write(`${e.state.name} retried\n`);
+        if (e.type === 'StateRetried' && e.state !== undefined)
+          process.stderr.write(`${e.state.name} retried\n`);
         if (e.type === 'ExecutionFailed') process.stderr.write(`failed: ${e.Error ?? ''}\n`);
       },
     });

@@ -147,14 +147,18 @@ export class ExportWorkflow extends Construct {
     }).addCatch(jobFailed, { errors: ['States.ALL'], resultPath: '$.failure' });
     const reportFailed = new sfn.Pass(this, S.reportFailed, {
       stateName: S.reportFailed,
-      result: sfn.Result.fromObject({ Error: 'ReportRunFailedError', Cause: 'The service ended the report run as failed' }),
+      result: sfn.Result.fromObject({
+        Error: 'ReportRunFailedError',
+        Cause: 'The service ended the report run as failed',
+      }),
       resultPath: '$.failure',
     }).next(jobFailed);
     const pollBudgetSpent = new sfn.Pass(this, S.pollBudgetSpent, {
       stateName: S.pollBudgetSpent,
       result: sfn.Result.fromObject({
         Error: 'PollBudgetExhaustedError',
-        Cause: 'The report run did not complete within the poll budget (MAX_POLLS_PER_JOB); nothing was published',
+        Cause:
+          'The report run did not complete within the poll budget (MAX_POLLS_PER_JOB); nothing was published',
       }),
       resultPath: '$.failure',
     }).next(jobFailed);
@@ -164,7 +168,10 @@ export class ExportWorkflow extends Construct {
     const reportDone = new sfn.Choice(this, S.reportDone, { stateName: S.reportDone })
       .when(sfn.Condition.stringEquals('$.cursor.status', 'Complete'), exportResults.next(jobDone))
       .when(sfn.Condition.stringEquals('$.cursor.status', 'Failed'), reportFailed)
-      .when(sfn.Condition.numberGreaterThanEqualsJsonPath('$.cursor.polls', '$.options.maxPollsPerJob'), pollBudgetSpent)
+      .when(
+        sfn.Condition.numberGreaterThanEqualsJsonPath('$.cursor.polls', '$.options.maxPollsPerJob'),
+        pollBudgetSpent,
+      )
       .otherwise(wait);
     requestReport.next(wait);
     wait.next(checkStatus);
@@ -204,7 +211,9 @@ export class ExportWorkflow extends Construct {
       },
       resultPath: '$.summary',
     });
-    recordFailure.addCatch(notifyCaught, { errors: ['States.ALL'], resultPath: '$.recordError' }).next(notifyCaught);
+    recordFailure
+      .addCatch(notifyCaught, { errors: ['States.ALL'], resultPath: '$.recordError' })
+      .next(notifyCaught);
     plan.addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.failure' });
     exportJobs.addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.failure' });
 
@@ -232,7 +241,9 @@ export class ExportWorkflow extends Construct {
       'error.$': '$.summary.error',
       'cause.$': '$.summary.cause',
     });
-    notifyFailure.addCatch(exportFailed, { errors: ['States.ALL'], resultPath: '$.notifyError' }).next(exportFailed);
+    notifyFailure
+      .addCatch(exportFailed, { errors: ['States.ALL'], resultPath: '$.notifyError' })
+      .next(exportFailed);
 
     const continueAsNew = new tasks.CallAwsService(this, S.continueAsNew, {
       stateName: S.continueAsNew,
@@ -256,7 +267,9 @@ export class ExportWorkflow extends Construct {
       jitterStrategy: sfn.JitterType.FULL,
     });
     const succeeded = new sfn.Succeed(this, S.succeeded, { stateName: S.succeeded, outputPath: '$.summary' });
-    continueAsNew.addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.failure' }).next(succeeded);
+    continueAsNew
+      .addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.failure' })
+      .next(succeeded);
 
     const outcome = new sfn.Choice(this, S.runOutcome, { stateName: S.runOutcome })
       .when(sfn.Condition.stringEquals('$.summary.status', 'FAILED'), notifyFailure)

@@ -66,7 +66,8 @@ export class ReportExportStack extends Stack {
       ],
     });
     this.secret = new secretsmanager.Secret(this, 'ServiceSecret', {
-      description: 'report-export: client credentials, service URLs, refresh and cached access token (filled by report-export login)',
+      description:
+        'report-export: client credentials, service URLs, refresh and cached access token (filled by report-export login)',
     });
     const topicKey = new kms.Key(this, 'AlarmTopicKey', { enableKeyRotation: true });
     const alarmTopic = new sns.Topic(this, 'AlarmTopic', { masterKey: topicKey, enforceSSL: true });
@@ -81,8 +82,11 @@ export class ReportExportStack extends Stack {
       LEASE_STORE_URI: `s3://${this.bucket.bucketName}/_leases`,
       SECRET_URI: this.secret.secretArn,
     };
-    const fn = (id: string, handlerModule: string, extra: Partial<{ memorySize: number; timeout: Duration }> = {}) =>
-      new WorkflowFunction(this, id, { handlerModule, environment, ...extra }).function;
+    const fn = (
+      id: string,
+      handlerModule: string,
+      extra: Partial<{ memorySize: number; timeout: Duration }> = {},
+    ) => new WorkflowFunction(this, id, { handlerModule, environment, ...extra }).function;
     const functions = {
       plan: fn('Plan', 'plan'),
       requestReport: fn('RequestReport', 'request-report'),

@@ -11,7 +11,10 @@ const CONFIG_SCHEMA = z.strictObject({
   mapConcurrency: z.number().int().min(1).max(40).optional(),
   prefix: z
     .string()
-    .regex(/^[A-Za-z0-9._=-]+(\/[A-Za-z0-9._=-]+)*$/, 'must be key segments without leading or trailing slash')
+    .regex(
+      /^[A-Za-z0-9._=-]+(\/[A-Za-z0-9._=-]+)*$/,
+      'must be key segments without leading or trailing slash',
+    )
     .optional(),
 });
 

@@ -44,7 +44,9 @@ export class WorkflowFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: WorkflowFunctionProps) {
     super(scope, id);
-    const logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH });
+    const logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
+    });
     const workerSource = path.join(PROJECT_ROOT, 'lib/export/spill/encode-worker.ts');
     this.function = new nodejs.NodejsFunction(this, 'Function', {
       entry: path.join(PROJECT_ROOT, 'lambdas', `${props.handlerModule}.ts`),
@@ -72,7 +74,8 @@ export class WorkflowFunction extends Construct {
         sourceMap: true,
         mainFields: ['module', 'main'],
         // ESM bundles of CommonJS dependencies need require().
-        banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+        banner:
+          "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
         forceDockerBundling: false,
         ...(props.withEncodeWorker
           ? {

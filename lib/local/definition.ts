@@ -8,7 +8,10 @@ const ACCOUNT = '123456789012';
 const REGION = 'us-east-1';
 
 /** A state machine definition (Amazon States Language) as the engine takes it. */
-export type StateMachineDefinition = { StartAt: string; States: Record<string, unknown> } & Record<string, unknown>;
+export type StateMachineDefinition = { StartAt: string; States: Record<string, unknown> } & Record<
+  string,
+  unknown
+>;
 
 /**
  * The workflow's definition exactly as the CDK app synthesizes it: the stack is built
@@ -17,6 +20,18 @@ export type StateMachineDefinition = { StartAt: string; States: Record<string, u
  * resolved to placeholder ARNs. Nothing is hand-written here.
  */
 export function synthesizedDefinition(options: { mapConcurrency?: number } = {}): StateMachineDefinition {
+  const key = options.mapConcurrency ?? 0;
+  const cached = synthesized.get(key);
+  if (cached !== undefined) return structuredClone(cached);
+  const definition = synthesize(options);
+  synthesized.set(key, definition);
+  return structuredClone(definition);
+}
+
+/** Synthesis takes seconds: once per process and Map concurrency. */
+const synthesized = new Map<number, StateMachineDefinition>();
+
+function synthesize(options: { mapConcurrency?: number }): StateMachineDefinition {
   const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'report-export-synth-'));
   try {
     const app = new App({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });
@@ -32,9 +47,14 @@ export function synthesizedDefinition(options: { mapConcurrency?: number } = {})
     const template = app.synth().getStackByName(stack.stackName).template as {
       Resources: Record<string, { Type: string; Properties?: { DefinitionString?: unknown } }>;
     };
-    const machines = Object.values(template.Resources).filter((r) => r.Type === 'AWS::StepFunctions::StateMachine');
-    if (machines.length !== 1) throw new Error(`expected one state machine in the template, found ${machines.length}`);
-    const text = resolve((machines[0] as { Properties: { DefinitionString: unknown } }).Properties.DefinitionString);
+    const machines = Object.values(template.Resources).filter(
+      (r) => r.Type === 'AWS::StepFunctions::StateMachine',
+    );
+    if (machines.length !== 1)
+      throw new Error(`expected one state machine in the template, found ${machines.length}`);
+    const text = resolve(
+      (machines[0] as { Properties: { DefinitionString: unknown } }).Properties.DefinitionString,
+    );
     if (typeof text !== 'string') throw new Error('DefinitionString did not resolve to text');
     return JSON.parse(text) as StateMachineDefinition;
   } finally {

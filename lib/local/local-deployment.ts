@@ -55,7 +55,12 @@ export async function startLocalDeployment(options: LocalDeploymentOptions): Pro
   await fs.mkdir(workDir, { recursive: true });
   const sim = await startSimulator({ autoApprove: true, ...options.simulator });
   try {
-    const app = { authUrl: sim.authUrl, clientId: sim.clientId, clientSecret: sim.clientSecret, redirectUri: sim.redirectUri };
+    const app = {
+      authUrl: sim.authUrl,
+      clientId: sim.clientId,
+      clientSecret: sim.clientSecret,
+      redirectUri: sim.redirectUri,
+    };
     const tokens = await loginWithAutoApproval(app);
     const secretFile = path.join(workDir, 'secrets.json');
     const secret: ServiceSecret = {
@@ -66,7 +71,11 @@ export async function startLocalDeployment(options: LocalDeploymentOptions): Pro
       accessTokenExpiresAt: tokens.expiresAt,
     };
     await new LocalFileSecretStore(secretFile).put('service', secret);
-    const api = createClient({ baseUrl: sim.baseUrl, accessToken: tokens.accessToken, workspaceId: sim.workspaceId });
+    const api = createClient({
+      baseUrl: sim.baseUrl,
+      accessToken: tokens.accessToken,
+      workspaceId: sim.workspaceId,
+    });
     const reports: { id: string; name: string }[] = [];
     for await (const r of api.reporting.listReports()) reports.push({ id: r.id, name: r.name });
     const env: Record<string, string> = {

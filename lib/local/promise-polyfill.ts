@@ -14,4 +14,5 @@ if (typeof P.withResolvers !== 'function') {
     return { promise, resolve, reject };
   };
 }
+
 export {};

@@ -71,7 +71,10 @@ const TASKS = [
  * Lambda Task mapped to the same handler the Lambda runs (built on the given runtime),
  * the SNS Tasks to a local outbox, and ContinueAsNew to the next execution of the chain.
  */
-export async function runLocalWorkflow(input: unknown, options: LocalWorkflowOptions): Promise<LocalWorkflowResult> {
+export async function runLocalWorkflow(
+  input: unknown,
+  options: LocalWorkflowOptions,
+): Promise<LocalWorkflowResult> {
   const definition = options.definition ?? synthesizedDefinition();
   const machine = new StateMachine(definition as never, { validationOptions: { checkPaths: true } });
   const rt = options.runtime;
@@ -116,7 +119,10 @@ export async function runLocalWorkflow(input: unknown, options: LocalWorkflowOpt
       [STATE_NAMES.notifyCaughtFailure]: async (e) => notify(e),
       [STATE_NAMES.continueAsNew]: async (e: { Input: string }) => {
         queue.push(JSON.parse(e.Input));
-        return { ExecutionArn: `arn:aws:states:local:execution:${prefix}-next`, StartDate: new Date().toISOString() };
+        return {
+          ExecutionArn: `arn:aws:states:local:execution:${prefix}-next`,
+          StartDate: new Date().toISOString(),
+        };
       },
     };
     const notify = (e: { Message?: unknown }) => {
@@ -138,7 +144,10 @@ export async function runLocalWorkflow(input: unknown, options: LocalWorkflowOpt
           StartTime: new Date().toISOString(),
           RoleArn: 'arn:aws:iam::123456789012:role/local',
         },
-        StateMachine: { Id: 'arn:aws:states:us-east-1:123456789012:stateMachine:ReportExport', Name: 'ReportExport' },
+        StateMachine: {
+          Id: 'arn:aws:states:us-east-1:123456789012:stateMachine:ReportExport',
+          Name: 'ReportExport',
+        },
       } as never,
     });
     const events: EngineEvent[] = [];
@@ -164,7 +173,11 @@ export async function runLocalWorkflow(input: unknown, options: LocalWorkflowOpt
       };
     }
     await logging;
-    executions.push({ ...record, events, historyEvents: events.reduce((n, e) => n + awsHistoryEvents(e), 0) });
+    executions.push({
+      ...record,
+      events,
+      historyEvents: events.reduce((n, e) => n + awsHistoryEvents(e), 0),
+    });
     if (record.status === 'FAILED') break;
   }
   const failed = executions.find((e) => e.status === 'FAILED');

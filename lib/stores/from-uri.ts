@@ -1,13 +1,13 @@
 import { fileURLToPath } from 'node:url';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { LeaseStore } from './lease-store';
 import { LocalDirectoryStore } from './local-directory-store';
 import { LocalFileSecretStore } from './local-file-secret-store';
 import { LocalLeaseStore } from './local-lease-store';
 import type { ObjectStore } from './object-store';
-import { createS3Client, S3Store } from './s3-store';
 import { S3LeaseStore } from './s3-lease-store';
+import { createS3Client, S3Store } from './s3-store';
 import type { SecretStore } from './secret-store';
 import { SecretsManagerStore } from './secrets-manager-store';
 
@@ -48,12 +48,17 @@ function localPath(setting: string, uri: string): string {
 }
 
 /** `s3://bucket/prefix` -> S3; `file:///dir` -> a local directory. */
-export function objectStoreFromUri(setting: string, uri: string, options: AdapterOptions = {}): ObjectLocation {
+export function objectStoreFromUri(
+  setting: string,
+  uri: string,
+  options: AdapterOptions = {},
+): ObjectLocation {
   if (uri.startsWith('s3://')) {
     const { bucket, prefix } = splitS3(setting, uri);
     return { store: new S3Store({ client: (options.s3 ?? createS3Client)(), bucket }), prefix, uri };
   }
-  if (uri.startsWith('file:')) return { store: new LocalDirectoryStore(localPath(setting, uri)), prefix: '', uri };
+  if (uri.startsWith('file:'))
+    return { store: new LocalDirectoryStore(localPath(setting, uri)), prefix: '', uri };
   throw new StoreUriError(setting, uri, 'an s3:// or file:/// URI');
 }
 
@@ -61,7 +66,11 @@ export function objectStoreFromUri(setting: string, uri: string, options: Adapte
 export function leaseStoreFromUri(setting: string, uri: string, options: AdapterOptions = {}): LeaseStore {
   if (uri.startsWith('s3://')) {
     const { bucket, prefix } = splitS3(setting, uri);
-    return new S3LeaseStore({ client: (options.s3 ?? createS3Client)(), bucket, prefix: prefix || '_leases' });
+    return new S3LeaseStore({
+      client: (options.s3 ?? createS3Client)(),
+      bucket,
+      prefix: prefix || '_leases',
+    });
   }
   if (uri.startsWith('file:')) return new LocalLeaseStore(localPath(setting, uri));
   throw new StoreUriError(setting, uri, 'an s3:// or file:/// URI');
@@ -76,6 +85,7 @@ export function secretStoreFromUri(setting: string, uri: string): { store: Secre
     const name = uri.startsWith('secretsmanager:') ? uri.slice('secretsmanager:'.length) : uri;
     return { store: new SecretsManagerStore({ client: new SecretsManagerClient({}) }), name };
   }
-  if (uri.startsWith('file:')) return { store: new LocalFileSecretStore(localPath(setting, uri)), name: 'service' };
+  if (uri.startsWith('file:'))
+    return { store: new LocalFileSecretStore(localPath(setting, uri)), name: 'service' };
   throw new StoreUriError(setting, uri, 'a Secrets Manager ARN or a file:/// URI');
 }

@@ -47,7 +47,10 @@ export class S3LeaseStore implements LeaseStore {
       const taken = await this.#put(objectKey, body(), { IfMatch: held.etag });
       return taken === undefined ? undefined : this.#lease(key, objectKey, options.owner, taken);
     } catch (cause) {
-      throw new LeaseStoreError(LEASE_STORE_ERROR_CODES.failed, `Could not take lease ${key}`, { key, cause });
+      throw new LeaseStoreError(LEASE_STORE_ERROR_CODES.failed, `Could not take lease ${key}`, {
+        key,
+        cause,
+      });
     }
   }
 
@@ -94,7 +97,9 @@ export class S3LeaseStore implements LeaseStore {
         released = true;
         try {
           // Deletes only the version we wrote: a lease taken over after expiry stays.
-          await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: objectKey, IfMatch: etag }));
+          await this.#client.send(
+            new DeleteObjectCommand({ Bucket: this.#bucket, Key: objectKey, IfMatch: etag }),
+          );
         } catch (error) {
           if (isConditionFailure(error) || (error as { name?: string }).name === 'NoSuchKey') return;
           throw new LeaseStoreError(LEASE_STORE_ERROR_CODES.failed, `Could not release lease ${key}`, {

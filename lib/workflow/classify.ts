@@ -38,11 +38,15 @@ export function toWorkflowError(error: unknown, what: string): WorkflowError {
   if (code === API_ERROR_CODES.reportFailed) return new ReportRunFailedError(`${what}: ${message}`);
   if (TRANSIENT_API.has(code)) return new ServiceUnavailableError(`${what}: ${message}`, { cause: error });
   if (code === API_ERROR_CODES.aborted || code === EXPORT_ERROR_CODES.aborted) {
-    return new DeadlineError(`${what} stopped before the task deadline and published nothing`, { cause: error });
+    return new DeadlineError(`${what} stopped before the task deadline and published nothing`, {
+      cause: error,
+    });
   }
   if (code === EXPORT_ERROR_CODES.sourceFailed) {
     const inner = toWorkflowError((error as { cause?: unknown }).cause, what);
-    return inner instanceof ExportFailedError ? new ExportFailedError(`${what}: ${message}`, { cause: error }) : inner;
+    return inner instanceof ExportFailedError
+      ? new ExportFailedError(`${what}: ${message}`, { cause: error })
+      : inner;
   }
   if (TRANSIENT_EXPORT.has(code)) return new StoreFailedError(`${what}: ${message}`, { cause: error });
   if (code.startsWith('EXPORT_')) return new ExportFailedError(`${what}: ${message}`, { cause: error });

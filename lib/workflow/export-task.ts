@@ -5,7 +5,7 @@ import type { Lease, LeaseStore } from '../stores/lease-store';
 import type { ObjectStore } from '../stores/object-store';
 import { toWorkflowError } from './classify';
 import { concatResults } from './concat-result';
-import { LeaseBusyError, RowLimitError } from './errors';
+import { LeaseBusyError } from './errors';
 import { cursorOf, type JobCursor, type JobTaskInput, type PendingWindow } from './job-cursor';
 import { splitWindow } from './split-window';
 
@@ -47,7 +47,8 @@ export async function exportResults(input: JobTaskInput, deps: ExportTaskDeps): 
     const zone = source.head.request?.timeZoneId ?? deps.timeZone;
     if (reachesRowLimit(source)) {
       source.cancel(new Error('row limit reached: window split'));
-      const dates = piece.from === undefined ? [] : datesOfWindow({ from: piece.from, to: piece.to as string }, zone);
+      const dates =
+        piece.from === undefined ? [] : datesOfWindow({ from: piece.from, to: piece.to as string }, zone);
       const halves = splitWindow(piece, dates, zone, deps.minSplitMinutes);
       deps.logger?.warn?.('result reached the row limit; window split', {
         jobId: input.job.jobId,
@@ -55,10 +56,19 @@ export async function exportResults(input: JobTaskInput, deps: ExportTaskDeps): 
         rowLimit: source.head.rowLimit,
         windows: halves.map((h) => `${h.from} .. ${h.to}`),
       });
-      return { ...cursor, queue: [...halves, ...rest], splits: cursor.splits + 1, status: 'None', done: false };
+      return {
+        ...cursor,
+        queue: [...halves, ...rest],
+        splits: cursor.splits + 1,
+        status: 'None',
+        done: false,
+      };
     }
     if (piece.day !== undefined) {
-      const ready = [...cursor.ready, { requestId: ref.requestId, from: piece.from as string, to: piece.to as string }];
+      const ready = [
+        ...cursor.ready,
+        { requestId: ref.requestId, from: piece.from as string, to: piece.to as string },
+      ];
       if (rest[0]?.day === piece.day) {
         source.cancel(new Error('piece ready; the day exports with its last piece'));
         return { ...cursor, queue: rest, ready, status: 'None', done: false };
@@ -96,7 +106,8 @@ function advance(cursor: JobCursor, rest: PendingWindow[], summary: ExportSummar
     partitions: cursor.partitions + summary.partitions.length,
     files: cursor.files + summary.files,
     bytes: cursor.bytes + summary.bytes,
-    firstDate: cursor.firstDate === '' || (first !== '' && first < cursor.firstDate) ? first : cursor.firstDate,
+    firstDate:
+      cursor.firstDate === '' || (first !== '' && first < cursor.firstDate) ? first : cursor.firstDate,
     lastDate: last > cursor.lastDate ? last : cursor.lastDate,
     done: rest.length === 0,
   };
@@ -114,7 +125,10 @@ async function publishUnderLease(
   try {
     // Always in ascending key order, so two holders never wait on each other in a cycle.
     for (const key of keys) {
-      const lease = await deps.leases.acquire(key, { ttlMs: deps.leaseTtlMs ?? 16 * 60_000, owner: deps.owner });
+      const lease = await deps.leases.acquire(key, {
+        ttlMs: deps.leaseTtlMs ?? 16 * 60_000,
+        owner: deps.owner,
+      });
       if (lease === undefined) {
         source.cancel(new Error('partition lease busy'));
         throw new LeaseBusyError(

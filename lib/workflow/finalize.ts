@@ -128,7 +128,8 @@ export function buildRunRecord(input: FinalizeInput, finishedAt: Date): RunRecor
   const newest = jobs.map((j) => j.lastDate ?? '').reduce((a, b) => (b > a ? b : a), '');
   const firstFailure = failed[0];
   const error = input.failure?.Error ?? firstFailure?.error ?? null;
-  const cause = input.failure === undefined ? (firstFailure?.cause ?? null) : causeMessage(input.failure.Cause);
+  const cause =
+    input.failure === undefined ? (firstFailure?.cause ?? null) : causeMessage(input.failure.Cause);
   const parent = (input.input as { parentRunId?: unknown } | null)?.parentRunId;
   return {
     runId: input.plan?.runId ?? input.executionName,

@@ -35,7 +35,11 @@ export function createPlanHandler(runtime: WorkflowRuntime) {
   return (event: { input: unknown; executionName: string }): Promise<Plan> =>
     logged(runtime, 'Plan', async () => {
       const plan = planExecution(event.input, runtime.settings, { executionName: event.executionName });
-      runtime.logger.info('planned', { runId: plan.runId, jobs: plan.jobCount, continues: plan.hasContinuation });
+      runtime.logger.info('planned', {
+        runId: plan.runId,
+        jobs: plan.jobCount,
+        continues: plan.hasContinuation,
+      });
       return plan;
     });
 }

@@ -27,14 +27,20 @@ export const EXECUTION_INPUT_SCHEMA = z
   .strictObject({
     scheduledTime: z
       .string()
-      .refine((t) => INSTANT.test(t) && !Number.isNaN(Date.parse(t)), 'must be an ISO 8601 instant with an offset')
+      .refine(
+        (t) => INSTANT.test(t) && !Number.isNaN(Date.parse(t)),
+        'must be an ISO 8601 instant with an offset',
+      )
       .optional(),
     date: calendarDate.optional(),
     from: calendarDate.optional(),
     to: calendarDate.optional(),
     preset: z
       .string()
-      .refine((p) => (PRESET_NAMES as readonly string[]).includes(p), `must be one of ${PRESET_NAMES.join(', ')}`)
+      .refine(
+        (p) => (PRESET_NAMES as readonly string[]).includes(p),
+        `must be one of ${PRESET_NAMES.join(', ')}`,
+      )
       .optional(),
     reports: z.array(z.string().min(1).max(200)).min(1).max(100).optional(),
     filterId: z.string().regex(GUID, 'must be a GUID').optional(),
@@ -59,10 +65,18 @@ export const EXECUTION_INPUT_SCHEMA = z
       });
     }
     if ((input.from === undefined) !== (input.to === undefined)) {
-      ctx.addIssue({ code: 'custom', path: [input.from === undefined ? 'from' : 'to'], message: 'is required with from/to' });
+      ctx.addIssue({
+        code: 'custom',
+        path: [input.from === undefined ? 'from' : 'to'],
+        message: 'is required with from/to',
+      });
     }
     if (input.from !== undefined && input.to !== undefined && input.to < input.from) {
-      ctx.addIssue({ code: 'custom', path: ['to'], message: `(${input.to}) must not be before from (${input.from})` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['to'],
+        message: `(${input.to}) must not be before from (${input.from})`,
+      });
     }
   });
 

@@ -55,7 +55,9 @@ export interface JobTaskInput {
 /** A job's first cursor: its one window (or preset) queued. */
 export function firstCursor(job: Job, now: Date): JobCursor {
   const first: PendingWindow =
-    job.window === undefined ? { preset: job.preset as string } : { from: job.window.from, to: job.window.to };
+    job.window === undefined
+      ? { preset: job.preset as string }
+      : { from: job.window.from, to: job.window.to };
   return {
     queue: [first],
     ready: [],
@@ -79,5 +81,7 @@ export function firstCursor(job: Job, now: Date): JobCursor {
 /** The cursor carried by a task input, or a fresh one for the job's first task. */
 export function cursorOf(input: JobTaskInput, now: Date): JobCursor {
   const c = input.cursor;
-  return c !== undefined && Array.isArray((c as Partial<JobCursor>).queue) ? (c as JobCursor) : firstCursor(input.job, now);
+  return c !== undefined && Array.isArray((c as Partial<JobCursor>).queue)
+    ? (c as JobCursor)
+    : firstCursor(input.job, now);
 }

@@ -69,7 +69,15 @@ export function planExecution(raw: unknown, settings: WorkflowSettings, context:
   if (input.preset !== undefined) {
     const preset = input.preset;
     const jobs = reports.map((r, i) => ({ jobId: jobId(i), reportId: r.id, reportName: r.name, preset }));
-    return { runId, mode: 'preset', timeZone: settings.timeZone, jobs, options, jobCount: jobs.length, hasContinuation: false };
+    return {
+      runId,
+      mode: 'preset',
+      timeZone: settings.timeZone,
+      jobs,
+      options,
+      jobCount: jobs.length,
+      hasContinuation: false,
+    };
   }
   const { from, to, mode } = datesOf(input, settings);
   const windows = dayWindows(from, to, settings.maxWindowDays, settings.timeZone);
@@ -77,7 +85,8 @@ export function planExecution(raw: unknown, settings: WorkflowSettings, context:
   const taken = windows.slice(0, windowsPerExecution);
   const jobs: Job[] = [];
   for (const window of taken) {
-    for (const r of reports) jobs.push({ jobId: jobId(jobs.length), reportId: r.id, reportName: r.name, window });
+    for (const r of reports)
+      jobs.push({ jobId: jobId(jobs.length), reportId: r.id, reportName: r.name, window });
   }
   const last = taken[taken.length - 1] as JobWindow;
   const plan: Plan = {
@@ -97,7 +106,9 @@ export function planExecution(raw: unknown, settings: WorkflowSettings, context:
       to,
       reports: reports.map((r) => r.id),
       ...(input.filterId === undefined ? {} : { filterId: input.filterId }),
-      ...(input.additionalConditions === undefined ? {} : { additionalConditions: input.additionalConditions }),
+      ...(input.additionalConditions === undefined
+        ? {}
+        : { additionalConditions: input.additionalConditions }),
       parentRunId: runId,
     };
   }
@@ -150,7 +161,9 @@ export function selectReports(
     const match = configured.find((r) => r.id === w) ?? configured.find((r) => r.name === w);
     if (match === undefined) {
       const known = configured.map((r) => `"${r.name}"`).join(', ');
-      throw new InvalidInputError(`reports: "${w}" is not a configured report (id or name); configured: ${known}`);
+      throw new InvalidInputError(
+        `reports: "${w}" is not a configured report (id or name); configured: ${known}`,
+      );
     }
     chosen.set(match.id, match);
   }

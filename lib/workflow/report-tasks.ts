@@ -68,9 +68,13 @@ export async function checkStatus(input: JobTaskInput, deps: ReportTaskDeps): Pr
     const state = classifyReportStatus(status.status);
     return {
       ...cursor,
-      status: state === REPORT_STATE.complete ? 'Complete' : state === REPORT_STATE.failed ? 'Failed' : 'Running',
+      status:
+        state === REPORT_STATE.complete ? 'Complete' : state === REPORT_STATE.failed ? 'Failed' : 'Running',
       polls: cursor.polls + 1,
-      waitSeconds: Math.min(deps.poll.maxSeconds, Math.max(1, Math.ceil(cursor.waitSeconds * deps.poll.factor))),
+      waitSeconds: Math.min(
+        deps.poll.maxSeconds,
+        Math.max(1, Math.ceil(cursor.waitSeconds * deps.poll.factor)),
+      ),
     };
   } catch (error) {
     throw toWorkflowError(error, `Checking report ${input.job.reportName}`);

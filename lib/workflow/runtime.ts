@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { createClient, type FetchLike, refreshTokens, type ServiceClient } from '../api';
 import type { ExportLogger } from '../export';
-import { type AdapterOptions, leaseStoreFromUri, type ObjectLocation, objectStoreFromUri, secretStoreFromUri } from '../stores/from-uri';
+import {
+  type AdapterOptions,
+  leaseStoreFromUri,
+  type ObjectLocation,
+  objectStoreFromUri,
+  secretStoreFromUri,
+} from '../stores/from-uri';
 import type { LeaseStore } from '../stores/lease-store';
 import { InvalidConfigError } from './errors';
 import { SecretTokenSource } from './service-secret';
@@ -44,11 +50,15 @@ export interface RuntimeOptions extends AdapterOptions {
  * `OBJECT_STORE_URI` (s3://bucket/prefix or file:///dir), `SECRET_URI` (a Secrets Manager
  * ARN or file:///path) and `LEASE_STORE_URI` (s3://bucket/prefix or file:///dir).
  */
-export function createWorkflowRuntime(env: Record<string, string | undefined>, options: RuntimeOptions): WorkflowRuntime {
+export function createWorkflowRuntime(
+  env: Record<string, string | undefined>,
+  options: RuntimeOptions,
+): WorkflowRuntime {
   const settings = settingsFromEnvironment(env);
   const need = (name: string) => {
     const v = env[name];
-    if (v === undefined || v === '') throw new InvalidConfigError(`Invalid workflow settings: ${name} is required`);
+    if (v === undefined || v === '')
+      throw new InvalidConfigError(`Invalid workflow settings: ${name} is required`);
     return v;
   };
   const objects = objectStoreFromUri('OBJECT_STORE_URI', need('OBJECT_STORE_URI'), options);
@@ -61,7 +71,10 @@ export function createWorkflowRuntime(env: Record<string, string | undefined>, o
     leases,
     ...(options.expirySkewMs === undefined ? {} : { expirySkewMs: options.expirySkewMs }),
     refresh: (client, refreshToken, signal) =>
-      refreshTokens(client, refreshToken, { transport: { ...fetchOption }, ...(signal === undefined ? {} : { signal }) }),
+      refreshTokens(client, refreshToken, {
+        transport: { ...fetchOption },
+        ...(signal === undefined ? {} : { signal }),
+      }),
   });
   return {
     settings,

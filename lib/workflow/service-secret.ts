@@ -22,7 +22,11 @@ export interface ServiceSecret {
 }
 
 /** The refresh-token grant; injectable for tests. */
-export type RefreshGrant = (client: OAuthClientConfig, refreshToken: string, signal?: AbortSignal) => Promise<TokenSet>;
+export type RefreshGrant = (
+  client: OAuthClientConfig,
+  refreshToken: string,
+  signal?: AbortSignal,
+) => Promise<TokenSet>;
 
 export interface SecretTokenSourceOptions {
   secrets: SecretStore;

@@ -47,7 +47,9 @@ export const HISTORY_EVENT_BUDGET = 20_000;
  * states (4), per poll a Wait (2), a CheckStatus task (5) and a Choice (2), plus the job's
  * closing Pass (2).
  */
-export function worstCaseEventsPerJob(settings: Pick<WorkflowSettings, 'poll' | 'maxRequestsPerJob'>): number {
+export function worstCaseEventsPerJob(
+  settings: Pick<WorkflowSettings, 'poll' | 'maxRequestsPerJob'>,
+): number {
   return 2 + settings.maxRequestsPerJob * 14 + settings.poll.maxPollsPerJob * 9 + 2;
 }
 
@@ -56,7 +58,10 @@ export const EXECUTION_OVERHEAD_EVENTS = 60;
 
 /** Jobs per execution that keep the worst case within the budget. */
 export function jobsWithinBudget(settings: Pick<WorkflowSettings, 'poll' | 'maxRequestsPerJob'>): number {
-  return Math.max(1, Math.floor((HISTORY_EVENT_BUDGET - EXECUTION_OVERHEAD_EVENTS) / worstCaseEventsPerJob(settings)));
+  return Math.max(
+    1,
+    Math.floor((HISTORY_EVENT_BUDGET - EXECUTION_OVERHEAD_EVENTS) / worstCaseEventsPerJob(settings)),
+  );
 }
 
 export const SETTINGS_DEFAULTS = {

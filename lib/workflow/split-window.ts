@@ -17,7 +17,9 @@ export function splitWindow(
   minSplitMinutes: number,
 ): PendingWindow[] {
   if (window.from === undefined || window.to === undefined) {
-    throw new RowLimitError('A preset result reached the row limit; run it as explicit dates (from/to) instead');
+    throw new RowLimitError(
+      'A preset result reached the row limit; run it as explicit dates (from/to) instead',
+    );
   }
   if (window.day === undefined && dates.length > 1) {
     const firstHalfLast = dates[Math.floor(dates.length / 2) - 1] as string;

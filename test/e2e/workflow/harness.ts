@@ -1,9 +1,13 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { listAll, readObject } from '../../../lib/stores';
-import { type LocalDeployment, type LocalDeploymentOptions, startLocalDeployment } from '../../../lib/local/local-deployment';
+import {
+  type LocalDeployment,
+  type LocalDeploymentOptions,
+  startLocalDeployment,
+} from '../../../lib/local/local-deployment';
 import type { LocalWorkflowResult } from '../../../lib/local/run-workflow';
+import { listAll, readObject } from '../../../lib/stores';
 import { startLocalS3 } from '../../integration/stores/local-s3';
 import { duckdbQuery, sqlString } from '../../support/duckdb';
 
@@ -23,7 +27,9 @@ export interface WorkflowHarness {
 
 const BUCKET = 'lake-bucket';
 
-export async function startHarness(options: Omit<LocalDeploymentOptions, 'workDir'> = {}): Promise<WorkflowHarness> {
+export async function startHarness(
+  options: Omit<LocalDeploymentOptions, 'workDir'> = {},
+): Promise<WorkflowHarness> {
   const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'workflow-e2e-'));
   const s3 = await startLocalS3(BUCKET);
   const deployment = await startLocalDeployment({
@@ -52,18 +58,22 @@ export async function startHarness(options: Omit<LocalDeploymentOptions, 'workDi
       const dir = await download();
       const parquetGlob = sqlString(`${dir}/lake/calls/format=parquet/*/*/*.parquet`);
       const csvGlob = sqlString(`${dir}/lake/calls/format=csv/*/*/*.csv`);
-      const has = async (sub: string) => (await fs.stat(path.join(dir, 'lake/calls', sub)).catch(() => undefined)) !== undefined;
+      const has = async (sub: string) =>
+        (await fs.stat(path.join(dir, 'lake/calls', sub)).catch(() => undefined)) !== undefined;
       if (!(await has('format=parquet'))) return { parquet: 0, csv: 0, byDay: {} };
       const parquet = await duckdbQuery(
         `SELECT dt::VARCHAR AS dt, count(*)::INTEGER AS n FROM read_parquet(${parquetGlob}, hive_partitioning=true) GROUP BY dt ORDER BY dt`,
       );
-      const csv = await duckdbQuery(`SELECT count(*)::INTEGER AS n FROM read_csv(${csvGlob}, header=true, all_varchar=true)`);
+      const csv = await duckdbQuery(
+        `SELECT count(*)::INTEGER AS n FROM read_csv(${csvGlob}, header = true, quote = '"', escape = '"', all_varchar = true)`,
+      );
       const byDay = Object.fromEntries(parquet.map((r) => [String(r.dt), Number(r.n)]));
       return { parquet: parquet.reduce((n, r) => n + Number(r.n), 0), csv: Number(csv[0]?.n ?? 0), byDay };
     },
     async everything(result) {
       const records: string[] = [];
-      for (const o of await listAll(store, 'lake/runs/')) records.push(Buffer.from(await readObject(store, o.key)).toString());
+      for (const o of await listAll(store, 'lake/runs/'))
+        records.push(Buffer.from(await readObject(store, o.key)).toString());
       return [
         JSON.stringify(result.executions.map((e) => e.events)),
         JSON.stringify(result.executions.map((e) => e.output)),
@@ -74,7 +84,9 @@ export async function startHarness(options: Omit<LocalDeploymentOptions, 'workDi
       ].join('\n');
     },
     async secretValues() {
-      const s = JSON.parse(await fs.readFile(deployment.secretFile, 'utf8')) as { service: Record<string, string> };
+      const s = JSON.parse(await fs.readFile(deployment.secretFile, 'utf8')) as {
+        service: Record<string, string>;
+      };
       return [s.service.clientSecret, s.service.refreshToken, s.service.accessToken].filter(
         (v): v is string => typeof v === 'string' && v.length > 8,
       );

@@ -8,9 +8,14 @@ afterEach(async () => {
 });
 
 /** No token or secret string anywhere the run leaves text. */
-async function expectNoSecrets(harness: WorkflowHarness, result: Parameters<WorkflowHarness['everything']>[0], seen: string[]) {
+async function expectNoSecrets(
+  harness: WorkflowHarness,
+  result: Parameters<WorkflowHarness['everything']>[0],
+  seen: string[],
+) {
   const text = await harness.everything(result);
-  for (const secret of new Set([...seen, ...(await harness.secretValues())])) expect(text).not.toContain(secret);
+  for (const secret of new Set([...seen, ...(await harness.secretValues())]))
+    expect(text).not.toContain(secret);
 }
 
 describe('export workflow (synthesized state machine, local engine, S3 on fauxqs)', () => {
@@ -57,7 +62,9 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     expect(counts.parquet).toBe(exportedRows(result));
     expect(counts.parquet).toBeGreaterThanOrEqual(100);
     const events = result.executions[0]?.events ?? [];
-    expect(events.filter((e) => e.type === 'StateEntered' && e.state?.name === 'RequestReport').length).toBeGreaterThan(2);
+    expect(
+      events.filter((e) => e.type === 'StateEntered' && e.state?.name === 'RequestReport').length,
+    ).toBeGreaterThan(2);
   });
 
   it('fails the execution after the other jobs finish when the service fails a report, naming the error, and notifies', async () => {
@@ -87,7 +94,13 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     h = await startHarness();
     h.deployment.sim.faults.inject({ route: 'status', kind: 'status', status: 503, times: 6 });
     h.deployment.sim.faults.inject({ route: 'data', kind: 'status', status: 500, times: 4 });
-    h.deployment.sim.faults.inject({ route: 'request', kind: 'status', status: 429, retryAfterSeconds: 1, times: 2 });
+    h.deployment.sim.faults.inject({
+      route: 'request',
+      kind: 'status',
+      status: 429,
+      retryAfterSeconds: 1,
+      times: 2,
+    });
     const result = await h.deployment.run({ date: '2026-11-18' });
     expect(result.status).toBe('SUCCEEDED');
     expect((await h.countRows()).parquet).toBe(exportedRows(result));
@@ -95,7 +108,10 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
 
   it('refreshes an access token that expires mid-run and keeps every refresh token it is given', async () => {
     // Tokens live 1 s and are used until the service refuses them (a 401, then one refresh).
-    h = await startHarness({ simulator: { accessTokenTtlSeconds: 1, rotateRefreshTokens: true, reportLatencyMs: 1500 }, expirySkewMs: 0 });
+    h = await startHarness({
+      simulator: { accessTokenTtlSeconds: 1, rotateRefreshTokens: true, reportLatencyMs: 1500 },
+      expirySkewMs: 0,
+    });
     const before = await h.secretValues();
     const result = await h.deployment.run({ date: '2026-11-18' }, { waitMs: 600 });
     expect(result.status).toBe('SUCCEEDED');
@@ -108,11 +124,22 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     h = await startHarness({ simulator: { rotateRefreshTokens: true } });
     // Another client redeems the stored refresh token: in rotation mode the stored one is now spent.
     const fs = await import('node:fs/promises');
-    const secret = JSON.parse(await fs.readFile(h.deployment.secretFile, 'utf8')) as { service: Record<string, unknown> };
+    const secret = JSON.parse(await fs.readFile(h.deployment.secretFile, 'utf8')) as {
+      service: Record<string, unknown>;
+    };
     const { refreshTokens } = await import('../../../lib/api');
-    const s = secret.service as { authUrl: string; clientId: string; clientSecret: string; redirectUri: string; refreshToken: string };
+    const s = secret.service as {
+      authUrl: string;
+      clientId: string;
+      clientSecret: string;
+      redirectUri: string;
+      refreshToken: string;
+    };
     await refreshTokens(s, s.refreshToken);
-    await fs.writeFile(h.deployment.secretFile, JSON.stringify({ service: { ...secret.service, accessToken: 'expired', accessTokenExpiresAt: 0 } }));
+    await fs.writeFile(
+      h.deployment.secretFile,
+      JSON.stringify({ service: { ...secret.service, accessToken: 'expired', accessTokenExpiresAt: 0 } }),
+    );
     const result = await h.deployment.run({ date: '2026-11-18' });
     expect(result.status).toBe('FAILED');
     expect(result.error).toBe('LoginRequiredError');
@@ -122,7 +149,10 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
   });
 
   it('never redeems one refresh token twice when two executions run at once in rotation mode, and publishes one run per partition', async () => {
-    h = await startHarness({ simulator: { rotateRefreshTokens: true, accessTokenTtlSeconds: 1 }, expirySkewMs: 0 });
+    h = await startHarness({
+      simulator: { rotateRefreshTokens: true, accessTokenTtlSeconds: 1 },
+      expirySkewMs: 0,
+    });
     const report = h.deployment.reports[0]?.name as string;
     const [a, b] = await Promise.all([
       h.deployment.run({ date: '2026-11-18', reports: [report] }, { name: 'first', waitMs: 300 }),

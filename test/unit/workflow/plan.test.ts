@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidInputError } from '../../../lib/workflow/errors';
+import { planExecution } from '../../../lib/workflow/plan';
+import {
+  HISTORY_EVENT_BUDGET,
+  HISTORY_EVENT_LIMIT,
+  jobsWithinBudget,
+  SETTINGS_DEFAULTS,
+  settingsFromEnvironment,
+  worstCaseEventsPerJob,
+} from '../../../lib/workflow/settings';
+
+const REPORTS = Array.from({ length: 10 }, (_, i) => ({ id: `r${i}`, name: `Report ${i}` }));
+const settings = settingsFromEnvironment({
+  TIME_ZONE: 'Europe/London',
+  WORKSPACE_ID: 'ws',
+  REPORTS: JSON.stringify(REPORTS.slice(0, 3)),
+});
+
+describe('planExecution', () => {
+  it('plans the local day before the scheduled time, never today, when the time is just after local midnight', () => {
+    // 00:30 BST on 2026-03-30 is 23:30Z on the 29th: yesterday is the 29th (a 23-hour day).
+    const plan = planExecution(
+      { scheduledTime: '2026-03-29T23:30:00Z' },
+      { ...settings, lookBackDays: 0 },
+      { executionName: 'x' },
+    );
+    expect(plan.dates).toEqual({ from: '2026-03-29', to: '2026-03-29' });
+    expect(plan.jobs[0]?.window).toEqual({
+      from: '2026-03-29T00:00:00+00:00',
+      to: '2026-03-30T00:00:00+01:00',
+      firstDate: '2026-03-29',
+      lastDate: '2026-03-29',
+    });
+  });
+
+  it('re-exports the look-back days every night', () => {
+    const plan = planExecution({ scheduledTime: '2026-11-21T00:05:00Z' }, settings, { executionName: 'x' });
+    expect(plan.dates).toEqual({ from: '2026-11-18', to: '2026-11-20' });
+    expect(plan.jobs).toHaveLength(3);
+  });
+
+  it('groups a backfill into day-aligned windows of at most maxWindowDays per report', () => {
+    const plan = planExecution(
+      { from: '2026-11-01', to: '2026-11-10' },
+      { ...settings, maxWindowDays: 3 },
+      { executionName: 'x' },
+    );
+    expect(
+      plan.jobs.map((j) => `${j.window?.firstDate}..${j.window?.lastDate}`).filter((_, i) => i % 3 === 0),
+    ).toEqual([
+      '2026-11-01..2026-11-03',
+      '2026-11-04..2026-11-06',
+      '2026-11-07..2026-11-09',
+      '2026-11-10..2026-11-10',
+    ]);
+  });
+
+  it('keeps a two-year backfill of ten reports within the history budget by continuing in new executions', () => {
+    const s = { ...settings, reports: REPORTS };
+    let input: unknown = { from: '2024-11-01', to: '2026-10-31' };
+    let executions = 0;
+    const days = new Set<string>();
+    while (input !== undefined && executions < 1000) {
+      const plan = planExecution(input, s, { executionName: `e${executions}` });
+      executions++;
+      expect(plan.jobCount * worstCaseEventsPerJob(s) + 60).toBeLessThanOrEqual(HISTORY_EVENT_BUDGET);
+      for (const j of plan.jobs) days.add(`${j.reportId}/${j.window?.firstDate}`);
+      input = plan.continuation;
+    }
+    expect(input).toBeUndefined();
+    expect(days.size).toBe(10 * Math.ceil(730 / SETTINGS_DEFAULTS.maxWindowDays));
+    expect(HISTORY_EVENT_BUDGET).toBeLessThan(HISTORY_EVENT_LIMIT);
+  });
+
+  it('names a report that is not configured', () => {
+    expect(() =>
+      planExecution({ date: '2026-11-01', reports: ['Nope'] }, settings, { executionName: 'x' }),
+    ).toThrow(InvalidInputError);
+  });
+
+  it('accepts reports by id or by name', () => {
+    const plan = planExecution({ date: '2026-11-01', reports: ['r1', 'Report 2'] }, settings, {
+      executionName: 'x',
+    });
+    expect(plan.jobs.map((j) => j.reportId)).toEqual(['r1', 'r2']);
+  });
+});
+
+describe('settingsFromEnvironment', () => {
+  it.each([
+    [{ TIME_ZONE: 'Europe/Londn' }, 'TIME_ZONE is not an IANA time zone'],
+    [{ REPORTS: 'not json' }, 'REPORTS is not JSON'],
+    [{ LOOKBACK_DAYS: '-1' }, 'LOOKBACK_DAYS'],
+    [{ MAX_JOBS_PER_EXECUTION: '5000' }, 'exceeds the history budget'],
+  ])('names the setting when %j', (override, named) => {
+    const env = { TIME_ZONE: 'UTC', WORKSPACE_ID: 'w', REPORTS: '[{"id":"a","name":"b"}]', ...override };
+    expect(() => settingsFromEnvironment(env)).toThrow(named);
+  });
+
+  it('derives jobs per execution from the worst case of the poll and request budgets', () => {
+    expect(settings.maxJobsPerExecution).toBe(jobsWithinBudget(settings));
+    expect(settings.maxJobsPerExecution).toBeGreaterThanOrEqual(10);
+  });
+});
