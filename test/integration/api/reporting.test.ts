@@ -1,10 +1,15 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
+  AbortedError,
   API_ERROR_CODES,
+  createClient,
   PollBudgetExhaustedError,
   ReportFailedError,
   type ReportRunRef,
   type ServiceClient,
+  TimeoutError,
 } from '../../../lib/api';
 import type { ResultRow } from '../../../lib/spec/types';
 import { connect, type countingFetch, type RunningSimulator, startTestSimulator } from './sim-fixture';
@@ -203,5 +208,63 @@ describe('ReportingClient against the local service', () => {
       .catch((e: unknown) => e);
     // Assess
     expect(error).toHaveProperty('code', API_ERROR_CODES.timeout);
+  });
+});
+
+describe('ReportingClient.openResult against a body that trickles forever', () => {
+  const WS = '11111111-1111-4111-8111-111111111111';
+  const REF = {
+    reportId: '22222222-2222-4222-8222-222222222222',
+    requestId: '33333333-3333-4333-8333-333333333333',
+  };
+  let server: Server;
+  let baseUrl: string;
+  /** Per response: true once the client closed it before the server's own stop. */
+  const closedByClient: boolean[] = [];
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const index = closedByClient.push(false) - 1;
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      res.write('{"request":{"displayFields":[]},"totalCount":1,"data":[');
+      // One byte every 50 ms, never idle for the client's timeout; stops by itself after 10 s.
+      const timer = setInterval(() => res.write(' '), 50);
+      const stop = setTimeout(() => {
+        clearInterval(timer);
+        res.end();
+      }, 10_000);
+      req.socket.once('close', () => {
+        if (!res.writableEnded) closedByClient[index] = true;
+        clearInterval(timer);
+        clearTimeout(stop);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it.each([
+    { name: 'totalTimeoutMs is spent', options: () => ({ totalTimeoutMs: 300 }), type: TimeoutError },
+    { name: 'the caller aborts', options: () => ({ signal: AbortSignal.timeout(300) }), type: AbortedError },
+  ])('rejects the rows and closes the connection when $name', async ({ options, type }) => {
+    // Prepare
+    const api = createClient({ baseUrl, accessToken: 'tkn', workspaceId: WS, timeoutMs: 5_000 });
+    const before = closedByClient.length;
+    // Act
+    const stream = await api.reporting.openResult(REF, options());
+    const error = await (async () => {
+      for await (const _ of stream.batches) {
+        // consume
+      }
+    })().catch((e: unknown) => e);
+    for (let i = 0; i < 100 && !closedByClient[before]; i++) await new Promise((r) => setTimeout(r, 20));
+    // Assess
+    expect(error).toBeInstanceOf(type);
+    await expect(stream.done()).rejects.toBeInstanceOf(type);
+    expect(closedByClient[before]).toBe(true);
   });
 });
