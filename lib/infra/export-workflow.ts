@@ -75,6 +75,14 @@ export interface ExportWorkflowProps {
 
 const SHORT_TASK_TIMEOUT = Duration.seconds(90);
 
+/** What a job's tasks get: ids and the cursor, plus the attempt for the run record's retries. */
+const JOB_PAYLOAD = {
+  'runId.$': '$.runId',
+  'job.$': '$.job',
+  'cursor.$': '$.cursor',
+  'attempt.$': '$$.State.RetryCount',
+};
+
 /**
  * The export workflow: Plan -> Map over jobs (RequestReport -> Wait -> CheckStatus ->
  * Choice -> ExportResults, looping while a split window has pieces left) -> Finalize
@@ -129,7 +137,7 @@ export class ExportWorkflow extends Construct {
       },
     });
     const requestReport = this.#task(S.requestReport, f.requestReport, {
-      payload: { 'runId.$': '$.runId', 'job.$': '$.job', 'options.$': '$.options', 'cursor.$': '$.cursor' },
+      payload: { ...JOB_PAYLOAD, 'options.$': '$.options' },
       resultPath: '$.cursor',
     }).addCatch(jobFailed, { errors: ['States.ALL'], resultPath: '$.failure' });
     const wait = new sfn.Wait(this, S.waitForReport, {
@@ -137,11 +145,11 @@ export class ExportWorkflow extends Construct {
       time: sfn.WaitTime.secondsPath('$.cursor.waitSeconds'),
     });
     const checkStatus = this.#task(S.checkStatus, f.checkStatus, {
-      payload: { 'runId.$': '$.runId', 'job.$': '$.job', 'cursor.$': '$.cursor' },
+      payload: JOB_PAYLOAD,
       resultPath: '$.cursor',
     }).addCatch(jobFailed, { errors: ['States.ALL'], resultPath: '$.failure' });
     const exportResults = this.#task(S.exportResults, f.exportResults, {
-      payload: { 'runId.$': '$.runId', 'job.$': '$.job', 'cursor.$': '$.cursor' },
+      payload: JOB_PAYLOAD,
       resultPath: '$.cursor',
       timeout: props.exportTaskTimeout ?? Duration.minutes(16),
     }).addCatch(jobFailed, { errors: ['States.ALL'], resultPath: '$.failure' });

@@ -88,6 +88,21 @@ export async function runLocalWorkflow(
   const executions: LocalExecution[] = [];
   const summaries: FinalizeOutput[] = [];
   const prefix = options.name ?? 'local';
+  // $$.State.RetryCount, which the engine does not keep: a call with the same input as a
+  // failed one is its retry.
+  const failedAttempts = new Map<string, number>();
+  const withRetryCount =
+    (state: string, fn: (e: never) => Promise<unknown>) =>
+    async (e: { attempt?: number }): Promise<unknown> => {
+      const key = `${state}\n${JSON.stringify({ ...e, attempt: undefined })}`;
+      const attempt = failedAttempts.get(key) ?? 0;
+      try {
+        return await fn({ ...e, attempt } as never);
+      } catch (error) {
+        failedAttempts.set(key, attempt + 1);
+        throw error;
+      }
+    };
   const stamp = new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15);
 
   while (queue.length > 0) {
@@ -99,12 +114,12 @@ export async function runLocalWorkflow(
     const exportDeadline = options.exportDeadlineMs ?? 15 * 60_000;
     const handlers: Record<string, (input: never) => Promise<unknown>> = {
       [STATE_NAMES.plan]: (e) => plan(e),
-      [STATE_NAMES.requestReport]: (e) => request(e),
-      [STATE_NAMES.checkStatus]: (e) => check(e),
-      [STATE_NAMES.exportResults]: (e) => {
+      [STATE_NAMES.requestReport]: withRetryCount(STATE_NAMES.requestReport, (e) => request(e)),
+      [STATE_NAMES.checkStatus]: withRetryCount(STATE_NAMES.checkStatus, (e) => check(e)),
+      [STATE_NAMES.exportResults]: withRetryCount(STATE_NAMES.exportResults, (e) => {
         const started = Date.now();
         return exportResults(e, { getRemainingTimeInMillis: () => exportDeadline - (Date.now() - started) });
-      },
+      }),
       [STATE_NAMES.finalize]: async (e) => {
         const out = await finalize(e);
         summaries.push(out);
@@ -144,6 +159,8 @@ export async function runLocalWorkflow(
           StartTime: new Date().toISOString(),
           RoleArn: 'arn:aws:iam::123456789012:role/local',
         },
+        // The engine keeps no per-state context; the job tasks' handlers count retries (above).
+        State: { Name: '', EnteredTime: '', RetryCount: 0 },
         StateMachine: {
           Id: 'arn:aws:states:us-east-1:123456789012:stateMachine:ReportExport',
           Name: 'ReportExport',

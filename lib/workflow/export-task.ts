@@ -109,6 +109,7 @@ function advance(cursor: JobCursor, rest: PendingWindow[], summary: ExportSummar
     firstDate:
       cursor.firstDate === '' || (first !== '' && first < cursor.firstDate) ? first : cursor.firstDate,
     lastDate: last > cursor.lastDate ? last : cursor.lastDate,
+    finishedAt: rest.length === 0 ? new Date().toISOString() : '',
     done: rest.length === 0,
   };
 }

@@ -53,6 +53,7 @@ export interface RunRecord {
   requests: number;
   polls: number;
   splits: number;
+  retries: number;
   newestDate: string | null;
   continued: boolean;
   error: string | null;
@@ -71,6 +72,7 @@ export interface RunRecordJob {
   requests: number;
   polls: number;
   splits: number;
+  retries: number;
   firstDate: string | null;
   lastDate: string | null;
   durationMs: number | null;
@@ -153,6 +155,7 @@ export function buildRunRecord(input: FinalizeInput, finishedAt: Date): RunRecor
     requests: total((j) => j.requests),
     polls: total((j) => j.polls),
     splits: total((j) => j.splits),
+    retries: total((j) => j.retries),
     newestDate: newest === '' ? null : newest,
     continued: input.plan?.hasContinuation ?? false,
     error,
@@ -175,9 +178,11 @@ function toRecordJob(r: JobResult): RunRecordJob {
     requests: p.requests ?? 0,
     polls: p.polls ?? 0,
     splits: p.splits ?? 0,
+    retries: p.retries ?? 0,
     firstDate: p.firstDate || null,
     lastDate: p.lastDate || null,
-    durationMs: Number.isNaN(started) ? null : null,
+    durationMs:
+      Number.isNaN(started) || !p.finishedAt ? null : Math.max(0, Date.parse(p.finishedAt) - started),
     error: r.status === 'FAILED' ? (r.error ?? 'States.ALL') : null,
     cause: r.status === 'FAILED' ? causeMessage(r.cause) : null,
   };

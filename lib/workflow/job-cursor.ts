@@ -33,6 +33,8 @@ export interface JobCursor {
   polls: number;
   requests: number;
   splits: number;
+  /** Task attempts that failed and were retried by the state machine ($$.State.RetryCount). */
+  retries: number;
   rows: number;
   partitions: number;
   files: number;
@@ -41,6 +43,8 @@ export interface JobCursor {
   firstDate: string;
   lastDate: string;
   startedAt: string;
+  /** When the last window was published (empty until then). */
+  finishedAt: string;
   /** True once every window of the job is published. */
   done: boolean;
 }
@@ -50,6 +54,8 @@ export interface JobTaskInput {
   runId: string;
   job: Job;
   cursor?: JobCursor | Record<string, never>;
+  /** The task's retry count from the context object; 0 on a first attempt. */
+  attempt?: number;
 }
 
 /** A job's first cursor: its one window (or preset) queued. */
@@ -67,6 +73,7 @@ export function firstCursor(job: Job, now: Date): JobCursor {
     polls: 0,
     requests: 0,
     splits: 0,
+    retries: 0,
     rows: 0,
     partitions: 0,
     files: 0,
@@ -74,6 +81,7 @@ export function firstCursor(job: Job, now: Date): JobCursor {
     firstDate: '',
     lastDate: '',
     startedAt: now.toISOString(),
+    finishedAt: '',
     done: false,
   };
 }
