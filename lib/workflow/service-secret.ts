@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AccessTokenSource, OAuthClientConfig, TokenSet } from '../api';
 import type { LeaseStore } from '../stores/lease-store';
-import type { SecretStore } from '../stores/secret-store';
+import { SECRET_STORE_ERROR_CODES, type SecretStore } from '../stores/secret-store';
 import { LeaseBusyError, LoginRequiredError, ServiceUnavailableError, StoreFailedError } from './errors';
 
 /**
@@ -77,6 +77,13 @@ export class SecretTokenSource implements AccessTokenSource {
     try {
       secret = await this.#o.secrets.get<ServiceSecret>(this.#o.secretName);
     } catch (cause) {
+      if ((cause as { code?: unknown }).code === SECRET_STORE_ERROR_CODES.invalidValue) {
+        // A secret the deployment created but no login filled yet (a generated placeholder).
+        throw new LoginRequiredError(
+          `Secret ${this.#o.secretName} does not hold the login's JSON: log in (report-export login) to fill it`,
+          { cause },
+        );
+      }
       throw new StoreFailedError(`Could not read secret ${this.#o.secretName}`, { cause });
     }
     if (secret === undefined || typeof secret.refreshToken !== 'string' || secret.refreshToken === '') {

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TokenSet } from '../../../lib/api';
 import { LocalFileSecretStore } from '../../../lib/stores';
 import { LocalLeaseStore } from '../../../lib/stores/local-lease-store';
+import { parseSecret } from '../../../lib/stores/secret-store';
 import { LoginRequiredError } from '../../../lib/workflow/errors';
 import { SecretTokenSource, type ServiceSecret } from '../../../lib/workflow/service-secret';
 
@@ -139,5 +140,27 @@ describe('LocalLeaseStore', () => {
     expect(await store.acquire('k', { ttlMs: 1000, owner: 'c' })).toBeUndefined();
     await second?.release();
     expect(await store.acquire('k', { ttlMs: 1000, owner: 'c' })).toBeDefined();
+  });
+});
+
+describe('SecretTokenSource before a login', () => {
+  it.each([
+    [
+      'a generated placeholder that is not JSON',
+      { get: async () => parseSecret('service', 'x7#placeholder'), put: async () => {} },
+    ],
+    ['JSON without a refresh token', { get: async () => 'x7#placeholder', put: async () => {} }],
+  ])('says to log in when the secret holds %s', async (_what, secrets) => {
+    const source = new SecretTokenSource({
+      secrets: secrets as never,
+      secretName: 'service',
+      leases: new LocalLeaseStore(path.join(dir, 'l')),
+      refresh: async () => {
+        throw new Error('not called');
+      },
+    });
+    const error = await source.getAccessToken().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LoginRequiredError);
+    expect((error as Error).message).toContain('log in');
   });
 });
