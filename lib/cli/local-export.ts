@@ -57,8 +57,9 @@ export async function runLocalExport(options: LocalExportOptions = {}): Promise<
   const interrupt = new AbortController();
   const onInterrupt = () => interrupt.abort(new Error('interrupted (Ctrl+C)'));
   process.once('SIGINT', onInterrupt);
+  const deadlineMs = options.deadlineMs ?? LOCAL_EXPORT_DEADLINE_MS;
   const signal = AbortSignal.any([
-    AbortSignal.timeout(options.deadlineMs ?? LOCAL_EXPORT_DEADLINE_MS),
+    AbortSignal.timeout(deadlineMs),
     interrupt.signal,
     ...(options.signal === undefined ? [] : [options.signal]),
   ]);
@@ -102,7 +103,7 @@ export async function runLocalExport(options: LocalExportOptions = {}): Promise<
           last = status;
         },
       });
-      const source = await api.reporting.openResult(run, { signal });
+      const source = await api.reporting.openResult(run, { signal, totalTimeoutMs: deadlineMs });
       const summary = await exportReportResult({
         source,
         store,

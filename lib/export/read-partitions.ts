@@ -1,6 +1,5 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { ResultRow } from '../spec/types';
 import { EXPORT_ERROR_CODES, ExportError, throwIfAborted, VerificationError } from './errors';
 import type { ResolvedExportOptions } from './export-options';
 import { Partitioner, type PartitionSink } from './rows/partitioner';
@@ -72,9 +71,8 @@ export async function readPartitions(run: ResolvedExportOptions, spillRoot: stri
         window: run.rowWindow?.label,
       });
     }
-    // Optional until every client reports it; a count, never the text.
-    const replaced = (metadata as { replacedCharacters?: unknown }).replacedCharacters;
-    const replacedCharacters = typeof replaced === 'number' && replaced > 0 ? replaced : 0;
+    // A count, never the text.
+    const replacedCharacters = metadata.replacedCharacters > 0 ? metadata.replacedCharacters : 0;
     if (replacedCharacters > 0) {
       logger?.warn('The result held invalid UTF-8; the client replaced it with U+FFFD', {
         replacedCharacters,
@@ -91,20 +89,10 @@ export async function readPartitions(run: ResolvedExportOptions, spillRoot: stri
 async function consume(run: ResolvedExportOptions, partitioner: Partitioner): Promise<void> {
   const { source, requestId, signal } = run;
   try {
-    // The client's stream may also hand out parsed batches: one await per batch, not per row.
-    const batches = (source as Partial<{ batches: AsyncIterable<ResultRow[]> }>).batches;
-    if (batches !== undefined) {
-      for await (const batch of batches) {
-        throwIfAborted(signal, requestId);
-        for (const row of batch) {
-          const pending = partitioner.add(row);
-          if (pending !== undefined) await spill(pending, requestId);
-        }
-      }
-    } else {
-      let n = 0;
-      for await (const row of source.rows) {
-        if ((n++ & 0x3ff) === 0) throwIfAborted(signal, requestId);
+    // Batches: one await per batch of parsed rows, not per row.
+    for await (const batch of source.batches) {
+      throwIfAborted(signal, requestId);
+      for (const row of batch) {
         const pending = partitioner.add(row);
         if (pending !== undefined) await spill(pending, requestId);
       }

@@ -5,8 +5,10 @@ export interface TestStreamOptions {
   requestId?: string;
   /** Default Europe/London; null leaves `request.timeZoneId` out. */
   timeZoneId?: string | null;
-  /** Reported by done() as the client does for invalid UTF-8 it replaced. */
+  /** Reported by done() as the client does for invalid UTF-8 it replaced. Default 0. */
   replacedCharacters?: number;
+  /** Rows per batch of `batches`. Default 64. */
+  batchSize?: number;
   /** Defaults to rows.length. */
   totalCount?: number;
   rowLimitExceeded?: boolean;
@@ -56,12 +58,9 @@ export function resultStreamOf(
       settle?.reject(error);
       throw error;
     }
-    // Spread: replacedCharacters is optional and may not be in the client's type yet.
-    const extra =
-      options.replacedCharacters === undefined ? {} : { replacedCharacters: options.replacedCharacters };
     settle?.resolve({
-      ...extra,
       ...head,
+      replacedCharacters: options.replacedCharacters ?? 0,
       effort: 0,
       queryDuration: 0,
       totalDuration: 0,
@@ -72,9 +71,24 @@ export function resultStreamOf(
       rowsRead: yielded,
     });
   }
+  // One iteration feeds both views, as in the client: a consumer uses one of them, once.
+  const source = iterate();
+  const batchSize = options.batchSize ?? 64;
+  async function* inBatches(): AsyncGenerator<ResultRow[]> {
+    let batch: ResultRow[] = [];
+    for await (const row of source) {
+      batch.push(row);
+      if (batch.length === batchSize) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield batch;
+  }
   return {
     head,
-    rows: iterate(),
+    rows: source,
+    batches: inBatches(),
     done: () => done,
     cancel: () => undefined,
   };
