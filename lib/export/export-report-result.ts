@@ -1,9 +1,10 @@
 import * as fs from 'node:fs/promises';
-import { type ExportOptions, resolveExportOptions } from './export-options';
+import type { ExportOptions } from './export-options';
 import { type ExportSummary, summarize } from './export-summary';
 import { phaseLog } from './phases';
 import { publishPartitions } from './publish/publish-partitions';
 import { makeSpillRoot, readPartitions } from './read-partitions';
+import { resolveExportOptions } from './resolve-export-options';
 
 /**
  * Exports a report result to date-partitioned Parquet and CSV in an object store, in

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { EXPORT_ERROR_CODES, ExportError, throwIfAborted, VerificationError } from './errors';
-import type { ResolvedExportOptions } from './export-options';
+import type { ResolvedExportOptions } from './resolve-export-options';
 import { Partitioner, type PartitionSink } from './rows/partitioner';
 import { RowMapper } from './rows/row-mapper';
 import { InlineSink, WorkerSink } from './spill/partition-sink';

@@ -1,10 +1,7 @@
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import {
-  EXPORT_DEFAULTS,
-  type ExportOptions,
-  resolveExportOptions,
-} from '../../../lib/export/export-options';
+import { EXPORT_DEFAULTS, type ExportOptions } from '../../../lib/export/export-options';
+import { resolveExportOptions } from '../../../lib/export/resolve-export-options';
 import { windowForDates } from '../../../lib/export/window';
 import { LocalDirectoryStore } from '../../../lib/stores';
 import { resultStreamOf } from '../../support/result-stream';

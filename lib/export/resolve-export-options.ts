@@ -1,0 +1,209 @@
+import { createHash, randomUUID } from 'node:crypto';
+import * as os from 'node:os';
+import type { ReportResultStream } from '../api/report-result-stream';
+import type { ObjectStore } from '../stores/object-store';
+import { EXPORT_ERROR_CODES, ExportConfigError, ExportError } from './errors';
+import { EXPORT_DEFAULTS, type ExportOptions } from './export-options';
+import { PARQUET_CODECS, type ParquetCodec } from './formats/parquet-encoder';
+import { zstdAvailable } from './formats/zstd';
+import { checkLayout, type OutputLayout } from './layout';
+import { ZoneConverter } from './time-zone';
+import {
+  type ExportLogger,
+  OUTSIDE_WINDOW_POLICIES,
+  type OutsideWindowPolicy,
+  UNKNOWN_MEMBER_POLICIES,
+  type UnknownMemberPolicy,
+} from './types';
+import { checkWindowDates, datesOfWindow, type ReportWindow } from './window';
+
+/** Every option checked and filled in; what the read and publish steps take. */
+export interface ResolvedExportOptions {
+  source: ReportResultStream;
+  store: ObjectStore;
+  reportId: string;
+  requestId: string;
+  layout: OutputLayout;
+  parquetCodec: ParquetCodec;
+  csvGzip: boolean;
+  unknownMembers: UnknownMemberPolicy;
+  outsideWindow: OutsideWindowPolicy;
+  /** The zone rows' `start` is read in. */
+  timeZoneId: string;
+  maxRowsPerFile: number;
+  rowGroupRows: number;
+  maxBufferedRows: number;
+  spillDirectory: string;
+  /** Dates published even without rows (their earlier parts deleted). */
+  windowDates: readonly string[];
+  /** The dates rows may fall on and how messages name them; undefined when the run has no window. */
+  rowWindow: { dates: ReadonlySet<string>; label: string } | undefined;
+  /** The window as manifests record it. */
+  manifestWindow: { from: string | null; to: string | null };
+  now: () => Date;
+  runId: string;
+  logger: ExportLogger | undefined;
+  encodeWorker: URL | false;
+  signal: AbortSignal | undefined;
+}
+
+const RUN_ID = /^[A-Za-z0-9._-]{1,128}$/;
+/** Request ids up to this length go into the run id as they are; longer ones are cut and hashed. */
+const RUN_ID_REQUEST_CHARS = 64;
+
+/** Checks every option and fills in the defaults; fails before anything is read or written. */
+export function resolveExportOptions(options: ExportOptions): ResolvedExportOptions {
+  const parquetCodec = oneOf(
+    'parquetCodec',
+    options.parquetCodec,
+    EXPORT_DEFAULTS.parquetCodec,
+    PARQUET_CODECS,
+  );
+  if (parquetCodec === 'ZSTD' && !zstdAvailable()) {
+    throw new ExportConfigError('parquetCodec=ZSTD needs Node >= 22.15 (node:zlib zstd); use SNAPPY here');
+  }
+  const csvGzip = options.csvGzip ?? EXPORT_DEFAULTS.csvGzip;
+  const layout: OutputLayout = {
+    prefix: options.prefix ?? EXPORT_DEFAULTS.prefix,
+    dataset: options.dataset ?? EXPORT_DEFAULTS.dataset,
+    reportId: options.reportId,
+    csvExtension: csvGzip ? '.csv.gz' : '.csv',
+  };
+  checkLayout(layout);
+  const head = options.source.head;
+  const requestId = head.requestId;
+  const timeZoneId = resolveTimeZone(head.request?.timeZoneId, options.timeZone, requestId);
+  const fromWindow = options.window === undefined ? [] : datesOfWindow(options.window, timeZoneId);
+  const explicit = options.windowDates === undefined ? undefined : checkWindowDates(options.windowDates);
+  const windowed = options.window !== undefined || (explicit !== undefined && explicit.length > 0);
+  if (options.runId !== undefined && (!RUN_ID.test(options.runId) || /^\.{1,2}$/.test(options.runId))) {
+    throw new ExportConfigError(
+      `runId must be 1-128 letters, digits, '.', '_' or '-', got '${options.runId}'`,
+    );
+  }
+  return {
+    source: options.source,
+    store: options.store,
+    reportId: options.reportId,
+    requestId,
+    layout,
+    parquetCodec,
+    csvGzip,
+    unknownMembers: oneOf(
+      'unknownMembers',
+      options.unknownMembers,
+      EXPORT_DEFAULTS.unknownMembers,
+      UNKNOWN_MEMBER_POLICIES,
+    ),
+    outsideWindow: oneOf(
+      'outsideWindow',
+      options.outsideWindow,
+      EXPORT_DEFAULTS.outsideWindow,
+      OUTSIDE_WINDOW_POLICIES,
+    ),
+    timeZoneId,
+    maxRowsPerFile: positive('maxRowsPerFile', options.maxRowsPerFile, EXPORT_DEFAULTS.maxRowsPerFile),
+    rowGroupRows: positive('rowGroupRows', options.rowGroupRows, EXPORT_DEFAULTS.rowGroupRows),
+    maxBufferedRows: positive('maxBufferedRows', options.maxBufferedRows, EXPORT_DEFAULTS.maxBufferedRows),
+    spillDirectory: options.spillDirectory ?? os.tmpdir(),
+    windowDates: explicit ?? fromWindow,
+    rowWindow: windowed
+      ? {
+          dates: new Set([...fromWindow, ...(explicit ?? [])]),
+          label: windowLabel(options.window, explicit, timeZoneId),
+        }
+      : undefined,
+    manifestWindow: options.window ?? {
+      from: head.request?.metadata?.timezoneDateFrom ?? null,
+      to: head.request?.metadata?.timezoneDateTo ?? null,
+    },
+    now: options.now ?? (() => new Date()),
+    runId: options.runId ?? defaultRunId(requestId),
+    logger: options.logger,
+    encodeWorker: options.encodeWorker ?? defaultWorkerUrl() ?? false,
+    signal: options.signal,
+  };
+}
+
+/**
+ * The zone of the rows' wall times. Never the machine's: `Intl` would silently use the
+ * host's `TZ` for a missing zone, and `start_utc` would depend on where the export ran.
+ */
+function resolveTimeZone(fromResult: unknown, fromCaller: string | undefined, requestId: string): string {
+  const result = typeof fromResult === 'string' && fromResult !== '' ? fromResult : undefined;
+  if (result === undefined && fromCaller === undefined) {
+    throw new ExportError(
+      EXPORT_ERROR_CODES.timeZoneInvalid,
+      'The result has no request.timeZoneId and no timeZone option was given: the local times cannot be placed',
+      { requestId },
+    );
+  }
+  if (result !== undefined && fromCaller !== undefined && result !== fromCaller) {
+    throw new ExportError(
+      EXPORT_ERROR_CODES.timeZoneInvalid,
+      `The result's request.timeZoneId (${result}) differs from the timeZone option (${fromCaller})`,
+      { requestId },
+    );
+  }
+  const zone = (result ?? fromCaller) as string;
+  // Fails with EXPORT_TIME_ZONE_INVALID for a name Intl does not know.
+  new ZoneConverter(zone);
+  return zone;
+}
+
+/** How errors and logs name the window rows must fall in. */
+function windowLabel(
+  window: ReportWindow | undefined,
+  dates: readonly string[] | undefined,
+  zone: string,
+): string {
+  const parts: string[] = [];
+  if (window !== undefined) parts.push(`${window.from} .. ${window.to}`);
+  if (dates !== undefined && dates.length > 0) parts.push(`dates ${dates.join(', ')}`);
+  return `${parts.join(' and ')} (${zone})`;
+}
+
+/**
+ * A run id from the request id: safe for a key segment, and bounded, because the
+ * service's ids have no documented length and the staging folder is a path segment.
+ */
+function defaultRunId(requestId: string): string {
+  const safe = requestId.replace(/[^A-Za-z0-9._-]/g, '_');
+  const base =
+    safe.length <= RUN_ID_REQUEST_CHARS
+      ? safe
+      : `${safe.slice(0, 40)}-${createHash('sha256').update(requestId).digest('hex').slice(0, 16)}`;
+  return `${base}-${randomUUID().slice(0, 8)}`;
+}
+
+/**
+ * The bundled worker sits next to the bundle that runs this code (`encode-worker.mjs`).
+ * From TypeScript sources (tsx, vitest) there is no such file: encode inline.
+ */
+function defaultWorkerUrl(): URL | undefined {
+  // A CommonJS bundle has no import.meta.url: encode inline there too.
+  const here = (import.meta as { url?: unknown }).url;
+  if (typeof here !== 'string' || here.endsWith('.ts')) return undefined;
+  return new URL('./encode-worker.mjs', here);
+}
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  const v = value ?? fallback;
+  if (!Number.isInteger(v) || v < 1)
+    throw new ExportConfigError(`${name} must be a positive integer, got ${v}`);
+  return v;
+}
+
+function oneOf<T extends string>(
+  name: string,
+  value: T | undefined,
+  fallback: NoInfer<T>,
+  allowed: Readonly<Record<string, T>>,
+): T {
+  const v = value ?? fallback;
+  const values = Object.values(allowed);
+  if (!values.includes(v)) {
+    throw new ExportConfigError(`${name} must be ${values.join(', ')}; got ${String(v)}`);
+  }
+  return v;
+}
