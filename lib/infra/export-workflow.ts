@@ -33,6 +33,19 @@ export const STATE_NAMES = {
   runFailed: 'RunFailed',
 } as const;
 
+/** Every Task state: the Lambda tasks, the SNS notifications and the continuation. */
+export const TASK_STATES = [
+  STATE_NAMES.plan,
+  STATE_NAMES.requestReport,
+  STATE_NAMES.checkStatus,
+  STATE_NAMES.exportResults,
+  STATE_NAMES.finalize,
+  STATE_NAMES.recordFailure,
+  STATE_NAMES.notifyFailure,
+  STATE_NAMES.notifyCaughtFailure,
+  STATE_NAMES.continueAsNew,
+] as const;
+
 /** The Lambda functions of the workflow, one per Task. */
 export interface WorkflowFunctions {
   readonly plan: lambda.IFunction;

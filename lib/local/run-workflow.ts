@@ -1,6 +1,6 @@
 import './promise-polyfill';
 import { StateMachine } from 'aws-local-stepfunctions';
-import { STATE_NAMES } from '../infra/export-workflow';
+import { STATE_NAMES, TASK_STATES } from '../infra/export-workflow';
 import type { FinalizeOutput, MetricsSink } from '../workflow/finalize';
 import {
   createCheckStatusHandler,
@@ -53,18 +53,6 @@ export interface LocalWorkflowResult {
   /** Finalize outputs of every execution. */
   summaries: FinalizeOutput[];
 }
-
-const TASKS = [
-  STATE_NAMES.plan,
-  STATE_NAMES.requestReport,
-  STATE_NAMES.checkStatus,
-  STATE_NAMES.exportResults,
-  STATE_NAMES.finalize,
-  STATE_NAMES.recordFailure,
-  STATE_NAMES.notifyFailure,
-  STATE_NAMES.notifyCaughtFailure,
-  STATE_NAMES.continueAsNew,
-];
 
 /**
  * Runs the synthesized state machine on this machine with aws-local-stepfunctions, every
@@ -144,7 +132,7 @@ export async function runLocalWorkflow(
       notifications.push(e.Message ?? e);
       return Promise.resolve({ MessageId: `local-${notifications.length}` });
     };
-    const retryOverrides = Object.fromEntries(TASKS.map((t) => [t, options.retryMs ?? 20]));
+    const retryOverrides = Object.fromEntries(TASK_STATES.map((t) => [t, options.retryMs ?? 20]));
     const execution = machine.run(executionInput as never, {
       overrides: {
         taskResourceLocalHandlers: handlers as never,

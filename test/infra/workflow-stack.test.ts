@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { STATE_NAMES } from '../../lib/infra/export-workflow';
+import { STATE_NAMES, TASK_STATES } from '../../lib/infra/export-workflow';
 import { ReportExportStack } from '../../lib/infra/report-export-stack';
 import { configFromContext } from '../../lib/infra/stack-config';
 import { synthesizedDefinition } from '../../lib/local/definition';
@@ -60,17 +60,7 @@ describe('ReportExportStack workflow', () => {
     }
   });
 
-  const TASKS = [
-    STATE_NAMES.plan,
-    STATE_NAMES.requestReport,
-    STATE_NAMES.checkStatus,
-    STATE_NAMES.exportResults,
-    STATE_NAMES.finalize,
-    STATE_NAMES.recordFailure,
-    STATE_NAMES.notifyFailure,
-    STATE_NAMES.notifyCaughtFailure,
-    STATE_NAMES.continueAsNew,
-  ];
+  const TASKS = TASK_STATES;
 
   it('has exactly these Task states', () => {
     const tasks = Object.entries(states)
