@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { App } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { ReportExportStack } from '../lib/infra/report-export-stack';
 import { configFromContext } from '../lib/infra/stack-config';
 
@@ -7,4 +8,5 @@ const app = new App();
 new ReportExportStack(app, 'ReportExport', {
   config: configFromContext(app.node.tryGetContext('reportExport')),
 });
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
 app.synth();

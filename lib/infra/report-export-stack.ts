@@ -1,92 +1,63 @@
-import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
-import * as kms from 'aws-cdk-lib/aws-kms';
+import { Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import * as s3 from 'aws-cdk-lib/aws-s3';
-import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import * as sns from 'aws-cdk-lib/aws-sns';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import type { ConfiguredReport } from '../workflow/settings';
+import { DataLake, LEASE_PREFIX } from './data-lake';
+import { AlarmTopic, ExportAlarms } from './export-alarms';
+import { ExportSchedule } from './export-schedule';
 import { ExportWorkflow } from './export-workflow';
+import { LakeCatalog } from './lake-catalog';
+import { acknowledge, arnOf } from './nag-acknowledgements';
+import { ServiceCredentials } from './service-credentials';
+import { type ReportExportConfig, resolveStackConfig } from './stack-config';
+import { workflowEnvironment } from './workflow-environment';
 import { WorkflowFunction } from './workflow-function';
 
-/** What a deployment exports; validated before synthesis (see stack-config.ts). */
-export interface ReportExportConfig {
-  /** The tenant's workspace id. */
-  readonly workspaceId: string;
-  /** Reports exported by default. */
-  readonly reports: readonly ConfiguredReport[];
-  /** IANA zone of the reports: days and `dt` are local to it. */
-  readonly timeZone: string;
-  /**
-   * Earlier days every nightly run re-exports.
-   * @default 2
-   */
-  readonly lookBackDays?: number;
-  /**
-   * Longest window of one job, in local days.
-   * @default 7
-   */
-  readonly maxWindowDays?: number;
-  /**
-   * Jobs exported at once.
-   * @default 4
-   */
-  readonly mapConcurrency?: number;
-  /**
-   * Key prefix of the data lake in the bucket.
-   * @default 'lake'
-   */
-  readonly prefix?: string;
-}
+export type { ReportExportConfig } from './stack-config';
 
 export interface ReportExportStackProps extends StackProps {
+  /** What to export and how; validated at synthesis (errors name the setting). */
   readonly config: ReportExportConfig;
 }
 
-/** The deployable export: bucket, secret, alarm topic, the workflow's functions and state machine. */
+/**
+ * The deployable export. It only composes: the data lake buckets, the service secret,
+ * the alarm topic, the workflow's functions and state machine, the nightly schedule,
+ * the Glue tables and Athena workgroup, and the alarms.
+ */
 export class ReportExportStack extends Stack {
   readonly bucket: s3.Bucket;
   readonly secret: secretsmanager.Secret;
   readonly workflow: ExportWorkflow;
+  readonly lake: DataLake;
+  readonly schedule: ExportSchedule;
+  readonly catalog: LakeCatalog;
+  readonly alarms: ExportAlarms;
 
   constructor(scope: Construct, id: string, props: ReportExportStackProps) {
     super(scope, id, props);
-    const c = props.config;
-    const prefix = c.prefix ?? 'lake';
+    const c = resolveStackConfig(props.config);
 
-    this.bucket = new s3.Bucket(this, 'DataLake', {
-      encryption: s3.BucketEncryption.S3_MANAGED,
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      enforceSSL: true,
-      removalPolicy: RemovalPolicy.RETAIN,
-      lifecycleRules: [
-        { id: 'staging', prefix: `${prefix}/_staging/`, expiration: Duration.days(2) },
-        { id: 'leases', prefix: '_leases/', expiration: Duration.days(2) },
-        { id: 'multipart', abortIncompleteMultipartUploadAfter: Duration.days(1) },
-      ],
+    this.lake = new DataLake(this, 'DataLake', {
+      prefix: c.prefix,
+      versioning: c.versioning,
+      accessLogs: c.accessLogs,
     });
-    this.secret = new secretsmanager.Secret(this, 'ServiceSecret', {
-      description:
-        'report-export: client credentials, service URLs, refresh and cached access token (filled by report-export login)',
+    this.bucket = this.lake.bucket;
+    this.secret = new ServiceCredentials(this, 'ServiceCredentials').secret;
+    const alarmTopic = new AlarmTopic(this, 'AlarmTopic', {
+      ...(c.alarmEmail === undefined ? {} : { email: c.alarmEmail }),
     });
-    const topicKey = new kms.Key(this, 'AlarmTopicKey', { enableKeyRotation: true });
-    const alarmTopic = new sns.Topic(this, 'AlarmTopic', { masterKey: topicKey, enforceSSL: true });
 
-    const environment = {
-      TIME_ZONE: c.timeZone,
-      WORKSPACE_ID: c.workspaceId,
-      REPORTS: JSON.stringify(c.reports),
-      LOOKBACK_DAYS: String(c.lookBackDays ?? 2),
-      MAX_WINDOW_DAYS: String(c.maxWindowDays ?? 7),
-      OBJECT_STORE_URI: `s3://${this.bucket.bucketName}/${prefix}`,
-      LEASE_STORE_URI: `s3://${this.bucket.bucketName}/_leases`,
-      SECRET_URI: this.secret.secretArn,
-    };
-    const fn = (
-      id: string,
-      handlerModule: string,
-      extra: Partial<{ memorySize: number; timeout: Duration }> = {},
-    ) => new WorkflowFunction(this, id, { handlerModule, environment, ...extra }).function;
+    const environment = workflowEnvironment(c, {
+      objectStoreUri: this.lake.s3Uri(c.prefix),
+      leaseStoreUri: this.lake.s3Uri(LEASE_PREFIX),
+      secretUri: this.secret.secretArn,
+    });
+    const fn = (fnId: string, handlerModule: string) =>
+      new WorkflowFunction(this, fnId, { handlerModule, environment }).function;
     const functions = {
       plan: fn('Plan', 'plan'),
       requestReport: fn('RequestReport', 'request-report'),
@@ -101,20 +72,138 @@ export class ReportExportStack extends Stack {
       }).function,
       finalize: fn('Finalize', 'finalize'),
     };
-    for (const f of [functions.requestReport, functions.checkStatus, functions.exportResults]) {
-      this.secret.grantRead(f);
-      this.secret.grantWrite(f);
-      this.bucket.grantReadWrite(f, '_leases/*');
-    }
-    this.bucket.grantReadWrite(functions.exportResults, `${prefix}/*`);
-    this.bucket.grantPut(functions.finalize, `${prefix}/runs/*`);
-    this.secret.grantRead(functions.plan);
+    this.#grant(functions, c.prefix);
 
     this.workflow = new ExportWorkflow(this, 'Workflow', {
       functions,
-      alarmTopic,
-      mapConcurrency: c.mapConcurrency ?? 4,
+      alarmTopic: alarmTopic.topic,
+      mapConcurrency: c.mapConcurrency,
       logGroup: new logs.LogGroup(this, 'WorkflowLogs', { retention: logs.RetentionDays.THREE_MONTHS }),
     });
+    this.#acknowledgeWorkflow(functions);
+
+    this.schedule = new ExportSchedule(this, 'Schedule', {
+      stateMachine: this.workflow.stateMachine,
+      timeZone: c.timeZone,
+      hour: c.schedule.hour,
+      minute: c.schedule.minute,
+      enabled: c.schedule.enabled,
+    });
+    this.catalog = new LakeCatalog(this, 'Catalog', {
+      bucketName: this.bucket.bucketName,
+      prefix: c.prefix,
+      dataset: c.dataset,
+      reportIds: c.reports.map((r) => r.id),
+      dataStartDate: c.dataStartDate,
+      databaseName: c.databaseName,
+      queryResultsBucketName: this.lake.queryResults.bucketName,
+      bytesScannedCutoffPerQuery: c.athenaBytesScannedCutoff,
+    });
+    this.alarms = new ExportAlarms(this, 'Alarms', {
+      topic: alarmTopic.topic,
+      stateMachine: this.workflow.stateMachine,
+      deadLetterQueue: this.schedule.deadLetterQueue,
+      freshnessHours: c.freshnessHours,
+    });
+  }
+
+  /** Least privilege per function, through grant*(); each wildcard acknowledged beside its grant. */
+  #grant(
+    f: Record<'plan' | 'requestReport' | 'checkStatus' | 'exportResults' | 'finalize', lambda.IFunction>,
+    prefix: string,
+  ): void {
+    const bucket = arnOf(this.bucket);
+    // Tasks that talk to the service read the token and store a refreshed one under a lease.
+    for (const fn of [f.requestReport, f.checkStatus, f.exportResults]) {
+      this.secret.grantRead(fn);
+      this.secret.grantWrite(fn);
+      this.bucket.grantReadWrite(fn, `${LEASE_PREFIX}/*`);
+      acknowledge(
+        fn,
+        'AwsSolutions-IAM5',
+        [`Resource::${bucket}/${LEASE_PREFIX}/*`],
+        'Lease objects are named per report and date at run time; the grant is limited to the lease prefix.',
+      );
+    }
+    // ExportResults stages, verifies, promotes and deletes parts under the export's prefix.
+    this.bucket.grantReadWrite(f.exportResults, `${prefix}/*`);
+    acknowledge(
+      f.exportResults,
+      'AwsSolutions-IAM5',
+      [`Resource::${bucket}/${prefix}/*`],
+      'Part, manifest and staging keys are derived from report ids and dates at run time; the grant is limited to the data lake prefix.',
+    );
+    // Finalize only writes run records.
+    this.bucket.grantPut(f.finalize, `${prefix}/runs/*`);
+    acknowledge(
+      f.finalize,
+      'AwsSolutions-IAM5',
+      [`Resource::${bucket}/${prefix}/runs/*`],
+      'One run record per execution, named by run id at run time; put only, under the runs prefix.',
+    );
+    this.secret.grantRead(f.plan);
+    for (const fn of [f.requestReport, f.checkStatus, f.exportResults]) {
+      acknowledge(
+        fn,
+        'AwsSolutions-IAM5',
+        [
+          'Action::s3:GetObject*',
+          'Action::s3:GetBucket*',
+          'Action::s3:List*',
+          'Action::s3:DeleteObject*',
+          'Action::s3:Abort*',
+        ],
+        "Bucket.grantReadWrite's action set (get, list, conditional put, delete, abort multipart), scoped to the prefixes above; the lease and publish protocols need each of them.",
+      );
+    }
+    acknowledge(
+      f.finalize,
+      'AwsSolutions-IAM5',
+      ['Action::s3:Abort*'],
+      "Bucket.grantPut's action set: abort a failed multipart upload of a run record.",
+    );
+    for (const fn of Object.values(f)) {
+      acknowledge(
+        fn,
+        'AwsSolutions-IAM4',
+        ['Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole'],
+        'The AWS managed basic execution policy only allows creating log streams and putting log events; the function logs to its own log group with retention.',
+      );
+      acknowledge(
+        fn,
+        'AwsSolutions-IAM5',
+        ['Resource::*'],
+        'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.',
+      );
+      acknowledge(
+        fn,
+        'AwsSolutions-L1',
+        undefined,
+        'nodejs22.x on purpose: the handlers are tested on Node 22 (npm run test:node22); move with the tests, not ahead of them.',
+      );
+    }
+  }
+
+  /** Findings on the state machine (ExportWorkflow), acknowledged by construct. */
+  #acknowledgeWorkflow(f: Record<string, lambda.IFunction>): void {
+    const sm = this.workflow.stateMachine;
+    acknowledge(
+      sm,
+      'AwsSolutions-SF1',
+      undefined,
+      'Logs at ERROR without execution data by design: states carry ids and counts only, the run record and metrics cover successes, and ALL would log every state of every poll loop.',
+    );
+    acknowledge(
+      sm,
+      'AwsSolutions-IAM5',
+      Object.values(f).map((fn) => `Resource::${arnOf(fn)}:*`),
+      'LambdaInvoke grants the function and its versions/aliases (<arn>:*); the workflow invokes only its own five functions.',
+    );
+    acknowledge(
+      sm,
+      'AwsSolutions-IAM5',
+      ['Resource::*'],
+      'X-Ray and CloudWatch Logs delivery actions have no resource-level permissions; ContinueAsNew starts an execution of this state machine, whose ARN is only known at run time ($$.StateMachine.Id).',
+    );
   }
 }

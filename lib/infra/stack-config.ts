@@ -1,32 +1,305 @@
 import { z } from 'zod';
-import { isIanaZone } from '../workflow/settings';
-import type { ReportExportConfig } from './report-export-stack';
+import { EXPORT_DEFAULTS } from '../export/export-options';
+import { checkLayout } from '../export/layout';
+import type { ConfiguredReport } from '../workflow/settings';
+import { isIanaZone, SETTINGS_DEFAULTS } from '../workflow/settings';
 
+/** Stable codes of the infra module's errors; tests match on these, never on messages. */
+export const INFRA_ERROR_CODES = {
+  configInvalid: 'INFRA_CONFIG_INVALID',
+} as const;
+export type InfraErrorCode = (typeof INFRA_ERROR_CODES)[keyof typeof INFRA_ERROR_CODES];
+
+/** The deployment's configuration is invalid; the message names every setting at fault. */
+export class StackConfigError extends Error {
+  readonly code: InfraErrorCode = INFRA_ERROR_CODES.configInvalid;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StackConfigError';
+  }
+}
+
+/** When the nightly run starts, in the deployment's time zone. */
+export interface ScheduleConfig {
+  /**
+   * Create the schedule enabled; `false` keeps it (and its alarms) but pauses it.
+   * @default true
+   */
+  readonly enabled?: boolean;
+  /**
+   * Local hour. 04:00 is past every DST switch (01:00-03:00 in Europe and the US).
+   * @default 4
+   */
+  readonly hour?: number;
+  /**
+   * Local minute.
+   * @default 0
+   */
+  readonly minute?: number;
+}
+
+/** Status polling of one job (see lib/workflow/settings.ts). */
+export interface PollConfig {
+  /** @default 5 */
+  readonly initialSeconds?: number;
+  /** @default 60 */
+  readonly maxSeconds?: number;
+  /** @default 40 */
+  readonly maxPollsPerJob?: number;
+}
+
+/** What a deployment exports; validated before synthesis by `resolveStackConfig`. */
+export interface ReportExportConfig {
+  /** The tenant's workspace id. */
+  readonly workspaceId: string;
+  /** Reports exported by default; ids are S3 key segments and Athena's `report_id` values. */
+  readonly reports: readonly ConfiguredReport[];
+  /** IANA zone of the reports: days, `dt` and the schedule are local to it. */
+  readonly timeZone: string;
+  /** @default { enabled: true, hour: 4, minute: 0 } */
+  readonly schedule?: ScheduleConfig;
+  /**
+   * Earlier days every nightly run re-exports.
+   * @default 2
+   */
+  readonly lookBackDays?: number;
+  /**
+   * Longest window of one job, in local days.
+   * @default 7
+   */
+  readonly maxWindowDays?: number;
+  /**
+   * Smallest piece a busy day is split into at the row limit.
+   * @default 15
+   */
+  readonly minSplitMinutes?: number;
+  /**
+   * Jobs exported at once.
+   * @default 4
+   */
+  readonly mapConcurrency?: number;
+  /** @default { initialSeconds: 5, maxSeconds: 60, maxPollsPerJob: 40 } */
+  readonly poll?: PollConfig;
+  /**
+   * Report requests one job may make (a split window makes several).
+   * @default 16
+   */
+  readonly maxRequestsPerJob?: number;
+  /**
+   * Gzip the CSV files (`.csv.gz`).
+   * @default false
+   */
+  readonly csvGzip?: boolean;
+  /**
+   * Parquet compression.
+   * @default 'SNAPPY'
+   */
+  readonly parquetCodec?: 'SNAPPY' | 'ZSTD' | 'UNCOMPRESSED';
+  /**
+   * Key prefix of the data lake in the bucket.
+   * @default 'lake'
+   */
+  readonly prefix?: string;
+  /**
+   * Address subscribed to the alarm topic (confirm the e-mail AWS sends).
+   * @default no subscription
+   */
+  readonly alarmEmail?: string;
+  /**
+   * Keep earlier versions of replaced objects (expired after 30 days).
+   * @default false
+   */
+  readonly versioning?: boolean;
+  /**
+   * S3 server access logs of the data lake and Athena results buckets, into a logs bucket.
+   * @default true
+   */
+  readonly accessLogs?: boolean;
+  /**
+   * Hours after which the newest exported day counts as stale (the freshness alarm).
+   * @default 26
+   */
+  readonly freshnessHours?: number;
+  /**
+   * Most bytes one Athena query of the workgroup may scan (at least 10 MB).
+   * @default 10 GiB
+   */
+  readonly athenaBytesScannedCutoff?: number;
+  /**
+   * First `dt` Athena's partition projection considers (earlier partitions are invisible).
+   * @default '2020-01-01'
+   */
+  readonly dataStartDate?: string;
+  /**
+   * Glue database name.
+   * @default 'report_export'
+   */
+  readonly databaseName?: string;
+}
+
+/** The configuration with every default applied. */
+export type ResolvedStackConfig = Required<Omit<ReportExportConfig, 'alarmEmail' | 'schedule' | 'poll'>> & {
+  readonly alarmEmail: string | undefined;
+  readonly schedule: Required<ScheduleConfig>;
+  readonly poll: Required<PollConfig>;
+  /** The export's dataset segment (`calls`): fixed by the export core. */
+  readonly dataset: string;
+};
+
+/** Defaults of the optional settings (the workflow's own defaults where it has one). */
+export const STACK_DEFAULTS = {
+  schedule: { enabled: true, hour: 4, minute: 0 },
+  lookBackDays: SETTINGS_DEFAULTS.lookBackDays,
+  maxWindowDays: SETTINGS_DEFAULTS.maxWindowDays,
+  minSplitMinutes: SETTINGS_DEFAULTS.minSplitMinutes,
+  mapConcurrency: 4,
+  poll: {
+    initialSeconds: SETTINGS_DEFAULTS.poll.initialSeconds,
+    maxSeconds: SETTINGS_DEFAULTS.poll.maxSeconds,
+    maxPollsPerJob: SETTINGS_DEFAULTS.poll.maxPollsPerJob,
+  },
+  maxRequestsPerJob: SETTINGS_DEFAULTS.maxRequestsPerJob,
+  csvGzip: SETTINGS_DEFAULTS.csvGzip,
+  parquetCodec: SETTINGS_DEFAULTS.parquetCodec,
+  prefix: 'lake',
+  versioning: false,
+  accessLogs: true,
+  freshnessHours: 26,
+  athenaBytesScannedCutoff: 10 * 1024 ** 3,
+  dataStartDate: '2020-01-01',
+  databaseName: 'report_export',
+} as const;
+
+/** True when the export core accepts `part` as the given layout member. */
+const layoutAccepts = (member: 'prefix' | 'reportId', part: string): boolean => {
+  try {
+    checkLayout({
+      prefix: member === 'prefix' ? part : 'p',
+      dataset: EXPORT_DEFAULTS.dataset,
+      reportId: member === 'reportId' ? part : 'r',
+      csvExtension: '.csv',
+    });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const int = (min: number, max: number) => z.number().int().min(min).max(max);
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+// Ranges are the handlers' (lib/workflow/settings.ts); the stack also runs the handlers'
+// own validation on the environment it builds, so the two cannot disagree silently.
 const CONFIG_SCHEMA = z.strictObject({
   workspaceId: z.string().min(1),
-  reports: z.array(z.strictObject({ id: z.string().min(1), name: z.string().min(1) })).min(1),
+  reports: z
+    .array(
+      z.strictObject({
+        id: z
+          .string()
+          .refine((id) => layoutAccepts('reportId', id), 'is not an S3 key segment [A-Za-z0-9._-]'),
+        name: z.string().min(1),
+      }),
+    )
+    .min(1)
+    .refine((r) => new Set(r.map((x) => x.id)).size === r.length, 'has a duplicate id')
+    .refine((r) => new Set(r.map((x) => x.name)).size === r.length, 'has a duplicate name'),
   timeZone: z.string().refine(isIanaZone, 'is not an IANA zone'),
-  lookBackDays: z.number().int().min(0).max(90).optional(),
-  maxWindowDays: z.number().int().min(1).max(366).optional(),
-  mapConcurrency: z.number().int().min(1).max(40).optional(),
+  schedule: z
+    .strictObject({
+      enabled: z.boolean().optional(),
+      hour: int(0, 23).optional(),
+      minute: int(0, 59).optional(),
+    })
+    .optional(),
+  lookBackDays: int(0, 90).optional(),
+  maxWindowDays: int(1, 366).optional(),
+  minSplitMinutes: int(1, 1440).optional(),
+  mapConcurrency: int(1, 40).optional(),
+  poll: z
+    .strictObject({
+      initialSeconds: int(0, 3600).optional(),
+      maxSeconds: int(0, 3600).optional(),
+      maxPollsPerJob: int(1, 500).optional(),
+    })
+    .optional(),
+  maxRequestsPerJob: int(1, 200).optional(),
+  csvGzip: z.boolean().optional(),
+  parquetCodec: z.enum(['SNAPPY', 'ZSTD', 'UNCOMPRESSED']).optional(),
   prefix: z
     .string()
-    .regex(
-      /^[A-Za-z0-9._=-]+(\/[A-Za-z0-9._=-]+)*$/,
-      'must be key segments without leading or trailing slash',
+    .refine((p) => layoutAccepts('prefix', p), 'must be key segments of [A-Za-z0-9._-] joined by "/"')
+    .optional(),
+  alarmEmail: z.email().optional(),
+  versioning: z.boolean().optional(),
+  accessLogs: z.boolean().optional(),
+  // A whole number of hours of at most 7 days: CloudWatch's longest alarm evaluation range.
+  freshnessHours: int(2, 168).optional(),
+  athenaBytesScannedCutoff: int(10_000_000, Number.MAX_SAFE_INTEGER).optional(),
+  dataStartDate: z
+    .string()
+    .refine(
+      (d) => DATE.test(d) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
+      'is not a YYYY-MM-DD date',
     )
+    .optional(),
+  databaseName: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]{0,254}$/, 'must be lower-case letters, digits and _ (Athena)')
     .optional(),
 });
 
-/** Reads the `reportExport` context object; errors name the setting and its value. */
-export function configFromContext(value: unknown): ReportExportConfig {
+/** Validates a configuration (from cdk.json or stack props) and applies the defaults. */
+export function resolveStackConfig(value: unknown): ResolvedStackConfig {
   const parsed = CONFIG_SCHEMA.safeParse(value);
-  if (parsed.success) return parsed.data as ReportExportConfig;
-  const problems = parsed.error.issues.map((i) => {
-    const at = i.path.join('.');
-    let v: unknown = value;
-    for (const k of i.path) v = (v as Record<PropertyKey, unknown> | undefined)?.[k];
-    return `${at || 'reportExport'} ${typeof v === 'string' ? `"${v}" ` : ''}${i.message}`;
-  });
-  throw new Error(`Invalid reportExport configuration (cdk.json context): ${problems.join('; ')}`);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => {
+      const at = i.path.join('.');
+      let v: unknown = value;
+      for (const k of i.path) v = (v as Record<PropertyKey, unknown> | undefined)?.[k];
+      const shown = typeof v === 'string' ? `"${v}" ` : typeof v === 'number' ? `${v} ` : '';
+      return `${at || 'reportExport'} ${shown}${i.message}`;
+    });
+    throw new StackConfigError(`Invalid reportExport configuration: ${problems.join('; ')}`);
+  }
+  const c = parsed.data;
+  const d = STACK_DEFAULTS;
+  return {
+    workspaceId: c.workspaceId,
+    reports: c.reports,
+    timeZone: c.timeZone,
+    schedule: {
+      enabled: c.schedule?.enabled ?? d.schedule.enabled,
+      hour: c.schedule?.hour ?? d.schedule.hour,
+      minute: c.schedule?.minute ?? d.schedule.minute,
+    },
+    lookBackDays: c.lookBackDays ?? d.lookBackDays,
+    maxWindowDays: c.maxWindowDays ?? d.maxWindowDays,
+    minSplitMinutes: c.minSplitMinutes ?? d.minSplitMinutes,
+    mapConcurrency: c.mapConcurrency ?? d.mapConcurrency,
+    poll: {
+      initialSeconds: c.poll?.initialSeconds ?? d.poll.initialSeconds,
+      maxSeconds: c.poll?.maxSeconds ?? d.poll.maxSeconds,
+      maxPollsPerJob: c.poll?.maxPollsPerJob ?? d.poll.maxPollsPerJob,
+    },
+    maxRequestsPerJob: c.maxRequestsPerJob ?? d.maxRequestsPerJob,
+    csvGzip: c.csvGzip ?? d.csvGzip,
+    parquetCodec: c.parquetCodec ?? d.parquetCodec,
+    prefix: c.prefix ?? d.prefix,
+    alarmEmail: c.alarmEmail,
+    versioning: c.versioning ?? d.versioning,
+    accessLogs: c.accessLogs ?? d.accessLogs,
+    freshnessHours: c.freshnessHours ?? d.freshnessHours,
+    athenaBytesScannedCutoff: c.athenaBytesScannedCutoff ?? d.athenaBytesScannedCutoff,
+    dataStartDate: c.dataStartDate ?? d.dataStartDate,
+    databaseName: c.databaseName ?? d.databaseName,
+    dataset: EXPORT_DEFAULTS.dataset,
+  };
+}
+
+/** Reads the `reportExport` context object of cdk.json; errors name the setting and its value. */
+export function configFromContext(value: unknown): ReportExportConfig {
+  resolveStackConfig(value);
+  return value as ReportExportConfig;
 }

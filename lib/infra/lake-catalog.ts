@@ -1,0 +1,105 @@
+import { Stack } from 'aws-cdk-lib';
+import * as athena from 'aws-cdk-lib/aws-athena';
+import * as glue from 'aws-cdk-lib/aws-glue';
+import { Construct } from 'constructs';
+import { callsTableInput, type LakeLocation, type LakeTableInput, runsTableInput } from './lake-tables';
+
+export interface LakeCatalogProps {
+  /** Name of the data lake bucket. */
+  readonly bucketName: string;
+  readonly prefix: string;
+  readonly dataset: string;
+  /** Configured report ids: the `report_id` enum of the projection. */
+  readonly reportIds: readonly string[];
+  /** First `dt` Athena projects. */
+  readonly dataStartDate: string;
+  /** Glue database name. */
+  readonly databaseName: string;
+  /** Name of the bucket of Athena query results (never under a table's location). */
+  readonly queryResultsBucketName: string;
+  /**
+   * Most bytes one query of the workgroup may scan.
+   * @default 10 GiB
+   */
+  readonly bytesScannedCutoffPerQuery?: number;
+  /**
+   * Workgroup name.
+   * @default the database name with `-` for `_`
+   */
+  readonly workGroupName?: string;
+}
+
+/**
+ * What Athena needs and nothing more: a Glue database, the Parquet table and the run
+ * records table, both with partition projection (no crawler, no MSCK REPAIR), and a
+ * workgroup that enforces its encrypted result location and a per-query scan limit.
+ * No CSV table: see lib/infra/README.md ("Why there is no CSV table").
+ */
+export class LakeCatalog extends Construct {
+  readonly database: glue.CfnDatabase;
+  readonly callsTable: glue.CfnTable;
+  readonly runsTable: glue.CfnTable;
+  readonly workGroup: athena.CfnWorkGroup;
+
+  constructor(scope: Construct, id: string, props: LakeCatalogProps) {
+    super(scope, id);
+    const account = Stack.of(this).account;
+    this.database = new glue.CfnDatabase(this, 'Database', {
+      catalogId: account,
+      databaseInput: { name: props.databaseName, description: 'report-export: the call-reporting data lake' },
+    });
+    const location: LakeLocation = {
+      bucket: props.bucketName,
+      prefix: props.prefix,
+      dataset: props.dataset,
+      reportIds: props.reportIds,
+      dataStartDate: props.dataStartDate,
+    };
+    const table = (tableId: string, input: LakeTableInput) => {
+      const t = new glue.CfnTable(this, tableId, {
+        catalogId: account,
+        databaseName: props.databaseName,
+        tableInput: {
+          name: input.name,
+          description: input.description,
+          tableType: input.tableType,
+          parameters: input.parameters,
+          partitionKeys: input.partitionKeys.map(toCfnColumn),
+          storageDescriptor: {
+            location: input.storageDescriptor.location,
+            columns: input.storageDescriptor.columns.map(toCfnColumn),
+            inputFormat: input.storageDescriptor.inputFormat,
+            outputFormat: input.storageDescriptor.outputFormat,
+            serdeInfo: input.storageDescriptor.serdeInfo,
+          },
+        },
+      });
+      t.addDependency(this.database);
+      return t;
+    };
+    this.callsTable = table('CallsTable', callsTableInput(location));
+    this.runsTable = table('RunsTable', runsTableInput(location));
+
+    this.workGroup = new athena.CfnWorkGroup(this, 'WorkGroup', {
+      name: props.workGroupName ?? props.databaseName.replaceAll('_', '-'),
+      description:
+        'report-export: queries of the data lake (enforced result location, encryption, scan limit)',
+      // Lets `cdk destroy` remove a workgroup that has saved queries or history.
+      recursiveDeleteOption: true,
+      workGroupConfiguration: {
+        enforceWorkGroupConfiguration: true,
+        publishCloudWatchMetricsEnabled: true,
+        bytesScannedCutoffPerQuery: props.bytesScannedCutoffPerQuery ?? 10 * 1024 ** 3,
+        engineVersion: { selectedEngineVersion: 'AUTO' },
+        resultConfiguration: {
+          outputLocation: `s3://${props.queryResultsBucketName}/athena/`,
+          encryptionConfiguration: { encryptionOption: 'SSE_S3' },
+        },
+      },
+    });
+  }
+}
+
+function toCfnColumn(c: { Name: string; Type: string; Comment: string }): glue.CfnTable.ColumnProperty {
+  return { name: c.Name, type: c.Type, comment: c.Comment };
+}

@@ -1,0 +1,209 @@
+import { type OutputFormat, partitionPrefix } from '../export/layout';
+import { type GlueColumn, glueColumns, gluePartitionKeys, PARTITION_COLUMN } from '../export/schema';
+import { type RunRecord, type RunRecordJob, runRecordKey } from '../workflow/finalize';
+import type { ExecutionInput } from '../workflow/input';
+
+/**
+ * Glue table definitions of the lake, as plain data (no CDK types: the tests compare them
+ * with the keys the export writes). Columns come from lib/export/schema.ts and the run
+ * record's type; key templates come from the functions the export and Finalize write keys
+ * with, called with Athena's `${...}` placeholders instead of values.
+ */
+
+/** Athena's placeholders in `storage.location.template`. */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: Athena's literal placeholder syntax, not a template.
+export const PLACEHOLDERS = { reportId: '${report_id}', dt: '${dt}' } as const;
+
+/** Where the lake lives in S3 and what Athena may project. */
+export interface LakeLocation {
+  /** Bucket name (a CDK token in the stack, a literal in tests). */
+  readonly bucket: string;
+  readonly prefix: string;
+  readonly dataset: string;
+  /** `report_id` values of the projection: the configured reports. */
+  readonly reportIds: readonly string[];
+  /** First `dt` of the projection (YYYY-MM-DD). */
+  readonly dataStartDate: string;
+}
+
+/** A Glue `TableInput` (the members this project sets). */
+export interface LakeTableInput {
+  readonly name: string;
+  readonly description: string;
+  readonly tableType: 'EXTERNAL_TABLE';
+  readonly parameters: Record<string, string>;
+  readonly partitionKeys: GlueColumn[];
+  readonly storageDescriptor: {
+    readonly location: string;
+    readonly columns: GlueColumn[];
+    readonly inputFormat: string;
+    readonly outputFormat: string;
+    readonly serdeInfo: { serializationLibrary: string; parameters?: Record<string, string> };
+  };
+}
+
+/** Key prefix (no trailing slash) of every partition of a format, with placeholders. */
+export function partitionKeyTemplate(l: LakeLocation, format: OutputFormat): string {
+  return partitionPrefix(
+    { prefix: l.prefix, dataset: l.dataset, reportId: PLACEHOLDERS.reportId, csvExtension: '.csv' },
+    format,
+    PLACEHOLDERS.dt,
+  );
+}
+
+/** Key prefix (no trailing slash) of a day's run records, with the `dt` placeholder. */
+export function runRecordKeyTemplate(l: Pick<LakeLocation, 'prefix'>): string {
+  // runRecordKey takes the date from startedAt's first ten characters.
+  const probe = 'R'.repeat(8);
+  const key = runRecordKey(l.prefix, { runId: probe, startedAt: `${'D'.repeat(10)}T00:00:00Z` });
+  const suffix = `/${probe}.json`;
+  if (!key.endsWith(suffix)) throw new Error(`runRecordKey changed shape: ${key}`);
+  return key.slice(0, -suffix.length).replace('D'.repeat(10), PLACEHOLDERS.dt);
+}
+
+/** The table's root: the template up to its first placeholder. */
+function rootOf(template: string): string {
+  return template.slice(0, template.indexOf('${'));
+}
+
+function dtProjection(l: LakeLocation): Record<string, string> {
+  return {
+    [`projection.${PARTITION_COLUMN}.type`]: 'date',
+    [`projection.${PARTITION_COLUMN}.format`]: 'yyyy-MM-dd',
+    [`projection.${PARTITION_COLUMN}.range`]: `${l.dataStartDate},NOW`,
+    [`projection.${PARTITION_COLUMN}.interval`]: '1',
+    [`projection.${PARTITION_COLUMN}.interval.unit`]: 'DAYS',
+  };
+}
+
+/**
+ * The analytics table over the Parquet parts. `report_id` is projected as an enum of the
+ * configured reports (the workflow exports no others), so a query over every report
+ * needs no `WHERE report_id = ...`, which an `injected` projection would demand.
+ */
+export function callsTableInput(l: LakeLocation): LakeTableInput {
+  const template = partitionKeyTemplate(l, 'parquet');
+  return {
+    name: l.dataset,
+    description:
+      'report-export: one row per call record, Parquet, partitioned by report_id and local date dt',
+    tableType: 'EXTERNAL_TABLE',
+    parameters: {
+      classification: 'parquet',
+      'projection.enabled': 'true',
+      'projection.report_id.type': 'enum',
+      'projection.report_id.values': l.reportIds.join(','),
+      ...dtProjection(l),
+      'storage.location.template': `s3://${l.bucket}/${template}/`,
+    },
+    partitionKeys: gluePartitionKeys(),
+    storageDescriptor: {
+      location: `s3://${l.bucket}/${rootOf(template)}`,
+      columns: glueColumns('parquet'),
+      inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
+      outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
+      serdeInfo: { serializationLibrary: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe' },
+    },
+  };
+}
+
+// Hive types of the run record's members; `{ [K in keyof T]: ... }` makes the compiler
+// reject a member added to or removed from the record without a column here.
+const INPUT_TYPES: { [K in keyof Required<ExecutionInput>]: string } = {
+  scheduledTime: 'string',
+  date: 'string',
+  from: 'string',
+  to: 'string',
+  preset: 'string',
+  reports: 'array<string>',
+  filterId: 'string',
+  additionalConditions: 'array<struct<fieldname:string,operator:string,values:array<string>>>',
+  parentRunId: 'string',
+};
+const JOB_TYPES: { [K in keyof RunRecordJob]: string } = {
+  jobId: 'string',
+  reportId: 'string',
+  reportName: 'string',
+  status: 'string',
+  rows: 'bigint',
+  partitions: 'int',
+  files: 'int',
+  bytes: 'bigint',
+  requests: 'int',
+  polls: 'int',
+  splits: 'int',
+  retries: 'int',
+  firstDate: 'string',
+  lastDate: 'string',
+  durationMs: 'bigint',
+  error: 'string',
+  cause: 'string',
+};
+const struct = (types: Record<string, string>) =>
+  `struct<${Object.entries(types)
+    .map(([k, t]) => `${k.toLowerCase()}:${t}`)
+    .join(',')}>`;
+const RUN_RECORD_TYPES: { [K in keyof RunRecord]: string } = {
+  runId: 'string',
+  parentRunId: 'string',
+  executionName: 'string',
+  status: 'string',
+  mode: 'string',
+  input: struct(INPUT_TYPES),
+  dateFrom: 'string',
+  dateTo: 'string',
+  startedAt: 'string',
+  finishedAt: 'string',
+  durationMs: 'bigint',
+  jobs: `array<${struct(JOB_TYPES)}>`,
+  jobCount: 'int',
+  failedJobs: 'int',
+  rows: 'bigint',
+  partitions: 'int',
+  files: 'int',
+  bytes: 'bigint',
+  requests: 'int',
+  polls: 'int',
+  splits: 'int',
+  retries: 'int',
+  newestDate: 'string',
+  continued: 'boolean',
+  error: 'string',
+  cause: 'string',
+};
+
+/** Run record columns: Athena names columns in lower case; the JSON SerDe matches keys case-insensitively. */
+export function runRecordColumns(): GlueColumn[] {
+  return Object.entries(RUN_RECORD_TYPES).map(([member, type]) => ({
+    Name: member.toLowerCase(),
+    Type: type,
+    Comment: `RunRecord.${member}`,
+  }));
+}
+
+/** One row per execution, from Finalize's JSON lines; `dt` is the UTC date the execution started. */
+export function runsTableInput(l: LakeLocation): LakeTableInput {
+  const template = runRecordKeyTemplate(l);
+  return {
+    name: 'runs',
+    description: 'report-export: one run record per execution (JSON lines), partitioned by UTC start date dt',
+    tableType: 'EXTERNAL_TABLE',
+    parameters: {
+      classification: 'json',
+      'projection.enabled': 'true',
+      ...dtProjection(l),
+      'storage.location.template': `s3://${l.bucket}/${template}/`,
+    },
+    partitionKeys: [
+      { Name: PARTITION_COLUMN, Type: 'string', Comment: 'UTC date the execution started (YYYY-MM-DD).' },
+    ],
+    storageDescriptor: {
+      location: `s3://${l.bucket}/${rootOf(template)}`,
+      columns: runRecordColumns(),
+      inputFormat: 'org.apache.hadoop.mapred.TextInputFormat',
+      outputFormat: 'org.apache.hadoop.hive.ql.io.HiveIgnoreKeyTextOutputFormat',
+      // The Hive JSON SerDe, not OpenX: Athena documents non-deterministic results for OpenX.
+      serdeInfo: { serializationLibrary: 'org.apache.hive.hcatalog.data.JsonSerDe' },
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { InvalidConfigError } from '../workflow/errors';
+import { type SettingsEnvironment, settingsFromEnvironment } from '../workflow/settings';
+import { type ResolvedStackConfig, StackConfigError } from './stack-config';
+
+/** Where the handlers find their stores (see lib/workflow/runtime.ts). */
+export interface WorkflowLocations {
+  /** `s3://<bucket>/<prefix>`: parts, manifests, staging and run records. */
+  readonly objectStoreUri: string;
+  /** `s3://<bucket>/_leases`: token-refresh and partition leases. */
+  readonly leaseStoreUri: string;
+  /** The service secret's ARN. */
+  readonly secretUri: string;
+}
+
+/** The handler settings this configuration sets (names typed by the handlers' schema). */
+export function settingsEnvironment(
+  c: ResolvedStackConfig,
+): Required<Omit<SettingsEnvironment, 'MAX_JOBS_PER_EXECUTION'>> {
+  return {
+    TIME_ZONE: c.timeZone,
+    WORKSPACE_ID: c.workspaceId,
+    REPORTS: JSON.stringify(c.reports),
+    LOOKBACK_DAYS: String(c.lookBackDays),
+    MAX_WINDOW_DAYS: String(c.maxWindowDays),
+    MIN_SPLIT_MINUTES: String(c.minSplitMinutes),
+    POLL_INITIAL_SECONDS: String(c.poll.initialSeconds),
+    POLL_MAX_SECONDS: String(c.poll.maxSeconds),
+    MAX_POLLS_PER_JOB: String(c.poll.maxPollsPerJob),
+    MAX_REQUESTS_PER_JOB: String(c.maxRequestsPerJob),
+    CSV_GZIP: String(c.csvGzip),
+    PARQUET_CODEC: c.parquetCodec,
+  };
+}
+
+/**
+ * Environment of every workflow function. The settings are checked here with the
+ * handlers' own validation, so a value a Lambda would reject at cold start fails synthesis.
+ */
+export function workflowEnvironment(
+  c: ResolvedStackConfig,
+  locations: WorkflowLocations,
+): Record<string, string> {
+  const settings = settingsEnvironment(c);
+  try {
+    settingsFromEnvironment(settings);
+  } catch (error) {
+    if (!(error instanceof InvalidConfigError)) throw error;
+    throw new StackConfigError(`Invalid reportExport configuration: ${error.message}`, { cause: error });
+  }
+  return {
+    ...settings,
+    OBJECT_STORE_URI: locations.objectStoreUri,
+    LEASE_STORE_URI: locations.leaseStoreUri,
+    SECRET_URI: locations.secretUri,
+  };
+}
