@@ -74,7 +74,7 @@ export class LakeCatalog extends Construct {
           },
         },
       });
-      t.addDependency(this.database);
+      t.node.addDependency(this.database);
       return t;
     };
     this.callsTable = table('CallsTable', callsTableInput(location));

@@ -61,9 +61,9 @@ export function runRecordKeyTemplate(l: Pick<LakeLocation, 'prefix'>): string {
   return key.slice(0, -suffix.length).replace('D'.repeat(10), PLACEHOLDERS.dt);
 }
 
-/** The table's root: the template up to its first placeholder. */
+/** The table's root: the template's whole key segments before its first placeholder, with `/`. */
 function rootOf(template: string): string {
-  return template.slice(0, template.indexOf('${'));
+  return template.slice(0, template.lastIndexOf('/', template.indexOf('${')) + 1);
 }
 
 function dtProjection(l: LakeLocation): Record<string, string> {

@@ -1,0 +1,210 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportReportResult } from '../../lib/export';
+import { glueColumns, gluePartitionKeys } from '../../lib/export/schema';
+import {
+  callsTableInput,
+  type LakeLocation,
+  PLACEHOLDERS,
+  partitionKeyTemplate,
+  runRecordColumns,
+  runRecordKeyTemplate,
+  runsTableInput,
+} from '../../lib/infra/lake-tables';
+import { ReportExportStack } from '../../lib/infra/report-export-stack';
+import { LocalDirectoryStore, listAll } from '../../lib/stores';
+import { buildRunRecord, finalizeRun } from '../../lib/workflow/finalize';
+import { callsOn, resultStreamOf } from '../support/result-stream';
+
+const LOCATION: LakeLocation = {
+  bucket: 'lake-bucket',
+  prefix: 'tenant/lake',
+  dataset: 'calls',
+  reportIds: ['rep-1', 'rep-2'],
+  dataStartDate: '2021-06-01',
+};
+
+/** Resolves a `storage.location.template` the way Athena does for one partition. */
+function resolveTemplate(template: string, values: { reportId?: string; dt: string }): string {
+  let out = template.replaceAll(PLACEHOLDERS.dt, values.dt);
+  if (values.reportId !== undefined) out = out.replaceAll(PLACEHOLDERS.reportId, values.reportId);
+  return out;
+}
+
+/** The directory part of a key. */
+const dirOf = (key: string) => key.slice(0, key.lastIndexOf('/'));
+
+describe('lake tables against the keys the export writes', () => {
+  let root: string;
+  let store: LocalDirectoryStore;
+  const DAYS = ['2026-06-01', '2026-06-02'];
+
+  beforeAll(async () => {
+    // Prepare: a real export (Parquet and gzip CSV) and a real run record into a directory.
+    root = await mkdtemp(join(tmpdir(), 'catalog-'));
+    store = new LocalDirectoryStore(root);
+    await exportReportResult({
+      source: resultStreamOf(callsOn(DAYS, 3, 'c')),
+      store,
+      reportId: 'rep-2',
+      prefix: LOCATION.prefix,
+      csvGzip: true,
+    });
+    const record = {
+      input: { date: '2026-06-02' },
+      executionName: 'exec-1',
+      startedAt: '2026-06-03T04:00:01.000Z',
+    };
+    await finalizeRun(record, {
+      store,
+      prefix: LOCATION.prefix,
+      metrics: { add: () => undefined, flush: () => undefined },
+      now: () => new Date('2026-06-03T04:05:00.000Z'),
+    });
+  });
+  afterAll(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it.each(['parquet', 'csv'] as const)(
+    'resolves the %s partition template to the directories of the parts the export wrote',
+    async (format) => {
+      // Act
+      const keys = (await listAll(store, `${LOCATION.prefix}/${LOCATION.dataset}/format=${format}/`)).map(
+        (o) => o.key,
+      );
+      const parts = keys.filter((k) => /\/part-\d{5}\./.test(k));
+
+      // Assess
+      expect(parts.length).toBeGreaterThanOrEqual(DAYS.length);
+      const expected = DAYS.map((dt) =>
+        resolveTemplate(partitionKeyTemplate(LOCATION, format), { reportId: 'rep-2', dt }),
+      );
+      expect([...new Set(parts.map(dirOf))].sort()).toEqual(expected.sort());
+    },
+  );
+
+  it('points the Parquet table at the template and its root when the stack registers it', async () => {
+    // Act
+    const table = callsTableInput(LOCATION);
+    const parquetKey = (await listAll(store, `${LOCATION.prefix}/`)).find((o) =>
+      o.key.endsWith('.parquet'),
+    )?.key;
+
+    // Assess
+    const template = table.parameters['storage.location.template'] as string;
+    expect(template).toBe(`s3://lake-bucket/${partitionKeyTemplate(LOCATION, 'parquet')}/`);
+    expect(
+      `s3://lake-bucket/${parquetKey}`.startsWith(
+        resolveTemplate(template, { reportId: 'rep-2', dt: '2026-06-01' }),
+      ) ||
+        `s3://lake-bucket/${parquetKey}`.startsWith(
+          resolveTemplate(template, { reportId: 'rep-2', dt: '2026-06-02' }),
+        ),
+    ).toBe(true);
+    expect(`s3://lake-bucket/${parquetKey}`.startsWith(table.storageDescriptor.location)).toBe(true);
+    expect(table.storageDescriptor.location).toBe('s3://lake-bucket/tenant/lake/calls/format=parquet/');
+  });
+
+  it('resolves the run records template to the directory Finalize wrote the record to', async () => {
+    // Act
+    const keys = (await listAll(store, `${LOCATION.prefix}/runs/`)).map((o) => o.key);
+    const table = runsTableInput(LOCATION);
+
+    // Assess
+    expect(keys).toHaveLength(1);
+    expect(dirOf(keys[0] as string)).toBe(
+      resolveTemplate(runRecordKeyTemplate(LOCATION), { dt: '2026-06-03' }),
+    );
+    expect(table.parameters['storage.location.template']).toBe(
+      `s3://lake-bucket/${runRecordKeyTemplate(LOCATION)}/`,
+    );
+    expect(table.storageDescriptor.location).toBe('s3://lake-bucket/tenant/lake/runs/');
+  });
+
+  it('projects dt as a date from the configured start to NOW and report_id as the configured ids', () => {
+    const p = callsTableInput(LOCATION).parameters;
+    expect(p).toMatchObject({
+      'projection.enabled': 'true',
+      'projection.dt.type': 'date',
+      'projection.dt.format': 'yyyy-MM-dd',
+      'projection.dt.range': '2021-06-01,NOW',
+      'projection.report_id.type': 'enum',
+      'projection.report_id.values': 'rep-1,rep-2',
+    });
+    expect(runsTableInput(LOCATION).parameters).toMatchObject({ 'projection.dt.range': '2021-06-01,NOW' });
+  });
+
+  it('declares a run records column for every member of a run record, in lower case', () => {
+    // Prepare: a record as Finalize builds it (its keys are the type's members at run time).
+    const record = buildRunRecord(
+      { input: { date: '2026-06-02' }, executionName: 'e', startedAt: '2026-06-03T04:00:00.000Z' },
+      new Date('2026-06-03T04:00:01.000Z'),
+    );
+
+    // Assess
+    expect(runRecordColumns().map((c) => c.Name)).toEqual(Object.keys(record).map((k) => k.toLowerCase()));
+    const jobs = runRecordColumns().find((c) => c.Name === 'jobs')?.Type;
+    expect(jobs).toMatch(/^array<struct<jobid:string,reportid:string,.*,cause:string>>$/);
+  });
+});
+
+describe('ReportExportStack catalog', () => {
+  let template: Template;
+
+  beforeAll(() => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new ReportExportStack(app, 'ReportExport', {
+      config: {
+        workspaceId: 'ws',
+        reports: [
+          { id: 'rep-1', name: 'One' },
+          { id: 'rep-2', name: 'Two' },
+        ],
+        timeZone: 'Europe/London',
+        prefix: 'tenant/lake',
+        dataStartDate: '2021-06-01',
+      },
+    });
+    template = Template.fromStack(stack);
+  }, 60_000);
+
+  type TableResource = { Properties: { TableInput: Record<string, unknown> & { Name: string } } };
+  const table = (name: string) =>
+    (Object.values(template.findResources('AWS::Glue::Table')) as TableResource[]).find(
+      (t) => t.Properties.TableInput.Name === name,
+    )?.Properties.TableInput as {
+      StorageDescriptor: { Columns: { Name: string; Type: string; Comment: string }[]; SerdeInfo: unknown };
+      PartitionKeys: { Name: string; Type: string; Comment: string }[];
+      Parameters: Record<string, unknown>;
+    };
+
+  it('registers exactly the Parquet table and the run records table, no CSV table', () => {
+    const names = (Object.values(template.findResources('AWS::Glue::Table')) as TableResource[]).map(
+      (t) => t.Properties.TableInput.Name,
+    );
+    expect(names.sort()).toEqual(['calls', 'runs']);
+    template.resourceCountIs('AWS::Glue::Database', 1);
+  });
+
+  it("takes the Parquet table's columns and partition keys from the schema module", () => {
+    const calls = table('calls');
+    const asGlue = (cs: { Name: string; Type: string; Comment: string }[]) =>
+      cs.map((c) => ({ Name: c.Name, Type: c.Type, Comment: c.Comment }));
+    expect(asGlue(calls.StorageDescriptor.Columns)).toEqual(glueColumns('parquet'));
+    expect(asGlue(calls.PartitionKeys)).toEqual(gluePartitionKeys());
+    expect(calls.StorageDescriptor.SerdeInfo).toEqual({
+      SerializationLibrary: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe',
+    });
+  });
+
+  it('reads run records with the Hive JSON SerDe', () => {
+    expect(table('runs').StorageDescriptor.SerdeInfo).toEqual({
+      SerializationLibrary: 'org.apache.hive.hcatalog.data.JsonSerDe',
+    });
+  });
+});
