@@ -1,4 +1,4 @@
-import { Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
@@ -105,6 +105,18 @@ export class ReportExportStack extends Stack {
       deadLetterQueue: this.schedule.deadLetterQueue,
       freshnessHours: c.freshnessHours,
     });
+
+    // What the deploy steps of lib/infra/README.md use.
+    const outputs: Record<string, string> = {
+      StateMachineArn: this.workflow.stateMachine.stateMachineArn,
+      SecretArn: this.secret.secretArn,
+      BucketName: this.bucket.bucketName,
+      DataLakeUri: this.lake.s3Uri(c.prefix),
+      GlueDatabase: c.databaseName,
+      AthenaWorkGroup: this.catalog.workGroup.name,
+      AlarmTopicArn: alarmTopic.topic.topicArn,
+    };
+    for (const [name, value] of Object.entries(outputs)) new CfnOutput(this, name, { value });
   }
 
   /** Least privilege per function, through grant*(); each wildcard acknowledged beside its grant. */

@@ -173,15 +173,21 @@ describe('ReportExportStack catalog', () => {
     template = Template.fromStack(stack);
   }, 60_000);
 
-  type TableResource = { Properties: { TableInput: Record<string, unknown> & { Name: string } } };
-  const table = (name: string) =>
-    (Object.values(template.findResources('AWS::Glue::Table')) as TableResource[]).find(
+  type Column = { Name: string; Type: string; Comment: string };
+  type TableInput = {
+    Name: string;
+    StorageDescriptor: { Columns: Column[]; SerdeInfo: unknown };
+    PartitionKeys: Column[];
+    Parameters: Record<string, unknown>;
+  };
+  type TableResource = { Properties: { TableInput: TableInput } };
+  function table(name: string): TableInput {
+    const found = (Object.values(template.findResources('AWS::Glue::Table')) as TableResource[]).find(
       (t) => t.Properties.TableInput.Name === name,
-    )?.Properties.TableInput as {
-      StorageDescriptor: { Columns: { Name: string; Type: string; Comment: string }[]; SerdeInfo: unknown };
-      PartitionKeys: { Name: string; Type: string; Comment: string }[];
-      Parameters: Record<string, unknown>;
-    };
+    );
+    if (found === undefined) throw new Error(`no table ${name}`);
+    return found.Properties.TableInput;
+  }
 
   it('registers exactly the Parquet table and the run records table, no CSV table', () => {
     const names = (Object.values(template.findResources('AWS::Glue::Table')) as TableResource[]).map(

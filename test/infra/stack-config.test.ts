@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import {
+  configFromContext,
+  INFRA_ERROR_CODES,
+  resolveStackConfig,
+  STACK_DEFAULTS,
+  StackConfigError,
+} from '../../lib/infra/stack-config';
+import { settingsEnvironment, workflowEnvironment } from '../../lib/infra/workflow-environment';
+import { settingsFromEnvironment } from '../../lib/workflow/settings';
+import { BASE_CONFIG } from './stack-synth';
+
+const LOCATIONS = { objectStoreUri: 's3://b/lake', leaseStoreUri: 's3://b/_leases', secretUri: 'arn:secret' };
+
+describe('resolveStackConfig', () => {
+  it('applies every default when only the required settings are given', () => {
+    // Act
+    const c = resolveStackConfig(BASE_CONFIG);
+
+    // Assess
+    expect(c).toMatchObject({ ...STACK_DEFAULTS, alarmEmail: undefined, dataset: 'calls' });
+  });
+
+  it.each([
+    [{ timeZone: 'Europe/Londn' }, 'timeZone "Europe/Londn" is not an IANA zone'],
+    [{ reports: [] }, 'reports'],
+    [{ reports: [{ id: 'a/b', name: 'x' }] }, 'reports.0.id "a/b" is not an S3 key segment'],
+    [{ reports: [{ id: '_a', name: 'x' }] }, 'reports.0.id "_a"'],
+    [
+      {
+        reports: [
+          { id: 'a', name: 'x' },
+          { id: 'a', name: 'y' },
+        ],
+      },
+      'reports has a duplicate id',
+    ],
+    [
+      {
+        reports: [
+          { id: 'a', name: 'x' },
+          { id: 'b', name: 'x' },
+        ],
+      },
+      'reports has a duplicate name',
+    ],
+    [{ mapConcurrency: 0 }, 'mapConcurrency 0'],
+    [{ schedule: { hour: 24 } }, 'schedule.hour 24'],
+    [{ schedule: { minute: 60 } }, 'schedule.minute 60'],
+    [{ lookBackDays: 91 }, 'lookBackDays 91'],
+    [{ poll: { maxPollsPerJob: 0 } }, 'poll.maxPollsPerJob 0'],
+    [{ parquetCodec: 'GZIP' }, 'parquetCodec "GZIP"'],
+    [{ prefix: '/lake' }, 'prefix "/lake"'],
+    [{ prefix: 'lake/' }, 'prefix "lake/"'],
+    [{ prefix: 'a/_b' }, 'prefix "a/_b"'],
+    [{ alarmEmail: 'nobody' }, 'alarmEmail "nobody"'],
+    [{ freshnessHours: 169 }, 'freshnessHours 169'],
+    [{ freshnessHours: 1.5 }, 'freshnessHours 1.5'],
+    [{ athenaBytesScannedCutoff: 1000 }, 'athenaBytesScannedCutoff 1000'],
+    [{ dataStartDate: '2021-02-30' }, 'dataStartDate "2021-02-30" is not a YYYY-MM-DD date'],
+    [{ databaseName: 'Report-Export' }, 'databaseName "Report-Export"'],
+    [{ unknownSetting: 1 }, 'unknownSetting'],
+  ])('names the setting when the configuration has %j', (override, named) => {
+    // Act
+    const act = () => resolveStackConfig({ ...BASE_CONFIG, ...override });
+
+    // Assess
+    expect(act).toThrow(StackConfigError);
+    expect(act).toThrow(named);
+  });
+
+  it('fails with INFRA_CONFIG_INVALID and a literal error name when the context is missing', () => {
+    try {
+      configFromContext(undefined);
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(StackConfigError);
+      expect((error as StackConfigError).code).toBe(INFRA_ERROR_CODES.configInvalid);
+      expect((error as Error).name).toBe('StackConfigError');
+      expect((error as Error).message).toContain('reportExport');
+    }
+  });
+});
+
+describe('workflowEnvironment', () => {
+  it('gives the handlers settings their own validation accepts, equal to the configuration', () => {
+    // Prepare
+    const c = resolveStackConfig({
+      ...BASE_CONFIG,
+      lookBackDays: 4,
+      poll: { initialSeconds: 3, maxSeconds: 30, maxPollsPerJob: 12 },
+      csvGzip: true,
+      parquetCodec: 'ZSTD',
+    });
+
+    // Act
+    const settings = settingsFromEnvironment(workflowEnvironment(c, LOCATIONS));
+
+    // Assess
+    expect(settings).toMatchObject({
+      timeZone: 'Europe/London',
+      workspaceId: 'ws',
+      reports: BASE_CONFIG.reports,
+      lookBackDays: 4,
+      poll: { initialSeconds: 3, maxSeconds: 30, maxPollsPerJob: 12 },
+      csvGzip: true,
+      parquetCodec: 'ZSTD',
+    });
+  });
+
+  it('passes the store and secret locations through', () => {
+    const env = workflowEnvironment(resolveStackConfig(BASE_CONFIG), LOCATIONS);
+    expect(env).toMatchObject({
+      OBJECT_STORE_URI: 's3://b/lake',
+      LEASE_STORE_URI: 's3://b/_leases',
+      SECRET_URI: 'arn:secret',
+    });
+  });
+
+  it("fails synthesis with the handler's message when a value passes the config schema but not the handlers", () => {
+    // Prepare: a workspace id the config accepts, emptied after resolution as a drift would.
+    const c = { ...resolveStackConfig(BASE_CONFIG), workspaceId: '' };
+
+    // Act / Assess
+    expect(() => workflowEnvironment(c, LOCATIONS)).toThrow(
+      /Invalid reportExport configuration: .*WORKSPACE_ID/,
+    );
+    expect(Object.keys(settingsEnvironment(c)).sort()).toEqual(
+      [
+        'CSV_GZIP',
+        'LOOKBACK_DAYS',
+        'MAX_POLLS_PER_JOB',
+        'MAX_REQUESTS_PER_JOB',
+        'MAX_WINDOW_DAYS',
+        'MIN_SPLIT_MINUTES',
+        'PARQUET_CODEC',
+        'POLL_INITIAL_SECONDS',
+        'POLL_MAX_SECONDS',
+        'REPORTS',
+        'TIME_ZONE',
+        'WORKSPACE_ID',
+      ].sort(),
+    );
+  });
+});

@@ -1,0 +1,260 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BASE_CONFIG, synthStack } from './stack-synth';
+
+let template: Template;
+
+beforeAll(() => {
+  template = synthStack({ alarmEmail: 'ops@example.com' });
+}, 60_000);
+
+type Resource = { Properties: Record<string, unknown> };
+const resources = (t: Template, type: string) => Object.values(t.findResources(type)) as Resource[];
+
+/** The bucket whose lifecycle has the export's staging rule. */
+function dataLakeBucket(t: Template): Resource {
+  const bucket = resources(t, 'AWS::S3::Bucket').find((b) =>
+    JSON.stringify(b.Properties.LifecycleConfiguration ?? {}).includes('lake/_staging/'),
+  );
+  if (bucket === undefined) throw new Error('no data lake bucket in the template');
+  return bucket;
+}
+
+describe('ReportExportStack resources', () => {
+  it.each([
+    ['AWS::S3::Bucket', 3],
+    ['AWS::SecretsManager::Secret', 1],
+    ['AWS::SNS::Topic', 1],
+    ['AWS::SNS::Subscription', 1],
+    ['AWS::KMS::Key', 1],
+    ['AWS::SQS::Queue', 1],
+    ['AWS::Scheduler::Schedule', 1],
+    ['AWS::StepFunctions::StateMachine', 1],
+    ['AWS::Glue::Database', 1],
+    ['AWS::Glue::Table', 2],
+    ['AWS::Athena::WorkGroup', 1],
+    ['AWS::CloudWatch::Alarm', 5],
+  ])('has %s x%i', (type, count) => {
+    template.resourceCountIs(type, count);
+  });
+
+  it('encrypts, blocks public access and owns objects in every bucket', () => {
+    for (const b of resources(template, 'AWS::S3::Bucket')) {
+      expect(b.Properties).toMatchObject({
+        BucketEncryption: {
+          ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+        },
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
+        OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+      });
+      expect(b.Properties).not.toHaveProperty('AccessControl');
+    }
+  });
+
+  it('denies non-TLS requests in every bucket policy', () => {
+    const policies = resources(template, 'AWS::S3::BucketPolicy');
+    expect(policies).toHaveLength(3);
+    for (const p of policies) {
+      expect(JSON.stringify(p.Properties)).toContain('"aws:SecureTransport":"false"');
+    }
+  });
+
+  it.each([
+    ['staging', 'lake/_staging/', { ExpirationInDays: 2 }],
+    ['leases', '_leases/', { ExpirationInDays: 2 }],
+    ['multipart', undefined, { AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }],
+  ])('expires %s in the data lake bucket', (id, prefix, rule) => {
+    const rules = (dataLakeBucket(template).Properties.LifecycleConfiguration as { Rules: unknown[] }).Rules;
+    expect(rules).toContainEqual({
+      Id: id,
+      Status: 'Enabled',
+      ...(prefix ? { Prefix: prefix } : {}),
+      ...rule,
+    });
+  });
+
+  it('logs the data lake and the query results to the access logs bucket', () => {
+    const logged = resources(template, 'AWS::S3::Bucket').filter((b) => b.Properties.LoggingConfiguration);
+    expect(
+      logged
+        .map((b) => (b.Properties.LoggingConfiguration as { LogFilePrefix: string }).LogFilePrefix)
+        .sort(),
+    ).toEqual(['data-lake/', 'query-results/']);
+  });
+
+  it('creates the secret without a value', () => {
+    const [secret] = resources(template, 'AWS::SecretsManager::Secret');
+    expect(secret?.Properties).not.toHaveProperty('SecretString');
+  });
+
+  it('schedules the nightly run in the configured zone with the scheduled time, retries and a DLQ', () => {
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'cron(0 4 * * ? *)',
+      ScheduleExpressionTimezone: 'Europe/London',
+      State: 'ENABLED',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      Target: {
+        Arn: { Ref: Match.stringLikeRegexp('StateMachine') },
+        Input: '{"scheduledTime":"<aws.scheduler.scheduled-time>"}',
+        RetryPolicy: { MaximumRetryAttempts: 5, MaximumEventAgeInSeconds: 21_600 },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('DeadLetters'), 'Arn'] } },
+      },
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
+    expect(JSON.stringify(resources(template, 'AWS::SQS::QueuePolicy'))).toContain(
+      '"aws:SecureTransport":"false"',
+    );
+  });
+
+  it('enforces the Athena result location, SSE and the scan limit', () => {
+    template.hasResourceProperties('AWS::Athena::WorkGroup', {
+      WorkGroupConfiguration: {
+        EnforceWorkGroupConfiguration: true,
+        BytesScannedCutoffPerQuery: 10 * 1024 ** 3,
+        ResultConfiguration: {
+          EncryptionConfiguration: { EncryptionOption: 'SSE_S3' },
+          OutputLocation: {
+            'Fn::Join': ['', ['s3://', { Ref: Match.stringLikeRegexp('QueryResults') }, '/athena/']],
+          },
+        },
+      },
+    });
+  });
+
+  it('encrypts the alarm topic with a rotated key CloudWatch may use, and subscribes the e-mail', () => {
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+    template.hasResourceProperties('AWS::KMS::Key', {
+      EnableKeyRotation: true,
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+          }),
+        ]),
+      },
+    });
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+    });
+  });
+
+  const ALARMS: [string, Record<string, unknown>][] = [
+    ['ExecutionsFailed', { Namespace: 'AWS/States', Threshold: 1, TreatMissingData: 'notBreaching' }],
+    ['ExecutionsTimedOut', { Namespace: 'AWS/States', Threshold: 1, TreatMissingData: 'notBreaching' }],
+    ['ExecutionThrottled', { Namespace: 'AWS/States', Threshold: 1, TreatMissingData: 'notBreaching' }],
+    [
+      'ApproximateNumberOfMessagesVisible',
+      { Namespace: 'AWS/SQS', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' },
+    ],
+    [
+      'NewestDayAge',
+      {
+        Namespace: 'ReportExport',
+        Dimensions: [{ Name: 'service', Value: 'report-export' }],
+        Statistic: 'Minimum',
+        Period: 26 * 3600,
+        Threshold: 26 * 3600,
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'breaching',
+      },
+    ],
+  ];
+  it.each(ALARMS)('alarms on %s to the topic', (metricName, props) => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: metricName,
+      AlarmActions: [{ Ref: Match.stringLikeRegexp('AlarmTopic') }],
+      ...props,
+    });
+  });
+});
+
+describe('ReportExportStack configuration', () => {
+  it.each([
+    [{ versioning: true }, 'VersioningConfiguration', { Status: 'Enabled' }],
+    [{ schedule: { enabled: false, hour: 2, minute: 30 } }, 'State', 'DISABLED'],
+  ])(
+    'applies %j',
+    (config, property, value) => {
+      const t = synthStack(config);
+      if (property === 'State') {
+        t.hasResourceProperties('AWS::Scheduler::Schedule', {
+          State: value,
+          ScheduleExpression: 'cron(30 2 * * ? *)',
+        });
+      } else {
+        expect(dataLakeBucket(t).Properties[property]).toEqual(value);
+        const rules = (dataLakeBucket(t).Properties.LifecycleConfiguration as { Rules: unknown[] }).Rules;
+        expect(rules).toContainEqual(
+          expect.objectContaining({ Id: 'noncurrent', NoncurrentVersionExpiration: { NoncurrentDays: 30 } }),
+        );
+      }
+    },
+    60_000,
+  );
+
+  it('has no logs bucket and no logging when access logs are off', () => {
+    const t = synthStack({ accessLogs: false });
+    t.resourceCountIs('AWS::S3::Bucket', 2);
+    for (const b of resources(t, 'AWS::S3::Bucket'))
+      expect(b.Properties).not.toHaveProperty('LoggingConfiguration');
+  }, 60_000);
+
+  it('sets the freshness window, the scan limit and no subscription when configured so', () => {
+    const t = synthStack({ freshnessHours: 30, athenaBytesScannedCutoff: 50_000_000 });
+    t.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'NewestDayAge',
+      Period: 30 * 3600,
+      Threshold: 30 * 3600,
+    });
+    t.hasResourceProperties('AWS::Athena::WorkGroup', {
+      WorkGroupConfiguration: Match.objectLike({ BytesScannedCutoffPerQuery: 50_000_000 }),
+    });
+    t.resourceCountIs('AWS::SNS::Subscription', 0);
+  }, 60_000);
+
+  it('passes every setting to every function under the names the handlers read', () => {
+    const t = synthStack({
+      lookBackDays: 3,
+      maxWindowDays: 5,
+      minSplitMinutes: 30,
+      poll: { initialSeconds: 10, maxSeconds: 120, maxPollsPerJob: 50 },
+      maxRequestsPerJob: 8,
+      csvGzip: true,
+      parquetCodec: 'ZSTD',
+      prefix: 'data/lake',
+    });
+    const functions = resources(t, 'AWS::Lambda::Function');
+    expect(functions).toHaveLength(5);
+    for (const f of functions) {
+      const env = (f.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(env).toMatchObject({
+        TIME_ZONE: 'Europe/London',
+        WORKSPACE_ID: 'ws',
+        REPORTS: JSON.stringify(BASE_CONFIG.reports),
+        LOOKBACK_DAYS: '3',
+        MAX_WINDOW_DAYS: '5',
+        MIN_SPLIT_MINUTES: '30',
+        POLL_INITIAL_SECONDS: '10',
+        POLL_MAX_SECONDS: '120',
+        MAX_POLLS_PER_JOB: '50',
+        MAX_REQUESTS_PER_JOB: '8',
+        CSV_GZIP: 'true',
+        PARQUET_CODEC: 'ZSTD',
+        OBJECT_STORE_URI: {
+          'Fn::Join': ['', ['s3://', { Ref: Match.stringLikeRegexp('DataLakeBucket') }, '/data/lake']],
+        },
+        LEASE_STORE_URI: {
+          'Fn::Join': ['', ['s3://', { Ref: Match.stringLikeRegexp('DataLakeBucket') }, '/_leases']],
+        },
+        SECRET_URI: { Ref: Match.stringLikeRegexp('ServiceCredentialsSecret') },
+      });
+    }
+  }, 60_000);
+});
