@@ -1,5 +1,8 @@
 import { parseCalendarDate } from '../export/window';
-import { type LocalExportOptions, runLocalExport } from './local-export';
+import { type CallSummary, summarizeCalls } from './call-summary';
+import { openLake } from './lake-database';
+import { type LocalExportOptions, type LocalExportResult, runLocalExport } from './local-export';
+import { renderLocalExportReport } from './local-export-report';
 import {
   defineCommand,
   integerValue,
@@ -8,6 +11,8 @@ import {
   renderHelp,
   UsageError,
 } from './options';
+import { renderSummaryPage, writeSummaryPage } from './summary-page';
+import { colors, isInteractive, progress } from './terminal';
 
 export { UsageError } from './options';
 
@@ -21,14 +26,18 @@ function calendarDate(raw: string, flag: string): string {
   return raw;
 }
 
-/** `local`: the whole export on this machine. */
+/** `local`: the main job on this machine (`npm start`). */
 export const LOCAL_EXPORT_COMMAND = defineCommand({
   name: 'local',
   usage: 'Usage: npm start -- [options]        (or: npx tsx bin/report-export.ts local [options])',
-  summary: 'Runs the whole export on this machine (the default command).',
-  description: `It starts the local service, logs in (OAuth code flow), runs every report of the
-workspace over a window of local dates, waits for each, and streams the rows into a
-local data lake as date-partitioned Parquet and CSV.`,
+  summary: 'Runs the whole export on this machine through the workflow (the default command).',
+  description: `Starts the local service in-process, signs in with its OAuth flow (auto-approval),
+keeps the tokens in a local secret file (mode 0600), and executes the synthesized state
+machine of the deployed workflow for every report over a window of local dates, writing
+date-partitioned Parquet and CSV. Then prints rows per report and day, where the files
+are, and calls, answer rate and average talk time per day read back with DuckDB, and
+writes <out>/summary.html (charts, no network). Running it again replaces the same
+partitions. Progress goes to stderr; the report to stdout.`,
   options: {
     out: {
       type: 'string',
@@ -54,7 +63,7 @@ local data lake as date-partitioned Parquet and CSV.`,
       help: 'calls the local service generates per weekday (default 2000)',
       parse: integerValue(1, 1_000_000),
     },
-    report: { type: 'string', value: '<id>', help: 'export only this report', parse: nonEmptyValue },
+    report: { type: 'string', value: '<id|name>', help: 'export only this report', parse: nonEmptyValue },
     'csv-gzip': { type: 'boolean', help: 'write .csv.gz instead of .csv' },
     'secrets-file': {
       type: 'string',
@@ -62,54 +71,108 @@ local data lake as date-partitioned Parquet and CSV.`,
       help: 'where tokens are kept, mode 0600 (default ./.report-export/secrets.json)',
       parse: nonEmptyValue,
     },
+    json: { type: 'boolean', help: 'print one JSON document instead of the report' },
     help: { type: 'boolean', short: 'h', help: 'show this help' },
   },
-  examples: ['npm start', 'npm start -- --from 2026-03-23 --to 2026-03-29 --rows-per-day 500 --csv-gzip'],
+  examples: [
+    'npm start',
+    'npm start -- --from 2026-03-23 --to 2026-03-29 --rows-per-day 500 --csv-gzip',
+    "npm start -- --report 'Lost calls' --out /tmp/lake --json",
+  ],
   notes: `Layout: <out>/calls/format=parquet|csv/report_id=<id>/dt=YYYY-MM-DD/part-00000.<ext>
-        with a _manifest.json per partition (rows, bytes, sha256).`,
+        with a _manifest.json per partition; run records in <out>/runs/dt=YYYY-MM-DD/.
+Answered: a call whose row has ans = 1; talk time: duration (s) of answered calls;
+each call counted once across reports (by connId).`,
 });
 
 export const LOCAL_EXPORT_USAGE = renderHelp(LOCAL_EXPORT_COMMAND);
 
+/** Parsed command line: the run's options and how to print. */
+export type LocalExportArgs = LocalExportOptions & { json?: boolean };
+
 /** Parses argv of the local export command; throws UsageError naming the bad option. */
-export function parseLocalExportArgs(argv: readonly string[]): LocalExportOptions | 'help' {
+export function parseLocalExportArgs(argv: readonly string[]): LocalExportArgs | 'help' {
   const v = parseCommandLine(LOCAL_EXPORT_COMMAND, argv);
   if (v.help) return 'help';
-  const options: LocalExportOptions = {};
+  const options: LocalExportArgs = {};
   if (v.out !== undefined) options.outDir = v.out;
   if (v.from !== undefined) options.from = v.from;
   if (v.to !== undefined) options.to = v.to;
+  if (v.from !== undefined && v.to !== undefined && v.from > v.to) {
+    throw new UsageError(`--from ${v.from} is after --to ${v.to}`);
+  }
   if (v.report !== undefined) options.reportId = v.report;
   if (v['secrets-file'] !== undefined) options.secretsFile = v['secrets-file'];
   if (v['csv-gzip']) options.csvGzip = true;
   if (v['rows-per-day'] !== undefined) options.rowsPerDay = v['rows-per-day'];
+  if (v.json) options.json = true;
   return options;
+}
+
+/** Reads back what the run published: the per-day sample query and the summary page. */
+async function readBack(result: LocalExportResult): Promise<{ summary: CallSummary; page: string }> {
+  const db = await openLake(result.outDir);
+  try {
+    const summary = await summarizeCalls(db, {
+      ...result.dates,
+      reportIds: result.reports.map((r) => r.reportId),
+    });
+    const html = renderSummaryPage(summary, {
+      title: `Calls ${result.dates.from} to ${result.dates.to}`,
+      generatedAt: new Date().toISOString(),
+    });
+    return { summary, page: await writeSummaryPage(result.outDir, html) };
+  } finally {
+    db.close();
+  }
 }
 
 /** Runs the command; returns the process exit code. */
 export async function localExportCommand(argv: readonly string[]): Promise<number> {
-  const options = parseLocalExportArgs(argv);
-  if (options === 'help') {
+  const args = parseLocalExportArgs(argv);
+  if (args === 'help') {
     process.stdout.write(LOCAL_EXPORT_USAGE);
     return 0;
   }
-  const started = Date.now();
-  const result = await runLocalExport({ ...options, progress: (line) => process.stderr.write(`${line}\n`) });
-  const rows = result.exports.reduce((n, e) => n + e.rows, 0);
-  const lines = [
-    '',
-    `Exported ${rows} rows of ${result.exports.length} reports in ${((Date.now() - started) / 1000).toFixed(1)} s`,
-    `  window   ${result.window.from} .. ${result.window.to}`,
-    `  data     ${result.outDir}`,
-    ...result.exports.map(
-      (e) =>
-        `  ${e.reportName.padEnd(28)} ${String(e.rows).padStart(8)} rows  ${e.partitions.length} days  ${e.files} files`,
-    ),
-    '',
-    'Query it, e.g. with DuckDB:',
-    `  SELECT dt, count(*) FROM read_parquet('${result.outDir}/calls/format=parquet/*/*/*.parquet', hive_partitioning=true) GROUP BY dt ORDER BY dt;`,
-    '',
-  ];
-  process.stdout.write(lines.join('\n'));
+  const { json, ...options } = args;
+  const started = performance.now();
+  const bar = progress(process.stderr);
+  const c = colors(process.stderr);
+  // Ctrl+C: leave the terminal tidy. Partitions publish atomically, so none is half-written.
+  const onInterrupt = () => {
+    bar.done();
+    process.stderr.write(
+      `${c.yellow('interrupted')}: partitions already published stay; run again to finish\n`,
+    );
+    process.exit(130);
+  };
+  process.once('SIGINT', onInterrupt);
+  let result: LocalExportResult;
+  try {
+    result = await runLocalExport({
+      ...options,
+      progress: bar,
+      progressDetail: isInteractive(process.stderr),
+    });
+    if (result.status === 'SUCCEEDED') bar.update('reading the export back with DuckDB');
+  } finally {
+    process.removeListener('SIGINT', onInterrupt);
+  }
+  const readBackResult = result.status === 'SUCCEEDED' ? await readBack(result) : undefined;
+  bar.done();
+  const seconds = (performance.now() - started) / 1000;
+  if (json) {
+    process.stdout.write(
+      `${JSON.stringify({ ...result, seconds, perDay: readBackResult?.summary.days ?? null, summaryPage: readBackResult?.page ?? null })}\n`,
+    );
+  } else {
+    process.stdout.write(renderLocalExportReport(result, readBackResult, { seconds, out: process.stdout }));
+  }
+  if (result.status !== 'SUCCEEDED') {
+    process.stderr.write(
+      `${c.red('export failed')}: ${result.error ?? 'error'}${result.cause ? `: ${result.cause}` : ''}\n`,
+    );
+    return 1;
+  }
   return 0;
 }

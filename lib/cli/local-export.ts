@@ -1,129 +1,185 @@
+import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { createClient, TokenProvider, type TokenSet } from '../api';
-import { type ExportSummary, exportReportResult } from '../export';
-import { dayBefore, type ReportWindow, shiftDate, toReportPeriod, windowForDates } from '../export/window';
-import { startSimulator } from '../simulator';
-import { LocalDirectoryStore, LocalFileSecretStore } from '../stores';
-import { loginWithAutoApproval } from './local-login';
+import { pathToFileURL } from 'node:url';
+import { OUTPUT_FORMATS } from '../export/layout';
+import type { PartitionManifest } from '../export/publish/publish';
+import { dayBefore, shiftDate } from '../export/window';
+import { startLocalDeployment } from '../local/local-deployment';
+import type { ExecutionInput } from '../workflow/input';
+import { type Plan, planExecution } from '../workflow/plan';
+import { ExportProgressTracker, type ProgressSink } from './export-progress';
+import { UsageError } from './options';
 
 /** Options of {@link runLocalExport}; every member has a default. */
 export interface LocalExportOptions {
   /** Root of the local data lake. Default `./data-lake`. */
   outDir?: string;
-  /** Secrets file (refresh token, client secret), written with mode 0600. Default `./.report-export/secrets.json`. */
+  /** The secret a login fills (client credentials, tokens), mode 0600. Default `./.report-export/secrets.json`. */
   secretsFile?: string;
-  /** First local date (YYYY-MM-DD). Default: 7 days before `to`. */
+  /** First local date (YYYY-MM-DD). Default: 6 days before `to` (7 days in all). */
   from?: string;
   /** Last local date (YYYY-MM-DD), inclusive. Default: yesterday in the tenant's time zone. */
   to?: string;
   /** Generated calls per weekday in the local service. Default 2,000. */
   rowsPerDay?: number;
-  /** Export only this report id; default every report of the workspace. */
+  /** Export only this report (id or name); default every report of the workspace. */
   reportId?: string;
   /** Gzip the CSV files. */
   csvGzip?: boolean;
-  /** Progress lines (stderr in the CLI). */
-  progress?: (line: string) => void;
-  /**
-   * The whole run (login, every report's request, wait, download and export) must end
-   * within this; then it is aborted and publishes nothing more. Default 60 minutes.
-   */
-  deadlineMs?: number;
-  /** Aborts the run, with the deadline and Ctrl+C (SIGINT, caught while the run lasts). */
-  signal?: AbortSignal;
+  /** Where progress goes (a terminal `progress()` in the CLI). */
+  progress?: ProgressSink;
+  /** Name the running state in the progress status (a live terminal line). */
+  progressDetail?: boolean;
+  /** Leases of the local workflow. Default the secret file's directory. */
+  workDir?: string;
+  /** Every Wait state of the state machine lasts this long here. Default 200 ms. */
+  waitMs?: number;
+}
+
+/** One report's rows per local date, as its partitions' manifests state them. */
+export interface ReportDays {
+  reportId: string;
+  reportName: string;
+  rows: number;
+  /** Files of both formats (a day without calls has none). */
+  files: number;
+  days: { dt: string; rows: number }[];
 }
 
 export interface LocalExportResult {
+  status: 'SUCCEEDED' | 'FAILED';
+  /** Error name and message of the first failure (a job's, or the execution's). */
+  error: string | null;
+  cause: string | null;
   outDir: string;
-  window: ReportWindow;
-  exports: (ExportSummary & { reportName: string })[];
+  secretFile: string;
+  timeZone: string;
+  dates: { from: string; to: string };
+  reports: ReportDays[];
+  rows: number;
+  /** Run records Finalize wrote, relative to `outDir`. */
+  runRecords: string[];
+  executions: number;
 }
 
-const SECRET_NAME = 'service';
 const DAYS_DEFAULT = 7;
-/** Default of {@link LocalExportOptions.deadlineMs}: 60 minutes. */
-export const LOCAL_EXPORT_DEADLINE_MS = 60 * 60_000;
+const SECRETS_DEFAULT = '.report-export/secrets.json';
 
 /**
- * The main job, entirely on this machine: starts the local service, logs in with the
- * authorization-code flow, keeps the tokens in a local secret file, runs each report over
- * the window, waits for it, and streams its rows into a local data lake as date-partitioned
- * Parquet and CSV (the same export core the Lambda uses).
+ * The main job on this machine, through the deployed workflow's own definition: starts the
+ * local service, logs in (auto-approval), keeps the tokens in a local secret file, and
+ * executes the synthesized state machine (lib/local) for every report over the window,
+ * writing Parquet and CSV into a local data lake. Rows per report and day come from the
+ * partitions' manifests this run published.
  */
 export async function runLocalExport(options: LocalExportOptions = {}): Promise<LocalExportResult> {
-  const say = options.progress ?? (() => {});
   const outDir = path.resolve(options.outDir ?? 'data-lake');
-  // One signal for every call of the run: the deadline, Ctrl+C, and the caller's.
-  const interrupt = new AbortController();
-  const onInterrupt = () => interrupt.abort(new Error('interrupted (Ctrl+C)'));
-  process.once('SIGINT', onInterrupt);
-  const deadlineMs = options.deadlineMs ?? LOCAL_EXPORT_DEADLINE_MS;
-  const signal = AbortSignal.any([
-    AbortSignal.timeout(deadlineMs),
-    interrupt.signal,
-    ...(options.signal === undefined ? [] : [options.signal]),
-  ]);
-  const sim = await startSimulator({ autoApprove: true, rowsPerDay: options.rowsPerDay ?? 2000 });
+  const secretFile = path.resolve(options.secretsFile ?? SECRETS_DEFAULT);
+  const workDir = path.resolve(options.workDir ?? path.dirname(secretFile));
+  const progress = options.progress;
+  progress?.update('starting the local service and signing in');
+  const deployment = await startLocalDeployment({
+    workDir,
+    secretFile,
+    objectStoreUri: pathToFileURL(outDir).href,
+    simulator: { rowsPerDay: options.rowsPerDay ?? 2000, reportLatencyMs: 300 },
+    settings: { CSV_GZIP: options.csvGzip ? 'true' : 'false' },
+  });
   try {
-    say(`local service on ${sim.baseUrl} (tenant time zone ${sim.timeZoneId})`);
+    const { sim } = deployment;
+    progress?.log(`local service ${sim.baseUrl}; signed in as ${sim.username}; tokens in ${secretFile}`);
     const to = options.to ?? dayBefore(new Date(), sim.timeZoneId);
     const from = options.from ?? shiftDate(to, -(DAYS_DEFAULT - 1));
-    const window = windowForDates(from, to, sim.timeZoneId);
-
-    const app = {
-      authUrl: sim.authUrl,
-      clientId: sim.clientId,
-      clientSecret: sim.clientSecret,
-      redirectUri: sim.redirectUri,
+    const input: ExecutionInput = {
+      from,
+      to,
+      ...(options.reportId === undefined ? {} : { reports: [options.reportId] }),
     };
-    const secrets = new LocalFileSecretStore(options.secretsFile ?? '.report-export/secrets.json');
-    const persist = (tokens: TokenSet) =>
-      secrets.put(SECRET_NAME, { clientId: app.clientId, clientSecret: app.clientSecret, ...tokens });
-    const tokens = await loginWithAutoApproval(app, { signal });
-    await persist(tokens);
-    say(`logged in as ${sim.username}; tokens kept in ${secrets.file}`);
-
-    const auth = new TokenProvider({ client: app, tokens, onTokens: persist });
-    const api = createClient({ baseUrl: sim.baseUrl, auth, workspaceId: sim.workspaceId });
-    const store = new LocalDirectoryStore(outDir);
-    const exports: LocalExportResult['exports'] = [];
-    for await (const report of api.reporting.listReports({ signal })) {
-      if (options.reportId !== undefined && report.id !== options.reportId) continue;
-      say(`${report.name}: requesting ${window.from} .. ${window.to}`);
-      const run = await api.reporting.requestReport(
-        { reportId: report.id, period: toReportPeriod(window) },
-        { signal },
-      );
-      let last = '';
-      await api.reporting.waitForCompletion(run, {
-        signal,
-        pollIntervalMs: 250,
-        onStatus: ({ status }) => {
-          if (status !== last) say(`${report.name}: ${status}`);
-          last = status;
-        },
-      });
-      const source = await api.reporting.openResult(run, { signal, totalTimeoutMs: deadlineMs });
-      const summary = await exportReportResult({
-        source,
-        store,
-        reportId: report.id,
-        ...(options.csvGzip ? { csvGzip: true } : {}),
-        window,
-        signal,
-        logger: { warn: (message, data) => say(`warning: ${message} ${JSON.stringify(data ?? {})}`) },
-      });
-      say(
-        `${report.name}: ${summary.rows} rows in ${summary.partitions.length} partitions, ${summary.files} files`,
-      );
-      exports.push({ ...summary, reportName: report.name });
-    }
-    if (options.reportId !== undefined && exports.length === 0) {
-      throw new Error(`report ${options.reportId} is not a report of workspace ${sim.workspaceId}`);
-    }
-    return { outDir, window, exports };
+    const plan = planOrUsage(input, deployment, options.reportId);
+    const tracker = new ExportProgressTracker(plan.jobs, progress, options.progressDetail ?? false);
+    const result = await deployment.run(input, {
+      waitMs: options.waitMs ?? 200,
+      name: 'start',
+      onEvent: (event) => tracker.onEvent(event, deployment.logLines),
+    });
+    tracker.finish(deployment.logLines);
+    const reports = await readReportDays(outDir, plan, tracker.requestIds);
+    const failed = result.executions.find((e) => e.status === 'FAILED');
+    return {
+      status: result.status,
+      error: result.error,
+      cause: failed?.cause ?? result.summaries.find((s) => s.cause !== null)?.cause ?? null,
+      outDir,
+      secretFile: deployment.secretFile,
+      timeZone: sim.timeZoneId,
+      dates: { from, to },
+      reports,
+      rows: reports.reduce((n, r) => n + r.rows, 0),
+      runRecords: result.summaries.map((s) => s.runRecordKey),
+      executions: result.executions.length,
+    };
   } finally {
-    process.removeListener('SIGINT', onInterrupt);
-    await sim.close();
+    await deployment.close();
+  }
+}
+
+/** The plan Plan would make: an unknown report or a bad range is the user's to fix (exit 2). */
+function planOrUsage(
+  input: ExecutionInput,
+  deployment: { runtime: { settings: Parameters<typeof planExecution>[1] } },
+  report: string | undefined,
+): Plan {
+  try {
+    return planExecution(input, deployment.runtime.settings, { executionName: 'start-preview' });
+  } catch (cause) {
+    const message = (cause as Error).message;
+    if (report !== undefined && /report/i.test(message)) {
+      throw new UsageError(`--report '${report}' is not a report of the workspace (${message})`, { cause });
+    }
+    throw new UsageError(`--from/--to: ${message}`, { cause });
+  }
+}
+
+/** Rows per report and date from the manifests this run wrote (its report runs' request ids). */
+async function readReportDays(
+  outDir: string,
+  plan: Plan,
+  requestIds: ReadonlySet<string>,
+): Promise<ReportDays[]> {
+  const seen = new Map<string, ReportDays>();
+  for (const job of plan.jobs) {
+    const report = seen.get(job.reportId) ?? {
+      reportId: job.reportId,
+      reportName: job.reportName,
+      rows: 0,
+      files: 0,
+      days: [],
+    };
+    seen.set(job.reportId, report);
+  }
+  for (const report of seen.values()) {
+    for (const format of Object.values(OUTPUT_FORMATS)) {
+      const dir = path.join(outDir, 'calls', `format=${format}`, `report_id=${report.reportId}`);
+      const dates = await fs.readdir(dir).catch(() => [] as string[]);
+      for (const entry of dates.sort()) {
+        const dt = entry.replace(/^dt=/, '');
+        if (dt < (plan.dates?.from ?? '') || dt > (plan.dates?.to ?? '9999')) continue;
+        const manifest = await readManifest(path.join(dir, entry, '_manifest.json'));
+        if (manifest === undefined || !requestIds.has(manifest.requestId)) continue;
+        report.files += manifest.files.length;
+        if (format !== OUTPUT_FORMATS.parquet) continue;
+        report.days.push({ dt, rows: manifest.rows });
+        report.rows += manifest.rows;
+      }
+    }
+  }
+  return [...seen.values()];
+}
+
+async function readManifest(file: string): Promise<PartitionManifest | undefined> {
+  try {
+    return JSON.parse(await fs.readFile(file, 'utf8')) as PartitionManifest;
+  } catch {
+    return undefined;
   }
 }

@@ -27,6 +27,8 @@ export interface LocalDeploymentOptions {
   fetch?: FetchLike;
   /** Refresh the access token this long before its expiry. Default 5 minutes. */
   expirySkewMs?: number;
+  /** The secret file the login fills (mode 0600). Default `<workDir>/secrets.json`. */
+  secretFile?: string;
 }
 
 /** A local service, a logged-in secret, and the handlers' runtime on local adapters. */
@@ -62,7 +64,7 @@ export async function startLocalDeployment(options: LocalDeploymentOptions): Pro
       redirectUri: sim.redirectUri,
     };
     const tokens = await loginWithAutoApproval(app);
-    const secretFile = path.join(workDir, 'secrets.json');
+    const secretFile = path.resolve(options.secretFile ?? path.join(workDir, 'secrets.json'));
     const secret: ServiceSecret = {
       ...app,
       baseUrl: sim.baseUrl,
