@@ -6,16 +6,50 @@ import { parseArgs } from 'node:util';
  * parser; parsing, usage errors and `--help` are the same everywhere.
  */
 
-export const CLI_ERROR_CODES = { usage: 'CLI_USAGE' } as const;
+export const CLI_ERROR_CODES = {
+  usage: 'CLI_USAGE',
+  /** A configuration value (flag, REPORT_EXPORT_* variable or config file) that is not acceptable. */
+  config: 'CLI_CONFIG_INVALID',
+  /** `login` saw no redirect before `--timeout`. */
+  loginTimeout: 'CLI_LOGIN_TIMEOUT',
+  /** `login`: the loopback redirect could not be served (port taken, bad certificate). */
+  loopback: 'CLI_LOOPBACK_FAILED',
+  /** `login`: the token response had no refresh token (the export needs one). */
+  noRefreshToken: 'CLI_NO_REFRESH_TOKEN',
+  /** `start` / `backfill`: an execution ended other than SUCCEEDED. */
+  executionFailed: 'CLI_EXECUTION_FAILED',
+  /** `backfill`: the state file cannot be read or written. */
+  stateFile: 'CLI_STATE_FILE',
+} as const;
+export type CliErrorCode = (typeof CLI_ERROR_CODES)[keyof typeof CLI_ERROR_CODES];
 
 /** Exit status of a command line that cannot run (as BSD sysexits and most shells use it). */
 export const USAGE_EXIT_CODE = 2;
 
 /** A command line that cannot run: the message names the flag or argument at fault. */
 export class UsageError extends Error {
-  override readonly name = 'UsageError';
-  readonly code = CLI_ERROR_CODES.usage;
+  override readonly name: string = 'UsageError';
+  readonly code: CliErrorCode = CLI_ERROR_CODES.usage;
   readonly exitCode = USAGE_EXIT_CODE;
+}
+
+/**
+ * A configuration value that is not acceptable, from a flag, a `REPORT_EXPORT_*` variable
+ * or the config file; the message names where it came from. Exit 2 like any usage error.
+ */
+export class ConfigError extends UsageError {
+  override readonly name: string = 'ConfigError';
+  override readonly code: CliErrorCode = CLI_ERROR_CODES.config;
+}
+
+/** A command that ran and failed for a reason of its own (not a usage error): exit 1. */
+export class CommandError extends Error {
+  override readonly name: string = 'CommandError';
+  readonly code: CliErrorCode;
+  constructor(code: CliErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
 }
 
 /** Reads an option's text; throws UsageError (message naming `flag`) when it is not acceptable. */
@@ -30,6 +64,13 @@ export interface ValueOption<T = string> {
   short?: string;
   /** Default: the text as given. */
   parse?: ValueParser<T>;
+  /** Given more than once is a usage error unless the option is {@link RepeatableOption}. */
+  multiple?: false;
+}
+
+/** An option that may be given several times, e.g. `--report A --report B`; values in order. */
+export interface RepeatableOption<T = string> extends Omit<ValueOption<T>, 'multiple'> {
+  multiple: true;
 }
 
 /** A switch, e.g. `--json`; it takes no value. */
@@ -39,7 +80,7 @@ export interface FlagOption {
   short?: string;
 }
 
-export type OptionSpec = ValueOption<unknown> | FlagOption;
+export type OptionSpec = ValueOption<unknown> | RepeatableOption<unknown> | FlagOption;
 export type OptionSpecs = Record<string, OptionSpec>;
 
 /** What a command registers: its options and the text of its `--help`. */
@@ -58,13 +99,18 @@ export interface CommandSpec<O extends OptionSpecs = OptionSpecs> {
   notes?: string;
 }
 
-/** Parsed values: switches are booleans, value options their parsed value or undefined. */
+/**
+ * Parsed values: switches are booleans, value options their parsed value or undefined,
+ * repeatable options the list of values given (undefined when none).
+ */
 export type OptionValues<O extends OptionSpecs> = {
   [K in keyof O]: O[K] extends FlagOption
     ? boolean
-    : O[K] extends ValueOption<infer T>
-      ? T | undefined
-      : never;
+    : O[K] extends RepeatableOption<infer T>
+      ? T[] | undefined
+      : O[K] extends ValueOption<infer T>
+        ? T | undefined
+        : never;
 };
 
 /** Declares a command with its option types kept (so values come out typed). */
@@ -115,8 +161,12 @@ export function parseCommandLine<O extends OptionSpecs>(
     if (token.value === undefined || (!token.inlineValue && token.value.startsWith('-'))) {
       throw new UsageError(`${flag} needs a value ${option.value}`);
     }
-    if (values[token.name] !== undefined) throw new UsageError(`${flag} is given more than once`);
-    values[token.name] = option.parse ? option.parse(token.value, flag) : token.value;
+    if (option.multiple !== true && values[token.name] !== undefined) {
+      throw new UsageError(`${flag} is given more than once`);
+    }
+    const value = option.parse ? option.parse(token.value, flag) : token.value;
+    values[token.name] =
+      option.multiple === true ? [...((values[token.name] as unknown[] | undefined) ?? []), value] : value;
   }
   return values as OptionValues<O>;
 }
@@ -125,7 +175,8 @@ export function parseCommandLine<O extends OptionSpecs>(
 export function renderHelp(spec: CommandSpec): string {
   const rows = Object.entries(spec.options).map(([name, o]) => {
     const flag = `${o.short === undefined ? '    ' : `-${o.short}, `}${flagName(name)}`;
-    return [o.type === 'string' ? `${flag} ${o.value}` : flag, o.help] as const;
+    const left = o.type === 'string' ? `${flag} ${o.value}${o.multiple === true ? ' ...' : ''}` : flag;
+    return [left, o.help] as const;
   });
   const width = Math.max(...rows.map(([left]) => left.length)) + 2;
   const sections = [

@@ -1,0 +1,248 @@
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createClient, refreshTokens } from '../api';
+import { runLocalWorkflow } from '../local/run-workflow';
+import { leaseStoreFromUri } from '../stores/from-uri';
+import type { MetricsSink } from '../workflow/finalize';
+import { createWorkflowRuntime, type WorkflowLogger, type WorkflowRuntime } from '../workflow/runtime';
+import { SecretTokenSource } from '../workflow/service-secret';
+import {
+  CONFIG_FILE_OPTION,
+  configOptions,
+  type ResolvedConfig,
+  resolveConfig,
+  secretLocation,
+  serviceUrls,
+} from './config';
+import { EXECUTION_INPUT_OPTIONS, executionInputOf } from './execution-input-options';
+import {
+  choiceValue,
+  defineCommand,
+  integerValue,
+  nonEmptyValue,
+  parseCommandLine,
+  renderHelp,
+  UsageError,
+} from './options';
+import { s3ClientFactory } from './s3-client';
+import {
+  type AwsClients,
+  leaseStoreUri,
+  openSecretStore,
+  resolveWorkspace,
+  secretUri,
+  serviceClientFromSecret,
+} from './secret-access';
+import { colors, formatCount, formatDuration, progress, renderTable } from './terminal';
+import { workflowLine } from './workflow-command';
+
+/** `run`: one export on this machine, through the same state machine the deployment runs. */
+export const RUN_COMMAND = defineCommand({
+  name: 'run',
+  usage: 'Usage: report-export run (--date <d> | --from <d> --to <d> | --preset <name>) [options]',
+  summary:
+    'Runs one export on this machine through the workflow, against any service, into a directory or S3.',
+  description: `Executes the synthesized state machine locally (as npm run workflow does), with the
+stored login (see login) against its service or the one --base-url/--region names,
+into --out (a directory or s3://bucket/prefix). States show on stderr; a summary (or
+--json, one line) on stdout.`,
+  options: {
+    ...EXECUTION_INPUT_OPTIONS,
+    out: {
+      type: 'string',
+      value: '<dir|s3://bucket/prefix>',
+      help: 'where the data lake is (default ./data-lake)',
+      parse: nonEmptyValue,
+    },
+    format: {
+      type: 'string',
+      value: '<list>',
+      help: "formats written: only 'parquet,csv' (both, always) today",
+      parse: formatsValue,
+    },
+    'csv-gzip': { type: 'boolean', help: 'write .csv.gz instead of .csv' },
+    'parquet-codec': {
+      type: 'string',
+      value: '<codec>',
+      help: 'SNAPPY (default), ZSTD or UNCOMPRESSED',
+      parse: choiceValue(['SNAPPY', 'ZSTD', 'UNCOMPRESSED'] as const),
+    },
+    'wait-ms': {
+      type: 'string',
+      value: '<ms>',
+      help: 'pause between status polls of a report (default 2000)',
+      parse: integerValue(0, 600_000),
+    },
+    ...configOptions([
+      'region',
+      'baseUrl',
+      'authUrl',
+      'secretFile',
+      'secretId',
+      'workspace',
+      'timeZone',
+      'leaseStore',
+      's3Endpoint',
+    ]),
+    ...CONFIG_FILE_OPTION,
+    json: { type: 'boolean', help: 'print one JSON line {status, jobs, rows, partitions, files, ...}' },
+    help: { type: 'boolean', short: 'h', help: 'show this help' },
+  },
+  examples: [
+    'report-export run --date 2026-11-20',
+    'report-export run --from 2026-11-01 --to 2026-11-14 --report "Lost calls" --out ./lake --csv-gzip',
+    'report-export run --preset LastWeek --region uk --out s3://my-lake/calls --json',
+  ],
+  notes: 'Exit status: 0 the execution SUCCEEDED, 1 it failed, 2 usage or configuration error.',
+});
+
+function formatsValue(raw: string, flag: string): 'parquet,csv' {
+  const formats = new Set(raw.split(',').map((f) => f.trim().toLowerCase()));
+  for (const f of formats) {
+    if (f !== 'parquet' && f !== 'csv') throw new UsageError(`${flag}: unknown format '${f}' (parquet, csv)`);
+  }
+  if (formats.size !== 2) {
+    throw new UsageError(
+      `${flag} ${raw}: the export writes Parquet and CSV together; choosing one format is not supported yet (use --format parquet,csv)`,
+    );
+  }
+  return 'parquet,csv';
+}
+
+/** The data lake URI of `--out`: s3:// as given, a path as its file URL. */
+export function outUri(out: string, cwd = process.cwd()): string {
+  if (out.startsWith('s3://') || out.startsWith('file:')) return out;
+  return pathToFileURL(path.resolve(cwd, out)).href;
+}
+
+/**
+ * The handlers' runtime for this machine: the Lambda's environment built from the
+ * configuration, and, when the configuration names other service URLs than the secret,
+ * a client and a token refresh on those.
+ */
+async function buildRuntime(
+  config: ResolvedConfig,
+  env: Record<string, string>,
+  logger: WorkflowLogger,
+  deps: AwsClients,
+): Promise<WorkflowRuntime> {
+  const s3 = deps.s3 ?? s3ClientFactory(config);
+  const fetchOption = deps.fetch === undefined ? {} : { fetch: deps.fetch };
+  const runtime = createWorkflowRuntime(env, { logger, s3, ...fetchOption });
+  const urls = serviceUrls(config);
+  const { store, name } = openSecretStore(secretLocation(config), deps);
+  const tokens = new SecretTokenSource({
+    secrets: store,
+    secretName: name,
+    leases: leaseStoreFromUri('LEASE_STORE_URI', env.LEASE_STORE_URI as string, { s3 }),
+    refresh: (client, refreshToken, signal) =>
+      refreshTokens({ ...client, ...(urls.authUrl ? { authUrl: urls.authUrl.value } : {}) }, refreshToken, {
+        transport: fetchOption,
+        ...(signal ? { signal } : {}),
+      }),
+  });
+  return {
+    ...runtime,
+    tokens,
+    async client() {
+      const secret = await tokens.read();
+      return createClient({
+        baseUrl: urls.baseUrl?.value ?? secret.baseUrl,
+        auth: tokens,
+        workspaceId: runtime.settings.workspaceId,
+        timeoutMs: 30_000,
+        ...fetchOption,
+      });
+    },
+  };
+}
+
+export async function runCommand(argv: readonly string[], deps: AwsClients = {}): Promise<number> {
+  const v = parseCommandLine(RUN_COMMAND, argv);
+  if (v.help) {
+    process.stdout.write(renderHelp(RUN_COMMAND));
+    return 0;
+  }
+  const input = executionInputOf(v);
+  const config = await resolveConfig({ flags: v });
+  const out = outUri(v.out ?? 'data-lake');
+  const started = Date.now();
+  const bar = progress(process.stderr);
+  bar.update('Reading the login and the reports of the workspace');
+  const { client } = await serviceClientFromSecret(config, deps);
+  const workspaceId = await resolveWorkspace(config, client);
+  const reports: { id: string; name: string }[] = [];
+  for await (const r of client.reporting.listReports({ workspaceId }))
+    reports.push({ id: r.id, name: r.name });
+  for (const wanted of v.report ?? []) {
+    if (!reports.some((r) => r.id === wanted || r.name === wanted)) {
+      bar.done();
+      throw new UsageError(
+        `--report '${wanted}' is not a report of workspace ${workspaceId} (id or name); reports: ${reports.map((r) => `'${r.name}'`).join(', ')}`,
+      );
+    }
+  }
+  const env: Record<string, string> = {
+    TIME_ZONE: config.timeZone?.value ?? 'UTC',
+    WORKSPACE_ID: workspaceId,
+    REPORTS: JSON.stringify(reports),
+    OBJECT_STORE_URI: out,
+    LEASE_STORE_URI: leaseStoreUri(config),
+    SECRET_URI: secretUri(secretLocation(config)),
+    CSV_GZIP: v['csv-gzip'] ? 'true' : 'false',
+    PARQUET_CODEC: v['parquet-codec'] ?? 'SNAPPY',
+    // Every Wait lasts --wait-ms here, so the poll budget is counted in those (15 min at 2 s).
+    MAX_POLLS_PER_JOB: '450',
+  };
+  const warnings: string[] = [];
+  const logger: WorkflowLogger = {
+    info: () => {},
+    warn: (message) => warnings.push(message),
+    error: (message) => warnings.push(message),
+  };
+  const runtime = await buildRuntime(config, env, logger, deps);
+  const c = colors(process.stderr);
+  let exported = 0;
+  const metrics = (): MetricsSink => ({ add: () => {}, flush: () => {} });
+  const result = await runLocalWorkflow(input, {
+    runtime,
+    metrics,
+    waitMs: v['wait-ms'] ?? 2000,
+    retryMs: 1000,
+    name: 'cli',
+    onEvent: (e) => {
+      if (e.type === 'StateEntered' && e.state !== undefined) {
+        if (e.state.name === 'ExportResults') exported++;
+        bar.update(`${e.state.name}  (${exported} exports started, ${formatDuration(Date.now() - started)})`);
+      }
+      if (e.type === 'StateRetried' && e.state !== undefined) bar.log(c.yellow(`${e.state.name} retried`));
+    },
+  });
+  bar.done();
+  const line = { ...workflowLine(result, out), seconds: Math.round((Date.now() - started) / 100) / 10 };
+  if (v.json) {
+    process.stdout.write(`${JSON.stringify(line)}\n`);
+  } else {
+    const o = colors(process.stdout);
+    const status = result.status === 'SUCCEEDED' ? o.green(result.status) : o.red(result.status);
+    process.stdout.write(
+      `${status}: ${formatCount(line.rows)} rows in ${formatCount(line.partitions)} partitions (${formatCount(line.files)} files) in ${formatDuration(Date.now() - started)}\n` +
+        `  data  ${out}\n`,
+    );
+    const rows = result.summaries.map((s) => ({
+      run: s.runId,
+      status: s.status,
+      jobs: s.jobs,
+      failed: s.failedJobs,
+      rows: s.rows,
+      partitions: s.partitions,
+    }));
+    if (rows.length > 0)
+      process.stdout.write(
+        `\n${renderTable(rows, ['run', 'status', 'jobs', 'failed', 'rows', 'partitions'])}`,
+      );
+    if (result.error !== null) process.stdout.write(`  error ${result.error}\n`);
+  }
+  for (const w of warnings.slice(0, 20)) process.stderr.write(`warning: ${w}\n`);
+  return result.status === 'SUCCEEDED' ? 0 : 1;
+}
