@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { COLUMNS, type ColumnKind } from '../export/schema';
 
-/** A query's answer: column names in order, rows as JSON values (BIGINT as text when huge, DATE as YYYY-MM-DD). */
+/** A query's answer: column names in order, rows as JSON values (a BIGINT beyond 2^53 as text, DATE as YYYY-MM-DD). */
 export interface QueryAnswer {
   columns: string[];
   rows: Record<string, unknown>[];
@@ -80,7 +80,17 @@ export async function openLake(dir: string): Promise<LakeDatabase> {
   return {
     async query(sql) {
       const reader = await connection.runAndReadAll(sql);
-      return { columns: reader.columnNames(), rows: reader.getRowObjectsJson() as Record<string, unknown>[] };
+      const exact = reader.getRowObjectsJS();
+      // JSON values (DATE as YYYY-MM-DD, TIMESTAMP as text), but a count (BIGINT) as a
+      // number when it is one exactly: DuckDB's JSON form writes every BIGINT as text.
+      const rows = reader.getRowObjectsJson().map((row, i) => {
+        const out: Record<string, unknown> = { ...row };
+        for (const [name, value] of Object.entries(exact[i] ?? {})) {
+          if (typeof value === 'bigint' && Number.isSafeInteger(Number(value))) out[name] = Number(value);
+        }
+        return out;
+      });
+      return { columns: reader.columnNames(), rows };
     },
     close() {
       connection.closeSync();
