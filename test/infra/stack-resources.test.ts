@@ -248,12 +248,12 @@ describe('ReportExportStack configuration', () => {
         CSV_GZIP: 'true',
         PARQUET_CODEC: 'ZSTD',
         OBJECT_STORE_URI: {
-          'Fn::Join': ['', ['s3://', { Ref: Match.stringLikeRegexp('DataLakeBucket') }, '/data/lake']],
+          'Fn::Join': ['', ['s3://', { Ref: expect.stringMatching(/^DataLakeBucket/) }, '/data/lake']],
         },
         LEASE_STORE_URI: {
-          'Fn::Join': ['', ['s3://', { Ref: Match.stringLikeRegexp('DataLakeBucket') }, '/_leases']],
+          'Fn::Join': ['', ['s3://', { Ref: expect.stringMatching(/^DataLakeBucket/) }, '/_leases']],
         },
-        SECRET_URI: { Ref: Match.stringLikeRegexp('ServiceCredentialsSecret') },
+        SECRET_URI: { Ref: expect.stringMatching(/^ServiceCredentialsSecret/) },
       });
     }
   }, 60_000);
