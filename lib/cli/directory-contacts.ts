@@ -1,0 +1,211 @@
+import * as fs from 'node:fs/promises';
+import { type PhoneRegion, toE164 } from '../api';
+import { DIRECTORY_FIELD_NAMES, type DirectoryFieldName, type DirectoryItemFields } from '../spec/types';
+import { type CsvEntry, readCsv } from './directory-csv';
+import { DIRECTORY_CLI_ERROR_CODES, DirectoryCommandError, SYNC_ROW_CODES } from './directory-errors';
+
+/**
+ * A contacts file read into what a sync needs: one row per crmId with its fields
+ * normalised (phones in E.164, crmId in lower case, as the service stores them), and every
+ * row that cannot be applied with its line and reason.
+ */
+
+/** A row to apply: the values of the file's columns (an empty cell is an absent field). */
+export interface ContactRow {
+  line: number;
+  /** Lower case. */
+  crmId: string;
+  fields: DirectoryItemFields;
+}
+
+/** A row that is not applied, and why. */
+export interface BadRow {
+  line: number;
+  /** When it could be read. */
+  crmId?: string;
+  code: string;
+  reason: string;
+}
+
+export interface ContactSheet {
+  /** The file's columns, as directory field names (header order). */
+  columns: DirectoryFieldName[];
+  rows: ContactRow[];
+  bad: BadRow[];
+  /** Every crmId the file names, bad rows included: a sync never deletes these. */
+  crmIds: Set<string>;
+  /** Records whose crmId could not be read (malformed): one of them may name any crmId. */
+  unreadable: number;
+}
+
+/** Largest contacts file read (it is read whole). */
+export const MAX_CSV_BYTES = 64 * 1024 * 1024;
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The text of a contacts file: UTF-8 (invalid bytes are an error, not replaced), at most {@link MAX_CSV_BYTES}. */
+export async function readContactsFile(file: string): Promise<string> {
+  let bytes: Buffer;
+  try {
+    const stat = await fs.stat(file);
+    if (stat.size > MAX_CSV_BYTES) {
+      throw new DirectoryCommandError(
+        DIRECTORY_CLI_ERROR_CODES.csvUnreadable,
+        `${file} is ${stat.size} bytes; the largest contacts file read is ${MAX_CSV_BYTES} bytes: split it`,
+      );
+    }
+    bytes = await fs.readFile(file);
+  } catch (cause) {
+    if (cause instanceof DirectoryCommandError) throw cause;
+    throw new DirectoryCommandError(
+      DIRECTORY_CLI_ERROR_CODES.csvUnreadable,
+      `cannot read ${file}: ${(cause as Error).message}`,
+      { cause },
+    );
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch (cause) {
+    throw new DirectoryCommandError(
+      DIRECTORY_CLI_ERROR_CODES.csvUnreadable,
+      `${file} is not UTF-8 text: save it as "CSV UTF-8"`,
+      { cause },
+    );
+  }
+}
+
+/** Header cell -> field name: the spec's names, matched ignoring case and surrounding blanks. */
+function columnsOf(header: readonly string[]): DirectoryFieldName[] {
+  const byLower = new Map(DIRECTORY_FIELD_NAMES.map((n) => [n.toLowerCase(), n]));
+  const headerError = (message: string) =>
+    new DirectoryCommandError(DIRECTORY_CLI_ERROR_CODES.csvHeader, `line 1 (the header): ${message}`);
+  const columns = header.map((cell) => {
+    const name = byLower.get(cell.trim().toLowerCase());
+    if (name === undefined) {
+      throw headerError(
+        `unknown column '${cell}'; columns are directory fields: ${DIRECTORY_FIELD_NAMES.join(', ')}`,
+      );
+    }
+    return name;
+  });
+  const repeated = columns.find((c, i) => columns.indexOf(c) !== i);
+  if (repeated !== undefined) throw headerError(`column '${repeated}' appears twice`);
+  if (!columns.includes('crmId'))
+    throw headerError('a crmId column is required (sync matches items by crmId)');
+  return columns;
+}
+
+/**
+ * Reads the records of a contacts file: the first is the header, each other one a contact.
+ * Throws a DirectoryCommandError when the header is unusable (nothing could be applied);
+ * every other problem is a bad row, and reading goes on.
+ */
+export function readContactSheet(entries: Iterable<CsvEntry>, region: PhoneRegion): ContactSheet {
+  const iterator = entries[Symbol.iterator]();
+  const first = iterator.next();
+  if (first.done) {
+    throw new DirectoryCommandError(
+      DIRECTORY_CLI_ERROR_CODES.csvHeader,
+      'the file is empty: a header row is required',
+    );
+  }
+  if (first.value.kind === 'fault' || first.value.line !== 1) {
+    const why = first.value.kind === 'fault' ? first.value.reason : 'it must be on line 1';
+    throw new DirectoryCommandError(
+      DIRECTORY_CLI_ERROR_CODES.csvHeader,
+      `the header row is not readable: ${why}`,
+    );
+  }
+  const columns = columnsOf(first.value.fields);
+  const sheet: ContactSheet = { columns, rows: [], bad: [], crmIds: new Set(), unreadable: 0 };
+  const firstLineOf = new Map<string, number>();
+  for (let next = iterator.next(); !next.done; next = iterator.next()) {
+    const entry = next.value;
+    if (entry.kind === 'fault') {
+      sheet.unreadable++;
+      sheet.bad.push({ line: entry.line, code: entry.code, reason: entry.reason });
+      continue;
+    }
+    if (entry.fields.length !== columns.length) {
+      sheet.unreadable++;
+      sheet.bad.push({
+        line: entry.line,
+        code: SYNC_ROW_CODES.columnCount,
+        reason: `${entry.fields.length} fields, the header has ${columns.length}`,
+      });
+      continue;
+    }
+    const row = contactOf(entry.line, columns, entry.fields, region);
+    if ('code' in row) {
+      if (row.crmId === undefined) sheet.unreadable++;
+      else sheet.crmIds.add(row.crmId);
+      sheet.bad.push(row);
+    } else {
+      sheet.crmIds.add(row.crmId);
+      const seen = firstLineOf.get(row.crmId);
+      if (seen !== undefined) {
+        sheet.bad.push({
+          line: row.line,
+          crmId: row.crmId,
+          code: SYNC_ROW_CODES.crmIdDuplicate,
+          reason: `crmId ${row.crmId} is also on line ${seen}; only the first is applied`,
+        });
+        continue;
+      }
+      sheet.rows.push(row);
+    }
+    if (row.crmId !== undefined && !firstLineOf.has(row.crmId)) firstLineOf.set(row.crmId, entry.line);
+  }
+  return sheet;
+}
+
+/** Reads a contacts file's text (see {@link readCsv}) into a {@link ContactSheet}. */
+export function parseContacts(text: string, region: PhoneRegion): ContactSheet {
+  return readContactSheet(readCsv(text), region);
+}
+
+/** One record as a contact, or the row's problems (every one, in column order). */
+function contactOf(
+  line: number,
+  columns: readonly DirectoryFieldName[],
+  cells: readonly string[],
+  region: PhoneRegion,
+): ContactRow | BadRow {
+  const fields: DirectoryItemFields = {};
+  const problems: { code: string; reason: string }[] = [];
+  let crmId: string | undefined;
+  columns.forEach((name, i) => {
+    const value = (cells[i] ?? '').trim();
+    if (name === 'crmId') {
+      if (value === '') problems.push({ code: SYNC_ROW_CODES.crmIdMissing, reason: 'crmId is empty' });
+      else if (!GUID.test(value))
+        problems.push({ code: SYNC_ROW_CODES.crmIdInvalid, reason: `crmId '${value}' is not a GUID` });
+      else crmId = value.toLowerCase();
+      if (crmId !== undefined) fields.crmId = crmId;
+      return;
+    }
+    if (value === '') return;
+    if (/^phone[1-4]$/.test(name)) {
+      try {
+        fields[name] = toE164(name, value, region);
+      } catch {
+        problems.push({
+          code: SYNC_ROW_CODES.phoneInvalid,
+          reason: `${name} '${value}' is not a phone number (read in region ${region} when it has no +country code)`,
+        });
+      }
+      return;
+    }
+    fields[name] = value;
+  });
+  const [first] = problems;
+  if (first !== undefined) {
+    return {
+      line,
+      ...(crmId === undefined ? {} : { crmId }),
+      code: first.code,
+      reason: problems.map((p) => p.reason).join('; '),
+    };
+  }
+  return { line, crmId: crmId as string, fields };
+}
