@@ -28,7 +28,7 @@ export interface CsvRecord {
   fields: string[];
 }
 
-/** A record that could not be read; reading resumes after it. */
+/** A record that could not be read; reading resumes on the line after its first line. */
 export interface CsvFault {
   kind: 'fault';
   line: number;
@@ -67,21 +67,20 @@ function countBreaks(value: string): number {
   return n;
 }
 
-/** A fault inside a record: where to go on from, and on which line that is. */
+/** A fault inside a record. */
 class RecordFault {
   constructor(
     readonly code: CsvFaultCode,
     readonly reason: string,
-    readonly resumeAt: number,
-    readonly resumeLine: number,
   ) {}
 }
 
 /**
  * Reads every record of `text`. Empty lines are skipped (a trailing line break is not a
- * record). After an unterminated quote, reading resumes on the line after the record's
- * first line: the quote most likely was meant to close on that line, and the rows after
- * it are worth reading rather than swallowed into one field.
+ * record). After a fault, reading resumes on the line after the record's first line: a
+ * stray quote most likely belonged to that line, and the rows after it are worth reading
+ * rather than swallowed into one field (a broken multi-line field may then give a fault
+ * per line; each is listed).
  */
 export function* readCsv(text: string): Generator<CsvEntry> {
   let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
@@ -98,7 +97,7 @@ export function* readCsv(text: string): Generator<CsvEntry> {
     const fields: string[] = [];
     try {
       for (;;) {
-        const field = readField(text, i, line, startIndex, startLine);
+        const field = readField(text, i, line);
         fields.push(field.value);
         i = field.end;
         line = field.line;
@@ -114,8 +113,8 @@ export function* readCsv(text: string): Generator<CsvEntry> {
     } catch (error) {
       if (!(error instanceof RecordFault)) throw error;
       yield { kind: 'fault', line: startLine, code: error.code, reason: error.reason };
-      i = error.resumeAt;
-      line = error.resumeLine;
+      i = nextLineStart(text, startIndex);
+      line = startLine + 1;
     }
   }
 }
@@ -128,7 +127,7 @@ interface FieldEnd {
   line: number;
 }
 
-function readField(text: string, i: number, line: number, recordStart: number, recordLine: number): FieldEnd {
+function readField(text: string, i: number, line: number): FieldEnd {
   if (text.charCodeAt(i) !== QUOTE) {
     let j = i;
     while (j < text.length && text.charCodeAt(j) !== COMMA && breakAt(text, j) === 0) {
@@ -136,8 +135,6 @@ function readField(text: string, i: number, line: number, recordStart: number, r
         throw new RecordFault(
           CSV_FAULT_CODES.quoteInField,
           'a quote (") inside an unquoted field: quote the whole field and double the quote ("")',
-          nextLineStart(text, j),
-          line + 1,
         );
       }
       j++;
@@ -152,8 +149,6 @@ function readField(text: string, i: number, line: number, recordStart: number, r
       throw new RecordFault(
         CSV_FAULT_CODES.unterminatedQuote,
         'a quoted field is never closed (unterminated quote)',
-        nextLineStart(text, recordStart),
-        recordLine + 1,
       );
     }
     value += text.slice(j, q);
@@ -167,8 +162,6 @@ function readField(text: string, i: number, line: number, recordStart: number, r
     throw new RecordFault(
       CSV_FAULT_CODES.textAfterQuote,
       'text after a closing quote: a quoted field must end at a comma or the end of the line',
-      nextLineStart(text, j),
-      at + 1,
     );
   }
   return { value, end: j, line: at };
