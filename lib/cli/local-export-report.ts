@@ -63,16 +63,9 @@ export function renderLocalExportReport(
   context: { seconds: number; out: TerminalStream },
 ): string {
   const c = colors(context.out);
-  const first = result.reports[0];
   const example = (format: 'parquet' | 'csv', ext: string) =>
-    path.join(
-      result.outDir,
-      'calls',
-      `format=${format}`,
-      `report_id=${first?.reportId ?? '<id>'}`,
-      'dt=YYYY-MM-DD',
-      `part-00000.${ext}`,
-    );
+    path.join(result.outDir, 'calls', `format=${format}`, 'report_id=<id>', 'dt=<date>', `part-00000.${ext}`);
+  const nameWidth = Math.max(0, ...result.reports.map((r) => r.reportName.length));
   const verdict =
     result.status === 'SUCCEEDED' ? c.green('Exported') : c.red('Export FAILED after publishing');
   const lines = [
@@ -83,7 +76,8 @@ export function renderLocalExportReport(
     rowsTable(result),
     c.bold('Files'),
     `  Parquet   ${example('parquet', 'parquet')}`,
-    `  CSV       ${example('csv', 'csv')}${result.reports.length > 0 ? '' : ''}`,
+    `  CSV       ${example('csv', result.csvExtension)}`,
+    ...result.reports.map((r) => `  ${r.reportName.padEnd(nameWidth)}  report_id=${r.reportId}`),
     ...(readBack === undefined ? [] : [`  Summary   ${readBack.page}`]),
     ...result.runRecords.map((key) => `  Run       ${path.join(result.outDir, key)}`),
     `  Secret    ${result.secretFile} (mode 0600)`,

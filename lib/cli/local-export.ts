@@ -60,6 +60,8 @@ export interface LocalExportResult {
   /** Run records Finalize wrote, relative to `outDir`. */
   runRecords: string[];
   executions: number;
+  /** Extension of the CSV files: `csv`, or `csv.gz` with `csvGzip`. */
+  csvExtension: 'csv' | 'csv.gz';
 }
 
 const DAYS_DEFAULT = 7;
@@ -117,6 +119,7 @@ export async function runLocalExport(options: LocalExportOptions = {}): Promise<
       rows: reports.reduce((n, r) => n + r.rows, 0),
       runRecords: result.summaries.map((s) => s.runRecordKey),
       executions: result.executions.length,
+      csvExtension: options.csvGzip ? 'csv.gz' : 'csv',
     };
   } finally {
     await deployment.close();

@@ -64,6 +64,7 @@ export function renderSummaryPage(
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>${title}</title>
 <style>
   body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 780px; color: #1b2733; padding: 0 1rem; }

@@ -1,140 +1,160 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalExportResult, runLocalExport } from '../../lib/cli/local-export';
+import { type CliRun, runCli } from '../cli/start-cli-process';
 import { duckdbQuery, sqlString } from '../support/duckdb';
 
-async function listFiles(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile())
-    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)))
-    .sort();
+/** `date -> report name -> rows` from the "Rows per day and report" table `npm start` prints. */
+function printedRows(stdout: string): Map<string, Map<string, number>> {
+  const lines = stdout.split('\n');
+  const at = lines.findIndex((l) => l.startsWith('Rows per day and report'));
+  const header = (lines[at + 1] ?? '').split(/\s{2,}/);
+  const out = new Map<string, Map<string, number>>();
+  for (const line of lines.slice(at + 3)) {
+    if (line.trim() === '') break;
+    const [dt, ...counts] = line.trim().split(/\s{2,}/);
+    const perReport = new Map<string, number>();
+    counts.forEach((n, i) => {
+      perReport.set(header[i + 1] as string, Number(n.replaceAll(',', '')));
+    });
+    out.set(dt as string, perReport);
+  }
+  return out;
 }
 
-/** Every exported value except the lineage request id, which a new report run changes by design. */
-async function exportedValues(lake: string): Promise<string> {
-  const glob = path.join(lake, 'calls', 'format=parquet', '*', '*', '*.parquet');
+/** Report name -> id from the `  <name>  report_id=<id>` lines. */
+function printedReportIds(stdout: string): Map<string, string> {
+  const ids = new Map<string, string>();
+  for (const m of stdout.matchAll(/^ {2}(.+?)\s+report_id=([0-9a-f-]{36})$/gm))
+    ids.set(m[1] as string, m[2] as string);
+  return ids;
+}
+
+/** `report_id|dt|rows` for every partition with rows, counted by DuckDB from the files. */
+async function countedByDuckdb(lake: string, format: 'parquet' | 'csv'): Promise<string[]> {
+  const glob = path.join(lake, 'calls', `format=${format}`, '*', '*', `*.${format}`);
+  const reader =
+    format === 'parquet'
+      ? `read_parquet(${sqlString(glob)}, hive_partitioning=true)`
+      : `read_csv(${sqlString(glob)}, hive_partitioning=true, header=true)`;
   const rows = await duckdbQuery(
-    `SELECT * EXCLUDE (request_id) FROM read_parquet(${sqlString(glob)}, hive_partitioning=true) ORDER BY report_id, connId`,
+    `SELECT report_id, strftime(dt, '%Y-%m-%d') AS dt, count(*)::INTEGER AS n FROM ${reader} GROUP BY ALL`,
   );
-  return JSON.stringify(rows, (_key, value) => (typeof value === 'bigint' ? value.toString() : value));
+  return rows.map((r) => `${r.report_id}|${r.dt}|${r.n}`).sort();
 }
 
-describe('runLocalExport', () => {
+function expectedFromOutput(stdout: string): string[] {
+  const ids = printedReportIds(stdout);
+  const out: string[] = [];
+  for (const [dt, perReport] of printedRows(stdout)) {
+    if (dt === 'total') continue;
+    for (const [name, n] of perReport) {
+      // A day without calls is published empty (no data file), so no reader counts it.
+      if (name !== 'all reports' && n > 0) out.push(`${ids.get(name)}|${dt}|${n}`);
+    }
+  }
+  return out.sort();
+}
+
+describe('npm start (bin/report-export.ts, default command)', () => {
   let work: string;
-  let first: LocalExportResult;
-  /** Ctrl+C is caught only while a run lasts. */
-  const sigintListeners = process.listenerCount('SIGINT');
+  let lake: string;
+  let first: CliRun;
+  let second: CliRun;
+  const args = () => [
+    '--out',
+    lake,
+    '--secrets-file',
+    path.join(work, 'state', 'secrets.json'),
+    '--from',
+    '2026-03-27',
+    '--to',
+    '2026-03-30',
+    '--rows-per-day',
+    '60',
+  ];
 
   beforeAll(async () => {
-    work = await mkdtemp(path.join(tmpdir(), 'local-export-'));
-    first = await runLocalExport({
-      outDir: path.join(work, 'lake'),
-      secretsFile: path.join(work, 'secrets.json'),
-      from: '2026-03-27',
-      to: '2026-03-30',
-      rowsPerDay: 120,
-    });
-  });
+    work = await mkdtemp(path.join(tmpdir(), 'npm-start-'));
+    lake = path.join(work, 'lake');
+    first = await runCli(args(), { timeoutMs: 90_000 });
+    second = await runCli(args(), { timeoutMs: 90_000 });
+  }, 200_000);
 
   afterAll(async () => {
     await rm(work, { recursive: true, force: true });
   });
 
-  it('exports every report of the workspace into one partition per local date when run end to end', async () => {
+  it('exits 0 and prints rows per report and day for every date of the window when run end to end', () => {
     // Assess
-    expect(first.exports.length).toBeGreaterThan(0);
-    for (const summary of first.exports) {
-      expect(summary.partitions.map((p) => p.dt)).toEqual([
-        '2026-03-27',
-        '2026-03-28',
-        '2026-03-29',
-        '2026-03-30',
-      ]);
+    expect(first.stderr).not.toMatch(/export failed/);
+    expect(first.code).toBe(0);
+    const table = printedRows(first.stdout);
+    expect([...table.keys()]).toEqual(['2026-03-27', '2026-03-28', '2026-03-29', '2026-03-30', 'total']);
+    expect(printedReportIds(first.stdout).size).toBe(3);
+    expect(first.stdout).toMatch(/Calls per day/);
+    // Progress went to stderr: requested, polls, rows and partitions published.
+    expect(first.stderr).toMatch(
+      /3\/3 requested, \d+ polls, 3\/3 exported: [\d,]+ rows, 12 partitions published/,
+    );
+  });
+
+  it('leaves Parquet and CSV whose DuckDB row counts equal the counts it printed', async () => {
+    // Act: the lake holds what the second run published.
+    const expected = expectedFromOutput(second.stdout);
+
+    // Assess
+    expect(expected.length).toBeGreaterThan(0);
+    expect(await countedByDuckdb(lake, 'parquet')).toEqual(expected);
+    expect(await countedByDuckdb(lake, 'csv')).toEqual(expected);
+  });
+
+  it('prints identical counts and leaves no duplicate rows when run a second time', async () => {
+    // Assess
+    expect(second.code).toBe(0);
+    expect(expectedFromOutput(second.stdout)).toEqual(expectedFromOutput(first.stdout));
+    const [dupes] = await duckdbQuery(
+      `SELECT count(*) - count(DISTINCT (report_id, "connId"))::INTEGER AS n
+       FROM read_parquet(${sqlString(path.join(lake, 'calls', 'format=parquet', '*', '*', '*.parquet'))}, hive_partitioning=true)`,
+    );
+    expect(Number(dupes?.n)).toBe(0);
+  });
+
+  it('prints calls per day equal to the distinct calls DuckDB finds in the files', async () => {
+    // Prepare
+    const lines = second.stdout.split('\n');
+    const at = lines.findIndex((l) => l.startsWith('Calls per day'));
+    const printed = lines
+      .slice(at + 3, at + 7)
+      .map((l) => l.trim().split(/\s{2,}/))
+      .map(([dt, calls]) => `${dt}|${Number(calls?.replaceAll(',', ''))}`);
+
+    // Act
+    const rows = await duckdbQuery(
+      `SELECT strftime(dt, '%Y-%m-%d') AS dt, count(DISTINCT "connId")::INTEGER AS n
+       FROM read_parquet(${sqlString(path.join(lake, 'calls', 'format=parquet', '*', '*', '*.parquet'))}, hive_partitioning=true)
+       GROUP BY dt ORDER BY dt`,
+    );
+
+    // Assess
+    expect(printed).toEqual(rows.map((r) => `${r.dt}|${r.n}`));
+  });
+
+  it('keeps the tokens in a secret file readable by its owner only and writes summary.html', async () => {
+    // Assess
+    const secret = await stat(path.join(work, 'state', 'secrets.json'));
+    expect(secret.mode & 0o777).toBe(0o600);
+    const html = await readFile(path.join(lake, 'summary.html'), 'utf8');
+    expect(html).toContain('data-chart="calls-per-day"');
+    // No token reaches the terminal.
+    const stored = JSON.parse(await readFile(path.join(work, 'state', 'secrets.json'), 'utf8')) as Record<
+      string,
+      Record<string, string>
+    >;
+    const tokens = Object.values(stored).flatMap((s) => [s.refreshToken, s.accessToken, s.clientSecret]);
+    for (const token of tokens.filter((t): t is string => typeof t === 'string' && t.length > 8)) {
+      expect(first.stdout + first.stderr).not.toContain(token);
     }
-    expect(first.window).toEqual({ from: '2026-03-27T00:00:00+00:00', to: '2026-03-31T00:00:00+01:00' });
-  });
-
-  it('writes Parquet and CSV that DuckDB reads back with the exported row counts per report and date', async () => {
-    // Prepare
-    const lake = path.join(work, 'lake', 'calls');
-    const expected = first.exports
-      // A day without calls is published empty (no data file), so no reader counts it.
-      .flatMap((e) => e.partitions.filter((p) => p.rows > 0).map((p) => `${e.reportId}|${p.dt}|${p.rows}`))
-      .sort();
-
-    // Act
-    const counts = async (format: 'parquet' | 'csv') => {
-      const glob = path.join(lake, `format=${format}`, '*', '*', `*.${format}`);
-      const reader =
-        format === 'parquet'
-          ? `read_parquet(${sqlString(glob)}, hive_partitioning=true)`
-          : `read_csv(${sqlString(glob)}, hive_partitioning=true, header=true)`;
-      const rows = await duckdbQuery(
-        `SELECT report_id, strftime(dt, '%Y-%m-%d') AS dt, count(*)::INTEGER AS n FROM ${reader} GROUP BY ALL`,
-      );
-      return rows.map((r) => `${r.report_id}|${r.dt}|${r.n}`).sort();
-    };
-
-    // Assess
-    expect(await counts('parquet')).toEqual(expected);
-    expect(await counts('csv')).toEqual(expected);
-  });
-
-  it('keeps the refresh token in a secret file readable by its owner only', async () => {
-    // Act
-    const { mode } = await import('node:fs/promises').then((fs) => fs.stat(path.join(work, 'secrets.json')));
-    const secret = JSON.parse(await readFile(path.join(work, 'secrets.json'), 'utf8')) as {
-      service: { refreshToken?: string };
-    };
-
-    // Assess
-    expect(mode & 0o777).toBe(0o600);
-    expect(secret.service.refreshToken).toEqual(expect.any(String));
-  });
-
-  it('replaces the same partitions with the same rows and leaves no extra objects when the window is exported again', async () => {
-    // Prepare
-    const lake = path.join(work, 'lake');
-    const filesBefore = await listFiles(lake);
-    const valuesBefore = await exportedValues(lake);
-
-    // Act
-    await runLocalExport({
-      outDir: lake,
-      secretsFile: path.join(work, 'secrets.json'),
-      from: '2026-03-27',
-      to: '2026-03-30',
-      rowsPerDay: 120,
-    });
-
-    // Assess
-    expect(await listFiles(lake)).toEqual(filesBefore);
-    expect(await exportedValues(lake)).toEqual(valuesBefore);
-    expect(valuesBefore.length).toBeGreaterThan(1000);
-  });
-
-  it('rejects with the abort reason and writes no data when its signal is already aborted', async () => {
-    // Prepare
-    const lake = path.join(work, 'aborted-lake');
-    const reason = new Error('stop');
-
-    // Act
-    const run = runLocalExport({
-      outDir: lake,
-      secretsFile: path.join(work, 'aborted-secrets.json'),
-      from: '2026-03-27',
-      to: '2026-03-27',
-      rowsPerDay: 10,
-      signal: AbortSignal.abort(reason),
-    });
-
-    // Assess
-    await expect(run).rejects.toThrow();
-    const written = await listFiles(lake).catch(() => []);
-    expect(written).toEqual([]);
-    expect(process.listenerCount('SIGINT')).toBe(sigintListeners);
   });
 });
