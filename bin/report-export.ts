@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { DIRECTORY_COMMAND, directoryCommand } from '../lib/cli/directory-command';
 import {
   LOCAL_EXPORT_COMMAND,
   LOCAL_EXPORT_USAGE,
@@ -15,6 +16,7 @@ import {
 /** Every command: its spec (name, summary, options) and what runs it. */
 const COMMANDS: readonly { spec: CommandSpec; run: (argv: readonly string[]) => Promise<number> }[] = [
   { spec: LOCAL_EXPORT_COMMAND, run: localExportCommand },
+  { spec: DIRECTORY_COMMAND, run: directoryCommand },
 ];
 const DEFAULT_COMMAND = 'local';
 
