@@ -24,6 +24,7 @@ export const STATE_NAMES = {
   jobFailed: 'JobFailed',
   finalize: 'Finalize',
   runOutcome: 'RunOutcome',
+  failedJobs: 'AnyJobFailed',
   notifyFailure: 'NotifyFailure',
   exportFailed: 'ExportFailed',
   continueAsNew: 'ContinueAsNew',
@@ -86,7 +87,8 @@ export interface ExportWorkflowProps {
   readonly tracing?: boolean;
 }
 
-const SHORT_TASK_TIMEOUT = Duration.seconds(90);
+/** Above the short functions' 120 s timeout, so the function's own timeout fires first. */
+const SHORT_TASK_TIMEOUT = Duration.seconds(150);
 
 /** What a job's tasks get: ids and the cursor, plus the attempt for the run record's retries. */
 const JOB_PAYLOAD = {
@@ -272,6 +274,9 @@ export class ExportWorkflow extends Construct {
       action: 'startExecution',
       parameters: {
         'StateMachineArn.$': '$$.StateMachine.Id',
+        // A name derived from this execution's makes a repeated StartExecution (a lost
+        // reply, a retry) start the continuation once: same name and input is idempotent.
+        'Name.$': "States.Hash($$.Execution.Name, 'SHA-1')",
         'Input.$': 'States.JsonToString($.plan.continuation)',
       },
       // The state machine's own ARN is only known at run time ($$.StateMachine.Id).
@@ -288,14 +293,18 @@ export class ExportWorkflow extends Construct {
       jitterStrategy: sfn.JitterType.FULL,
     });
     const succeeded = new sfn.Succeed(this, S.succeeded, { stateName: S.succeeded, outputPath: '$.summary' });
+
+    // A failed job does not stop a long backfill: its remaining days continue first, then
+    // this execution fails (and notifies) with the failed job's error.
+    const failedOrSucceeded = new sfn.Choice(this, S.failedJobs, { stateName: S.failedJobs })
+      .when(sfn.Condition.stringEquals('$.summary.status', 'FAILED'), notifyFailure)
+      .otherwise(succeeded);
     continueAsNew
       .addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.failure' })
-      .next(succeeded);
-
+      .next(failedOrSucceeded);
     const outcome = new sfn.Choice(this, S.runOutcome, { stateName: S.runOutcome })
-      .when(sfn.Condition.stringEquals('$.summary.status', 'FAILED'), notifyFailure)
       .when(sfn.Condition.booleanEquals('$.summary.hasContinuation', true), continueAsNew)
-      .otherwise(succeeded);
+      .otherwise(failedOrSucceeded);
 
     const definition = start.next(plan).next(exportJobs).next(finalize).next(outcome);
 
@@ -325,12 +334,14 @@ export class ExportWorkflow extends Construct {
       resultPath: options.resultPath,
       taskTimeout: sfn.Timeout.duration(options.timeout ?? SHORT_TASK_TIMEOUT),
     });
+    // Another execution may hold a partition lease for a whole export (up to 15 minutes):
+    // waits of 30 s growing to 5 min, 12 attempts, cover that even with full jitter.
     task.addRetry({
       errors: ['LeaseBusyError'],
-      interval: Duration.seconds(10),
+      interval: Duration.seconds(30),
       backoffRate: 1.5,
-      maxAttempts: 10,
-      maxDelay: Duration.minutes(2),
+      maxAttempts: 12,
+      maxDelay: Duration.minutes(5),
       jitterStrategy: sfn.JitterType.FULL,
     });
     task.addRetry({
@@ -345,7 +356,7 @@ export class ExportWorkflow extends Construct {
   }
 
   #notify(name: string, topic: sns.ITopic, message: Record<string, unknown>): tasks.SnsPublish {
-    return new tasks.SnsPublish(this, name, {
+    const task = new tasks.SnsPublish(this, name, {
       stateName: name,
       topic,
       subject: 'report-export run failed',
@@ -353,5 +364,13 @@ export class ExportWorkflow extends Construct {
       resultPath: '$.notified',
       taskTimeout: sfn.Timeout.duration(SHORT_TASK_TIMEOUT),
     });
+    task.addRetry({
+      errors: ['SNS.SnsException', 'SNS.ThrottledException', 'States.TaskFailed'],
+      interval: Duration.seconds(2),
+      backoffRate: 2,
+      maxAttempts: 3,
+      jitterStrategy: sfn.JitterType.FULL,
+    });
+    return task;
   }
 }

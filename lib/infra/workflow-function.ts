@@ -18,7 +18,7 @@ export interface WorkflowFunctionProps {
   readonly memorySize?: number;
   /**
    * Timeout.
-   * @default Duration.seconds(60)
+   * @default Duration.seconds(120)
    */
   readonly timeout?: Duration;
   readonly environment?: Record<string, string>;
@@ -54,7 +54,7 @@ export class WorkflowFunction extends Construct {
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memorySize ?? 256,
-      timeout: props.timeout ?? Duration.seconds(60),
+      timeout: props.timeout ?? Duration.seconds(120),
       tracing: lambda.Tracing.ACTIVE,
       loggingFormat: lambda.LoggingFormat.JSON,
       logGroup,

@@ -2,13 +2,14 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { createClient, type FetchLike } from '../api';
+import { createClient, type FetchLike, refreshTokens } from '../api';
 import { loginWithAutoApproval } from '../cli/local-login';
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../simulator';
 import { LocalFileSecretStore } from '../stores';
+import { LocalLeaseStore } from '../stores/local-lease-store';
 import type { MetricsSink } from '../workflow/finalize';
 import { createWorkflowRuntime, type WorkflowLogger, type WorkflowRuntime } from '../workflow/runtime';
-import type { ServiceSecret } from '../workflow/service-secret';
+import { SecretTokenSource, type ServiceSecret } from '../workflow/service-secret';
 import type { SettingsEnvironment } from '../workflow/settings';
 import { type LocalWorkflowOptions, type LocalWorkflowResult, runLocalWorkflow } from './run-workflow';
 
@@ -73,11 +74,16 @@ export async function startLocalDeployment(options: LocalDeploymentOptions): Pro
       accessTokenExpiresAt: tokens.expiresAt,
     };
     await new LocalFileSecretStore(secretFile).put('service', secret);
-    const api = createClient({
-      baseUrl: sim.baseUrl,
-      accessToken: tokens.accessToken,
-      workspaceId: sim.workspaceId,
+    // The reports, listed with the secret's own token source (tokens may live only a second
+    // in tests, and rotate): the same refresh path the handlers use.
+    const lister = new SecretTokenSource({
+      secrets: new LocalFileSecretStore(secretFile),
+      secretName: 'service',
+      leases: new LocalLeaseStore(path.join(workDir, 'leases')),
+      refresh: (client, refreshToken) => refreshTokens(client, refreshToken),
+      ...(options.expirySkewMs === undefined ? {} : { expirySkewMs: options.expirySkewMs }),
     });
+    const api = createClient({ baseUrl: sim.baseUrl, auth: lister, workspaceId: sim.workspaceId });
     const reports: { id: string; name: string }[] = [];
     for await (const r of api.reporting.listReports()) reports.push({ id: r.id, name: r.name });
     const env: Record<string, string> = {

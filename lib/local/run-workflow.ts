@@ -183,7 +183,6 @@ export async function runLocalWorkflow(
       events,
       historyEvents: events.reduce((n, e) => n + awsHistoryEvents(e), 0),
     });
-    if (record.status === 'FAILED') break;
   }
   const failed = executions.find((e) => e.status === 'FAILED');
   return {

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import {
@@ -10,10 +9,13 @@ import {
   parseLeaseRecord,
 } from './lease-store';
 
+const TAKEOVER_LOCK_MS = 10_000;
+
 /**
  * Leases as files in a local directory. Taking a free lease is an exclusive create
- * (`O_EXCL`), so two processes never both succeed; taking over an expired one first
- * renames the stale file away, which only one contender can do.
+ * (`O_EXCL`), so two processes never both succeed; taking over an expired one happens
+ * under a short takeover lock (another exclusive create) and only if the file still holds
+ * the expired record.
  */
 export class LocalLeaseStore implements LeaseStore {
   readonly root: string;
@@ -39,15 +41,10 @@ export class LocalLeaseStore implements LeaseStore {
         }
         const held = parseLeaseRecord(await fs.readFile(file, 'utf8').catch(() => ''));
         if (held.expiresAt > this.#now()) return undefined;
-        // Expired: one contender renames it away, the others get ENOENT and lose.
-        const stale = `${file}.stale-${randomUUID()}`;
-        try {
-          await fs.rename(file, stale);
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-          throw error;
-        }
-        await fs.rm(stale, { force: true });
+        // Expired. Taking it over is read-check-remove, so contenders first take a short
+        // takeover lock (an exclusive create): without it, one could remove the fresh lease
+        // another contender has just written over the same expired one.
+        if (!(await this.#removeIfStill(file, held))) return undefined;
       }
       return undefined;
     } catch (cause) {
@@ -55,6 +52,28 @@ export class LocalLeaseStore implements LeaseStore {
         key,
         cause,
       });
+    }
+  }
+
+  /** Removes the lease file if it still holds `seen`; false when another contender is at it. */
+  async #removeIfStill(file: string, seen: { owner: string; expiresAt: number }): Promise<boolean> {
+    const lock = `${file}.takeover`;
+    try {
+      await fs.writeFile(lock, String(this.#now()), { flag: 'wx' });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // A contender that crashed mid-takeover leaves its lock: older than 10 s is stale.
+      const since = Number(await fs.readFile(lock, 'utf8').catch(() => '0'));
+      if (this.#now() - since > TAKEOVER_LOCK_MS) await fs.rm(lock, { force: true });
+      return false;
+    }
+    try {
+      const now = parseLeaseRecord(await fs.readFile(file, 'utf8').catch(() => ''));
+      if (now.owner !== seen.owner || now.expiresAt !== seen.expiresAt) return false;
+      await fs.rm(file, { force: true });
+      return true;
+    } finally {
+      await fs.rm(lock, { force: true });
     }
   }
 

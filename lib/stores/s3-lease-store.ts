@@ -43,7 +43,10 @@ export class S3LeaseStore implements LeaseStore {
       if (created !== undefined) return this.#lease(key, objectKey, options.owner, created);
       const held = await this.#get(objectKey);
       if (held === undefined) return undefined; // released meanwhile: the caller retries
-      if (parseLeaseRecord(held.text).expiresAt > this.#now()) return undefined;
+      const record = parseLeaseRecord(held.text);
+      // Our own create whose reply was lost and retried by the SDK (412 on the retry).
+      if (record.owner === options.owner) return this.#lease(key, objectKey, options.owner, held.etag);
+      if (record.expiresAt > this.#now()) return undefined;
       const taken = await this.#put(objectKey, body(), { IfMatch: held.etag });
       return taken === undefined ? undefined : this.#lease(key, objectKey, options.owner, taken);
     } catch (cause) {

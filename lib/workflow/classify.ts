@@ -3,6 +3,7 @@ import { EXPORT_ERROR_CODES } from '../export';
 import {
   DeadlineError,
   ExportFailedError,
+  LoginRequiredError,
   ReportRunFailedError,
   RequestRejectedError,
   ServiceUnavailableError,
@@ -17,7 +18,6 @@ const TRANSIENT_API = new Set<string>([
   API_ERROR_CODES.server,
   API_ERROR_CODES.truncatedBody,
   API_ERROR_CODES.rowCountMismatch,
-  API_ERROR_CODES.unauthorized,
 ]);
 
 const TRANSIENT_EXPORT = new Set<string>([
@@ -36,6 +36,16 @@ export function toWorkflowError(error: unknown, what: string): WorkflowError {
   const code = String((error as { code?: unknown } | null)?.code ?? '');
   const message = error instanceof Error ? error.message : String(error);
   if (code === API_ERROR_CODES.reportFailed) return new ReportRunFailedError(`${what}: ${message}`);
+  if (code === API_ERROR_CODES.unauthorized) {
+    // The client already refreshed once and retried: a fresh token refused again will
+    // not pass by retrying (each retry would redeem another refresh token).
+    return new LoginRequiredError(
+      `${what}: the service refused a freshly refreshed access token; log in again`,
+      {
+        cause: error,
+      },
+    );
+  }
   if (TRANSIENT_API.has(code)) return new ServiceUnavailableError(`${what}: ${message}`, { cause: error });
   if (code === API_ERROR_CODES.aborted || code === EXPORT_ERROR_CODES.aborted) {
     return new DeadlineError(`${what} stopped before the task deadline and published nothing`, {

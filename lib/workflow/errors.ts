@@ -155,4 +155,6 @@ export const LAMBDA_SERVICE_ERROR_NAMES = [
   'Lambda.AWSLambdaException',
   'Lambda.SdkClientException',
   'Lambda.TooManyRequestsException',
+  // The function ran past its timeout (handlers stop before it; this is the backstop).
+  'Sandbox.Timedout',
 ] as const;

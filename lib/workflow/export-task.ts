@@ -5,7 +5,7 @@ import type { Lease, LeaseStore } from '../stores/lease-store';
 import type { ObjectStore } from '../stores/object-store';
 import { toWorkflowError } from './classify';
 import { concatResults } from './concat-result';
-import { LeaseBusyError } from './errors';
+import { DeadlineError, LeaseBusyError } from './errors';
 import { cursorOf, type JobCursor, type JobTaskInput, type PendingWindow } from './job-cursor';
 import { splitWindow } from './split-window';
 
@@ -44,12 +44,14 @@ export async function exportResults(input: JobTaskInput, deps: ExportTaskDeps): 
     deps.reporting.openResult({ reportId: input.job.reportId, requestId }, { signal: deps.signal });
   try {
     const source = await open(ref.requestId);
-    const zone = source.head.request?.timeZoneId ?? deps.timeZone;
+    // Days, partitions and splits are in the configured zone; the export core refuses a
+    // result whose zone differs (EXPORT_TIME_ZONE_INVALID) rather than shift partitions.
+    const zone = deps.timeZone;
     if (reachesRowLimit(source)) {
       source.cancel(new Error('row limit reached: window split'));
       const dates =
         piece.from === undefined ? [] : datesOfWindow({ from: piece.from, to: piece.to as string }, zone);
-      const halves = splitWindow(piece, dates, zone, deps.minSplitMinutes);
+      const halves = splitWindow(piece, dates, zone, deps.minSplitMinutes, source.head);
       deps.logger?.warn?.('result reached the row limit; window split', {
         jobId: input.job.jobId,
         totalCount: source.head.totalCount,
@@ -84,8 +86,36 @@ export async function exportResults(input: JobTaskInput, deps: ExportTaskDeps): 
     const summary = await publishUnderLease(input, deps, source, window, dates);
     return advance(cursor, rest, summary);
   } catch (error) {
-    throw toWorkflowError(error, `Exporting report ${input.job.reportName}`);
+    const named = toWorkflowError(error, `Exporting report ${input.job.reportName}`);
+    if (named instanceof DeadlineError && piece.from !== undefined) {
+      // Too slow to finish before the deadline: nothing was published; smaller windows next.
+      const dates = datesOfWindow({ from: piece.from, to: piece.to as string }, deps.timeZone);
+      const smaller = splitWindow(piece, dates, deps.timeZone, deps.minSplitMinutes);
+      deps.logger?.warn?.('export stopped before the deadline; window split', { jobId: input.job.jobId });
+      return {
+        ...cursor,
+        queue: [...smaller, ...rest],
+        ready: piece.day === undefined ? [] : cursor.ready,
+        splits: cursor.splits + 1,
+        status: 'None',
+        done: false,
+      };
+    }
+    throw named;
   }
+}
+
+/** The dates a preset's result covers (its resolved window), for the partition leases. */
+function presetDates(source: ReportResultStream, timeZone: string): string[] {
+  const m = source.head.request?.metadata;
+  try {
+    if (m?.timezoneDateFrom && m.timezoneDateTo) {
+      return datesOfWindow({ from: m.timezoneDateFrom, to: m.timezoneDateTo }, timeZone);
+    }
+  } catch {
+    // not instants with offsets: fall through to one lease for the report's presets
+  }
+  return ['preset'];
 }
 
 function reachesRowLimit(source: ReportResultStream): boolean {
@@ -121,7 +151,9 @@ async function publishUnderLease(
   window: { from: string; to: string } | undefined,
   dates: readonly string[] | undefined,
 ): Promise<ExportSummary> {
-  const keys = [...new Set(dates ?? ['preset'])].sort().map((dt) => `publish/${input.job.reportId}/${dt}`);
+  const keys = [...new Set(dates ?? presetDates(source, deps.timeZone))]
+    .sort()
+    .map((dt) => `publish/${input.job.reportId}/${dt}`);
   const held: Lease[] = [];
   try {
     // Always in ascending key order, so two holders never wait on each other in a cycle.
@@ -145,6 +177,7 @@ async function publishUnderLease(
       ...(deps.prefix === '' ? {} : { prefix: deps.prefix }),
       csvGzip: deps.csvGzip,
       parquetCodec: deps.parquetCodec,
+      timeZone: deps.timeZone,
       ...(window === undefined ? {} : { window }),
       ...(dates === undefined ? {} : { windowDates: dates }),
       ...(deps.signal === undefined ? {} : { signal: deps.signal }),

@@ -1,3 +1,4 @@
+import { dayWindow } from '../export/window';
 import type { ObjectStore } from '../stores/object-store';
 import { toWorkflowError } from './classify';
 import type { ExecutionInput } from './input';
@@ -105,7 +106,7 @@ export interface FinalizeOutput {
   bytes: number;
   runRecordKey: string;
   error: string | null;
-  cause: string | null;
+  cause: string;
   hasContinuation: boolean;
 }
 
@@ -188,10 +189,19 @@ function toRecordJob(r: JobResult): RunRecordJob {
   };
 }
 
-/** Key of a run record: `<prefix>/runs/dt=<UTC start date>/<runId>.json`. */
-export function runRecordKey(prefix: string, record: Pick<RunRecord, 'runId' | 'startedAt'>): string {
+/**
+ * Key of a run record: `<prefix>/runs/dt=<UTC start date>/<runId>.json`. A failure caught
+ * outside the jobs (Plan, the Map, Finalize, the continuation) is recorded beside it as
+ * `<runId>.failure.json`, so it never replaces a record Finalize already wrote.
+ */
+export function runRecordKey(
+  prefix: string,
+  record: Pick<RunRecord, 'runId' | 'startedAt'>,
+  kind: 'run' | 'failure' = 'run',
+): string {
   const dt = record.startedAt.slice(0, 10);
-  return `${prefix === '' ? '' : `${prefix}/`}runs/dt=${dt}/${record.runId}.json`;
+  const name = kind === 'run' ? record.runId : `${record.runId}.failure`;
+  return `${prefix === '' ? '' : `${prefix}/`}runs/dt=${dt}/${name}.json`;
 }
 
 /**
@@ -201,7 +211,7 @@ export function runRecordKey(prefix: string, record: Pick<RunRecord, 'runId' | '
 export async function finalizeRun(input: FinalizeInput, deps: FinalizeDeps): Promise<FinalizeOutput> {
   const now = deps.now?.() ?? new Date();
   const record = buildRunRecord(input, now);
-  const key = runRecordKey(deps.prefix, record);
+  const key = runRecordKey(deps.prefix, record, input.failure === undefined ? 'run' : 'failure');
   try {
     await deps.store.put(key, `${JSON.stringify(record)}\n`, { contentType: 'application/x-ndjson' });
   } catch (error) {
@@ -212,8 +222,9 @@ export async function finalizeRun(input: FinalizeInput, deps: FinalizeDeps): Pro
   deps.metrics.add('RunDuration', 'Seconds', record.durationMs / 1000);
   deps.metrics.add('FailedJobs', 'Count', record.failedJobs + (input.failure === undefined ? 0 : 1));
   if (record.newestDate !== null) {
-    // Age of the newest exported day: hours since the end of that (UTC) calendar day.
-    const endOfDay = Date.parse(`${record.newestDate}T00:00:00Z`) + 86_400_000;
+    // Age of the newest exported day: time since that local day ended in the report's zone.
+    const zone = input.plan?.timeZone ?? 'UTC';
+    const endOfDay = Date.parse(dayWindow(record.newestDate, zone).to);
     deps.metrics.add('NewestDayAge', 'Seconds', Math.max(0, (now.getTime() - endOfDay) / 1000));
   }
   await deps.metrics.flush();
@@ -228,7 +239,9 @@ export async function finalizeRun(input: FinalizeInput, deps: FinalizeDeps): Pro
     bytes: record.bytes,
     runRecordKey: key,
     error: record.error,
-    cause: record.cause,
-    hasContinuation: record.continued && record.status === 'SUCCEEDED',
+    // A Fail state's CausePath must resolve to a string.
+    cause: record.cause ?? '',
+    // A failed job does not stop a long backfill: the rest continues, then this one fails.
+    hasContinuation: record.continued,
   };
 }

@@ -11,12 +11,14 @@ export interface TaskContext {
   getRemainingTimeInMillis(): number;
 }
 
-/** Stop this long before the deadline so the export can clean up and publish nothing. */
-export const DEADLINE_MARGIN_MS = 20_000;
+/** Stop this long before the deadline so a task can clean up (the export publishes nothing). */
+export const DEADLINE_MARGIN_MS = 60_000;
+/** Short tasks stop this long before their deadline. */
+export const SHORT_DEADLINE_MARGIN_MS = 10_000;
 
-function deadlineSignal(context: TaskContext | undefined): AbortSignal | undefined {
+function deadlineSignal(context: TaskContext | undefined, marginMs: number): AbortSignal | undefined {
   if (context === undefined) return undefined;
-  return AbortSignal.timeout(Math.max(1000, context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS));
+  return AbortSignal.timeout(Math.max(1000, context.getRemainingTimeInMillis() - marginMs));
 }
 
 /** Runs a handler body, logging its failure by name (never the input's secrets: there are none in state). */
@@ -45,20 +47,30 @@ export function createPlanHandler(runtime: WorkflowRuntime) {
 }
 
 export function createRequestReportHandler(runtime: WorkflowRuntime) {
-  return (event: JobTaskInput & { options: JobOptions }): Promise<JobCursor> =>
+  return (event: JobTaskInput & { options: JobOptions }, context?: TaskContext): Promise<JobCursor> =>
     logged(runtime, 'RequestReport', async () => {
       const api = await runtime.client();
-      const cursor = await requestReport(event, { reporting: api.reporting, poll: runtime.settings.poll });
+      const signal = deadlineSignal(context, SHORT_DEADLINE_MARGIN_MS);
+      const cursor = await requestReport(event, {
+        reporting: api.reporting,
+        poll: runtime.settings.poll,
+        ...(signal === undefined ? {} : { signal }),
+      });
       runtime.logger.info('report requested', { jobId: event.job.jobId, requestId: cursor.requestId });
       return cursor;
     });
 }
 
 export function createCheckStatusHandler(runtime: WorkflowRuntime) {
-  return (event: JobTaskInput): Promise<JobCursor> =>
+  return (event: JobTaskInput, context?: TaskContext): Promise<JobCursor> =>
     logged(runtime, 'CheckStatus', async () => {
       const api = await runtime.client();
-      return checkStatus(event, { reporting: api.reporting, poll: runtime.settings.poll });
+      const signal = deadlineSignal(context, SHORT_DEADLINE_MARGIN_MS);
+      return checkStatus(event, {
+        reporting: api.reporting,
+        poll: runtime.settings.poll,
+        ...(signal === undefined ? {} : { signal }),
+      });
     });
 }
 
@@ -66,7 +78,7 @@ export function createExportResultsHandler(runtime: WorkflowRuntime) {
   return (event: JobTaskInput, context?: TaskContext): Promise<JobCursor> =>
     logged(runtime, 'ExportResults', async () => {
       const api = await runtime.client();
-      const signal = deadlineSignal(context);
+      const signal = deadlineSignal(context, DEADLINE_MARGIN_MS);
       const s = runtime.settings;
       const cursor = await exportResults(event, {
         reporting: api.reporting,

@@ -13,6 +13,9 @@ import { InvalidConfigError } from './errors';
 import { SecretTokenSource } from './service-secret';
 import { settingsFromEnvironment, type WorkflowSettings } from './settings';
 
+/** Longest a refresh grant may take; the refresh lease lives 60 s. */
+const REFRESH_BUDGET_MS = 30_000;
+
 /** Logger port of the handlers (Powertools Logger in Lambda, JSON lines locally). */
 export interface WorkflowLogger extends ExportLogger {
   info(message: string, data?: Record<string, unknown>): void;
@@ -70,10 +73,15 @@ export function createWorkflowRuntime(
     secretName: secret.name,
     leases,
     ...(options.expirySkewMs === undefined ? {} : { expirySkewMs: options.expirySkewMs }),
+    // One grant must finish well inside the lease (60 s): 10 s per attempt, one retry,
+    // and an overall bound, so no other holder can take the lease while it runs.
     refresh: (client, refreshToken, signal) =>
       refreshTokens(client, refreshToken, {
-        transport: { ...fetchOption },
-        ...(signal === undefined ? {} : { signal }),
+        transport: { ...fetchOption, timeoutMs: 10_000, maxRetries: 1 },
+        signal:
+          signal === undefined
+            ? AbortSignal.timeout(REFRESH_BUDGET_MS)
+            : AbortSignal.any([signal, AbortSignal.timeout(REFRESH_BUDGET_MS)]),
       }),
   });
   return {

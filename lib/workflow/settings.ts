@@ -41,27 +41,40 @@ export interface WorkflowSettings {
 export const HISTORY_EVENT_LIMIT = 25_000;
 export const HISTORY_EVENT_BUDGET = 20_000;
 
+/** Task retries a job's budget allows for: each retried attempt adds 3 events. */
+export const RETRY_ALLOWANCE_PER_TASK = 2;
+
 /**
  * Worst-case history events of one job (the arithmetic the README shows): a Map iteration
  * (2), per request a RequestReport task (5), an ExportResults task (5) and two Choice
- * states (4), per poll a Wait (2), a CheckStatus task (5) and a Choice (2), plus the job's
- * closing Pass (2).
+ * states (4), per poll a Wait (2), a CheckStatus task (5) and a Choice (2), the job's
+ * closing Pass (2), and an allowance of RETRY_ALLOWANCE_PER_TASK retried attempts (3
+ * events each) for every task the job runs. Retries beyond the allowance are possible
+ * (a long outage): the budget's spare fifth absorbs them.
  */
 export function worstCaseEventsPerJob(
   settings: Pick<WorkflowSettings, 'poll' | 'maxRequestsPerJob'>,
 ): number {
-  return 2 + settings.maxRequestsPerJob * 14 + settings.poll.maxPollsPerJob * 9 + 2;
+  const tasks = settings.maxRequestsPerJob * 2 + settings.poll.maxPollsPerJob;
+  const flow = 2 + settings.maxRequestsPerJob * 14 + settings.poll.maxPollsPerJob * 9 + 2;
+  return flow + tasks * RETRY_ALLOWANCE_PER_TASK * 3;
 }
+
+/**
+ * Jobs one execution may hold whatever the history says: the Map's output (one small
+ * result per job) and the plan stay far below Step Functions' 256 KB state limit.
+ */
+export const MAX_JOBS_BY_STATE_SIZE = 100;
 
 /** Events of an execution outside its jobs: start, Plan, Map, Finalize, notify/fail, continuation. */
 export const EXECUTION_OVERHEAD_EVENTS = 60;
 
-/** Jobs per execution that keep the worst case within the budget. */
+/** Jobs per execution that keep the worst case within the budget and the state small. */
 export function jobsWithinBudget(settings: Pick<WorkflowSettings, 'poll' | 'maxRequestsPerJob'>): number {
-  return Math.max(
-    1,
-    Math.floor((HISTORY_EVENT_BUDGET - EXECUTION_OVERHEAD_EVENTS) / worstCaseEventsPerJob(settings)),
+  const byHistory = Math.floor(
+    (HISTORY_EVENT_BUDGET - EXECUTION_OVERHEAD_EVENTS) / worstCaseEventsPerJob(settings),
   );
+  return Math.max(1, Math.min(MAX_JOBS_BY_STATE_SIZE, byHistory));
 }
 
 export const SETTINGS_DEFAULTS = {
@@ -121,6 +134,11 @@ export function settingsFromEnvironment(env: Record<string, string | undefined>)
     maxPollsPerJob: e.MAX_POLLS_PER_JOB,
   };
   const budget = jobsWithinBudget({ poll, maxRequestsPerJob: e.MAX_REQUESTS_PER_JOB });
+  if (e.REPORTS.length > budget) {
+    throw new InvalidConfigError(
+      `Invalid workflow settings: REPORTS lists ${e.REPORTS.length} reports, more than the ${budget} jobs one execution may run (history budget); deploy one stack per group of at most ${budget} reports, or lower MAX_POLLS_PER_JOB / MAX_REQUESTS_PER_JOB`,
+    );
+  }
   if (e.MAX_JOBS_PER_EXECUTION !== undefined && e.MAX_JOBS_PER_EXECUTION > budget) {
     throw new InvalidConfigError(
       `Invalid workflow settings: MAX_JOBS_PER_EXECUTION ${e.MAX_JOBS_PER_EXECUTION} exceeds the history budget (${budget} jobs at these poll and request limits)`,

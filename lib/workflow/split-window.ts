@@ -1,20 +1,29 @@
-import { shiftDate, windowForDates } from '../export/window';
+import { dayWindow } from '../export/window';
 import { RowLimitError } from './errors';
 import type { PendingWindow } from './job-cursor';
 
+/** What the service said of the result that reached its row limit. */
+export interface RowLimitHead {
+  totalCount: number;
+  rowLimit: number;
+}
+
 /**
- * Splits a window whose result reached the service's row limit. A window of several local
- * days splits into two day-aligned halves (each still owns whole `dt` partitions); a
- * single day splits into two halves in time, kept together as pieces of that day; nothing
- * splits below `minSplitMinutes` (then the day cannot be exported whole: RowLimitError).
+ * Splits a window whose result reached the service's row limit (or that could not be
+ * exported before the task's deadline). A window of several local days splits into its
+ * single days (each owns its whole `dt` partition). A single day splits in time into
+ * enough pieces for each to stay under 90% of the limit (at least two), kept together as
+ * pieces of that day and exported as one; nothing is cut below `minSplitMinutes` (then
+ * the day cannot be exported whole: RowLimitError).
  *
- * @param dates the local dates the window covers, ascending (from the result's zone)
+ * @param dates the local dates the window covers, ascending, in the configured zone
  */
 export function splitWindow(
   window: PendingWindow,
   dates: readonly string[],
   timeZone: string,
   minSplitMinutes: number,
+  head?: RowLimitHead,
 ): PendingWindow[] {
   if (window.from === undefined || window.to === undefined) {
     throw new RowLimitError(
@@ -22,26 +31,36 @@ export function splitWindow(
     );
   }
   if (window.day === undefined && dates.length > 1) {
-    const firstHalfLast = dates[Math.floor(dates.length / 2) - 1] as string;
-    const first = windowForDates(dates[0] as string, firstHalfLast, timeZone);
-    const second = windowForDates(shiftDate(firstHalfLast, 1), dates[dates.length - 1] as string, timeZone);
-    return [
-      { from: first.from, to: first.to },
-      { from: second.from, to: second.to },
-    ];
+    return dates.map((date) => {
+      const w = dayWindow(date, timeZone);
+      return { from: w.from, to: w.to };
+    });
   }
   const day = window.day ?? (dates[0] as string);
   const from = Date.parse(window.from);
   const to = Date.parse(window.to);
-  const half = Math.floor((to - from) / 2 / 60_000) * 60_000;
-  if (half < minSplitMinutes * 60_000) {
+  const minMs = minSplitMinutes * 60_000;
+  const wanted =
+    head === undefined || head.rowLimit <= 0
+      ? 2
+      : Math.max(2, Math.ceil(head.totalCount / (0.9 * head.rowLimit)));
+  const pieces = Math.min(wanted, Math.floor((to - from) / minMs));
+  if (pieces < 2) {
     throw new RowLimitError(
-      `The result for ${window.from} .. ${window.to} (local day ${day}) still reaches the service's row limit at the minimum split of ${minSplitMinutes} minutes; add a filter or lower MIN_SPLIT_MINUTES`,
+      `The result for ${window.from} .. ${window.to} (local day ${day}) cannot be split below the minimum of ${minSplitMinutes} minutes; add a filter or lower MIN_SPLIT_MINUTES`,
     );
   }
-  const middle = new Date(from + half).toISOString().replace('.000Z', 'Z');
-  return [
-    { from: window.from, to: middle, day },
-    { from: middle, to: window.to, day },
-  ];
+  // Piece boundaries on whole minutes; the last piece ends exactly where the window does.
+  const step = Math.floor((to - from) / pieces / 60_000) * 60_000;
+  const out: PendingWindow[] = [];
+  for (let i = 0; i < pieces; i++) {
+    const start = i === 0 ? window.from : instant(from + i * step);
+    const end = i === pieces - 1 ? window.to : instant(from + (i + 1) * step);
+    out.push({ from: start, to: end, day });
+  }
+  return out;
+}
+
+function instant(ms: number): string {
+  return new Date(ms).toISOString().replace('.000Z', 'Z');
 }

@@ -84,7 +84,7 @@ describe('ReportExportStack workflow', () => {
         for (const terminal of TERMINAL_ERROR_NAMES) expect(retried).not.toContain(terminal);
       }
       for (const r of state.Retry ?? []) expect(r).toMatchObject({ JitterStrategy: 'FULL' });
-      for (const r of state.Retry ?? []) expect(r.MaxAttempts).toBeLessThanOrEqual(10);
+      for (const r of state.Retry ?? []) expect(r.MaxAttempts).toBeLessThanOrEqual(12);
       expect(state.Catch?.some((c) => c.ErrorEquals.includes('States.ALL'))).toBe(true);
     },
   );

@@ -1,4 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { runLocalWorkflow } from '../../../lib/local/run-workflow';
+import { createWorkflowRuntime } from '../../../lib/workflow/runtime';
+import { EXECUTION_OVERHEAD_EVENTS, worstCaseEventsPerJob } from '../../../lib/workflow/settings';
 import { exportedRows, startHarness, type WorkflowHarness } from './harness';
 
 let h: WorkflowHarness | undefined;
@@ -88,6 +91,9 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     expect(result.status).toBe('FAILED');
     expect(result.error).toBe('PollBudgetExhaustedError');
     expect((await h.countRows()).parquet).toBe(0);
+    // The history the run made stays within what the planner budgets for one job.
+    const budget = worstCaseEventsPerJob(h.deployment.runtime.settings) + EXECUTION_OVERHEAD_EVENTS;
+    expect(result.executions[0]?.historyEvents).toBeLessThanOrEqual(budget);
   });
 
   it('recovers from a storm of 5xx and from 429 with Retry-After', async () => {
@@ -154,9 +160,19 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
       expirySkewMs: 0,
     });
     const report = h.deployment.reports[0]?.name as string;
+    // Two processes: each execution on its own runtime (token source, lease owner, stores).
+    const second = createWorkflowRuntime(h.deployment.env, {
+      logger: h.deployment.runtime.logger,
+      s3: () => (h as WorkflowHarness).s3.client,
+      expirySkewMs: 0,
+    });
+    const metrics = () => ({ add: () => {}, flush: () => {} });
     const [a, b] = await Promise.all([
       h.deployment.run({ date: '2026-11-18', reports: [report] }, { name: 'first', waitMs: 300 }),
-      h.deployment.run({ date: '2026-11-18', reports: [report] }, { name: 'second', waitMs: 300 }),
+      runLocalWorkflow(
+        { date: '2026-11-18', reports: [report] },
+        { runtime: second, metrics, name: 'second', waitMs: 300 },
+      ),
     ]);
     expect([a.status, b.status]).toEqual(['SUCCEEDED', 'SUCCEEDED']);
     const counts = await h.countRows();
@@ -165,6 +181,33 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     // The secret still holds a refresh token the service accepts.
     const after = await h.deployment.run({ date: '2026-11-17', reports: [report] });
     expect(after.status).toBe('SUCCEEDED');
+  });
+
+  it('continues a plan longer than one execution in new executions, even past a failed job', async () => {
+    h = await startHarness({ settings: { MAX_JOBS_PER_EXECUTION: '1', MAX_WINDOW_DAYS: '1' } });
+    const report = h.deployment.reports[0]?.name as string;
+    // The second day's report run fails; the third day must still be exported.
+    let requests = 0;
+    const inject = () => h?.deployment.sim.faults.inject({ route: 'request', kind: 'report-fail', times: 1 });
+    const result = await h.deployment.run(
+      { from: '2026-11-16', to: '2026-11-18', reports: [report] },
+      {
+        onEvent: (e) => {
+          if (e.type === 'StateEntered' && e.state?.name === 'RequestReport' && ++requests === 2) inject();
+        },
+      },
+    );
+    expect(result.executions.map((e) => e.status)).toEqual(['SUCCEEDED', 'FAILED', 'SUCCEEDED']);
+    expect(result.executions[1]?.error).toBe('ReportRunFailedError');
+    expect(result.executions.map((e) => (e.input as { from?: string; date?: string }).from)).toEqual([
+      '2026-11-16',
+      '2026-11-17',
+      '2026-11-18',
+    ]);
+    const counts = await h.countRows();
+    expect(Object.keys(counts.byDay)).toEqual(['2026-11-16', '2026-11-18']);
+    expect(result.status).toBe('FAILED');
+    expect(result.notifications).toHaveLength(1);
   });
 
   it.each([

@@ -130,6 +130,22 @@ describe('LocalLeaseStore', () => {
     expect(after.filter((l) => l !== undefined)).toHaveLength(1);
   });
 
+  it('never lets two of many contenders take over the same expired lease', async () => {
+    let doubles = 0;
+    for (let round = 0; round < 200; round++) {
+      const root = path.join(dir, `race-${round}`);
+      await fs.mkdir(path.join(root, 'k'), { recursive: true });
+      await fs.writeFile(path.join(root, 'k', 'x.lease'), JSON.stringify({ owner: 'dead', expiresAt: 1 }));
+      const got = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          new LocalLeaseStore(root).acquire('k/x', { ttlMs: 60_000, owner: `o${i}` }),
+        ),
+      );
+      if (got.filter((l) => l !== undefined).length > 1) doubles++;
+    }
+    expect(doubles).toBe(0);
+  });
+
   it('releases only its own lease', async () => {
     let now = 0;
     const store = new LocalLeaseStore(dir, { now: () => now });
