@@ -105,7 +105,7 @@ describe('ReportExportStack workflow', () => {
     const exportFn = Object.values(template.findResources('AWS::Lambda::Function')).find(
       (f) => (f.Properties as { MemorySize?: number }).MemorySize === 1769,
     );
-    const key = (exportFn?.Properties as { Code?: { S3Key?: string } }).Code?.S3Key;
+    const key = (exportFn?.Properties as { Code?: { S3Key?: string } } | undefined)?.Code?.S3Key;
     expect(key).toMatch(/^[0-9a-f]{64}\.zip$/);
     const assetPath = `asset.${(key as string).replace('.zip', '')}`;
     const files = fs.readdirSync(path.join(assetDir, assetPath as string));
