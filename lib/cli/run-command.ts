@@ -6,6 +6,7 @@ import { leaseStoreFromUri } from '../stores/from-uri';
 import type { MetricsSink } from '../workflow/finalize';
 import { createWorkflowRuntime, type WorkflowLogger, type WorkflowRuntime } from '../workflow/runtime';
 import { SecretTokenSource } from '../workflow/service-secret';
+import { jobsWithinBudget } from '../workflow/settings';
 import {
   CONFIG_FILE_OPTION,
   configOptions,
@@ -157,6 +158,20 @@ async function buildRuntime(
   };
 }
 
+/**
+ * Every Wait lasts --wait-ms here (not the state's growing seconds), so a job gets as many
+ * polls as the history budget allows for this many reports (up to 450: 15 min at 2 s);
+ * none set keeps the deployment's default.
+ */
+function pollBudget(reports: number): { MAX_POLLS_PER_JOB?: string } {
+  const poll = { initialSeconds: 5, maxSeconds: 60, factor: 2 };
+  for (let polls = 450; polls >= 40; polls -= 10) {
+    const fits = jobsWithinBudget({ poll: { ...poll, maxPollsPerJob: polls }, maxRequestsPerJob: 16 });
+    if (fits >= reports) return { MAX_POLLS_PER_JOB: String(polls) };
+  }
+  return {};
+}
+
 export async function runCommand(argv: readonly string[], deps: AwsClients = {}): Promise<number> {
   const v = parseCommandLine(RUN_COMMAND, argv);
   if (v.help) {
@@ -191,8 +206,7 @@ export async function runCommand(argv: readonly string[], deps: AwsClients = {})
     SECRET_URI: secretUri(secretLocation(config)),
     CSV_GZIP: v['csv-gzip'] ? 'true' : 'false',
     PARQUET_CODEC: v['parquet-codec'] ?? 'SNAPPY',
-    // Every Wait lasts --wait-ms here, so the poll budget is counted in those (15 min at 2 s).
-    MAX_POLLS_PER_JOB: '450',
+    ...pollBudget(reports.length),
   };
   const warnings: string[] = [];
   const logger: WorkflowLogger = {
