@@ -1,10 +1,9 @@
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createClient, refreshTokens } from '../api';
-import { runLocalWorkflow } from '../local/run-workflow';
 import { leaseStoreFromUri } from '../stores/from-uri';
 import type { MetricsSink } from '../workflow/finalize';
-import { createWorkflowRuntime, type WorkflowLogger, type WorkflowRuntime } from '../workflow/runtime';
+import type { WorkflowLogger, WorkflowRuntime } from '../workflow/runtime';
 import { SecretTokenSource } from '../workflow/service-secret';
 import { jobsWithinBudget } from '../workflow/settings';
 import {
@@ -35,7 +34,6 @@ import {
   serviceClientFromSecret,
 } from './secret-access';
 import { colors, formatCount, formatDuration, progress, renderTable } from './terminal';
-import { workflowLine } from './workflow-command';
 
 /** `run`: one export on this machine, through the same state machine the deployment runs. */
 export const RUN_COMMAND = defineCommand({
@@ -127,6 +125,7 @@ async function buildRuntime(
   logger: WorkflowLogger,
   deps: AwsClients,
 ): Promise<WorkflowRuntime> {
+  const { createWorkflowRuntime } = await import('../workflow/runtime');
   const s3 = deps.s3 ?? s3ClientFactory(config);
   const fetchOption = deps.fetch === undefined ? {} : { fetch: deps.fetch };
   const runtime = createWorkflowRuntime(env, { logger, s3, ...fetchOption });
@@ -218,6 +217,9 @@ export async function runCommand(argv: readonly string[], deps: AwsClients = {})
   const c = colors(process.stderr);
   let exported = 0;
   const metrics = (): MetricsSink => ({ add: () => {}, flush: () => {} });
+  // The engine and the synthesized definition (aws-cdk-lib) load in seconds: only when running.
+  const { runLocalWorkflow } = await import('../local/run-workflow');
+  const { workflowLine } = await import('./workflow-command');
   const result = await runLocalWorkflow(input, {
     runtime,
     metrics,
@@ -227,7 +229,8 @@ export async function runCommand(argv: readonly string[], deps: AwsClients = {})
     onEvent: (e) => {
       if (e.type === 'StateEntered' && e.state !== undefined) {
         if (e.state.name === 'ExportResults') exported++;
-        bar.update(`${e.state.name}  (${exported} exports started, ${formatDuration(Date.now() - started)})`);
+        // No clock in the text: off a terminal, a line is printed only when the state changes.
+        bar.update(`${e.state.name}  (${exported} exports started)`);
       }
       if (e.type === 'StateRetried' && e.state !== undefined) bar.log(c.yellow(`${e.state.name} retried`));
     },

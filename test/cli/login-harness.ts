@@ -48,7 +48,8 @@ export function startCli(args: readonly string[], env: Record<string, string> = 
       for (;;) {
         const m = pattern.exec(err) ?? pattern.exec(out);
         if (m) return m;
-        if (child.exitCode !== null) throw new Error(`CLI exited (${child.exitCode}) before ${pattern}: ${err}`);
+        if (child.exitCode !== null)
+          throw new Error(`CLI exited (${child.exitCode}) before ${pattern}: ${err}`);
         await sleep(20);
       }
     },
@@ -89,4 +90,27 @@ async function stopGroup(child: ChildProcess): Promise<boolean> {
   if (!exited) await once(child, 'exit');
   for (let i = 0; i < 200 && groupAlive(pid); i++) await sleep(10);
   return !groupAlive(pid);
+}
+
+/** A secret file as `login` writes it, for a local service started with autoApprove. */
+export async function writeLoginSecret(
+  sim: { authUrl: string; baseUrl: string; clientId: string; clientSecret: string; redirectUri: string },
+  file: string,
+): Promise<void> {
+  const { loginWithAutoApproval } = await import('../../lib/cli/local-login');
+  const { LocalFileSecretStore } = await import('../../lib/stores');
+  const app = {
+    authUrl: sim.authUrl,
+    clientId: sim.clientId,
+    clientSecret: sim.clientSecret,
+    redirectUri: sim.redirectUri,
+  };
+  const tokens = await loginWithAutoApproval(app);
+  await new LocalFileSecretStore(file).put('service', {
+    ...app,
+    baseUrl: sim.baseUrl,
+    refreshToken: tokens.refreshToken,
+    accessToken: tokens.accessToken,
+    accessTokenExpiresAt: tokens.expiresAt,
+  });
 }

@@ -56,62 +56,62 @@ describe('report-export login (headless Chromium, local service)', () => {
   it.each([
     { scheme: 'http', redirect: 'http://127.0.0.1:8000/' },
     { scheme: 'https', redirect: 'https://127.0.0.1:8000/' },
-  ])('stores a secret that works when the user signs in through the $scheme loopback redirect', async ({
-    scheme,
-    redirect,
-  }) => {
-    // Prepare
-    const secretFile = join(dir, `${scheme}-login.json`);
-    cli = startCli(
-      [
-        'login',
-        '--base-url',
-        sim.baseUrl,
-        '--auth-url',
-        sim.authUrl,
-        '--client-id',
-        sim.clientId,
-        '--redirect-uri',
-        redirect,
-        '--secret-file',
-        secretFile,
-        '--timeout',
-        '60',
-        '--json',
-      ],
-      { REPORT_EXPORT_CLIENT_SECRET: sim.clientSecret },
-    );
-    const [url] = await cli.waitFor(/http:\/\/127\.0\.0\.1:\d+\/connect\/authorize\?\S+/);
-    const page = await browser.newPage();
+  ])(
+    'stores a secret that works when the user signs in through the $scheme loopback redirect',
+    async ({ scheme, redirect }) => {
+      // Prepare
+      const secretFile = join(dir, `${scheme}-login.json`);
+      cli = startCli(
+        [
+          'login',
+          '--base-url',
+          sim.baseUrl,
+          '--auth-url',
+          sim.authUrl,
+          '--client-id',
+          sim.clientId,
+          '--redirect-uri',
+          redirect,
+          '--secret-file',
+          secretFile,
+          '--timeout',
+          '60',
+          '--json',
+        ],
+        { REPORT_EXPORT_CLIENT_SECRET: sim.clientSecret },
+      );
+      const [url] = await cli.waitFor(/http:\/\/127\.0\.0\.1:\d+\/connect\/authorize\?\S+/);
+      const page = await browser.newPage();
 
-    // Act
-    await signIn(page, url);
-    const code = await cli.exited;
+      // Act
+      await signIn(page, url);
+      const code = await cli.exited;
 
-    // Assess
-    await expect(page.locator('#outcome').textContent()).resolves.toBe('Signed in');
-    await page.close();
-    expect(code).toBe(0);
-    const authorize = new URL(url);
-    expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
-    expect(authorize.searchParams.get('redirect_uri')).toBe(redirect);
-    const line = JSON.parse(cli.stdout()) as Record<string, unknown>;
-    expect(line).toMatchObject({ secret: secretFile, clientId: sim.clientId, baseUrl: sim.baseUrl });
-    const stored = JSON.parse(await readFile(secretFile, 'utf8')) as { service: Record<string, unknown> };
-    expect(stored.service).toMatchObject({
-      authUrl: sim.authUrl,
-      baseUrl: sim.baseUrl,
-      clientId: sim.clientId,
-      clientSecret: sim.clientSecret,
-      redirectUri: redirect,
-    });
-    expect(stored.service.refreshToken).toEqual(expect.any(String));
-    expect((await stat(secretFile)).mode & 0o777).toBe(0o600);
-    for (const value of secretValues(stored.service)) {
-      expect(cli.stdout()).not.toContain(value);
-      expect(cli.stderr()).not.toContain(value);
-    }
-  });
+      // Assess
+      await expect(page.locator('#outcome').textContent()).resolves.toBe('Signed in');
+      await page.close();
+      expect(code).toBe(0);
+      const authorize = new URL(url);
+      expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
+      expect(authorize.searchParams.get('redirect_uri')).toBe(redirect);
+      const line = JSON.parse(cli.stdout()) as Record<string, unknown>;
+      expect(line).toMatchObject({ secret: secretFile, clientId: sim.clientId, baseUrl: sim.baseUrl });
+      const stored = JSON.parse(await readFile(secretFile, 'utf8')) as { service: Record<string, unknown> };
+      expect(stored.service).toMatchObject({
+        authUrl: sim.authUrl,
+        baseUrl: sim.baseUrl,
+        clientId: sim.clientId,
+        clientSecret: sim.clientSecret,
+        redirectUri: redirect,
+      });
+      expect(stored.service.refreshToken).toEqual(expect.any(String));
+      expect((await stat(secretFile)).mode & 0o777).toBe(0o600);
+      for (const value of secretValues(stored.service)) {
+        expect(cli.stdout()).not.toContain(value);
+        expect(cli.stderr()).not.toContain(value);
+      }
+    },
+  );
 
   it('exports with the stored secret when run is given the secret file', async () => {
     // Prepare
@@ -147,7 +147,8 @@ describe('report-export login (headless Chromium, local service)', () => {
     expect(line.rows).toBeGreaterThan(0);
     expect(n).toBe(line.rows);
     const stored = JSON.parse(await readFile(secretFile, 'utf8')) as { service: Record<string, unknown> };
-    for (const value of secretValues(stored.service)) expect(result.stdout + result.stderr).not.toContain(value);
+    for (const value of secretValues(stored.service))
+      expect(result.stdout + result.stderr).not.toContain(value);
   });
 
   it('exits 1 naming --timeout when nobody signs in', async () => {
