@@ -1,6 +1,5 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { COLUMNS, type ColumnKind } from '../export/schema';
 
 /** A query's answer: column names in order, rows as JSON values (a BIGINT beyond 2^53 as text, DATE as YYYY-MM-DD). */
@@ -43,6 +42,8 @@ async function hasFile(dir: string, suffix: string): Promise<boolean> {
  */
 export async function openLake(dir: string): Promise<LakeDatabase> {
   const root = path.resolve(dir);
+  // Loaded on use: every command's start would otherwise pay for DuckDB's native module.
+  const { DuckDBInstance } = await import('@duckdb/node-api');
   const instance = await DuckDBInstance.create(':memory:', {
     threads: '2',
     autoinstall_known_extensions: 'false',

@@ -1,7 +1,7 @@
 import { parseCalendarDate } from '../export/window';
 import { type CallSummary, summarizeCalls } from './call-summary';
 import { openLake } from './lake-database';
-import { type LocalExportOptions, type LocalExportResult, runLocalExport } from './local-export';
+import type { LocalExportOptions, LocalExportResult } from './local-export';
 import { renderLocalExportReport } from './local-export-report';
 import {
   defineCommand,
@@ -148,6 +148,8 @@ export async function localExportCommand(argv: readonly string[]): Promise<numbe
   };
   process.once('SIGINT', onInterrupt);
   let result: LocalExportResult;
+  // Loaded on use: the workflow (CDK synthesis, handlers) is the heaviest import of the CLI.
+  const { runLocalExport } = await import('./local-export');
   try {
     result = await runLocalExport({
       ...options,

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { objectStoreFromUri, StoreUriError } from '../stores/from-uri';
+import type { ObjectLocation } from '../stores/from-uri';
 import { readObject } from '../stores/object-store';
 import type { RunRecord } from '../workflow/finalize';
 import {
@@ -52,7 +52,9 @@ async function storeUri(dir: string): Promise<string> {
  * newest dates back until `limit` are in hand, so a long history is not read whole.
  */
 export async function latestRuns(uri: string, limit: number): Promise<RunRecord[]> {
-  let location: ReturnType<typeof objectStoreFromUri>;
+  // Loaded on use: the store adapters bring the AWS SDK clients.
+  const { objectStoreFromUri, StoreUriError } = await import('../stores/from-uri');
+  let location: ObjectLocation;
   try {
     location = objectStoreFromUri('--dir', uri);
   } catch (cause) {

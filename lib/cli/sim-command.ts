@@ -1,6 +1,4 @@
 import { parseSimArgs, SIM_COMMAND } from '../simulator/cli-options';
-import { connectionDetails, formatDetailsJson, formatDetailsText } from '../simulator/connection-details';
-import { startSimulator } from '../simulator/index';
 import { defineCommand, renderHelp } from './options';
 
 /** `sim`: the local service, as `npm run sim` (bin/sim.ts) starts it; same options. */
@@ -23,6 +21,10 @@ export async function simCommand(argv: readonly string[], signal?: AbortSignal):
     process.stdout.write(renderHelp(SIM_CLI_COMMAND));
     return 0;
   }
+  const { startSimulator } = await import('../simulator/index');
+  const { connectionDetails, formatDetailsJson, formatDetailsText } = await import(
+    '../simulator/connection-details'
+  );
   const sim = await startSimulator(cli.options);
   const details = connectionDetails(sim);
   process.stdout.write(cli.json ? formatDetailsJson(details) : formatDetailsText(details));

@@ -1,0 +1,149 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { duckdbQuery, sqlString } from '../support/duckdb';
+import { runCli } from './start-cli-process';
+
+/**
+ * A small lake in the export's layout: two reports (one id all digits with a leading zero,
+ * which only a VARCHAR partition keeps) over two days, and one run record.
+ */
+async function writeLake(dir: string): Promise<void> {
+  const parts: [string, string, number][] = [
+    ['0123', '2026-03-01', 3],
+    ['0123', '2026-03-02', 2],
+    ['abc-report', '2026-03-01', 4],
+  ];
+  for (const [report, dt, n] of parts) {
+    const partition = path.join(dir, 'calls', 'format=parquet', `report_id=${report}`, `dt=${dt}`);
+    await mkdir(partition, { recursive: true });
+    await duckdbQuery(
+      `COPY (SELECT 'c' || i AS "connId", TIMESTAMP '${dt} 09:00:00' + INTERVAL (i) MINUTE AS start,
+               (i % 2)::INTEGER AS ans, 60.0 * i AS duration, ${sqlString(report)} AS report_id
+             FROM range(${n}) t(i))
+       TO ${sqlString(path.join(partition, 'part-00000.parquet'))} (FORMAT parquet)`,
+    );
+  }
+  const runs = path.join(dir, 'runs', 'dt=2026-03-03');
+  await mkdir(runs, { recursive: true });
+  await writeFile(
+    path.join(runs, 'run-1.json'),
+    `${JSON.stringify({ runId: 'run-1', status: 'SUCCEEDED', rows: 9, startedAt: '2026-03-03T00:05:00Z' })}\n`,
+  );
+}
+
+describe('report-export query', () => {
+  let work: string;
+  let lake: string;
+
+  beforeAll(async () => {
+    work = await mkdtemp(path.join(tmpdir(), 'query-cli-'));
+    lake = path.join(work, 'lake');
+    await writeLake(lake);
+  });
+
+  afterAll(async () => {
+    await rm(work, { recursive: true, force: true });
+  });
+
+  it('prints a table of the answer when given SQL over calls', async () => {
+    // Act
+    const run = await runCli([
+      'query',
+      '--dir',
+      lake,
+      'SELECT dt, count(*) AS n FROM calls GROUP BY dt ORDER BY dt',
+    ]);
+
+    // Assess
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(
+      ['dt          n', '----------  -', '2026-03-01  7', '2026-03-02  2', ''].join('\n'),
+    );
+    expect(run.stderr).toBe('(2 rows)\n');
+  });
+
+  it('types dt as a DATE and report_id as text, as Athena sees them, when answering --json', async () => {
+    // Act
+    const run = await runCli([
+      'query',
+      '--dir',
+      lake,
+      '--json',
+      `SELECT DISTINCT report_id, typeof(dt) AS dt_type, typeof(report_id) AS id_type
+       FROM calls WHERE dt = DATE '2026-03-02'`,
+    ]);
+
+    // Assess
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual([{ report_id: '0123', dt_type: 'DATE', id_type: 'VARCHAR' }]);
+  });
+
+  it('reads the run records as the runs table when asked for CSV', async () => {
+    // Act
+    const run = await runCli([
+      'query',
+      '--dir',
+      lake,
+      '--format',
+      'csv',
+      'SELECT "runId", status, rows, dt FROM runs',
+    ]);
+
+    // Assess
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('runId,status,rows,dt\r\nrun-1,SUCCEEDED,9,2026-03-03\r\n');
+  });
+
+  it('answers an empty table when the directory holds no export yet', async () => {
+    // Prepare
+    const empty = path.join(work, 'empty');
+    await mkdir(empty, { recursive: true });
+
+    // Act
+    const run = await runCli(['query', '--dir', empty, '--json', 'SELECT count(*) AS n FROM calls, runs']);
+
+    // Assess
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual([{ n: 0 }]);
+  });
+
+  it.each([
+    [['query', '--dir', '/nonexistent/lake', 'SELECT 1'], 2, /--dir \/nonexistent\/lake is not a directory/],
+    [['query'], 2, /a SQL statement is required/],
+    [['query', 'SELECT 1', 'SELECT 2'], 2, /give the SQL as one argument/],
+    [
+      ['query', '--format', 'xml', 'SELECT 1'],
+      2,
+      /--format must be one of 'table', 'csv', 'json', got 'xml'/,
+    ],
+    [['query', '--json', '--format', 'csv', 'SELECT 1'], 2, /--json and --format csv disagree/],
+  ])('exits %#: 2 with a message naming the problem when argv is %j', async (argv, code, message) => {
+    // Act
+    const run = await runCli(argv);
+
+    // Assess
+    expect(run.code).toBe(code);
+    expect(run.stderr).toMatch(message);
+  });
+
+  it('exits 1 with DuckDB message and CLI_QUERY_FAILED when the SQL is wrong', async () => {
+    // Act
+    const run = await runCli(['query', '--dir', lake, 'SELEC 1']);
+
+    // Assess
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/syntax error at or near "SELEC".*\n[\s\S]*\[CLI_QUERY_FAILED\]/);
+  });
+
+  it('prints its help with an example when given --help', async () => {
+    // Act
+    const run = await runCli(['query', '--help']);
+
+    // Assess
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^Usage: report-export query/);
+    expect(run.stdout).toContain('report-export query --dir ./data-lake "SELECT dt, count(*) FROM calls');
+  });
+});
