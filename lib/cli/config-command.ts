@@ -105,9 +105,10 @@ export async function describeSecretFile(file: string): Promise<Record<string, s
 
 export async function configCommand(argv: readonly string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub === '--help' || sub === '-h' || sub === undefined) {
+  if (sub === undefined) throw new UsageError('config needs a subcommand: config show');
+  if (sub === '--help' || sub === '-h') {
     process.stdout.write(renderHelp(CONFIG_COMMAND));
-    return sub === undefined ? 2 : 0;
+    return 0;
   }
   if (sub !== 'show') throw new UsageError(`unknown subcommand 'config ${sub}' (try: config show)`);
   const v = parseCommandLine(CONFIG_COMMAND, rest);

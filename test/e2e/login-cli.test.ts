@@ -142,7 +142,7 @@ describe('report-export login (headless Chromium, local service)', () => {
     expect(line.status).toBe('SUCCEEDED');
     expect(line.jobs).toBe(sim.reportIds.length);
     const [{ n }] = (await duckdbQuery(
-      `SELECT count(*)::INTEGER AS n FROM read_parquet(${sqlString(`${out}/**/format=parquet/**/*.parquet`)})`,
+      `SELECT count(*)::INTEGER AS n FROM read_parquet(${sqlString(`${out}/calls/format=parquet/*/*/*.parquet`)})`,
     )) as [{ n: number }];
     expect(line.rows).toBeGreaterThan(0);
     expect(n).toBe(line.rows);
