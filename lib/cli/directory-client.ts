@@ -10,6 +10,7 @@ import { LocalLeaseStore } from '../stores/local-lease-store';
 import { SecretTokenSource } from '../workflow/service-secret';
 import { CONFIG_FILE_OPTION, configOptions, resolveConfig, secretLocation, serviceUrls } from './config';
 import { DIRECTORY_CLI_ERROR_CODES, DirectoryCommandError } from './directory-errors';
+import { isGuid } from './directory-fields';
 import { UsageError, type ValueOption } from './options';
 
 /**
@@ -20,7 +21,6 @@ import { UsageError, type ValueOption } from './options';
 
 /** Name of the secret inside a local secret file (`{ "service": ServiceSecret }`). */
 const SECRET_NAME = 'service';
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Variable of a bare access token (never a flag: a flag shows in `ps`). */
 export const ACCESS_TOKEN_ENV = 'REPORT_EXPORT_ACCESS_TOKEN';
@@ -136,7 +136,7 @@ export async function resolveDirectory(
   if (wanted === undefined || wanted === '') {
     throw new UsageError(`--directory is required (an id or a name; or set ${DIRECTORY_ENV})`);
   }
-  if (GUID.test(wanted)) {
+  if (isGuid(wanted)) {
     try {
       return await api.directories.getDirectory(wanted);
     } catch (error) {

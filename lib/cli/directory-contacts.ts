@@ -3,6 +3,7 @@ import { type PhoneRegion, toE164 } from '../api';
 import { DIRECTORY_FIELD_NAMES, type DirectoryFieldName, type DirectoryItemFields } from '../spec/types';
 import { type CsvEntry, readCsv } from './directory-csv';
 import { DIRECTORY_CLI_ERROR_CODES, DirectoryCommandError, SYNC_ROW_CODES } from './directory-errors';
+import { isGuid } from './directory-fields';
 
 /**
  * A contacts file read into what a sync needs: one row per crmId with its fields
@@ -40,8 +41,6 @@ export interface ContactSheet {
 
 /** Largest contacts file read (it is read whole). */
 export const MAX_CSV_BYTES = 64 * 1024 * 1024;
-
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The text of a contacts file: UTF-8 (invalid bytes are an error, not replaced), at most {@link MAX_CSV_BYTES}. */
 export async function readContactsFile(file: string): Promise<string> {
@@ -178,7 +177,7 @@ function contactOf(
     const value = (cells[i] ?? '').trim();
     if (name === 'crmId') {
       if (value === '') problems.push({ code: SYNC_ROW_CODES.crmIdMissing, reason: 'crmId is empty' });
-      else if (!GUID.test(value))
+      else if (!isGuid(value))
         problems.push({ code: SYNC_ROW_CODES.crmIdInvalid, reason: `crmId '${value}' is not a GUID` });
       else crmId = value.toLowerCase();
       if (crmId !== undefined) fields.crmId = crmId;

@@ -1,6 +1,7 @@
 import { type PhoneRegion, type ServiceClient, ValidationError } from '../api';
 import { DIRECTORY_FIELD_NAMES, type DirectoryFieldName, type DirectoryItemFields } from '../spec/types';
 import { CONNECTION_OPTIONS, connect, PHONE_REGION_OPTION, resolveDirectory } from './directory-client';
+import { isGuid } from './directory-fields';
 import { DEFAULT_SEARCH_COLUMNS, itemsTable, itemsText, itemText, writeJson } from './directory-output';
 import {
   type CommandSpec,
@@ -19,10 +20,8 @@ import {
  * call each on the contact directory endpoints, printed for people or as `--json`.
  */
 
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 const guidValue = (raw: string, flag: string): string => {
-  if (!GUID.test(raw))
+  if (!isGuid(raw))
     throw new UsageError(`${flag} must be a GUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx), got '${raw}'`);
   return raw;
 };

@@ -2,6 +2,7 @@ import { type DirectoryClient, NotFoundError } from '../api';
 import type { DirectoryItem, DirectoryItemFields } from '../spec/types';
 import type { ContactRow, ContactSheet } from './directory-contacts';
 import { DIRECTORY_CLI_ERROR_CODES, SYNC_ROW_CODES } from './directory-errors';
+import { changedFieldNames, desiredFields, forEachBounded } from './directory-fields';
 
 /**
  * `directory sync`: makes a directory hold the rows of a contacts file, matched by crmId.
@@ -100,24 +101,6 @@ const MAYBE_APPLIED_ERROR_NAMES: ReadonlySet<string> = new Set([
 
 const labelOf = (fields: DirectoryItemFields): string | undefined => fields.fullName ?? fields.companyName;
 
-/** The item's fields with the file's columns set (an empty cell removes the field); other fields kept. */
-export function desiredFields(
-  existing: DirectoryItemFields,
-  row: ContactRow,
-  columns: readonly string[],
-): DirectoryItemFields {
-  const next: Record<string, string> = { ...(existing as Record<string, string>) };
-  for (const column of columns) delete next[column];
-  return { ...next, ...row.fields };
-}
-
-/** Names of fields whose values differ (added, removed or changed), sorted. */
-export function changedFieldNames(before: DirectoryItemFields, after: DirectoryItemFields): string[] {
-  const a = before as Record<string, string | undefined>;
-  const b = after as Record<string, string | undefined>;
-  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => a[k] !== b[k]).sort();
-}
-
 async function itemsWithCrmId(
   port: SyncDirectoryPort,
   directoryId: string,
@@ -130,32 +113,6 @@ async function itemsWithCrmId(
     if (error instanceof NotFoundError) return [];
     throw error;
   }
-}
-
-/** Runs `work` over `items`, at most `limit` at once; the first rejection stops new work and is rethrown. */
-async function forEachBounded<T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  let stopped = false;
-  const worker = async (): Promise<void> => {
-    while (!stopped && next < items.length) {
-      const item = items[next++] as T;
-      try {
-        await work(item);
-      } catch (error) {
-        stopped = true;
-        throw error;
-      }
-    }
-  };
-  const results = await Promise.allSettled(
-    Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker),
-  );
-  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed !== undefined) throw failed.reason;
 }
 
 function failureOf(error: unknown): { code: string; reason: string } {

@@ -1,3 +1,5 @@
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DIRECTORY_COMMAND, directoryCommand } from '../../lib/cli/directory-command';
 import { DIRECTORY_CLI_ERROR_CODES } from '../../lib/cli/directory-errors';
@@ -211,5 +213,27 @@ describe('directoryCommand (local service)', () => {
     expect(run.code).toBe(1);
     expect(run.error?.code).toBe(DIRECTORY_CLI_ERROR_CODES.directoryNotFound);
     expect(run.error?.message).toBe(`no directory has id ${GUID}`);
+  });
+
+  it('fails before any write naming the columns when the directory has no such field', async () => {
+    // Prepare
+    const file = path.join(h.dir, 'suppliers.csv');
+    await fs.writeFile(file, 'crmId,fullName,jobTitle\nc0000000-0000-4000-8000-000000000009,Desk,Buyer\n');
+
+    // Act
+    const run = await directory([
+      'sync',
+      '--directory',
+      'Suppliers',
+      '--secret-file',
+      h.secretFile,
+      '--csv',
+      file,
+    ]);
+
+    // Assess
+    expect(run.code).toBe(1);
+    expect(run.error?.code).toBe(DIRECTORY_CLI_ERROR_CODES.columnNotInDirectory);
+    expect(run.error?.message).toMatch(/^directory 'Suppliers' has no field jobTitle/);
   });
 });

@@ -207,4 +207,45 @@ describe('syncDirectory', () => {
       [amelia.fields.crmId, tomas.fields.crmId, ...NEW].sort(),
     );
   });
+
+  it('deletes nothing and says why when deleteMissing is set but a row could not be read', async () => {
+    // Act
+    const report = await sync(client(), { deleteMissing: true });
+
+    // Assess
+    expect(report.deleted).toBe(0);
+    expect(report.deletionsSkipped).toMatch(/^2 row\(s\) of the file could not be read/);
+    expect(await client().directories.searchItems(contacts.directory.id, '')).toHaveLength(8 + 3);
+  });
+
+  it('stops at the first row instead of failing each one when the service refuses the token', async () => {
+    // Prepare
+    const refused = createClient({ baseUrl: sim.baseUrl, accessToken: 'not-a-token', retryBaseDelayMs: 1 });
+
+    // Act
+    const report = await sync(refused);
+
+    // Assess
+    expect(report.stopped?.code).toBe(API_ERROR_CODES.unauthorized);
+    expect(report.failed).toBe(BAD_ROWS.length);
+    expect(report.created + report.updated + report.unchanged).toBe(0);
+  });
+
+  it('stops with the interrupted code when the signal aborts mid-run', async () => {
+    // Prepare
+    const stop = new AbortController();
+    const api = client();
+
+    // Act
+    const report = await sync(api, {
+      signal: stop.signal,
+      onProgress: (_r, done) => {
+        if (done === 2) stop.abort();
+      },
+    });
+
+    // Assess
+    expect(report.stopped?.code).toBe('CLI_SYNC_INTERRUPTED');
+    expect(report.created + report.updated + report.unchanged).toBe(2);
+  });
 });

@@ -1,0 +1,55 @@
+import type { DirectoryItemFields } from '../spec/types';
+import type { ContactRow } from './directory-contacts';
+
+/** Small rules the directory commands share: GUIDs, the fields a sync writes, bounded work. */
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** True for a GUID written as the service writes ids and crmIds (any case). */
+export function isGuid(value: string): boolean {
+  return GUID.test(value);
+}
+
+/** The item's fields with the file's columns set (an empty cell removes the field); other fields kept. */
+export function desiredFields(
+  existing: DirectoryItemFields,
+  row: ContactRow,
+  columns: readonly string[],
+): DirectoryItemFields {
+  const next: Record<string, string> = { ...(existing as Record<string, string>) };
+  for (const column of columns) delete next[column];
+  return { ...next, ...row.fields };
+}
+
+/** Names of fields whose values differ (added, removed or changed), sorted. */
+export function changedFieldNames(before: DirectoryItemFields, after: DirectoryItemFields): string[] {
+  const a = before as Record<string, string | undefined>;
+  const b = after as Record<string, string | undefined>;
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => a[k] !== b[k]).sort();
+}
+
+/** Runs `work` over `items`, at most `limit` at once; the first rejection stops new work and is rethrown. */
+export async function forEachBounded<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  let stopped = false;
+  const worker = async (): Promise<void> => {
+    while (!stopped && next < items.length) {
+      const item = items[next++] as T;
+      try {
+        await work(item);
+      } catch (error) {
+        stopped = true;
+        throw error;
+      }
+    }
+  };
+  const results = await Promise.allSettled(
+    Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker),
+  );
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+}
