@@ -6,21 +6,22 @@ import { duckdbQuery, sqlString } from '../support/duckdb';
 import { runCli } from './start-cli-process';
 
 /**
- * A small lake in the export's layout: two reports (one id all digits with a leading zero,
- * which only a VARCHAR partition keeps) over two days, and one run record.
+ * A small lake in the export's layout: two reports (ids all digits, which DuckDB would
+ * type as a number unless told) over two days, and one run record. The files leave out the
+ * report_id lineage column, so its type can only come from the partition key.
  */
 async function writeLake(dir: string): Promise<void> {
   const parts: [string, string, number][] = [
-    ['0123', '2026-03-01', 3],
-    ['0123', '2026-03-02', 2],
-    ['abc-report', '2026-03-01', 4],
+    ['4711', '2026-03-01', 3],
+    ['4711', '2026-03-02', 2],
+    ['5000', '2026-03-01', 4],
   ];
   for (const [report, dt, n] of parts) {
     const partition = path.join(dir, 'calls', 'format=parquet', `report_id=${report}`, `dt=${dt}`);
     await mkdir(partition, { recursive: true });
     await duckdbQuery(
       `COPY (SELECT 'c' || i AS "connId", TIMESTAMP '${dt} 09:00:00' + INTERVAL (i) MINUTE AS start,
-               (i % 2)::INTEGER AS ans, 60.0 * i AS duration, ${sqlString(report)} AS report_id
+               (i % 2)::INTEGER AS ans, 60.0 * i AS duration
              FROM range(${n}) t(i))
        TO ${sqlString(path.join(partition, 'part-00000.parquet'))} (FORMAT parquet)`,
     );
@@ -77,7 +78,7 @@ describe('report-export query', () => {
 
     // Assess
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toEqual([{ report_id: '0123', dt_type: 'DATE', id_type: 'VARCHAR' }]);
+    expect(JSON.parse(run.stdout)).toEqual([{ report_id: '4711', dt_type: 'DATE', id_type: 'VARCHAR' }]);
   });
 
   it('reads the run records as the runs table when asked for CSV', async () => {
