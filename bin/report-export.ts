@@ -12,10 +12,16 @@ import {
   renderCommandList,
   UsageError,
 } from '../lib/cli/options';
+import { QUERY_COMMAND, queryCommand } from '../lib/cli/query-command';
+import { RUNS_COMMAND, runsCommand } from '../lib/cli/runs-command';
+import { SIM_CLI_COMMAND, simCommand } from '../lib/cli/sim-command';
 
 /** Every command: its spec (name, summary, options) and what runs it. */
 const COMMANDS: readonly { spec: CommandSpec; run: (argv: readonly string[]) => Promise<number> }[] = [
   { spec: LOCAL_EXPORT_COMMAND, run: localExportCommand },
+  { spec: QUERY_COMMAND, run: queryCommand },
+  { spec: RUNS_COMMAND, run: runsCommand },
+  { spec: SIM_CLI_COMMAND, run: (argv) => simCommand(argv) },
   { spec: DIRECTORY_COMMAND, run: directoryCommand },
 ];
 const DEFAULT_COMMAND = 'local';
