@@ -1,6 +1,6 @@
 import './promise-polyfill';
 import { StateMachine } from 'aws-local-stepfunctions';
-import { STATE_NAMES, TASK_STATES } from '../infra/export-workflow';
+import { STATE_NAMES, TASK_STATES } from '../infra/state-names';
 import type { FinalizeOutput, MetricsSink } from '../workflow/finalize';
 import {
   createCheckStatusHandler,
@@ -10,7 +10,7 @@ import {
   createRequestReportHandler,
 } from '../workflow/handlers';
 import type { WorkflowRuntime } from '../workflow/runtime';
-import { type StateMachineDefinition, synthesizedDefinition } from './definition';
+import type { StateMachineDefinition } from './definition';
 import { awsHistoryEvents, type EngineEvent } from './history';
 
 export interface LocalWorkflowOptions {
@@ -18,8 +18,8 @@ export interface LocalWorkflowOptions {
   metrics: () => MetricsSink;
   /** Default: the definition the CDK app synthesizes. */
   definition?: StateMachineDefinition;
-  /** Every Wait state lasts this long locally. Default 20 ms. */
-  waitMs?: number;
+  /** Every Wait state lasts this long locally. Default 20 ms; `null` keeps the state's own seconds (a real service). */
+  waitMs?: number | null;
   /** Every Retry interval lasts this long locally. Default 20 ms. */
   retryMs?: number;
   /** The deadline the ExportResults handler gets (the Lambda's timeout). Default 15 minutes. */
@@ -63,7 +63,8 @@ export async function runLocalWorkflow(
   input: unknown,
   options: LocalWorkflowOptions,
 ): Promise<LocalWorkflowResult> {
-  const definition = options.definition ?? synthesizedDefinition();
+  // aws-cdk-lib takes seconds to load: only when the definition is not given.
+  const definition = options.definition ?? (await import('./definition')).synthesizedDefinition();
   const machine = new StateMachine(definition as never, { validationOptions: { checkPaths: true } });
   const rt = options.runtime;
   const plan = createPlanHandler(rt);
@@ -136,7 +137,8 @@ export async function runLocalWorkflow(
     const execution = machine.run(executionInput as never, {
       overrides: {
         taskResourceLocalHandlers: handlers as never,
-        waitTimeOverrides: { [STATE_NAMES.waitForReport]: options.waitMs ?? 20 },
+        waitTimeOverrides:
+          options.waitMs === null ? {} : { [STATE_NAMES.waitForReport]: options.waitMs ?? 20 },
         retryIntervalOverrides: retryOverrides,
       },
       context: {
