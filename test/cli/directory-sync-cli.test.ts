@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -140,5 +141,49 @@ describe('report-export directory sync', () => {
       fields: ['crmId'],
     });
     expect(stored.map((i) => i.fields.crmId).sort()).toEqual(crmIds);
+  });
+
+  it('prints the counts so far and how to finish, and exits 1, when interrupted with SIGINT', async () => {
+    // Prepare
+    const crmIds = Array.from(
+      { length: 20 },
+      (_, i) => `e0000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    );
+    const file = await writeCsv(
+      'some.csv',
+      ['crmId,fullName', ...crmIds.map((id, i) => `${id},Person ${i}`)].join('\n'),
+    );
+    h.sim.faults.inject({ route: 'items', kind: 'latency', ms: 60, times: 1000 });
+    child = startCli([
+      'directory',
+      'sync',
+      '--directory',
+      'Company contacts',
+      '--csv',
+      file,
+      '--secret-file',
+      h.secretFile,
+    ]);
+    let stdout = '';
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    // 'close': the exit status and every byte of stdout.
+    const exited = once(child, 'close') as Promise<[number | null]>;
+    if (!child.stderr) throw new Error('no stderr');
+    for await (const line of createInterface({ input: child.stderr })) {
+      if (Number(/^(\d+)\/20:/.exec(line)?.[1] ?? 0) >= 2) break;
+    }
+    child.stderr.resume();
+
+    // Act
+    child.kill('SIGINT');
+    const [code] = await exited;
+
+    // Assess
+    expect(code).toBe(1);
+    expect(stdout).toContain('Stopped before the end: interrupted [CLI_SYNC_INTERRUPTED].');
+    expect(stdout).toContain('Run the same command again to finish');
+    expect(stdout).toMatch(/^Created \d+, updated 0, unchanged 0, deleted 0, 0 failed\.$/m);
   });
 });
