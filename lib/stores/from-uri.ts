@@ -31,6 +31,8 @@ export class StoreUriError extends Error {
 export interface AdapterOptions {
   /** S3 client for s3:// URIs (one per process). Default: a client from the environment. */
   s3?: () => S3Client;
+  /** Secrets Manager client for secret ARNs. Default: a client from the environment. */
+  secretsManager?: () => SecretsManagerClient;
 }
 
 function splitS3(setting: string, uri: string): { bucket: string; prefix: string } {
@@ -80,10 +82,15 @@ export function leaseStoreFromUri(setting: string, uri: string, options: Adapter
  * A Secrets Manager ARN (or `secretsmanager:<name>`) -> Secrets Manager; `file:///path` ->
  * a local JSON file (mode 0600). Returns the store and the secret's name in it.
  */
-export function secretStoreFromUri(setting: string, uri: string): { store: SecretStore; name: string } {
+export function secretStoreFromUri(
+  setting: string,
+  uri: string,
+  options: AdapterOptions = {},
+): { store: SecretStore; name: string } {
   if (uri.startsWith('arn:aws:secretsmanager:') || uri.startsWith('secretsmanager:')) {
     const name = uri.startsWith('secretsmanager:') ? uri.slice('secretsmanager:'.length) : uri;
-    return { store: new SecretsManagerStore({ client: new SecretsManagerClient({}) }), name };
+    const client = options.secretsManager?.() ?? new SecretsManagerClient({});
+    return { store: new SecretsManagerStore({ client }), name };
   }
   if (uri.startsWith('file:'))
     return { store: new LocalFileSecretStore(localPath(setting, uri)), name: 'service' };

@@ -66,7 +66,7 @@ export function createWorkflowRuntime(
   };
   const objects = objectStoreFromUri('OBJECT_STORE_URI', need('OBJECT_STORE_URI'), options);
   const leases = leaseStoreFromUri('LEASE_STORE_URI', need('LEASE_STORE_URI'), options);
-  const secret = secretStoreFromUri('SECRET_URI', need('SECRET_URI'));
+  const secret = secretStoreFromUri('SECRET_URI', need('SECRET_URI'), options);
   const fetchOption = options.fetch === undefined ? {} : { fetch: options.fetch };
   const tokens = new SecretTokenSource({
     secrets: secret.store,
