@@ -93,7 +93,9 @@ export function progress(stream: TerminalStream, env: Env = process.env): Progre
   let status = '';
   let finished = false;
   const toWidth = (text: string): string => {
-    const width = Math.max(10, (stream.columns ?? 80) - 1);
+    // A pseudo-terminal without a size (script, some CI runners) reports 0 columns.
+    const columns = stream.columns !== undefined && stream.columns > 0 ? stream.columns : 80;
+    const width = Math.max(10, columns - 1);
     const plain = stripAnsi(text);
     return plain.length <= width ? text : `${plain.slice(0, width - 1)}…`;
   };

@@ -84,6 +84,18 @@ describe('progress', () => {
     expect(out.text).toBe(`\r\x1b[2K${cut}\r\x1b[2Kkept\n${cut}\r\x1b[2K`);
     expect(out.text).not.toContain('\n'.repeat(2));
   });
+
+  it('assumes 80 columns when a TTY reports a width of 0', () => {
+    // Prepare
+    const out = fakeStream(true, 0);
+    const p = progress(out, {});
+
+    // Act
+    p.update('3/3 requested, 6 polls, 1/3 exported: 458 rows');
+
+    // Assess
+    expect(out.text).toBe('\r\x1b[2K3/3 requested, 6 polls, 1/3 exported: 458 rows');
+  });
 });
 
 describe('renderTable', () => {
