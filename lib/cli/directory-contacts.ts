@@ -7,14 +7,14 @@ import { isGuid } from './directory-fields';
 
 /**
  * A contacts file read into what a sync needs: one row per crmId with its fields
- * normalised (phones in E.164, crmId in lower case, as the service stores them), and every
+ * normalised (phones in E.164; crmId kept as written, compared ignoring case), and every
  * row that cannot be applied with its line and reason.
  */
 
 /** A row to apply: the values of the file's columns (an empty cell is an absent field). */
 export interface ContactRow {
   line: number;
-  /** Lower case. */
+  /** As written in the file. */
   crmId: string;
   fields: DirectoryItemFields;
 }
@@ -33,7 +33,7 @@ export interface ContactSheet {
   columns: DirectoryFieldName[];
   rows: ContactRow[];
   bad: BadRow[];
-  /** Every crmId the file names, bad rows included: a sync never deletes these. */
+  /** Every crmId the file names (lower case), bad rows included: a sync never deletes these. */
   crmIds: Set<string>;
   /** Records whose crmId could not be read (malformed): one of them may name any crmId. */
   unreadable: number;
@@ -137,11 +137,11 @@ export function readContactSheet(entries: Iterable<CsvEntry>, region: PhoneRegio
     const row = contactOf(entry.line, columns, entry.fields, region);
     if ('code' in row) {
       if (row.crmId === undefined) sheet.unreadable++;
-      else sheet.crmIds.add(row.crmId);
+      else sheet.crmIds.add(row.crmId.toLowerCase());
       sheet.bad.push(row);
     } else {
-      sheet.crmIds.add(row.crmId);
-      const seen = firstLineOf.get(row.crmId);
+      sheet.crmIds.add(row.crmId.toLowerCase());
+      const seen = firstLineOf.get(row.crmId.toLowerCase());
       if (seen !== undefined) {
         sheet.bad.push({
           line: row.line,
@@ -153,7 +153,8 @@ export function readContactSheet(entries: Iterable<CsvEntry>, region: PhoneRegio
       }
       sheet.rows.push(row);
     }
-    if (row.crmId !== undefined && !firstLineOf.has(row.crmId)) firstLineOf.set(row.crmId, entry.line);
+    const key = row.crmId?.toLowerCase();
+    if (key !== undefined && !firstLineOf.has(key)) firstLineOf.set(key, entry.line);
   }
   return sheet;
 }
@@ -179,7 +180,8 @@ function contactOf(
       if (value === '') problems.push({ code: SYNC_ROW_CODES.crmIdMissing, reason: 'crmId is empty' });
       else if (!isGuid(value))
         problems.push({ code: SYNC_ROW_CODES.crmIdInvalid, reason: `crmId '${value}' is not a GUID` });
-      else crmId = value.toLowerCase();
+      // As written: a service that compared crmIds by case would not find a lower-cased one.
+      else crmId = value;
       if (crmId !== undefined) fields.crmId = crmId;
       return;
     }

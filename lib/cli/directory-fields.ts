@@ -18,7 +18,11 @@ export function desiredFields(
 ): DirectoryItemFields {
   const next: Record<string, string> = { ...(existing as Record<string, string>) };
   for (const column of columns) delete next[column];
-  return { ...next, ...row.fields };
+  const desired: DirectoryItemFields = { ...next, ...row.fields };
+  // The item was found by this crmId: a difference of case alone is no change.
+  if (existing.crmId !== undefined && existing.crmId.toLowerCase() === row.crmId.toLowerCase())
+    desired.crmId = existing.crmId;
+  return desired;
 }
 
 /** Names of fields whose values differ (added, removed or changed), sorted. */

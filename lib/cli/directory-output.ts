@@ -29,7 +29,7 @@ export function itemsTable(items: readonly DirectoryItem[], columns: readonly st
   return renderTable(rows, ['id', ...columns]);
 }
 
-/** `value` as JSON on one line per document, for scripts. */
+/** `value` as indented JSON, for scripts. */
 export function writeJson(stream: TerminalStream, value: unknown): void {
   stream.write(`${JSON.stringify(value, null, 2)}\n`);
 }

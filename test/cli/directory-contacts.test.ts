@@ -7,7 +7,7 @@ const A = '0C1D2E3F-0000-4000-8000-00000000000A';
 const B = '0c1d2e3f-0000-4000-8000-00000000000b';
 
 describe('parseContacts', () => {
-  it('normalises phones to E.164, lower-cases crmId, trims values and leaves empty cells out when a row is good', () => {
+  it('normalises phones to E.164, keeps crmId as written, trims values and leaves empty cells out when a row is good', () => {
     // Act
     const sheet = parseContacts(`crmId,FullName,phone1,email\r\n${A}, Amelia Hart ,07700 900123,\r\n`, 'GB');
 
@@ -16,8 +16,8 @@ describe('parseContacts', () => {
     expect(sheet.rows).toEqual([
       {
         line: 2,
-        crmId: A.toLowerCase(),
-        fields: { crmId: A.toLowerCase(), fullName: 'Amelia Hart', phone1: '+447700900123' },
+        crmId: A,
+        fields: { crmId: A, fullName: 'Amelia Hart', phone1: '+447700900123' },
       },
     ]);
     expect(sheet.bad).toEqual([]);

@@ -20,15 +20,16 @@ export const NEW = [
 ];
 
 /**
- * A file with every kind of row: three new, one changed (jobTitle, and an empty email cell
- * removes the email), one unchanged (its phone written differently), a duplicate crmId, an
- * unterminated quote, a wrong column count and a bad phone.
+ * A file with every kind of row: three new, one changed (jobTitle, and an empty email
+ * cell removes the email), one unchanged (its phone written differently, its crmId in
+ * upper case), a duplicate crmId, an unterminated quote, a wrong column count and a bad
+ * phone.
  */
 export const CSV = [
   'crmId,fullName,companyName,jobTitle,phone1,email',
   `${NEW[0]},Ann Lee,Lee Ltd,Buyer,07700 900001,ann@lee.example`,
   `${amelia.fields.crmId},Amelia Hart,Hart & Daughters Ltd,COO,+447700900123,`,
-  `${tomas.fields.crmId},Tomás Ó Briain,"Dublin Freight, Ltd.",Account Manager,+353 20 913 0456,tomas@dublinfreight.example`,
+  `${tomas.fields.crmId?.toUpperCase()},Tomás Ó Briain,"Dublin Freight, Ltd.",Account Manager,+353 20 913 0456,tomas@dublinfreight.example`,
   `${NEW[1]},"Bob ""Bobby"" Stone",Stone & Co,,020 7946 0002,bob@stone.example`,
   `${NEW[0]},Ann Lee again,Lee Ltd,Buyer,07700 900001,ann@lee.example`,
   `${NEW[2]},"Carol,Carol Ltd,,07700 900003,carol@example.com`,
