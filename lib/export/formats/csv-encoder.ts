@@ -141,6 +141,10 @@ export class CsvFileEncoder {
       this.#out[this.#o++] = QUOTE;
       return;
     }
+    if (n > BIG_FIELD) {
+      this.#bigText(bytes, s, e);
+      return;
+    }
     // Worst case: every byte a doubled quote, plus the quotes.
     this.#ensure(n * 2 + 2);
     const out = this.#out;
@@ -169,6 +173,43 @@ export class CsvFileEncoder {
     }
     out[o++] = QUOTE;
     this.#o = o;
+  }
+
+  /**
+   * A long field (a value of megabytes), written across as many pooled chunks as it
+   * needs instead of into one chunk of twice its size (the quoting worst case).
+   */
+  #bigText(bytes: Uint8Array, s: number, e: number): void {
+    let quoted = false;
+    for (let i = s; i < e && !quoted; i++) {
+      const b = bytes[i] as number;
+      quoted = b === COMMA || b === QUOTE || b === CR || b === LF;
+    }
+    if (!quoted) {
+      this.#copy(bytes, s, e);
+    } else {
+      this.#copy(QUOTE_BYTE, 0, 1);
+      for (let from = s; from < e; ) {
+        const quote = bytes.subarray(from, e).indexOf(QUOTE);
+        const to = quote < 0 ? e : from + quote + 1;
+        this.#copy(bytes, from, to);
+        if (quote >= 0) this.#copy(QUOTE_BYTE, 0, 1); // doubled
+        from = to;
+      }
+      this.#copy(QUOTE_BYTE, 0, 1);
+    }
+    this.#ensure(0); // room for the rest of the record's separators
+  }
+
+  /** Copies bytes [s, e) at the end of the output, starting new chunks as they fill. */
+  #copy(bytes: Uint8Array, s: number, e: number): void {
+    while (s < e) {
+      if (this.#o === this.#out.length) this.#flushChunk(0);
+      const k = Math.min(e - s, this.#out.length - this.#o);
+      this.#out.set(bytes.subarray(s, s + k), this.#o);
+      this.#o += k;
+      s += k;
+    }
   }
 
   /** A dictionary entry's field, its bytes made once per run. */
@@ -231,6 +272,9 @@ export class CsvFileEncoder {
 }
 
 const EMPTY = Buffer.alloc(0);
+/** Fields longer than this are written across chunks (#bigText). */
+const BIG_FIELD = 64 * 1024;
+const QUOTE_BYTE = new Uint8Array([34]);
 /** Bytes of separators a record has beyond its fields: commas and CRLF. */
 const RECORD_SEPARATORS = COLUMNS.length + 2;
 const DAY_MS = 86_400_000;

@@ -1,8 +1,9 @@
-import type { ColumnChunk, CompressionCodec, FileMetaData, RowGroup, SchemaElement } from 'hyparquet';
-import type { BufferedColumn, ColumnBuffer } from '../rows/column-buffer';
-import { COLUMNS, type ColumnDefinition, parquetSchema, SCHEMA_VERSION } from '../schema';
+import type { CompressionCodec, SchemaElement } from 'hyparquet';
+import { type BufferedColumn, type ColumnBuffer, textStart } from '../rows/column-buffer';
+import { COLUMNS, type ColumnDefinition } from '../schema';
 import { ChunkedOutput, recycleChunks } from './chunk-pool';
-import { PARQUET_PRIMITIVES, PINNED_HYPARQUET_WRITER } from './parquet-primitives';
+import { type ColumnChunkFacts, FILE_SCHEMA, footerBytes, RowGroupLog } from './parquet-footer';
+import { PARQUET_PRIMITIVES } from './parquet-primitives';
 import {
   type ChunkDictionary,
   indexedDictionary,
@@ -15,8 +16,7 @@ import {
 } from './parquet-values';
 import { zlib } from './zstd';
 
-const { ByteWriter, writePageHeader, writeRleBitPackedHybrid, writeMetadata, snappyCompress } =
-  PARQUET_PRIMITIVES;
+const { ByteWriter, writePageHeader, writeRleBitPackedHybrid, snappyCompress } = PARQUET_PRIMITIVES;
 
 /**
  * A Parquet file writer built for readers that are strict about the format (Athena,
@@ -40,7 +40,14 @@ export interface ParquetEncoderOptions {
 }
 
 const MAGIC = new Uint8Array([0x50, 0x41, 0x52, 0x31]);
-const CREATED_BY = `report-export (hyparquet-writer ${PINNED_HYPARQUET_WRITER} primitives)`;
+/**
+ * Value bytes per PLAIN text page (at least one value): a page is built whole in memory
+ * and compressed whole, so large values would otherwise make pages of a whole row group.
+ * The service's ids make pages of about 650 KB at 16,384 rows, below it.
+ */
+const PAGE_BYTES = 1024 * 1024;
+/** Rows and bytes at most of the sample that decides whether a text chunk is compressed. */
+const SAMPLE_ROWS = 2_048;
 
 type Compressor = (input: Uint8Array) => Uint8Array;
 const identity: Compressor = (b) => b;
@@ -49,12 +56,45 @@ const identity: Compressor = (b) => b;
  * One page body per thread, reused for every page: a fresh, growing buffer per page was
  * most of the encoder's garbage (external memory, freed only by a full GC).
  */
-const PAGE = new ByteWriter(1024 * 1024);
+let PAGE = new ByteWriter(PAGE_BYTES);
 
 function pageBody(): InstanceType<typeof ByteWriter> {
   PAGE.index = 0;
   PAGE.offset = 0;
   return PAGE;
+}
+
+/**
+ * A page body that grew past 16 MiB for a huge value is not kept for the rest of the
+ * thread's life. Below that it is kept: values of a few MB would otherwise make it grow
+ * again (1, 2, 4, 8 MiB, all garbage) for every row group.
+ */
+function shrinkPageBody(): void {
+  if (PAGE.buffer.byteLength > 16 * PAGE_BYTES) PAGE = new ByteWriter(PAGE_BYTES);
+}
+
+/**
+ * The end of a page of a PLAIN text chunk that starts at row `a` and may run to `b`: as
+ * many rows as fit in `maxBytes` of values (lengths included), at least one.
+ */
+function textPageEnd(
+  c: Extract<BufferedColumn, { type: 'text' }>,
+  a: number,
+  b: number,
+  maxBytes: number,
+): number {
+  const start = textStart(c, a);
+  const bytes = (e: number) => (c.ends[e - 1] as number) - start + 4 * (e - a);
+  if (bytes(b) <= maxBytes) return b;
+  let lo = a + 1;
+  let hi = b;
+  // bytes(e) grows with e: the last e in [a + 1, b] within maxBytes, else a + 1.
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (bytes(mid) <= maxBytes) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 function compressorFor(codec: ParquetCodec): Compressor {
@@ -72,8 +112,8 @@ export class ParquetFileEncoder {
   readonly #codec: CompressionCodec;
   readonly #compress: Compressor;
   readonly #rowsPerPage: number;
-  readonly #schema: SchemaElement[] = parquetSchema();
-  readonly #rowGroups: RowGroup[] = [];
+  readonly #schema: SchemaElement[] = FILE_SCHEMA;
+  readonly #rowGroups = new RowGroupLog();
   readonly #output = new ChunkedOutput();
   #offset = 0;
   #rows = 0;
@@ -100,22 +140,23 @@ export class ParquetFileEncoder {
     const n = buffer.rows;
     if (n === 0) return [];
     const start = this.#offset;
-    const chunks: ColumnChunk[] = [];
+    const chunks: ColumnChunkFacts[] = [];
     let uncompressedTotal = 0;
     for (let i = 0; i < COLUMNS.length; i++) {
-      const column = COLUMNS[i] as ColumnDefinition;
-      const element = this.#schema[i + 1] as SchemaElement;
-      const encoded = this.#column(buffer, i, column, element, n);
-      chunks.push(encoded.chunk);
-      uncompressedTotal += encoded.uncompressed;
+      const chunk = this.#column(buffer, i, COLUMNS[i] as ColumnDefinition, n);
+      chunks.push(chunk);
+      uncompressedTotal += chunk.uncompressedSize;
     }
-    this.#rowGroups.push({
-      columns: chunks,
-      total_byte_size: BigInt(uncompressedTotal),
-      num_rows: BigInt(n),
-      file_offset: BigInt(start),
-      total_compressed_size: BigInt(this.#offset - start),
-    });
+    shrinkPageBody();
+    this.#rowGroups.add(
+      {
+        rows: n,
+        fileOffset: start,
+        uncompressedSize: uncompressedTotal,
+        compressedSize: this.#offset - start,
+      },
+      chunks,
+    );
     this.#rows += n;
     return this.#output.take();
   }
@@ -127,32 +168,12 @@ export class ParquetFileEncoder {
 
   /** The footer (metadata, its length and the closing magic); call once, last. */
   footer(): Uint8Array {
-    const writer = new ByteWriter();
-    const metadata: FileMetaData = {
-      version: 1,
-      created_by: CREATED_BY,
-      schema: this.#schema,
-      num_rows: BigInt(this.#rows),
-      row_groups: this.#rowGroups,
-      key_value_metadata: [{ key: 'report_export.schema_version', value: String(SCHEMA_VERSION) }],
-      metadata_length: 0,
-    };
-    // hyparquet-writer serialises every present member; metadata_length is not a footer field.
-    delete (metadata as Partial<FileMetaData>).metadata_length;
-    writeMetadata(writer, metadata);
-    writer.appendUint32(0x31524150);
-    const bytes = writer.getBytes().slice();
+    const bytes = footerBytes(this.#schema, this.#codec, this.#rows, this.#rowGroups);
     this.#offset += bytes.length;
     return bytes;
   }
 
-  #column(
-    buffer: ColumnBuffer,
-    index: number,
-    column: ColumnDefinition,
-    element: SchemaElement,
-    n: number,
-  ): { chunk: ColumnChunk; uncompressed: number } {
+  #column(buffer: ColumnBuffer, index: number, column: ColumnDefinition, n: number): ColumnChunkFacts {
     const chunkStart = this.#offset;
     let uncompressed = 0;
     const emit = (b: Uint8Array) => {
@@ -163,9 +184,9 @@ export class ParquetFileEncoder {
     const nulls = nullCount(values, n);
     const defs = column.nullable ? values.present.subarray(0, n) : undefined;
     const dictionary = chunkDictionary(buffer, index, column, values, n);
-    let dictionaryPageOffset: bigint | undefined;
+    let dictionaryPageOffset = -1;
     if (dictionary !== undefined) {
-      dictionaryPageOffset = BigInt(this.#offset);
+      dictionaryPageOffset = this.#offset;
       const plain = dictionary.plain;
       const compressed = this.#compress(plain);
       const header = new ByteWriter();
@@ -182,25 +203,30 @@ export class ParquetFileEncoder {
     }
 
     // Unique ids (connId, docId) barely compress but cost most of the compression time:
-    // a PLAIN string chunk whose first 2,048 values shrink by less than 15 % is written
-    // uncompressed (the codec is per column chunk in Parquet, so readers handle it).
+    // a PLAIN string chunk whose first 2,048 values (1 MiB at most) shrink by less than
+    // 15 % is written uncompressed (the codec is per column chunk in Parquet, so readers
+    // handle it).
     let compress = this.#compress;
-    let codec = this.#codec;
-    if (dictionary === undefined && values.type === 'text' && codec !== 'UNCOMPRESSED') {
+    let skipCodec = false;
+    if (dictionary === undefined && values.type === 'text' && this.#codec !== 'UNCOMPRESSED') {
       const writer = pageBody();
-      writePlainText(writer, values, 0, Math.min(n, 2_048));
-      const sample = writer.getBytes();
+      const rows = Math.min(n, SAMPLE_ROWS);
+      // The rows that fit in PAGE_BYTES and the one that crosses it, cut at PAGE_BYTES.
+      writePlainText(writer, values, 0, Math.min(rows, textPageEnd(values, 0, rows, PAGE_BYTES) + 1));
+      const sample = writer.getBytes().subarray(0, PAGE_BYTES);
       if (sample.length > 0 && compress(sample).length > sample.length * 0.85) {
         compress = identity;
-        codec = 'UNCOMPRESSED';
+        skipCodec = true;
       }
     }
-    const dataPageOffset = BigInt(this.#offset);
+    const dataPageOffset = this.#offset;
+    const plainText = dictionary === undefined && values.type === 'text' ? values : undefined;
     const encoding = dictionary === undefined ? 'PLAIN' : 'RLE_DICTIONARY';
     const bitWidth = dictionary === undefined ? 0 : Math.max(1, 32 - Math.clz32(dictionary.size - 1));
     let pages = 0;
-    for (let a = 0; a < n; a += this.#rowsPerPage) {
-      const b = Math.min(n, a + this.#rowsPerPage);
+    for (let a = 0, b = 0; a < n; a = b) {
+      b = Math.min(n, a + this.#rowsPerPage);
+      if (plainText !== undefined) b = textPageEnd(plainText, a, b, PAGE_BYTES);
       const body = pageBody();
       if (defs !== undefined) {
         const levels = new ByteWriter();
@@ -246,33 +272,19 @@ export class ParquetFileEncoder {
       pages++;
     }
 
-    const encodings: ColumnChunk['meta_data'] extends infer M
-      ? M extends { encodings: infer E }
-        ? E
-        : never
-      : never = dictionary === undefined ? ['PLAIN', 'RLE'] : ['PLAIN', 'RLE', 'RLE_DICTIONARY'];
-    const chunk: ColumnChunk = {
-      file_offset: BigInt(chunkStart),
-      meta_data: {
-        type: element.type ?? 'BYTE_ARRAY',
-        encodings,
-        path_in_schema: [column.name],
-        codec,
-        num_values: BigInt(n),
-        total_uncompressed_size: BigInt(uncompressed),
-        total_compressed_size: BigInt(this.#offset - chunkStart),
-        data_page_offset: dataPageOffset,
-        ...(dictionaryPageOffset === undefined ? {} : { dictionary_page_offset: dictionaryPageOffset }),
-        statistics: statistics(column, values, n, nulls),
-        encoding_stats: [
-          ...(dictionary === undefined
-            ? []
-            : [{ page_type: 'DICTIONARY_PAGE' as const, encoding: 'PLAIN' as const, count: 1 }]),
-          { page_type: 'DATA_PAGE' as const, encoding, count: pages },
-        ],
-      },
+    const range = values.type === 'number' && nulls < n ? statistics(column, values, n, nulls) : undefined;
+    return {
+      fileOffset: chunkStart,
+      uncompressedSize: uncompressed,
+      compressedSize: this.#offset - chunkStart,
+      dataPageOffset,
+      dictionaryPageOffset,
+      uncompressed: skipCodec,
+      nulls,
+      min: range === undefined ? Number.NaN : Number(range.min_value),
+      max: range === undefined ? Number.NaN : Number(range.max_value),
+      pages,
     };
-    return { chunk, uncompressed };
   }
 }
 

@@ -4,6 +4,8 @@ import type { ColumnDefinition } from '../schema';
 
 const DICTIONARY_SAMPLE = 2_000;
 const MAX_DICTIONARY_ENTRIES = 65_536;
+/** Average UTF-8 bytes per row above which a text chunk gets no dictionary. */
+const MAX_DICTIONARY_AVERAGE = 1_024;
 
 type TextColumn = Extract<BufferedColumn, { type: 'text' }>;
 type IndexedColumn = Extract<BufferedColumn, { type: 'indexed' }>;
@@ -96,6 +98,9 @@ function lengthPrefixed(values: readonly Uint8Array[]): Uint8Array {
  * values repeat within the chunk: decided on a sample, so unique ids cost little.
  */
 export function textDictionary(c: TextColumn, n: number): ChunkDictionary | undefined {
+  // Long values (a free-text member of kilobytes or megabytes) are not worth a JS string
+  // each to find repeats: PLAIN (the service's values average well under 100 bytes).
+  if (n > 0 && (c.ends[n - 1] as number) > n * MAX_DICTIONARY_AVERAGE) return undefined;
   const view = Buffer.from(c.bytes.buffer, c.bytes.byteOffset, c.bytes.length);
   const text = (r: number) => view.toString('utf8', textStart(c, r), c.ends[r] as number);
   if (!repeats(c.present, n, text)) return undefined;

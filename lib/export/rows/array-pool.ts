@@ -12,10 +12,17 @@ export interface ArrayRecycler {
 export class ArrayPool implements ArrayRecycler {
   readonly #free = new Map<number, ArrayBuffer[]>();
   readonly #maxBytes: number;
+  readonly #maxBuffer: number;
   #bytes = 0;
 
-  constructor(maxBytes = 32 * 1024 * 1024) {
+  /**
+   * @param maxBytes bytes held free at most
+   * @param maxBuffer the largest buffer kept: the text of values of a few MB is kept for
+   *   the next buffer (same sizes, in whole MiB), bigger ones are left to the GC
+   */
+  constructor(maxBytes = 32 * 1024 * 1024, maxBuffer = 8 * 1024 * 1024) {
     this.#maxBytes = maxBytes;
+    this.#maxBuffer = maxBuffer;
   }
 
   /** Bytes held free. */
@@ -35,7 +42,7 @@ export class ArrayPool implements ArrayRecycler {
   /** Keeps a buffer for reuse (dropped when the pool is full; detached buffers are ignored). */
   give(buffer: ArrayBuffer): void {
     const size = buffer.byteLength;
-    if (size === 0 || this.#bytes + size > this.#maxBytes) return;
+    if (size === 0 || size > this.#maxBuffer || this.#bytes + size > this.#maxBytes) return;
     let free = this.#free.get(size);
     if (free === undefined) {
       free = [];

@@ -25,16 +25,29 @@ const INITIAL_ROWS = 64;
 /**
  * A dictionary stops taking entries (and its column is buffered as text from then on)
  * when it has more than MIN_FREEZE entries and they are more than a quarter of the values
- * seen (ids, unique text), or when it reaches MAX_ENTRIES.
+ * seen (ids, unique text), when it reaches MAX_ENTRIES, or when its entries would pass
+ * MAX_DICTIONARY_CHARS in all. The last bound is what keeps long values (a free-text
+ * member of megabytes) out of it: entries live for the whole run, on both threads, with
+ * their UTF-8 and CSV bytes cached beside them, so their size must not depend on the data.
+ * Names and numbers stay far below it (the service's: under 1,000 characters per column).
  */
 const MIN_FREEZE = 1_024;
 const MAX_ENTRIES = 65_536;
+export const MAX_DICTIONARY_CHARS = 256 * 1024;
+
+/**
+ * Strings longer than this are measured (exact UTF-8 length) before they are copied in,
+ * instead of reserving 3 bytes per UTF-16 unit: a 4 MB value would otherwise reserve 12 MB.
+ */
+const MEASURE_ABOVE = 4_096;
 
 /** The distinct values of one string column in a run; append-only, so indexes stay valid. */
 export class StringDictionary {
   readonly entries: string[] = [];
   #index: Map<string, number> | undefined = new Map();
   #seen = 0;
+  /** UTF-16 units of the entries. */
+  #chars = 0;
 
   /** False once the column switched to text: entries stay for the buffers that use them. */
   get open(): boolean {
@@ -49,12 +62,14 @@ export class StringDictionary {
     let i = index.get(value);
     if (i === undefined) {
       i = this.entries.length;
-      if (i >= MAX_ENTRIES || (i >= MIN_FREEZE && i * 4 > this.#seen)) {
+      const chars = this.#chars + value.length;
+      if (i >= MAX_ENTRIES || (i >= MIN_FREEZE && i * 4 > this.#seen) || chars > MAX_DICTIONARY_CHARS) {
         this.#index = undefined;
         return -1;
       }
       index.set(value, i);
       this.entries.push(value);
+      this.#chars = chars;
     }
     return i;
   }
@@ -115,6 +130,8 @@ export class ColumnBuffer {
   #capacity = INITIAL_ROWS;
   /** Bytes used per text column. */
   readonly #textBytes: number[];
+  /** Their sum: what the partitioner holds against its byte budget. */
+  #textTotal = 0;
   /** Where the arrays come from (undefined for a received buffer, which never grows). */
   readonly #pool: ArrayPool | undefined;
   /** Where the arrays go when released. */
@@ -163,6 +180,14 @@ export class ColumnBuffer {
     return this.#pool;
   }
 
+  /**
+   * UTF-8 bytes held in text columns: the part of a buffer that grows with the size of
+   * the values rather than with the rows (a row costs at most 9 bytes per other column).
+   */
+  get textBytes(): number {
+    return this.#textTotal;
+  }
+
   /** Makes room for one more row in every column. */
   reserveRow(): void {
     if (this.rows < this.#capacity) return;
@@ -182,6 +207,7 @@ export class ColumnBuffer {
     for (const buffer of this.columns.flatMap(arrayBuffersOf)) this.#recycler.give(buffer);
     this.columns = [];
     this.rows = 0;
+    this.#textTotal = 0;
   }
 
   /** Call reserveRow first. Appends a number or null at row `rows`. */
@@ -258,8 +284,9 @@ export class ColumnBuffer {
       return;
     }
     const n = value.length;
-    // Worst case 3 bytes per UTF-16 unit.
-    if (o + n * 3 > c.bytes.length) c.bytes = this.#grown(c.bytes, powerOfTwo(o + n * 3));
+    // Worst case 3 bytes per UTF-16 unit; a long value is measured instead.
+    const room = n > MEASURE_ABOVE ? Buffer.byteLength(value, 'utf8') : n * 3;
+    if (o + room > c.bytes.length) c.bytes = this.#grown(c.bytes, textCapacity(o + room));
     const bytes = c.bytes;
     let i = 0;
     for (; i < n; i++) {
@@ -271,6 +298,7 @@ export class ColumnBuffer {
     if (i < n) o += encoder.encodeInto(value.slice(i), bytes.subarray(o)).written;
     c.present[at] = 1;
     c.ends[at] = o;
+    this.#textTotal += o - (this.#textBytes[column] as number);
     this.#textBytes[column] = o;
   }
 
@@ -280,6 +308,7 @@ export class ColumnBuffer {
     const entries = this.dictionaries.entries(column);
     const rows = this.rows;
     this.columns[column] = this.#textColumn(this.#capacity);
+    this.#textTotal -= this.#textBytes[column] as number;
     this.#textBytes[column] = 0;
     for (let r = 0; r < rows; r++) {
       this.#setText(column, r, c.present[r] === 1 ? (entries[c.indexes[r] as number] as string) : null);
@@ -362,6 +391,17 @@ function arrayBuffersOf(c: BufferedColumn): ArrayBuffer[] {
 export function textStart(c: Extract<BufferedColumn, { type: 'text' }>, r: number): number {
   return r === 0 ? 0 : (c.ends[r - 1] as number);
 }
+
+/**
+ * Room for `n` bytes of text: a power of two (few sizes, so the pool reuses them) up to
+ * 4 MiB, whole MiB above it, so a buffer of large values holds about what the
+ * partitioner's byte budget allows rather than up to twice that.
+ */
+function textCapacity(n: number): number {
+  return n <= BIG_TEXT ? powerOfTwo(n) : Math.ceil(n / MIB) * MIB;
+}
+const MIB = 1024 * 1024;
+const BIG_TEXT = 4 * MIB;
 
 function powerOfTwo(n: number): number {
   return 2 ** Math.ceil(Math.log2(Math.max(n, 1024)));

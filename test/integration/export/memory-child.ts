@@ -4,13 +4,13 @@
  * on the fly and parsed by the real client parser, so no row is ever held in full here.
  *
  * Usage: node --import tsx memory-child.ts --case large-rows|many-days --count N --out DIR
- *        [--worker FILE_URL] [--row-mb MB]
+ *        [--worker FILE_URL] [--row-mb MB] [--source rows|json]
  * Last stdout line: {"case":..,"rows":..,"partitions":..,"files":..,"peak_rss_mb":..}
  */
 import { parseReportResultStream } from '../../../lib/api/index';
 import { exportReportResult } from '../../../lib/export/index';
 import { LocalDirectoryStore } from '../../../lib/stores/local-directory-store';
-import { documentChunks, type MemoryCase } from './memory-document';
+import { documentChunks, type MemoryCase, memorySource } from './memory-document';
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -27,7 +27,11 @@ const memoryCase = required('case') as MemoryCase;
 const count = Number(required('count'));
 const rowMb = Number(arg('row-mb') ?? '4');
 const worker = arg('worker');
-const source = await parseReportResultStream(documentChunks(memoryCase, count, rowMb));
+// `--source json` goes through the client's parser too (its own memory included).
+const source =
+  arg('source') === 'json'
+    ? await parseReportResultStream(documentChunks(memoryCase, count, rowMb))
+    : memorySource(memoryCase, count, rowMb);
 const summary = await exportReportResult({
   source,
   store: new LocalDirectoryStore(required('out')),
@@ -35,7 +39,12 @@ const summary = await exportReportResult({
   encodeWorker: worker === undefined ? false : new URL(worker),
   logger: {
     warn: (message, data) => process.stderr.write(`${message} ${JSON.stringify(data)}\n`),
-    info: () => undefined,
+    info: (message, data) => {
+      if (process.env.MEMORY_CHILD_VERBOSE === '1') {
+        (globalThis as { gc?: () => void }).gc?.();
+        process.stderr.write(`${message} ${JSON.stringify({ ...data, ...process.memoryUsage() })}\n`);
+      }
+    },
   },
 });
 process.stdout.write(

@@ -1,5 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { CHUNK_BYTES } from '../../../../lib/export/formats/chunk-pool';
 import { CsvFileEncoder } from '../../../../lib/export/formats/csv-encoder';
 import { RowMapper } from '../../../../lib/export/rows/row-mapper';
 import { COLUMNS } from '../../../../lib/export/schema';
@@ -84,6 +85,33 @@ describe('CsvFileEncoder', () => {
     // Assess
     expect(gz).toBe(encode(rows));
   });
+
+  it.each([
+    { name: 'plain', value: `${'a'.repeat(3 * 1024 * 1024)}z`, field: `${'a'.repeat(3 * 1024 * 1024)}z` },
+    {
+      name: 'quoted',
+      value: `say "${'é'.repeat(1024 * 1024)}",\r\n"${'b'.repeat(70_000)}"`,
+      field: `"say ""${'é'.repeat(1024 * 1024)}"",\r\n""${'b'.repeat(70_000)}"""`,
+    },
+  ])(
+    'writes a $name field of megabytes across 1 MiB chunks with the bytes of a short one',
+    ({ value, field }) => {
+      // Prepare
+      const mapper = new RowMapper({ reportId: 'r', requestId: 'q', zone: new ZoneConverter('UTC') });
+      const buffer = mapper.newBuffer();
+      mapper.append({ start: '2026-01-01T00:00:00', userName: value, cliName: 'n' }, buffer);
+      const encoder = new CsvFileEncoder();
+
+      // Act
+      const chunks = encoder.rowGroup(buffer);
+
+      // Assess: no chunk of twice the field's size (the quoting worst case) is allocated.
+      expect(Math.max(...chunks.map((c) => c.buffer.byteLength))).toBeLessThanOrEqual(CHUNK_BYTES);
+      expect(Buffer.concat(chunks).toString('utf8')).toBe(
+        `,2026-01-01T00:00:00.000,${field},,,n,,,,,,,,,,,,,,,2026-01-01T00:00:00.000Z,r,q\r\n`,
+      );
+    },
+  );
 
   it('keeps every record whole when rows span several 1 MiB chunks and gzip members', () => {
     // Prepare

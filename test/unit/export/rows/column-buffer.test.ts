@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ArrayCollector, ArrayPool } from '../../../../lib/export/rows/array-pool';
-import { ColumnBuffer, RunDictionaries } from '../../../../lib/export/rows/column-buffer';
+import {
+  type BufferedColumn,
+  ColumnBuffer,
+  MAX_DICTIONARY_CHARS,
+  RunDictionaries,
+} from '../../../../lib/export/rows/column-buffer';
 import { RowMapper } from '../../../../lib/export/rows/row-mapper';
 import { COLUMNS } from '../../../../lib/export/schema';
 import { ZoneConverter } from '../../../../lib/export/time-zone';
@@ -113,6 +118,43 @@ describe('ColumnBuffer', () => {
     expect(m.pool.bytes).toBeLessThan(pooled);
     expect(second.columns[CONN_ID]).not.toBe(firstConnIds);
     expect(second.values(CONN_ID)).toEqual(Array.from({ length: 300 }, (_, i) => `c-${i + 1_000}`));
+  });
+});
+
+describe('ColumnBuffer with long values', () => {
+  it('keeps a long value out of the run dictionary and buffers its column as text when it would pass MAX_DICTIONARY_CHARS', () => {
+    // Prepare
+    const m = mapper();
+    const buffer = m.newBuffer();
+    const long = `Zoë ${'x'.repeat(MAX_DICTIONARY_CHARS)}`;
+
+    // Act
+    m.append(row(1, 'short'), buffer);
+    m.append(row(2, long), buffer);
+    m.append(row(3, 'short'), buffer);
+
+    // Assess
+    const dictionary = m.dictionaries.columns[USER_NAME];
+    expect(dictionary?.open).toBe(false);
+    expect(dictionary?.entries).toEqual(['short']);
+    expect(buffer.columns[USER_NAME]?.type).toBe('text');
+    expect(buffer.values(USER_NAME)).toEqual(['short', long, 'short']);
+    expect(buffer.textBytes).toBe(Buffer.byteLength(long) + 10); // + 'short' twice (connId is still indexed)
+  });
+
+  it('counts text bytes and sizes the text array to them when values are megabytes', () => {
+    // Prepare
+    const m = mapper();
+    const buffer = m.newBuffer();
+    const mb = 'y'.repeat(5 * 1024 * 1024);
+
+    // Act
+    m.append(row(1, mb), buffer);
+
+    // Assess: measured, not 3 bytes per character reserved (a 16 MiB array before).
+    const text = buffer.columns[USER_NAME] as Extract<BufferedColumn, { type: 'text' }>;
+    expect(buffer.textBytes).toBe(mb.length);
+    expect(text.bytes.length).toBeLessThanOrEqual(6 * 1024 * 1024);
   });
 });
 

@@ -1,0 +1,87 @@
+import { parquetMetadata, parquetReadObjects } from 'hyparquet';
+import { describe, expect, it } from 'vitest';
+import { ParquetFileEncoder } from '../../../../lib/export/formats/parquet-encoder';
+import { RowMapper } from '../../../../lib/export/rows/row-mapper';
+import { ZoneConverter } from '../../../../lib/export/time-zone';
+import type { ResultRow } from '../../../../lib/spec/types';
+
+/** A whole Parquet file of the given row groups, as the part files are written. */
+function encodeFile(groups: ResultRow[][]): ArrayBuffer {
+  const mapper = new RowMapper({ reportId: 'r', requestId: 'q', zone: new ZoneConverter('UTC') });
+  const encoder = new ParquetFileEncoder();
+  const parts: Uint8Array[] = [encoder.header()];
+  for (const rows of groups) {
+    const buffer = mapper.newBuffer();
+    for (const row of rows) mapper.append(row, buffer);
+    // Copied: the chunks go back to the pool for the next row group.
+    for (const chunk of encoder.rowGroup(buffer)) parts.push(Uint8Array.from(chunk));
+    buffer.release();
+  }
+  parts.push(encoder.footer());
+  const bytes = Buffer.concat(parts);
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer;
+}
+
+function chunkOf(file: ArrayBuffer, group: number, column: string) {
+  const chunk = parquetMetadata(file).row_groups[group]?.columns.find(
+    (c) => c.meta_data?.path_in_schema[0] === column,
+  );
+  return chunk?.meta_data;
+}
+
+describe('ParquetFileEncoder', () => {
+  it('splits a PLAIN text chunk into pages of about 1 MiB when values are large', async () => {
+    // Prepare: 8 distinct values of 600 KB (non-ASCII in some), one row group.
+    const values = Array.from(
+      { length: 8 },
+      (_, i) => `${i} ${(i % 2 === 0 ? 'x' : 'é').repeat(300_000 * (2 - (i % 2)))}`,
+    );
+    const rows = values.map((userName, i) => ({ connId: `c${i}`, start: '2026-03-10T10:00:00', userName }));
+
+    // Act
+    const file = encodeFile([rows]);
+
+    // Assess: a page per value (two would pass 1 MiB), read back value for value.
+    const meta = chunkOf(file, 0, 'userName');
+    expect(meta?.encodings).not.toContain('RLE_DICTIONARY');
+    expect(meta?.encoding_stats).toEqual([{ page_type: 'DATA_PAGE', encoding: 'PLAIN', count: 8 }]);
+    const read = await parquetReadObjects({ file, columns: ['userName'] });
+    expect(read.map((r) => r.userName)).toEqual(values);
+  });
+
+  it('writes the footer of many row groups that readers get the offsets, counts and statistics from', async () => {
+    // Prepare: 40 row groups of 1..40 rows, numbers with nulls, a column only null in some groups.
+    const groups = Array.from({ length: 40 }, (_, g) =>
+      Array.from({ length: g + 1 }, (_, i): ResultRow => {
+        const row: ResultRow = {
+          connId: `c${g}-${i}`,
+          start: `2026-03-${String(1 + (g % 28)).padStart(2, '0')}T10:${String(i % 60).padStart(2, '0')}:00.25`,
+          userName: `user ${i % 3}`,
+        };
+        if (i % 4 !== 0) row.ring = i / 4 - g;
+        if (g % 5 !== 0) row.ans = i;
+        return row;
+      }),
+    );
+
+    // Act
+    const file = encodeFile(groups);
+
+    // Assess
+    const metadata = parquetMetadata(file);
+    expect(metadata.row_groups.map((g) => Number(g.num_rows))).toEqual(groups.map((g) => g.length));
+    const ring = chunkOf(file, 39, 'ring')?.statistics;
+    expect([ring?.min_value, ring?.max_value, Number(ring?.null_count)]).toEqual([
+      0.25 - 39,
+      39 / 4 - 39,
+      10,
+    ]);
+    expect(chunkOf(file, 5, 'ans')?.statistics).toEqual({ null_count: 6n });
+    const start = chunkOf(file, 3, 'start')?.statistics;
+    expect(start?.min_value).toEqual(new Date('2026-03-04T10:00:00.250Z'));
+    const read = await parquetReadObjects({ file, columns: ['connId', 'ring', 'ans'] });
+    expect(read.map((r) => [r.connId, r.ring ?? null, r.ans ?? null])).toEqual(
+      groups.flat().map((r) => [r.connId, r.ring ?? null, r.ans ?? null]),
+    );
+  });
+});
