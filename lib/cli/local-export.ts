@@ -5,6 +5,7 @@ import { OUTPUT_FORMATS } from '../export/layout';
 import type { PartitionManifest } from '../export/publish/publish';
 import { dayBefore, shiftDate } from '../export/window';
 import { startLocalDeployment } from '../local/local-deployment';
+import { InvalidInputError } from '../workflow/errors';
 import type { ExecutionInput } from '../workflow/input';
 import { type Plan, planExecution } from '../workflow/plan';
 import { ExportProgressTracker, type ProgressSink } from './export-progress';
@@ -126,7 +127,7 @@ export async function runLocalExport(options: LocalExportOptions = {}): Promise<
   }
 }
 
-/** The plan Plan would make: an unknown report or a bad range is the user's to fix (exit 2). */
+/** The plan Plan would make, before any report runs: an unknown report or a bad range is the user's to fix (exit 2). */
 function planOrUsage(
   input: ExecutionInput,
   deployment: { runtime: { settings: Parameters<typeof planExecution>[1] } },
@@ -135,8 +136,10 @@ function planOrUsage(
   try {
     return planExecution(input, deployment.runtime.settings, { executionName: 'start-preview' });
   } catch (cause) {
-    const message = (cause as Error).message;
-    if (report !== undefined && /report/i.test(message)) {
+    // Only the input is the user's to fix; anything else (settings) is a failure, exit 1.
+    if (!(cause instanceof InvalidInputError)) throw cause;
+    const message = cause.message;
+    if (report !== undefined && message.startsWith('reports:')) {
       throw new UsageError(`--report '${report}' is not a report of the workspace (${message})`, { cause });
     }
     throw new UsageError(`--from/--to: ${message}`, { cause });
