@@ -84,4 +84,23 @@ describe('ParquetFileEncoder', () => {
       groups.flat().map((r) => [r.connId, r.ring ?? null, r.ans ?? null]),
     );
   });
+
+  it.each([
+    { column: 'start', isAdjustedToUTC: false },
+    { column: 'start_utc', isAdjustedToUTC: true },
+  ])(
+    'annotates $column with the converted type TIMESTAMP_MILLIS besides its TIMESTAMP logical type',
+    ({ column, isAdjustedToUTC }) => {
+      // Act
+      const file = encodeFile([[{ connId: 'c', start: '2026-03-29T01:30:00' }]]);
+
+      // Assess: parquet-java <= 1.11 readers (Spark 3.1, Glue 3.0) read only converted_type.
+      const element = parquetMetadata(file).schema.find((e) => e.name === column);
+      expect(element).toMatchObject({
+        type: 'INT64',
+        converted_type: 'TIMESTAMP_MILLIS',
+        logical_type: { type: 'TIMESTAMP', isAdjustedToUTC, unit: 'MILLIS' },
+      });
+    },
+  );
 });
