@@ -121,24 +121,37 @@ describe('npm start (bin/report-export.ts, default command)', () => {
     expect(Number(dupes?.n)).toBe(0);
   });
 
-  it('prints calls per day equal to the distinct calls DuckDB finds in the files', async () => {
+  it('prints calls, answer rate and talk time per day equal to what DuckDB finds in the files', async () => {
     // Prepare
     const lines = second.stdout.split('\n');
     const at = lines.findIndex((l) => l.startsWith('Calls per day'));
     const printed = lines
       .slice(at + 3, at + 7)
       .map((l) => l.trim().split(/\s{2,}/))
-      .map(([dt, calls]) => `${dt}|${Number(calls?.replaceAll(',', ''))}`);
+      .map(
+        ([dt, calls, answered, talk]) => `${dt}|${Number(calls?.replaceAll(',', ''))}|${answered}|${talk}`,
+      );
 
-    // Act
+    // Act: each call once (the reports overlap), answered when ans = 1, talk time of answered calls.
     const rows = await duckdbQuery(
-      `SELECT strftime(dt, '%Y-%m-%d') AS dt, count(DISTINCT "connId")::INTEGER AS n
-       FROM read_parquet(${sqlString(path.join(lake, 'calls', 'format=parquet', '*', '*', '*.parquet'))}, hive_partitioning=true)
-       GROUP BY dt ORDER BY dt`,
+      `WITH call AS (
+         SELECT "connId", any_value(dt) AS dt, max(ans) AS ans, max(duration) AS duration
+         FROM read_parquet(${sqlString(path.join(lake, 'calls', 'format=parquet', '*', '*', '*.parquet'))}, hive_partitioning=true)
+         GROUP BY "connId")
+       SELECT strftime(dt, '%Y-%m-%d') AS dt, count(*)::INTEGER AS n,
+              (count(*) FILTER (WHERE ans = 1))::INTEGER AS answered,
+              avg(duration) FILTER (WHERE ans = 1) AS talk
+       FROM call GROUP BY dt ORDER BY dt`,
     );
 
-    // Assess
-    expect(printed).toEqual(rows.map((r) => `${r.dt}|${r.n}`));
+    // Assess (formatted as the CLI does: one decimal of percent, whole seconds)
+    expect(printed).toEqual(
+      rows.map((r) => {
+        const n = Number(r.n);
+        const percent = ((Number(r.answered) / n) * 100).toFixed(1);
+        return `${r.dt}|${n}|${percent} %|${Number(r.talk).toFixed(0)} s`;
+      }),
+    );
   });
 
   it('keeps the tokens in a secret file readable by its owner only and writes summary.html', async () => {
