@@ -20,7 +20,7 @@ import {
   type ReportResultBatchStream,
   TokenProvider,
 } from '../lib/api';
-import { loginWithAutoApproval } from '../lib/cli/local-login';
+import { loginWithAutoApproval } from '../lib/local/auto-approve-login';
 
 interface SimInfo {
   baseUrl: string;

@@ -8,7 +8,7 @@ import { createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { loginWithAutoApproval } from '../lib/cli/local-login';
+import { loginWithAutoApproval } from '../lib/local/auto-approve-login';
 import { startSimulator } from '../lib/simulator/index';
 
 const DAYS = 92;

@@ -7,7 +7,7 @@
  */
 import { request } from 'node:http';
 import { parseArgs } from 'node:util';
-import { loginWithAutoApproval } from '../lib/cli/local-login';
+import { loginWithAutoApproval } from '../lib/local/auto-approve-login';
 import { ManualClock } from '../lib/simulator/clock';
 import { startSimulator } from '../lib/simulator/index';
 

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { createClient, type FetchLike, refreshTokens } from '../api';
-import { loginWithAutoApproval } from '../cli/local-login';
+import { loginWithAutoApproval } from './auto-approve-login';
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../simulator';
 import { LocalFileSecretStore } from '../stores';
 import { LocalLeaseStore } from '../stores/local-lease-store';

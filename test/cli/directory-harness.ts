@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { loginWithAutoApproval } from '../../lib/cli/local-login';
+import { loginWithAutoApproval } from '../../lib/local/auto-approve-login';
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../../lib/simulator';
 import { LocalFileSecretStore } from '../../lib/stores';
 import type { ServiceSecret } from '../../lib/workflow/service-secret';

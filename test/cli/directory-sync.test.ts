@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { API_ERROR_CODES, createClient, type FetchLike, type ServiceClient } from '../../lib/api';
 import { parseContacts } from '../../lib/cli/directory-contacts';
 import { type SyncReport, syncDirectory } from '../../lib/cli/directory-sync';
-import { loginWithAutoApproval } from '../../lib/cli/local-login';
+import { loginWithAutoApproval } from '../../lib/local/auto-approve-login';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator';
 import type { DirectoryItem } from '../../lib/spec/types';
 import { amelia, BAD_ROWS, CSV, contacts, NEW, tomas } from './directory-fixtures';

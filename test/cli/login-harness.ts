@@ -97,7 +97,7 @@ export async function writeLoginSecret(
   sim: { authUrl: string; baseUrl: string; clientId: string; clientSecret: string; redirectUri: string },
   file: string,
 ): Promise<void> {
-  const { loginWithAutoApproval } = await import('../../lib/cli/local-login');
+  const { loginWithAutoApproval } = await import('../../lib/local/auto-approve-login');
   const { LocalFileSecretStore } = await import('../../lib/stores');
   const app = {
     authUrl: sim.authUrl,

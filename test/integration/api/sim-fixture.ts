@@ -6,7 +6,7 @@ import {
   type TokenProviderOptions,
   type TokenSet,
 } from '../../../lib/api';
-import { loginWithAutoApproval } from '../../../lib/cli/local-login';
+import { loginWithAutoApproval } from '../../../lib/local/auto-approve-login';
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../../../lib/simulator/index';
 
 export type { RunningSimulator };
