@@ -10,7 +10,7 @@ import { readdirSync } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
+import { type BuildOptions, build } from 'esbuild';
 
 export const HANDLER_MODULES = [
   'plan',
@@ -22,7 +22,20 @@ export const HANDLER_MODULES = [
 export type HandlerModule = (typeof HANDLER_MODULES)[number];
 
 const PROJECT_ROOT = resolve(import.meta.dirname, '..');
-const BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+/** What the construct and its afterBundling command pass to esbuild for every bundle. */
+const LAMBDA_BUILD = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node22',
+  minify: true,
+  keepNames: true,
+  // ESM bundles of CommonJS dependencies need require().
+  banner: {
+    js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+  },
+  logLevel: 'warning',
+} as const satisfies BuildOptions;
 const IMPORT_TIMEOUT_MS = 30_000;
 
 export interface HandlerBundle {
@@ -45,20 +58,13 @@ export async function bundleHandler(
   await mkdir(dir, { recursive: true });
   const file = join(dir, 'index.mjs');
   await build({
+    ...LAMBDA_BUILD,
     entryPoints: [join(PROJECT_ROOT, 'lambdas', `${module}.ts`)],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    minify: true,
-    keepNames: true,
     sourcemap: true,
     mainFields: ['module', 'main'],
     // NodejsFunction's default on Node >= 18 runtimes: the SDK v3 comes with the runtime.
     external: options.bundleSdk === true ? [] : ['@aws-sdk/*'],
-    banner: { js: BANNER },
     outfile: file,
-    logLevel: 'warning',
   });
   return { module, file, bytes: (await stat(file)).size, mapBytes: (await stat(`${file}.map`)).size };
 }
@@ -67,16 +73,9 @@ export async function bundleHandler(
 export async function bundleEncodeWorker(outDir: string): Promise<number> {
   const file = join(outDir, 'export-results', 'encode-worker.mjs');
   await build({
+    ...LAMBDA_BUILD,
     entryPoints: [join(PROJECT_ROOT, 'lib/export/spill/encode-worker.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    minify: true,
-    keepNames: true,
-    banner: { js: BANNER },
     outfile: file,
-    logLevel: 'warning',
   });
   return (await stat(file)).size;
 }

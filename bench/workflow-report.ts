@@ -93,8 +93,9 @@ export function printWorkflowReport(f: WorkflowBenchFigures): void {
       mode === 'workflow'
         ? `history events ${c.history_events}, executions ${c.executions}, jobs ${c.jobs}; ExportResults ${states.ExportResults} s`
         : `request+wait ${c.request_and_wait_seconds} s, export ${c.export_seconds} s`;
+    const gc = `; GC ${c.gc_seconds} s`;
     out.push(
-      `${String(round).padEnd(5)} ${mode.padEnd(11)} ${String(c.rows).padEnd(10)} ${String(c.seconds).padEnd(8)} ${String(c.rows_per_s).padEnd(8)} ${String(c.cpu_seconds).padEnd(7)} ${`${c.peak_rss_mb} MB`.padEnd(9)} ${String(c.files).padEnd(6)} ${detail}`,
+      `${String(round).padEnd(5)} ${mode.padEnd(11)} ${String(c.rows).padEnd(10)} ${String(c.seconds).padEnd(8)} ${String(c.rows_per_s).padEnd(8)} ${String(c.cpu_seconds).padEnd(7)} ${`${c.peak_rss_mb} MB`.padEnd(9)} ${String(c.files).padEnd(6)} ${detail}${gc}`,
     );
   }
   out.push(
@@ -142,6 +143,7 @@ export function printWorkflowReport(f: WorkflowBenchFigures): void {
         seconds: r.line.seconds,
         rows_per_s: r.line.rows_per_s,
         cpu_seconds: r.line.cpu_seconds,
+        gc_seconds: r.line.gc_seconds,
         peak_rss_mb: r.line.peak_rss_mb,
       })),
       history_events: w.history_events,
