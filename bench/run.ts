@@ -9,9 +9,12 @@
  *    ours (parse -> export to a local directory), DuckDB (read_json + COPY, 2 threads),
  *    parquetjs-lite (JSON.parse + appendRow). Each measures its own rows/s and peak RSS.
  *    Then bench/export-parquet-libs.ts: the Parquet library comparison on the same rows.
- * 3. Runs bench/client-parse.ts and bench/sim-memory.ts when present and prints their lines.
- * 4. Ends with one JSON line: rows, ours_rows_per_s, duckdb_rows_per_s, ratio_vs_duckdb,
- *    parquetjs_lite_rows_per_s, peak_rss_mb, peak_rss_mb_100k.
+ * 3. Peak RSS of ours (bundled, with the worker) on two shapes that once broke the memory
+ *    budget (bench/export-memory.ts): 200 rows of 4 MB each, and 3,000 days of one row.
+ * 4. Runs bench/client-parse.ts and bench/sim-memory.ts when present and prints their lines.
+ * 5. Prints a table, then ends with one JSON line: rows, ours_rows_per_s,
+ *    duckdb_rows_per_s, ratio_vs_duckdb, parquetjs_lite_rows_per_s, peak_rss_mb,
+ *    peak_rss_mb_100k, peak_rss_mb_large_rows, peak_rss_mb_3000_days.
  * Progress goes to stderr; only result lines go to stdout.
  */
 import { spawn } from 'node:child_process';
@@ -19,7 +22,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -80,6 +83,12 @@ async function bundle(entry: string, outDir: string): Promise<string> {
   return outfile;
 }
 
+/** A plain-text table, columns padded to their widest cell. */
+function table(rows: string[][]): string {
+  const widths = (rows[0] ?? []).map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
+  return `${rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join('  ')).join('\n')}\n`;
+}
+
 async function main(): Promise<void> {
   const rows = Number(arg('rows', '1000000'));
   if (!Number.isInteger(rows) || rows < 1) throw new Error('--rows must be a positive integer');
@@ -91,7 +100,8 @@ async function main(): Promise<void> {
     log('bundling contestants');
     const ours = await bundle('export-ours.ts', work);
     // As in the Lambda: the encode worker ships next to the bundle that runs the export.
-    await bundle('../lib/export/spill/encode-worker.ts', work);
+    const worker = pathToFileURL(await bundle('../lib/export/spill/encode-worker.ts', work)).href;
+    const memory = await bundle('export-memory.ts', work);
     const duckdb = await bundle('export-duckdb.ts', work);
     const parquetjs = await bundle('export-parquetjs-lite.ts', work);
     const parquetLibs = await bundle('export-parquet-libs.ts', work);
@@ -136,6 +146,30 @@ async function main(): Promise<void> {
     // The Parquet library choice: the same parsed rows, encoding only.
     await run('parquet-libs', parquetLibs, doc);
 
+    // The shapes that broke the 256 MB budget before the byte budget and the open-buffer cap.
+    const memoryRuns: Record<string, Record<string, unknown>> = {};
+    for (const [name, memoryCase, count] of [
+      ['large-rows', 'large-rows', 200],
+      ['3000-days', 'many-days', 3_000],
+    ] as const) {
+      log(`running ours on ${name}`);
+      const out = join(data, `out-memory-${name}`);
+      const result = await runChild(process.execPath, [
+        memory,
+        '--case',
+        memoryCase,
+        '--count',
+        String(count),
+        '--out',
+        out,
+        '--worker',
+        worker,
+      ]);
+      await rm(out, { recursive: true, force: true });
+      process.stdout.write(`${JSON.stringify({ bench: 'export-memory', ...result })}\n`);
+      memoryRuns[name] = result;
+    }
+
     for (const [script, args] of [
       ['client-parse.ts', ['--rows', String(rows), '--file', doc]],
       ['sim-memory.ts', ['--rows', String(rows)]],
@@ -153,17 +187,44 @@ async function main(): Promise<void> {
 
     const oursRate = Number(oursResult.rows_per_s);
     const duckdbRate = Number(duckdbResult.rows_per_s);
+    const summary = {
+      rows: oursResult.rows,
+      ours_rows_per_s: oursRate,
+      duckdb_rows_per_s: duckdbRate,
+      ratio_vs_duckdb: Number((oursRate / duckdbRate).toFixed(2)),
+      parquetjs_lite_rows_per_s: parquetjsResult.rows_per_s,
+      peak_rss_mb: oursResult.peak_rss_mb,
+      peak_rss_mb_100k: ours100k.peak_rss_mb,
+      peak_rss_mb_large_rows: memoryRuns['large-rows']?.peak_rss_mb,
+      peak_rss_mb_3000_days: memoryRuns['3000-days']?.peak_rss_mb,
+    };
     process.stdout.write(
-      `${JSON.stringify({
-        rows: oursResult.rows,
-        ours_rows_per_s: oursRate,
-        duckdb_rows_per_s: duckdbRate,
-        ratio_vs_duckdb: Number((oursRate / duckdbRate).toFixed(2)),
-        parquetjs_lite_rows_per_s: parquetjsResult.rows_per_s,
-        peak_rss_mb: oursResult.peak_rss_mb,
-        peak_rss_mb_100k: ours100k.peak_rss_mb,
-      })}\n`,
+      table([
+        ['contestant', 'rows', 'rows/s', 'peak RSS MB'],
+        ['ours', String(oursResult.rows), String(oursRate), String(oursResult.peak_rss_mb)],
+        ['ours (100k)', String(ours100k.rows), String(ours100k.rows_per_s), String(ours100k.peak_rss_mb)],
+        ['duckdb', String(duckdbResult.rows), String(duckdbRate), String(duckdbResult.peak_rss_mb)],
+        [
+          'parquetjs-lite',
+          String(parquetjsResult.rows),
+          String(parquetjsResult.rows_per_s),
+          String(parquetjsResult.peak_rss_mb),
+        ],
+        [
+          'ours, 200 rows of 4 MB',
+          String(memoryRuns['large-rows']?.rows),
+          '-',
+          String(summary.peak_rss_mb_large_rows),
+        ],
+        [
+          'ours, 3,000 days x 1 row',
+          String(memoryRuns['3000-days']?.rows),
+          '-',
+          String(summary.peak_rss_mb_3000_days),
+        ],
+      ]),
     );
+    process.stdout.write(`${JSON.stringify(summary)}\n`);
   } finally {
     await rm(work, { recursive: true, force: true });
     await rm(data, { recursive: true, force: true });

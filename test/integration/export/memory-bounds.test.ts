@@ -63,7 +63,7 @@ describe('exportReportResult memory', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'export-memory-'));
-    child = await bundle('./memory-child.ts', join(dir, 'memory-child.mjs'));
+    child = await bundle('../../../bench/export-memory.ts', join(dir, 'export-memory.mjs'));
     // As deployed: the encode worker bundled next to the handler, encoding on its own thread.
     worker = pathToFileURL(
       await bundle('../../../lib/export/spill/encode-worker.ts', join(dir, 'encode-worker.mjs')),

@@ -1,5 +1,5 @@
-import type { ReportResultMetadata, ReportResultStream } from '../../../lib/api/report-result-stream';
-import type { ReportRunDefinition, ResultRow } from '../../../lib/spec/types';
+import type { ReportResultMetadata, ReportResultStream } from '../lib/api/report-result-stream';
+import type { ReportRunDefinition, ResultRow } from '../lib/spec/types';
 
 /**
  * The shapes of result that used to blow the memory budget:

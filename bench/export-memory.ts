@@ -1,15 +1,16 @@
 /**
- * Runs one export in its own process and prints its peak RSS, for the memory tests
- * (memory-bounds.test.ts) and the benchmark (bench/run.ts). The result document is made
- * on the fly and parsed by the real client parser, so no row is ever held in full here.
+ * Runs one export in its own process and prints its peak RSS, for the benchmark
+ * (bench/run.ts, bundled) and the memory tests (test/integration/export/memory-bounds).
+ * The rows are made as they are read (bench/memory-document.ts), so none is held here;
+ * `--source json` makes the JSON document instead and parses it with the client.
  *
- * Usage: node --import tsx memory-child.ts --case large-rows|many-days --count N --out DIR
+ * Usage: node export-memory.mjs --case large-rows|many-days --count N --out DIR
  *        [--worker FILE_URL] [--row-mb MB] [--source rows|json]
  * Last stdout line: {"case":..,"rows":..,"partitions":..,"files":..,"peak_rss_mb":..}
  */
-import { parseReportResultStream } from '../../../lib/api/index';
-import { exportReportResult } from '../../../lib/export/index';
-import { LocalDirectoryStore } from '../../../lib/stores/local-directory-store';
+import { parseReportResultStream } from '../lib/api/index';
+import { exportReportResult } from '../lib/export/index';
+import { LocalDirectoryStore } from '../lib/stores/local-directory-store';
 import { documentChunks, type MemoryCase, memorySource } from './memory-document';
 
 function arg(name: string): string | undefined {
