@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig, secretLocation, serviceUrls } from '../../lib/cli/config';
 import { defineCommand, parseCommandLine, renderHelp, UsageError } from '../../lib/cli/options';
-import { runCli } from './login-harness';
+import { runCli } from '../support/cli-process';
 
 describe('resolveConfig', () => {
   let dir: string;
@@ -201,7 +201,7 @@ describe('report-export config show (subprocess)', () => {
         join(dir, 'login.json'),
         '--json',
       ],
-      { REPORT_EXPORT_CLIENT_ID: 'env-client' },
+      { env: { REPORT_EXPORT_CLIENT_ID: 'env-client' }, cleanEnv: true },
     );
 
     // Assess
@@ -220,7 +220,7 @@ describe('report-export config show (subprocess)', () => {
 
   it('exits 2 naming the subcommand when it is unknown', async () => {
     // Act
-    const r = await runCli(['config', 'edit']);
+    const r = await runCli(['config', 'edit'], { cleanEnv: true });
     // Assess
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("unknown subcommand 'config edit'");

@@ -1,11 +1,9 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { loginWithAutoApproval } from '../../lib/local/auto-approve-login';
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../../lib/simulator';
-import { LocalFileSecretStore } from '../../lib/stores';
-import type { ServiceSecret } from '../../lib/workflow/service-secret';
-import { type CliRun, runCli } from './start-cli-process';
+import { type CliProcess, type CliRun, runCli, startCli } from '../support/cli-process';
+import { writeLoginSecret } from './login-secret';
 
 /**
  * The local service in this process, logged in through its OAuth flow (auto-approval),
@@ -18,6 +16,8 @@ export interface DirectoryHarness {
   secretFile: string;
   /** `report-export directory <args> --secret-file <file>`, to its end. */
   directory(args: readonly string[], env?: NodeJS.ProcessEnv): Promise<CliRun>;
+  /** The same, started: for tests that interrupt it. */
+  startDirectory(args: readonly string[]): CliProcess;
   close(): Promise<void>;
 }
 
@@ -35,22 +35,8 @@ const CLEAN_ENV: NodeJS.ProcessEnv = {
 export async function startDirectoryHarness(options: SimulatorOptions = {}): Promise<DirectoryHarness> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'directory-cli-'));
   const sim = await startSimulator({ autoApprove: true, ...options });
-  const app = {
-    authUrl: sim.authUrl,
-    clientId: sim.clientId,
-    clientSecret: sim.clientSecret,
-    redirectUri: sim.redirectUri,
-  };
-  const tokens = await loginWithAutoApproval(app);
   const secretFile = path.join(dir, 'login.json');
-  const secret: ServiceSecret = {
-    ...app,
-    baseUrl: sim.baseUrl,
-    refreshToken: tokens.refreshToken as string,
-    accessToken: tokens.accessToken,
-    accessTokenExpiresAt: tokens.expiresAt,
-  };
-  await new LocalFileSecretStore(secretFile).put('service', secret);
+  await writeLoginSecret(sim, secretFile);
   return {
     sim,
     dir,
@@ -60,6 +46,8 @@ export async function startDirectoryHarness(options: SimulatorOptions = {}): Pro
         env: { ...CLEAN_ENV, ...env },
         timeoutMs: 30_000,
       }),
+    startDirectory: (args) =>
+      startCli(['directory', ...args, '--secret-file', secretFile], { env: CLEAN_ENV }),
     close: async () => {
       await sim.close();
       await fs.rm(dir, { recursive: true, force: true });

@@ -1,21 +1,18 @@
-import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createClient, type ServiceClient } from '../../lib/api';
 import type { SyncReport } from '../../lib/cli/directory-sync';
 import type { DirectoryItem } from '../../lib/spec/types';
+import type { CliProcess } from '../support/cli-process';
 import { amelia, BAD_ROWS, CSV, contacts, NEW } from './directory-fixtures';
 import { type DirectoryHarness, startDirectoryHarness } from './directory-harness';
-import { startCli, stopGroup } from './start-cli-process';
 
 /** `report-export directory sync` run as a subprocess against the local service. */
 
 let h: DirectoryHarness;
 let api: ServiceClient;
-let child: ChildProcess | undefined;
+let cli: CliProcess | undefined;
 
 beforeEach(async () => {
   h = await startDirectoryHarness();
@@ -24,8 +21,8 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  const stopped = child === undefined ? true : await stopGroup(child);
-  child = undefined;
+  const stopped = cli === undefined ? true : await cli.stop();
+  cli = undefined;
   await h?.close();
   // Nothing a test started may outlive it.
   expect(stopped).toBe(true);
@@ -42,13 +39,31 @@ const itemsWith = (crmId: string): Promise<DirectoryItem[]> =>
 
 const counts = (r: SyncReport) => [r.created, r.updated, r.unchanged, r.deleted, r.failed];
 
+/** `directory sync` of `file` into the contacts directory, by name. */
+const syncArgs = (file: string, ...more: string[]): string[] => [
+  'sync',
+  '--directory',
+  'Company contacts',
+  '--csv',
+  file,
+  ...more,
+];
+
+/** `count` crmIds no fixture has: GUIDs starting with `prefix` (8 hex digits). */
+const newCrmIds = (prefix: string, count: number): string[] =>
+  Array.from({ length: count }, (_, i) => `${prefix}-0000-4000-8000-${String(i).padStart(12, '0')}`);
+
+/** The highest `<done>/<total>:` progress line on stderr so far (0 before the first). */
+const progress = (stderr: string, total: number): number =>
+  Math.max(0, ...[...stderr.matchAll(new RegExp(`^(\\d+)/${total}:`, 'gm'))].map((m) => Number(m[1])));
+
 describe('report-export directory sync', () => {
   it('prints the plan and every bad row with its line, changes nothing and exits 1 when --dry-run meets bad rows', async () => {
     // Prepare
     const file = await writeCsv('contacts.csv', `\uFEFF${CSV}`);
 
     // Act
-    const run = await h.directory(['sync', '--directory', 'Company contacts', '--csv', file, '--dry-run']);
+    const run = await h.directory(syncArgs(file, '--dry-run'));
 
     // Assess
     expect(run.code).toBe(1);
@@ -95,10 +110,7 @@ describe('report-export directory sync', () => {
 
   it('finishes the job without duplicates when run again after being killed in the middle', async () => {
     // Prepare: 30 new contacts; every items call slowed so the kill lands mid-run.
-    const crmIds = Array.from(
-      { length: 30 },
-      (_, i) => `d0000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-    );
+    const crmIds = newCrmIds('d0000000', 30);
     const file = await writeCsv(
       'many.csv',
       [
@@ -107,28 +119,14 @@ describe('report-export directory sync', () => {
       ].join('\n'),
     );
     h.sim.faults.inject({ route: 'items', kind: 'latency', ms: 60, times: 1000 });
-    const args = [
-      'directory',
-      'sync',
-      '--directory',
-      'Company contacts',
-      '--csv',
-      file,
-      '--concurrency',
-      '2',
-    ];
-    child = startCli([...args, '--secret-file', h.secretFile]);
-    let seen = 0;
-    if (!child.stderr) throw new Error('no stderr');
-    for await (const line of createInterface({ input: child.stderr })) {
-      seen = Number(/^(\d+)\/30:/.exec(line)?.[1] ?? seen);
-      if (seen >= 6) break;
-    }
+    const running = h.startDirectory(syncArgs(file, '--concurrency', '2'));
+    cli = running;
+    await running.until(() => progress(running.stderr(), 30) >= 6);
 
     // Act
-    await stopGroup(child);
+    await running.stop();
     h.sim.faults.clear();
-    const rerun = await h.directory(['sync', '--directory', 'Company contacts', '--csv', file, '--json']);
+    const rerun = await h.directory(syncArgs(file, '--json'));
 
     // Assess
     const report = JSON.parse(rerun.stdout) as SyncReport;
@@ -145,40 +143,20 @@ describe('report-export directory sync', () => {
 
   it('prints the counts so far and how to finish, and exits 1, when interrupted with SIGINT', async () => {
     // Prepare
-    const crmIds = Array.from(
-      { length: 20 },
-      (_, i) => `e0000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-    );
+    const crmIds = newCrmIds('e0000000', 20);
     const file = await writeCsv(
       'some.csv',
       ['crmId,fullName', ...crmIds.map((id, i) => `${id},Person ${i}`)].join('\n'),
     );
     h.sim.faults.inject({ route: 'items', kind: 'latency', ms: 60, times: 1000 });
-    child = startCli([
-      'directory',
-      'sync',
-      '--directory',
-      'Company contacts',
-      '--csv',
-      file,
-      '--secret-file',
-      h.secretFile,
-    ]);
-    let stdout = '';
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    // 'close': the exit status and every byte of stdout.
-    const exited = once(child, 'close') as Promise<[number | null]>;
-    if (!child.stderr) throw new Error('no stderr');
-    for await (const line of createInterface({ input: child.stderr })) {
-      if (Number(/^(\d+)\/20:/.exec(line)?.[1] ?? 0) >= 2) break;
-    }
-    child.stderr.resume();
+    const running = h.startDirectory(syncArgs(file));
+    cli = running;
+    await running.until(() => progress(running.stderr(), 20) >= 2);
 
     // Act
-    child.kill('SIGINT');
-    const [code] = await exited;
+    running.child.kill('SIGINT');
+    const code = await running.exited;
+    const stdout = running.stdout();
 
     // Assess
     expect(code).toBe(1);

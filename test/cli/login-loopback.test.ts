@@ -3,7 +3,7 @@ import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSelfSignedCertificate } from '../../lib/cli/self-signed-cert';
-import { type CliProcess, runCli, startCli } from './login-harness';
+import { type CliProcess, runCli, startCli } from '../support/cli-process';
 
 describe('createSelfSignedCertificate', () => {
   it.each(['node', 'openssl'] as const)(
@@ -62,7 +62,10 @@ describe('report-export login (loopback redirect)', () => {
 
   it('fails with OAUTH_STATE_MISMATCH and tells the browser so when the redirect carries another state', async () => {
     // Prepare
-    cli = startCli(loginArgs('http://127.0.0.1:0/callback'), { REPORT_EXPORT_CLIENT_SECRET: 'shh' });
+    cli = startCli(loginArgs('http://127.0.0.1:0/callback'), {
+      env: { REPORT_EXPORT_CLIENT_SECRET: 'shh' },
+      cleanEnv: true,
+    });
     const [, origin] = await cli.waitFor(/waiting on (http:\/\/127\.0\.0\.1:\d+)/);
 
     // Act
@@ -81,7 +84,10 @@ describe('report-export login (loopback redirect)', () => {
 
   it('answers 404 and keeps waiting when a request reaches another path', async () => {
     // Prepare
-    cli = startCli(loginArgs('http://127.0.0.1:0/callback'), { REPORT_EXPORT_CLIENT_SECRET: 'shh' });
+    cli = startCli(loginArgs('http://127.0.0.1:0/callback'), {
+      env: { REPORT_EXPORT_CLIENT_SECRET: 'shh' },
+      cleanEnv: true,
+    });
     const [, origin] = await cli.waitFor(/waiting on (http:\/\/127\.0\.0\.1:\d+)/);
 
     // Act
@@ -110,7 +116,10 @@ describe('report-export login (loopback redirect)', () => {
     },
   ])('exits 2 naming the problem when $message is wrong', async ({ args, env, message }) => {
     // Act
-    const r = await runCli(['login', '--region', 'uk', '--client-id', 'app', ...args], env);
+    const r = await runCli(['login', '--region', 'uk', '--client-id', 'app', ...args], {
+      env,
+      cleanEnv: true,
+    });
     // Assess
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
@@ -118,7 +127,10 @@ describe('report-export login (loopback redirect)', () => {
 
   it('exits 2 naming the region flag when no service is named', async () => {
     // Act
-    const r = await runCli(['login', '--client-id', 'app'], { REPORT_EXPORT_CLIENT_SECRET: 's' });
+    const r = await runCli(['login', '--client-id', 'app'], {
+      env: { REPORT_EXPORT_CLIENT_SECRET: 's' },
+      cleanEnv: true,
+    });
     // Assess
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('login needs --region uk|na|eu|au, or --base-url and --auth-url');

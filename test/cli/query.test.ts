@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli-process';
 import { duckdbQuery, sqlString } from '../support/duckdb';
-import { runCli } from './start-cli-process';
 
 /**
  * A small lake in the export's layout: two reports (ids all digits, which DuckDB would

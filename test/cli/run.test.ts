@@ -1,40 +1,27 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator';
 import { startLocalS3 } from '../integration/stores/local-s3';
-import { runCli, writeLoginSecret } from './login-harness';
+import { runCli } from '../support/cli-process';
+import { type LoginDir, makeLoginDir } from './login-secret';
 
 describe('report-export run', () => {
   let sim: RunningSimulator;
   let s3: Awaited<ReturnType<typeof startLocalS3>>;
-  let dir: string;
+  let login: LoginDir | undefined;
   let common: string[];
 
   beforeAll(async () => {
     sim = await startSimulator({ autoApprove: true, reportLatencyMs: 50, rowsPerDay: 100 });
     s3 = await startLocalS3('run-lake');
-    dir = await mkdtemp(join(tmpdir(), 'run-cli-'));
-    await writeLoginSecret(sim, join(dir, 'login.json'));
-    common = [
-      '--secret-file',
-      join(dir, 'login.json'),
-      '--lease-store',
-      pathToFileURL(join(dir, 'leases')).href,
-      '--time-zone',
-      sim.timeZoneId,
-      '--wait-ms',
-      '50',
-    ];
+    login = await makeLoginDir(sim, 'run-cli-');
+    common = [...login.flags, '--time-zone', sim.timeZoneId, '--wait-ms', '50'];
   });
 
   afterAll(async () => {
     await s3?.close();
     await sim?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await login?.remove();
   });
 
   it('publishes Parquet and CSV into S3 when --out is an s3:// URI and the endpoint is configured', async () => {
@@ -52,10 +39,13 @@ describe('report-export run', () => {
         '--json',
       ],
       {
-        REPORT_EXPORT_S3_ENDPOINT: s3.endpoint,
-        AWS_ACCESS_KEY_ID: 'test',
-        AWS_SECRET_ACCESS_KEY: 'test',
-        AWS_REGION: 'us-east-1',
+        env: {
+          REPORT_EXPORT_S3_ENDPOINT: s3.endpoint,
+          AWS_ACCESS_KEY_ID: 'test',
+          AWS_SECRET_ACCESS_KEY: 'test',
+          AWS_REGION: 'us-east-1',
+        },
+        cleanEnv: true,
       },
     );
 
@@ -92,7 +82,7 @@ describe('report-export run', () => {
     { args: ['--date', '2026-03-10', '--bogus'], message: "unknown option '--bogus'" },
   ])('exits 2 naming the flag when $args is given', async ({ args, message }) => {
     // Act
-    const r = await runCli(['run', ...args, ...common]);
+    const r = await runCli(['run', ...args, ...common], { cleanEnv: true });
     // Assess
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
@@ -101,7 +91,7 @@ describe('report-export run', () => {
 
   it('prints help with examples and exits 0 when --help is given', async () => {
     // Act
-    const r = await runCli(['run', '--help']);
+    const r = await runCli(['run', '--help'], { cleanEnv: true });
     // Assess
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('--report <id|name> ...');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalS3 } from '../integration/stores/local-s3';
-import { runCli } from './start-cli-process';
+import { runCli } from '../support/cli-process';
 
 /** Run records as Finalize writes them (the members `runs` shows). */
 function record(runId: string, startedAt: string, status: 'SUCCEEDED' | 'FAILED', rows: number) {

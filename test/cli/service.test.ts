@@ -1,36 +1,27 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator';
-import { runCli, writeLoginSecret } from './login-harness';
+import { runCli } from '../support/cli-process';
+import { type LoginDir, makeLoginDir } from './login-secret';
 
 describe('report-export workspaces list / reports list', () => {
   let sim: RunningSimulator;
-  let dir: string;
+  let login: LoginDir | undefined;
   let common: string[];
 
   beforeAll(async () => {
     sim = await startSimulator({ autoApprove: true, reportLatencyMs: 0 });
-    dir = await mkdtemp(join(tmpdir(), 'service-cli-'));
-    await writeLoginSecret(sim, join(dir, 'login.json'));
-    common = [
-      '--secret-file',
-      join(dir, 'login.json'),
-      '--lease-store',
-      pathToFileURL(join(dir, 'leases')).href,
-    ];
+    login = await makeLoginDir(sim, 'service-cli-');
+    common = [...login.flags];
   });
 
   afterAll(async () => {
     await sim?.close();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await login?.remove();
   });
 
   it('prints the workspaces as JSON with the default one marked when --json is given', async () => {
     // Act
-    const r = await runCli(['workspaces', 'list', ...common, '--json']);
+    const r = await runCli(['workspaces', 'list', ...common, '--json'], { cleanEnv: true });
     // Assess
     expect(r.code, r.stderr).toBe(0);
     const rows = JSON.parse(r.stdout) as { id: string; default: boolean }[];
@@ -39,7 +30,7 @@ describe('report-export workspaces list / reports list', () => {
 
   it("prints the default workspace's reports as a table when no workspace is given", async () => {
     // Act
-    const r = await runCli(['reports', 'list', ...common]);
+    const r = await runCli(['reports', 'list', ...common], { cleanEnv: true });
     // Assess
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
@@ -57,7 +48,7 @@ describe('report-export workspaces list / reports list', () => {
     },
   ])('exits $code with a clear message when $args is given', async ({ args, code, message }) => {
     // Act
-    const r = await runCli(args);
+    const r = await runCli(args, { cleanEnv: true });
     // Assess
     expect(r.code).toBe(code);
     expect(r.stderr).toContain(message);

@@ -8,7 +8,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { sfnStartCommand } from '../../lib/cli/start-command';
-import { runCli } from './login-harness';
+import { runCli } from '../support/cli-process';
 
 const SM = 'arn:aws:states:eu-west-1:123456789012:stateMachine:ReportExport';
 const EXEC = (n: number) => `arn:aws:states:eu-west-1:123456789012:execution:ReportExport:e${n}`;
@@ -161,7 +161,7 @@ describe('report-export start (mocked Step Functions)', () => {
 describe('report-export start (subprocess)', () => {
   it('prints help with an example and exits 0 when --help is given', async () => {
     // Act
-    const r = await runCli(['start', '--help']);
+    const r = await runCli(['start', '--help'], { cleanEnv: true });
     // Assess
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Usage: report-export start');
@@ -186,7 +186,7 @@ describe('report-export start (subprocess)', () => {
     { args: ['--preset', 'Someday'], message: '--preset must be one of' },
   ])('exits 2 naming the flag when $args are given', async ({ args, message }) => {
     // Act
-    const r = await runCli(['start', ...args]);
+    const r = await runCli(['start', ...args], { cleanEnv: true });
     // Assess
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);

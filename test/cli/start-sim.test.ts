@@ -1,34 +1,27 @@
-import type { ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, startCli, stopGroup } from './start-cli-process';
+import { type CliProcess, runCli, startCli } from '../support/cli-process';
 
 describe('report-export sim', () => {
-  let child: ChildProcess | undefined;
+  let cli: CliProcess | undefined;
 
   afterEach(async () => {
-    if (!child) return;
-    const stopped = await stopGroup(child);
-    child = undefined;
-    expect(stopped).toBe(true);
+    if (cli) expect(await cli.stop()).toBe(true);
+    cli = undefined;
   });
 
   it('prints the connection details as one JSON line, serves on 127.0.0.1 and exits 0 on SIGTERM', async () => {
     // Prepare
-    child = startCli(['sim', '--port', '0', '--json', '--auto-approve']);
-    const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+    cli = startCli(['sim', '--port', '0', '--json', '--auto-approve']);
 
     // Act
-    const [line] = (await once(lines, 'line')) as [string];
+    const [line] = await cli.waitFor(/^.*\n/, { stream: 'stdout' });
     const details = JSON.parse(line) as { baseUrl: string; authUrl: string; clientId: string };
     const discovery = await fetch(new URL('.well-known/openid-configuration', `${details.authUrl}/`), {
       signal: AbortSignal.timeout(10_000),
     });
     await discovery.body?.cancel();
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    const [code] = (await exited) as [number | null];
+    cli.child.kill('SIGTERM');
+    const code = await cli.exited;
 
     // Assess
     expect(new URL(details.baseUrl).hostname).toBe('127.0.0.1');

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './start-cli-process';
+import { runCli } from '../support/cli-process';
 
 describe('report-export (default command: npm start)', () => {
   let work: string;

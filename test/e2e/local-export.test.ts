@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliRun, runCli } from '../cli/start-cli-process';
+import { type CliRun, runCli } from '../support/cli-process';
 import { duckdbQuery, sqlString } from '../support/duckdb';
 
 /** `date -> report name -> rows` from the "Rows per day and report" table `npm start` prints. */

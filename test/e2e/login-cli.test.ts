@@ -5,8 +5,8 @@ import { pathToFileURL } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator';
-import { type CliProcess, runCli, startCli } from '../cli/login-harness';
 import { BROWSER_TIMEOUT_MS, CHROMIUM_PATH } from '../support/browser';
+import { type CliProcess, runCli, startCli } from '../support/cli-process';
 import { duckdbQuery, sqlString } from '../support/duckdb';
 
 /**
@@ -50,6 +50,27 @@ describe('report-export login (headless Chromium, local service)', () => {
     await Promise.all([page.waitForURL('**127.0.0.1:8000/**'), page.click('#approve')]);
   }
 
+  /** `login` against the local service, writing `secretFile`. */
+  const loginArgs = (secretFile: string, timeoutSeconds: string, ...more: string[]) => [
+    'login',
+    '--base-url',
+    sim.baseUrl,
+    '--auth-url',
+    sim.authUrl,
+    '--client-id',
+    sim.clientId,
+    '--secret-file',
+    secretFile,
+    '--timeout',
+    timeoutSeconds,
+    ...more,
+  ];
+  /** The client secret comes from the environment, as in production. */
+  const withClientSecret = () => ({
+    env: { REPORT_EXPORT_CLIENT_SECRET: sim.clientSecret },
+    cleanEnv: true,
+  });
+
   const secretValues = (s: Record<string, unknown>) =>
     [s.clientSecret, s.refreshToken, s.accessToken].filter((v): v is string => typeof v === 'string');
 
@@ -61,25 +82,7 @@ describe('report-export login (headless Chromium, local service)', () => {
     async ({ scheme, redirect }) => {
       // Prepare
       const secretFile = join(dir, `${scheme}-login.json`);
-      cli = startCli(
-        [
-          'login',
-          '--base-url',
-          sim.baseUrl,
-          '--auth-url',
-          sim.authUrl,
-          '--client-id',
-          sim.clientId,
-          '--redirect-uri',
-          redirect,
-          '--secret-file',
-          secretFile,
-          '--timeout',
-          '60',
-          '--json',
-        ],
-        { REPORT_EXPORT_CLIENT_SECRET: sim.clientSecret },
-      );
+      cli = startCli(loginArgs(secretFile, '60', '--redirect-uri', redirect, '--json'), withClientSecret());
       const [url] = await cli.waitFor(/http:\/\/127\.0\.0\.1:\d+\/connect\/authorize\?\S+/);
       const page = await browser.newPage();
 
@@ -119,22 +122,25 @@ describe('report-export login (headless Chromium, local service)', () => {
     const out = join(dir, 'lake');
 
     // Act
-    const result = await runCli([
-      'run',
-      '--date',
-      '2026-03-10',
-      '--secret-file',
-      secretFile,
-      '--lease-store',
-      pathToFileURL(join(dir, 'leases')).href,
-      '--time-zone',
-      sim.timeZoneId,
-      '--out',
-      out,
-      '--wait-ms',
-      '50',
-      '--json',
-    ]);
+    const result = await runCli(
+      [
+        'run',
+        '--date',
+        '2026-03-10',
+        '--secret-file',
+        secretFile,
+        '--lease-store',
+        pathToFileURL(join(dir, 'leases')).href,
+        '--time-zone',
+        sim.timeZoneId,
+        '--out',
+        out,
+        '--wait-ms',
+        '50',
+        '--json',
+      ],
+      { cleanEnv: true },
+    );
 
     // Assess
     expect(result.code, result.stderr).toBe(0);
@@ -153,22 +159,7 @@ describe('report-export login (headless Chromium, local service)', () => {
 
   it('exits 1 naming --timeout when nobody signs in', async () => {
     // Act
-    const result = await runCli(
-      [
-        'login',
-        '--base-url',
-        sim.baseUrl,
-        '--auth-url',
-        sim.authUrl,
-        '--client-id',
-        sim.clientId,
-        '--secret-file',
-        join(dir, 'never.json'),
-        '--timeout',
-        '1',
-      ],
-      { REPORT_EXPORT_CLIENT_SECRET: sim.clientSecret },
-    );
+    const result = await runCli(loginArgs(join(dir, 'never.json'), '1'), withClientSecret());
 
     // Assess
     expect(result.code).toBe(1);

@@ -6,8 +6,8 @@ import * as path from 'node:path';
 import { inflateSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../cli/start-cli-process';
 import { type LaunchedBrowser, launchChromium } from '../support/browser';
+import { runCli } from '../support/cli-process';
 
 /** Share of pixels that are not (near) white in a PNG screenshot (8-bit RGB/RGBA, as Chromium writes). */
 function inkShare(png: Buffer): number {
