@@ -8,10 +8,10 @@ import {
   CLI_ERROR_CODES,
   CommandError,
   defineCommand,
+  HELP_OPTION,
   integerValue,
   nonEmptyValue,
-  parseCommandLine,
-  renderHelp,
+  parseOrHelp,
   UsageError,
 } from './options';
 import { followChain, type SfnDependencies, startExecution, stateMachineArnOf } from './start-command';
@@ -64,7 +64,7 @@ ones, so an interrupted backfill finishes without starting anything twice.`,
       type: 'boolean',
       help: 'print one JSON line {stateFile, chunks: [{from, to, status, executionArn}], ...}',
     },
-    help: { type: 'boolean', short: 'h', help: 'show this help' },
+    ...HELP_OPTION,
   },
   examples: [
     'report-export backfill --from 2025-01-01 --to 2026-10-31 --parallel 3',
@@ -144,11 +144,8 @@ function executionName(state: BackfillState, chunk: ChunkRecord): string {
 }
 
 export async function backfillCommand(argv: readonly string[], deps: SfnDependencies = {}): Promise<number> {
-  const v = parseCommandLine(BACKFILL_COMMAND, argv);
-  if (v.help) {
-    process.stdout.write(renderHelp(BACKFILL_COMMAND));
-    return 0;
-  }
+  const v = parseOrHelp(BACKFILL_COMMAND, argv);
+  if (v === undefined) return 0;
   if (v.from === undefined || v.to === undefined) throw new UsageError('backfill needs --from and --to');
   const parsed = executionInputOf(v);
   const input = {

@@ -6,31 +6,19 @@ import {
   type ConfigKey,
   type ConfigValue,
   configOptions,
+  FLAG_KEYS,
   type ResolvedConfig,
   resolveConfig,
   secretLocation,
   serviceUrls,
 } from './config';
-import { defineCommand, parseCommandLine, renderHelp, UsageError } from './options';
+import { defineCommand, HELP_OPTION, parseOrHelp, renderHelp, UsageError } from './options';
 import { colors, renderTable } from './terminal';
 
 /** What `config show` prints in place of a secret value. */
 export const MASK = '********';
 
-const ALL_FLAGS = configOptions([
-  'region',
-  'baseUrl',
-  'authUrl',
-  'clientId',
-  'redirectUri',
-  'secretFile',
-  'secretId',
-  'workspace',
-  'timeZone',
-  'leaseStore',
-  's3Endpoint',
-  'stateMachineArn',
-]);
+const ALL_FLAGS = configOptions(FLAG_KEYS);
 
 /** `config show`: the effective configuration and where each value came from. */
 export const CONFIG_COMMAND = defineCommand({
@@ -46,7 +34,7 @@ exists, what it holds is summarised too (tokens masked).`,
     ...ALL_FLAGS,
     ...CONFIG_FILE_OPTION,
     json: { type: 'boolean', help: 'print JSON: {settings: {<key>: {value, source, where}}, secret}' },
-    help: { type: 'boolean', short: 'h', help: 'show this help' },
+    ...HELP_OPTION,
   },
   examples: [
     'report-export config show',
@@ -111,11 +99,8 @@ export async function configCommand(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (sub !== 'show') throw new UsageError(`unknown subcommand 'config ${sub}' (try: config show)`);
-  const v = parseCommandLine(CONFIG_COMMAND, rest);
-  if (v.help) {
-    process.stdout.write(renderHelp(CONFIG_COMMAND));
-    return 0;
-  }
+  const v = parseOrHelp(CONFIG_COMMAND, rest);
+  if (v === undefined) return 0;
   const config = await resolveConfig({ flags: v });
   const settings = describeConfig(config);
   const location = secretLocation(config);

@@ -154,6 +154,11 @@ type NonSecretKey = {
   [K in ConfigKey]: (typeof CONFIG_KEYS)[K] extends { secret: true } ? never : K;
 }[ConfigKey];
 
+/** Every setting a flag may give (all but the secret ones), in the order of {@link CONFIG_KEYS}. */
+export const FLAG_KEYS: readonly NonSecretKey[] = (Object.keys(CONFIG_KEYS) as ConfigKey[]).filter(
+  (key): key is NonSecretKey => !('secret' in CONFIG_KEYS[key]),
+);
+
 /** The command-line options of the given settings, to spread into a command's options. */
 export function configOptions<const K extends NonSecretKey>(
   keys: readonly K[],

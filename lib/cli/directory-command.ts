@@ -15,7 +15,14 @@ import {
   directorySearch,
 } from './directory-item-commands';
 import { DIRECTORY_SYNC_COMMAND, directorySync } from './directory-sync-command';
-import { type CommandSpec, defineCommand, renderCommandList, renderHelp, UsageError } from './options';
+import {
+  type CommandSpec,
+  defineCommand,
+  HELP_OPTION,
+  renderCommandList,
+  renderHelp,
+  UsageError,
+} from './options';
 
 /** `directory <subcommand>`: the contact directory endpoints, and `sync` from a CSV file. */
 
@@ -37,7 +44,7 @@ export const DIRECTORY_COMMAND = defineCommand({
   description: `Every subcommand takes --directory (an id or a name) and uses the login's secret
 (report-export login), or REPORT_EXPORT_ACCESS_TOKEN with --base-url. See
 report-export directory <subcommand> --help.`,
-  options: { help: { type: 'boolean', short: 'h', help: 'show this help' } },
+  options: HELP_OPTION,
   examples: [
     'report-export directory search --directory "Company contacts" --text hart',
     'report-export directory sync --directory "Company contacts" --csv contacts.csv --dry-run',

@@ -4,13 +4,10 @@ import { CONNECTION_OPTIONS, connect, PHONE_REGION_OPTION, resolveDirectory } fr
 import { isGuid } from './directory-fields';
 import { DEFAULT_SEARCH_COLUMNS, itemsTable, itemsText, itemText, writeJson } from './directory-output';
 import {
-  type CommandSpec,
   defineCommand,
+  HELP_OPTION,
   nonEmptyValue,
-  type OptionSpecs,
-  type OptionValues,
-  parseCommandLine,
-  renderHelp,
+  parseOrHelp,
   UsageError,
   type ValueOption,
 } from './options';
@@ -39,7 +36,7 @@ const fieldListValue = (raw: string, flag: string): DirectoryFieldName[] => {
 const COMMON = {
   ...CONNECTION_OPTIONS,
   json: { type: 'boolean', help: 'print JSON (for scripts)' },
-  help: { type: 'boolean', short: 'h', help: 'show this help' },
+  ...HELP_OPTION,
 } as const;
 
 const ITEM_OPTION = {
@@ -154,19 +151,6 @@ export const DIRECTORY_DELETE_BY_CRM_COMMAND = defineCommand({
   examples: [`report-export directory delete-by-crm --directory "Company contacts" --crm-id 0c1d…`],
   notes: 'When several items share the crmId, run it once per item (each run deletes one).',
 });
-
-/** Parsed values, or undefined when `--help` was printed. */
-function parseOrHelp<O extends OptionSpecs>(
-  spec: CommandSpec<O>,
-  argv: readonly string[],
-): OptionValues<O> | undefined {
-  const v = parseCommandLine(spec, argv);
-  if ((v as { help?: boolean }).help === true) {
-    process.stdout.write(renderHelp(spec));
-    return undefined;
-  }
-  return v;
-}
 
 function required<T>(value: T | undefined, flag: string): T {
   if (value === undefined) throw new UsageError(`${flag} is required (see --help)`);

@@ -6,14 +6,7 @@ import { parseContacts, readContactsFile } from './directory-contacts';
 import { DIRECTORY_CLI_ERROR_CODES, DirectoryCommandError } from './directory-errors';
 import { writeJson } from './directory-output';
 import { type SyncReport, syncDirectory } from './directory-sync';
-import {
-  defineCommand,
-  integerValue,
-  nonEmptyValue,
-  parseCommandLine,
-  renderHelp,
-  UsageError,
-} from './options';
+import { defineCommand, HELP_OPTION, integerValue, nonEmptyValue, parseOrHelp, UsageError } from './options';
 import { type Colors, colors, isInteractive, progress } from './terminal';
 
 /** `directory sync --csv <file>`: upserts the file's rows by crmId. */
@@ -50,7 +43,7 @@ interruption and it finishes the job without duplicates.`,
     ...PHONE_REGION_OPTION,
     ...CONNECTION_OPTIONS,
     json: { type: 'boolean', help: 'print the report as JSON (for scripts)' },
-    help: { type: 'boolean', short: 'h', help: 'show this help' },
+    ...HELP_OPTION,
   },
   examples: [
     'report-export directory sync --directory "Company contacts" --csv contacts.csv --dry-run',
@@ -117,11 +110,8 @@ function checkColumns(columns: readonly string[], directory: Directory): void {
 }
 
 export async function directorySync(argv: readonly string[]): Promise<number> {
-  const v = parseCommandLine(DIRECTORY_SYNC_COMMAND, argv);
-  if (v.help) {
-    process.stdout.write(renderHelp(DIRECTORY_SYNC_COMMAND));
-    return 0;
-  }
+  const v = parseOrHelp(DIRECTORY_SYNC_COMMAND, argv);
+  if (v === undefined) return 0;
   if (v.csv === undefined) throw new UsageError('--csv is required (see --help)');
   const region: PhoneRegion = v['default-region'] ?? 'GB';
   // The file first: its problems need no network and no login.

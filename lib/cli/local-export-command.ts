@@ -5,6 +5,7 @@ import type { LocalExportOptions, LocalExportResult } from './local-export';
 import { renderLocalExportReport } from './local-export-report';
 import {
   defineCommand,
+  HELP_OPTION,
   integerValue,
   nonEmptyValue,
   parseCommandLine,
@@ -72,7 +73,7 @@ partitions. Progress goes to stderr; the report to stdout.`,
       parse: nonEmptyValue,
     },
     json: { type: 'boolean', help: 'print one JSON document instead of the report' },
-    help: { type: 'boolean', short: 'h', help: 'show this help' },
+    ...HELP_OPTION,
   },
   examples: [
     'npm start',

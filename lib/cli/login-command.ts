@@ -17,9 +17,9 @@ import {
   CommandError,
   ConfigError,
   defineCommand,
+  HELP_OPTION,
   integerValue,
-  parseCommandLine,
-  renderHelp,
+  parseOrHelp,
 } from './options';
 import { promptLine } from './prompt';
 import { type AwsClients, openSecretStore } from './secret-access';
@@ -55,7 +55,7 @@ REPORT_EXPORT_CLIENT_SECRET or the config file, else it is asked for (not echoed
     },
     'no-open': { type: 'boolean', help: 'only print the URL; do not open a browser' },
     json: { type: 'boolean', help: 'print one JSON line (where the secret is, expiry; never a token)' },
-    help: { type: 'boolean', short: 'h', help: 'show this help' },
+    ...HELP_OPTION,
   },
   examples: [
     'report-export login --region uk --client-id my-app --secret-file ./.report-export/login.json',
@@ -120,11 +120,8 @@ async function openBrowser(url: string): Promise<void> {
 }
 
 export async function loginCommand(argv: readonly string[], deps: LoginDependencies = {}): Promise<number> {
-  const v = parseCommandLine(LOGIN_COMMAND, argv);
-  if (v.help) {
-    process.stdout.write(renderHelp(LOGIN_COMMAND));
-    return 0;
-  }
+  const v = parseOrHelp(LOGIN_COMMAND, argv);
+  if (v === undefined) return 0;
   const config = await resolveConfig({ flags: v });
   const { baseUrl, authUrl } = serviceUrls(config);
   if (baseUrl === undefined || authUrl === undefined) {

@@ -80,6 +80,11 @@ export interface FlagOption {
   short?: string;
 }
 
+/** `-h, --help`: every command takes it, with the same words. */
+export const HELP_OPTION = {
+  help: { type: 'boolean', short: 'h', help: 'show this help' },
+} as const satisfies Record<'help', FlagOption>;
+
 export type OptionSpec = ValueOption<unknown> | RepeatableOption<unknown> | FlagOption;
 export type OptionSpecs = Record<string, OptionSpec>;
 
@@ -169,6 +174,19 @@ export function parseCommandLine<O extends OptionSpecs>(
       option.multiple === true ? [...((values[token.name] as unknown[] | undefined) ?? []), value] : value;
   }
   return values as OptionValues<O>;
+}
+
+/** Parsed values, or undefined once `--help` is printed (the command then exits 0). */
+export function parseOrHelp<O extends OptionSpecs>(
+  spec: CommandSpec<O>,
+  argv: readonly string[],
+): OptionValues<O> | undefined {
+  const v = parseCommandLine(spec, argv);
+  if ((v as { help?: boolean }).help === true) {
+    process.stdout.write(renderHelp(spec));
+    return undefined;
+  }
+  return v;
 }
 
 /** The `--help` text: usage, summary, options with their help, examples. */

@@ -1,14 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { openLake, type QueryAnswer } from './lake-database';
-import {
-  choiceValue,
-  defineCommand,
-  nonEmptyValue,
-  parseCommandLine,
-  renderHelp,
-  UsageError,
-} from './options';
+import { choiceValue, defineCommand, HELP_OPTION, nonEmptyValue, parseOrHelp, UsageError } from './options';
 import { colors, renderTable } from './terminal';
 
 /** Error codes of `query` (CLI_ prefix, as every CLI code). */
@@ -46,7 +39,7 @@ A table without files yet is empty. Nothing is fetched from the network.`,
       parse: choiceValue(FORMATS),
     },
     json: { type: 'boolean', help: 'same as --format json' },
-    help: { type: 'boolean', short: 'h', help: 'show this help' },
+    ...HELP_OPTION,
   },
   examples: [
     'report-export query --dir ./data-lake "SELECT dt, count(*) FROM calls GROUP BY dt ORDER BY dt"',
@@ -93,11 +86,8 @@ export function toCsv(answer: QueryAnswer): string {
 
 export async function queryCommand(argv: readonly string[]): Promise<number> {
   const { flags, sql } = splitSql(argv);
-  const v = parseCommandLine(QUERY_COMMAND, flags);
-  if (v.help) {
-    process.stdout.write(renderHelp(QUERY_COMMAND));
-    return 0;
-  }
+  const v = parseOrHelp(QUERY_COMMAND, flags);
+  if (v === undefined) return 0;
   if (sql.length === 0)
     throw new UsageError('a SQL statement is required, e.g. "SELECT count(*) FROM calls"');
   if (sql.length > 1)

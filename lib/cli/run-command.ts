@@ -18,10 +18,10 @@ import { EXECUTION_INPUT_OPTIONS, executionInputOf } from './execution-input-opt
 import {
   choiceValue,
   defineCommand,
+  HELP_OPTION,
   integerValue,
   nonEmptyValue,
-  parseCommandLine,
-  renderHelp,
+  parseOrHelp,
   UsageError,
 } from './options';
 import { s3ClientFactory } from './s3-client';
@@ -85,7 +85,7 @@ into --out (a directory or s3://bucket/prefix). States show on stderr; a summary
     ]),
     ...CONFIG_FILE_OPTION,
     json: { type: 'boolean', help: 'print one JSON line {status, jobs, rows, partitions, files, ...}' },
-    help: { type: 'boolean', short: 'h', help: 'show this help' },
+    ...HELP_OPTION,
   },
   examples: [
     'report-export run --date 2026-11-20',
@@ -172,11 +172,8 @@ function pollBudget(reports: number): { MAX_POLLS_PER_JOB?: string } {
 }
 
 export async function runCommand(argv: readonly string[], deps: AwsClients = {}): Promise<number> {
-  const v = parseCommandLine(RUN_COMMAND, argv);
-  if (v.help) {
-    process.stdout.write(renderHelp(RUN_COMMAND));
-    return 0;
-  }
+  const v = parseOrHelp(RUN_COMMAND, argv);
+  if (v === undefined) return 0;
   const input = executionInputOf(v);
   const config = await resolveConfig({ flags: v });
   const out = outUri(v.out ?? 'data-lake');

@@ -4,14 +4,7 @@ import { pathToFileURL } from 'node:url';
 import type { ObjectLocation } from '../stores/from-uri';
 import { readObject } from '../stores/object-store';
 import type { RunRecord } from '../workflow/finalize';
-import {
-  defineCommand,
-  integerValue,
-  nonEmptyValue,
-  parseCommandLine,
-  renderHelp,
-  UsageError,
-} from './options';
+import { defineCommand, HELP_OPTION, integerValue, nonEmptyValue, parseOrHelp, UsageError } from './options';
 import { colors, formatCount, formatDuration, renderTable } from './terminal';
 
 /** `runs`: the latest run records. */
@@ -32,7 +25,7 @@ AWS environment, as the AWS CLI reads them).`,
     },
     limit: { type: 'string', value: '<n>', help: 'how many runs (default 10)', parse: integerValue(1, 1000) },
     json: { type: 'boolean', help: 'print the records as a JSON array (all members)' },
-    help: { type: 'boolean', short: 'h', help: 'show this help' },
+    ...HELP_OPTION,
   },
   examples: ['report-export runs', 'report-export runs --dir s3://my-lake/exports --limit 3 --json'],
 });
@@ -86,11 +79,8 @@ export async function latestRuns(uri: string, limit: number): Promise<RunRecord[
 }
 
 export async function runsCommand(argv: readonly string[]): Promise<number> {
-  const v = parseCommandLine(RUNS_COMMAND, argv);
-  if (v.help) {
-    process.stdout.write(renderHelp(RUNS_COMMAND));
-    return 0;
-  }
+  const v = parseOrHelp(RUNS_COMMAND, argv);
+  if (v === undefined) return 0;
   const records = await latestRuns(await storeUri(v.dir ?? 'data-lake'), v.limit ?? 10);
   if (v.json) {
     process.stdout.write(`${JSON.stringify(records)}\n`);

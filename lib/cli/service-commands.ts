@@ -1,5 +1,5 @@
 import { CONFIG_FILE_OPTION, configOptions, resolveConfig } from './config';
-import { defineCommand, parseCommandLine, renderHelp, UsageError } from './options';
+import { defineCommand, HELP_OPTION, parseOrHelp, UsageError } from './options';
 import { type AwsClients, resolveWorkspace, serviceClientFromSecret } from './secret-access';
 import { colors, renderTable } from './terminal';
 
@@ -13,7 +13,7 @@ const COMMON_OPTIONS = {
   ...configOptions(['secretFile', 'secretId', 'baseUrl', 'region', 'leaseStore']),
   ...CONFIG_FILE_OPTION,
   json: { type: 'boolean', help: 'print a JSON array instead of a table' },
-  help: { type: 'boolean', short: 'h', help: 'show this help' },
+  ...HELP_OPTION,
 } as const;
 
 export const WORKSPACES_COMMAND = defineCommand({
@@ -35,10 +35,10 @@ export const REPORTS_COMMAND = defineCommand({
   examples: ['report-export reports list', 'report-export reports list --workspace <id> --json'],
 });
 
-/** Takes `list` off argv; anything else is a usage error naming the command. */
-function listArgs(command: string, argv: readonly string[]): readonly string[] | 'help' {
+/** Takes `list` off argv (a help flag in its place stays); anything else is a usage error naming the command. */
+function listArgs(command: string, argv: readonly string[]): readonly string[] {
   const [sub, ...rest] = argv;
-  if (sub === '--help' || sub === '-h') return 'help';
+  if (sub === '--help' || sub === '-h') return [sub];
   if (sub !== 'list') {
     throw new UsageError(
       sub === undefined
@@ -50,12 +50,8 @@ function listArgs(command: string, argv: readonly string[]): readonly string[] |
 }
 
 export async function workspacesCommand(argv: readonly string[], deps: AwsClients = {}): Promise<number> {
-  const args = listArgs('workspaces', argv);
-  const v = args === 'help' ? undefined : parseCommandLine(WORKSPACES_COMMAND, args);
-  if (v === undefined || v.help) {
-    process.stdout.write(renderHelp(WORKSPACES_COMMAND));
-    return 0;
-  }
+  const v = parseOrHelp(WORKSPACES_COMMAND, listArgs('workspaces', argv));
+  if (v === undefined) return 0;
   const { client } = await serviceClientFromSecret(await resolveConfig({ flags: v }), deps);
   const rows: { id: string; name: string; default: boolean }[] = [];
   for await (const w of client.reporting.listWorkspaces())
@@ -71,12 +67,8 @@ export async function workspacesCommand(argv: readonly string[], deps: AwsClient
 }
 
 export async function reportsCommand(argv: readonly string[], deps: AwsClients = {}): Promise<number> {
-  const args = listArgs('reports', argv);
-  const v = args === 'help' ? undefined : parseCommandLine(REPORTS_COMMAND, args);
-  if (v === undefined || v.help) {
-    process.stdout.write(renderHelp(REPORTS_COMMAND));
-    return 0;
-  }
+  const v = parseOrHelp(REPORTS_COMMAND, listArgs('reports', argv));
+  if (v === undefined) return 0;
   const config = await resolveConfig({ flags: v });
   const { client } = await serviceClientFromSecret(config, deps);
   const workspaceId = await resolveWorkspace(config, client);

@@ -5,10 +5,10 @@ import { EXECUTION_INPUT_OPTIONS, executionInputOf } from './execution-input-opt
 import {
   ConfigError,
   defineCommand,
+  HELP_OPTION,
   integerValue,
   nonEmptyValue,
-  parseCommandLine,
-  renderHelp,
+  parseOrHelp,
   UsageError,
 } from './options';
 import { type FollowedExecution, followExecution } from './sfn-follow';
@@ -51,7 +51,7 @@ AWS credentials and region come from the usual AWS environment.`,
       type: 'boolean',
       help: 'print one JSON line {executionArn, executions, status, error, cause, output}',
     },
-    help: { type: 'boolean', short: 'h', help: 'show this help' },
+    ...HELP_OPTION,
   },
   examples: [
     'report-export start --date 2026-11-20 --state-machine-arn arn:aws:states:eu-west-1:123456789012:stateMachine:ReportExport',
@@ -103,11 +103,8 @@ export async function followChain(
 }
 
 export async function sfnStartCommand(argv: readonly string[], deps: SfnDependencies = {}): Promise<number> {
-  const v = parseCommandLine(SFN_START_COMMAND, argv);
-  if (v.help) {
-    process.stdout.write(renderHelp(SFN_START_COMMAND));
-    return 0;
-  }
+  const v = parseOrHelp(SFN_START_COMMAND, argv);
+  if (v === undefined) return 0;
   const input = executionInputOf(v);
   if (v.name !== undefined && !/^[A-Za-z0-9_-]{1,80}$/.test(v.name)) {
     throw new UsageError(`--name must be 1 to 80 letters, digits, '-' or '_', got '${v.name}'`);

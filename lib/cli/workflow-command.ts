@@ -4,14 +4,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startLocalDeployment } from '../local/local-deployment';
 import type { LocalWorkflowResult } from '../local/run-workflow';
-import {
-  defineCommand,
-  integerValue,
-  nonEmptyValue,
-  parseCommandLine,
-  renderHelp,
-  UsageError,
-} from './options';
+import { defineCommand, HELP_OPTION, integerValue, nonEmptyValue, parseOrHelp, UsageError } from './options';
 
 /** `workflow`: one execution of the synthesized state machine on this machine. */
 export const WORKFLOW_COMMAND = defineCommand({
@@ -47,7 +40,7 @@ stdout; exits 0 only when the execution SUCCEEDED.`,
       help: 'length of every Wait state locally (default 200)',
       parse: integerValue(0, 600_000),
     },
-    help: { type: 'boolean', short: 'h', help: 'show this help' },
+    ...HELP_OPTION,
   },
   examples: [
     `npm run workflow -- --input '{"date":"2026-11-20"}'`,
@@ -94,11 +87,8 @@ export function workflowLine(result: LocalWorkflowResult, out: string): Workflow
 }
 
 export async function workflowCommand(argv: readonly string[]): Promise<number> {
-  const v = parseCommandLine(WORKFLOW_COMMAND, argv);
-  if (v.help) {
-    process.stdout.write(renderHelp(WORKFLOW_COMMAND));
-    return 0;
-  }
+  const v = parseOrHelp(WORKFLOW_COMMAND, argv);
+  if (v === undefined) return 0;
   if (v.input === undefined) throw new UsageError('--input is required (try --help)');
   const out = path.resolve(v.out ?? 'data-lake');
   const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'report-export-workflow-'));

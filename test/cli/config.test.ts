@@ -2,7 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveConfig, secretLocation, serviceUrls } from '../../lib/cli/config';
+import { CONFIG_KEYS, resolveConfig, secretLocation, serviceUrls } from '../../lib/cli/config';
+import { CONFIG_COMMAND } from '../../lib/cli/config-command';
 import { defineCommand, parseCommandLine, renderHelp, UsageError } from '../../lib/cli/options';
 import { runCli } from '../support/cli-process';
 
@@ -160,6 +161,20 @@ describe('parseCommandLine with a repeatable option', () => {
   it('marks the repeatable option in the help', () => {
     // Act / Assess
     expect(renderHelp(COMMAND)).toContain('--report <id> ...');
+  });
+});
+
+describe('CONFIG_COMMAND', () => {
+  it('takes a flag for every setting but the client secret, in the order settings are declared', () => {
+    // Act
+    const flags = Object.keys(CONFIG_COMMAND.options);
+
+    // Assess
+    const expected = Object.values(CONFIG_KEYS)
+      .filter((k) => !('secret' in k))
+      .map((k) => k.flag);
+    expect(expected).not.toContain('client-secret');
+    expect(flags).toEqual([...expected, 'config', 'json', 'help']);
   });
 });
 
