@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIRECTORY_CLI_ERROR_CODES } from '../../lib/cli/directory-errors';
 import { createSeed, DEFAULT_SEED } from '../../lib/simulator/seed';
 import type { DirectoryItem } from '../../lib/spec/types';
+import { annLee } from './directory-fixtures';
 import { type DirectoryHarness, runDirectory, startDirectoryHarness } from './directory-harness';
 
 const SUBCOMMANDS = ['search', 'get', 'get-by-crm', 'create', 'replace', 'delete', 'delete-by-crm', 'sync'];
@@ -118,22 +119,13 @@ describe('report-export directory (local service)', () => {
   it('creates an item and reads it back, both answering JSON that parses', async () => {
     const d = ['--directory', 'Company contacts', '--json'];
     // Act
-    const created = await h.directory([
-      'create',
-      ...d,
-      '--full-name',
-      'Ann Lee',
-      '--phone1',
-      '07700 900001',
-      '--crm-id',
-      GUID,
-    ]);
+    const created = await h.directory(['create', ...d, ...annLee(GUID).options]);
     const item = JSON.parse(created.stdout) as DirectoryItem;
     const got = await h.directory(['get', ...d, '--item', item.id]);
 
     // Assess
     expect(created.code).toBe(0);
-    expect(item.fields).toEqual({ fullName: 'Ann Lee', phone1: '+447700900001', crmId: GUID });
+    expect(item.fields).toEqual(annLee(GUID).fields);
     expect(got.code).toBe(0);
     expect(JSON.parse(got.stdout)).toEqual(item);
   });

@@ -45,3 +45,11 @@ export const BAD_ROWS = [
   { line: 8, code: SYNC_ROW_CODES.columnCount },
   { line: 9, code: SYNC_ROW_CODES.phoneInvalid },
 ];
+
+/** A new contact, Ann Lee, with `crmId`: the options `create` takes, and the fields it stores. */
+export function annLee(crmId: string): { options: string[]; fields: Record<string, string> } {
+  return {
+    options: ['--full-name', 'Ann Lee', '--phone1', '07700 900001', '--crm-id', crmId],
+    fields: { fullName: 'Ann Lee', phone1: '+447700900001', crmId },
+  };
+}

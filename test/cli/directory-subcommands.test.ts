@@ -5,6 +5,7 @@ import { DIRECTORY_COMMAND, directoryCommand } from '../../lib/cli/directory-com
 import { DIRECTORY_CLI_ERROR_CODES } from '../../lib/cli/directory-errors';
 import { exitCodeOf } from '../../lib/cli/options';
 import type { DirectoryItem } from '../../lib/spec/types';
+import { annLee } from './directory-fixtures';
 import { type DirectoryHarness, startDirectoryHarness } from './directory-harness';
 
 /**
@@ -123,17 +124,7 @@ describe('directoryCommand (local service)', () => {
 
   it('creates, reads by id and by crmId, replaces and deletes by crmId an item, each answering JSON', async () => {
     // Act
-    const created = await directory([
-      'create',
-      ...d(),
-      '--json',
-      '--full-name',
-      'Ann Lee',
-      '--phone1',
-      '07700 900001',
-      '--crm-id',
-      GUID,
-    ]);
+    const created = await directory(['create', ...d(), '--json', ...annLee(GUID).options]);
     const item = JSON.parse(created.stdout) as DirectoryItem;
     const got = await directory(['get', ...d(), '--json', '--item', item.id]);
     const byCrm = await directory(['get-by-crm', ...d(), '--json', '--crm-id', GUID]);
@@ -153,7 +144,7 @@ describe('directoryCommand (local service)', () => {
 
     // Assess
     expect(created.code).toBe(0);
-    expect(item.fields).toEqual({ fullName: 'Ann Lee', phone1: '+447700900001', crmId: GUID });
+    expect(item.fields).toEqual(annLee(GUID).fields);
     expect(JSON.parse(got.stdout)).toEqual(item);
     expect(JSON.parse(byCrm.stdout)).toEqual([item]);
     expect(replaced.code).toBe(0);
