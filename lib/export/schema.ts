@@ -177,10 +177,15 @@ function parquetElement(c: ColumnDefinition): SchemaElement {
     case 'double':
       return { name: c.name, type: 'DOUBLE', repetition_type };
     case 'localTimestamp':
-      // No converted_type: TIMESTAMP_MILLIS would claim the value is UTC-adjusted.
+      // The converted type too: parquet-format's LogicalTypes.md ("Deprecated timestamp
+      // ConvertedType") says writers *must* annotate local timestamps with the legacy
+      // annotation, and readers built on parquet-java <= 1.11 (Spark 3.1 in Glue 3.0) read
+      // only it. Readers that know the logical type (DuckDB, Athena engine 3, arrow) still
+      // read `start` as a local timestamp.
       return {
         name: c.name,
         type: 'INT64',
+        converted_type: 'TIMESTAMP_MILLIS',
         logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: false, unit: 'MILLIS' },
         repetition_type,
       };

@@ -5,6 +5,8 @@ import {
   type TokenSet,
   validateRedirect,
 } from '../api';
+import { LocalFileSecretStore } from '../stores/local-file-secret-store';
+import type { ServiceSecret } from '../workflow/service-secret';
 
 /**
  * The authorization-code flow against an authorization server that approves without a
@@ -32,4 +34,39 @@ export async function loginWithAutoApproval(
   const { authUrl, clientId, clientSecret, redirectUri } = app;
   const client = { authUrl, clientId, clientSecret, redirectUri };
   return exchangeCode(client, codeVerifier === undefined ? { code } : { code, codeVerifier }, call);
+}
+
+/** What {@link writeAutoApprovedLogin} needs of a local service started with autoApprove. */
+export interface AutoApprovingService {
+  authUrl: string;
+  baseUrl: string;
+  clientId: string;
+  clientSecret: string;
+  redirectUri: string;
+}
+
+/**
+ * Signs in to the local service (auto-approval) and writes the secret a real `login`
+ * writes (the workflow's ServiceSecret, name `service`) into a local secret file.
+ */
+export async function writeAutoApprovedLogin(
+  sim: AutoApprovingService,
+  file: string,
+): Promise<ServiceSecret> {
+  const app = {
+    authUrl: sim.authUrl,
+    clientId: sim.clientId,
+    clientSecret: sim.clientSecret,
+    redirectUri: sim.redirectUri,
+  };
+  const tokens = await loginWithAutoApproval(app);
+  const secret: ServiceSecret = {
+    ...app,
+    baseUrl: sim.baseUrl,
+    refreshToken: tokens.refreshToken as string,
+    accessToken: tokens.accessToken,
+    accessTokenExpiresAt: tokens.expiresAt,
+  };
+  await new LocalFileSecretStore(file).put('service', secret);
+  return secret;
 }

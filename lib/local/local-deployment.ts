@@ -3,7 +3,6 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { createClient, type FetchLike, refreshTokens } from '../api';
-import { loginWithAutoApproval } from './auto-approve-login';
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../simulator';
 import { LocalFileSecretStore } from '../stores';
 import { LocalLeaseStore } from '../stores/local-lease-store';
@@ -11,6 +10,7 @@ import type { MetricsSink } from '../workflow/finalize';
 import { createWorkflowRuntime, type WorkflowLogger, type WorkflowRuntime } from '../workflow/runtime';
 import { SecretTokenSource, type ServiceSecret } from '../workflow/service-secret';
 import type { SettingsEnvironment } from '../workflow/settings';
+import { writeAutoApprovedLogin } from './auto-approve-login';
 import { type LocalWorkflowOptions, type LocalWorkflowResult, runLocalWorkflow } from './run-workflow';
 
 export interface LocalDeploymentOptions {
@@ -58,22 +58,8 @@ export async function startLocalDeployment(options: LocalDeploymentOptions): Pro
   await fs.mkdir(workDir, { recursive: true });
   const sim = await startSimulator({ autoApprove: true, ...options.simulator });
   try {
-    const app = {
-      authUrl: sim.authUrl,
-      clientId: sim.clientId,
-      clientSecret: sim.clientSecret,
-      redirectUri: sim.redirectUri,
-    };
-    const tokens = await loginWithAutoApproval(app);
     const secretFile = path.resolve(options.secretFile ?? path.join(workDir, 'secrets.json'));
-    const secret: ServiceSecret = {
-      ...app,
-      baseUrl: sim.baseUrl,
-      refreshToken: tokens.refreshToken as string,
-      accessToken: tokens.accessToken,
-      accessTokenExpiresAt: tokens.expiresAt,
-    };
-    await new LocalFileSecretStore(secretFile).put('service', secret);
+    await writeAutoApprovedLogin(sim, secretFile);
     // The reports, listed with the secret's own token source (tokens may live only a second
     // in tests, and rotate): the same refresh path the handlers use.
     const lister = new SecretTokenSource({

@@ -2,36 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { loginWithAutoApproval } from '../../lib/local/auto-approve-login';
-import { LocalFileSecretStore } from '../../lib/stores';
-import type { ServiceSecret } from '../../lib/workflow/service-secret';
+import { type AutoApprovingService, writeAutoApprovedLogin } from '../../lib/local/auto-approve-login';
 
-/** What `writeLoginSecret` needs of a local service started with autoApprove. */
-export interface AutoApprovingService {
-  authUrl: string;
-  baseUrl: string;
-  clientId: string;
-  clientSecret: string;
-  redirectUri: string;
-}
+export type { AutoApprovingService } from '../../lib/local/auto-approve-login';
 
 /** Signs in to the local service (auto-approval) and writes the secret file `login` would write. */
 export async function writeLoginSecret(sim: AutoApprovingService, file: string): Promise<void> {
-  const app = {
-    authUrl: sim.authUrl,
-    clientId: sim.clientId,
-    clientSecret: sim.clientSecret,
-    redirectUri: sim.redirectUri,
-  };
-  const tokens = await loginWithAutoApproval(app);
-  const secret: ServiceSecret = {
-    ...app,
-    baseUrl: sim.baseUrl,
-    refreshToken: tokens.refreshToken as string,
-    accessToken: tokens.accessToken,
-    accessTokenExpiresAt: tokens.expiresAt,
-  };
-  await new LocalFileSecretStore(file).put('service', secret);
+  await writeAutoApprovedLogin(sim, file);
 }
 
 /** A temporary directory with a login secret for the local service in it. */

@@ -168,18 +168,5 @@ export function footerBytes(
   return writer.getBytes().slice();
 }
 
-/**
- * The file schema, made once: every encoder of a thread shares it (read only).
- *
- * Every TIMESTAMP(MILLIS) column also carries the converted type TIMESTAMP_MILLIS, the
- * local one (`start`, isAdjustedToUTC=false) too: parquet-format's LogicalTypes.md
- * ("Deprecated timestamp ConvertedType") says writers *must* annotate local timestamps
- * with the legacy annotation for forward compatibility, and readers built on parquet-java
- * <= 1.11 (Spark 3.1 in Glue 3.0) read only the converted type. Readers that know the
- * logical type (DuckDB, Athena engine 3, arrow) still read `start` as a local timestamp.
- */
-export const FILE_SCHEMA: SchemaElement[] = parquetSchema().map((element) =>
-  element.logical_type?.type === 'TIMESTAMP' && element.logical_type.unit === 'MILLIS'
-    ? { ...element, converted_type: 'TIMESTAMP_MILLIS' }
-    : element,
-);
+/** The file schema (see schema.ts), made once: every encoder of a thread shares it (read only). */
+export const FILE_SCHEMA: SchemaElement[] = parquetSchema();

@@ -49,7 +49,10 @@ export async function scanCsvFile(file: string, header: string, gzip: boolean): 
         continue;
       }
       const end = quote < 0 ? n : quote;
-      for (let lf = chunk.indexOf(LF, i); lf >= 0 && lf < end; lf = chunk.indexOf(LF, lf + 1)) lines++;
+      // Searched only up to the next quote: searching to the chunk's end from every quote
+      // made a field of quotes quadratic.
+      const segment = chunk.subarray(0, end);
+      for (let lf = segment.indexOf(LF, i); lf >= 0; lf = segment.indexOf(LF, lf + 1)) lines++;
       if (quote < 0) break;
       inQuotes = true;
       i = quote + 1;
