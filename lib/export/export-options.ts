@@ -1,6 +1,7 @@
 import type { ReportResultStream } from '../api/report-result-stream';
 import type { ObjectStore } from '../stores/object-store';
 import type { ParquetCodec } from './formats/parquet-encoder';
+import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_OPEN_BUFFERS } from './rows/partitioner';
 import type { ExportLogger, OutsideWindowPolicy, UnknownMemberPolicy } from './types';
 import type { ReportWindow } from './window';
 
@@ -65,6 +66,18 @@ export interface ExportOptions {
    */
   maxBufferedRows?: number;
   /**
+   * UTF-8 bytes of text buffered across partitions: bounds memory when values are large
+   * (rows of megabytes), whatever the row count.
+   * @default 8 MiB
+   */
+  maxBufferedBytes?: number;
+  /**
+   * Partitions holding a row buffer at once: bounds memory over many days (a new one
+   * beyond it flushes the partition that waited longest).
+   * @default 64
+   */
+  maxOpenBuffers?: number;
+  /**
    * Where part files are written before staging.
    * @default the OS temp directory
    */
@@ -123,4 +136,6 @@ export const EXPORT_DEFAULTS = {
   maxRowsPerFile: 1_000_000,
   rowGroupRows: 32_768,
   maxBufferedRows: 32_768,
+  maxBufferedBytes: DEFAULT_MAX_BUFFERED_BYTES,
+  maxOpenBuffers: DEFAULT_MAX_OPEN_BUFFERS,
 } as const;

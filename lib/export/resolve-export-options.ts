@@ -33,6 +33,8 @@ export interface ResolvedExportOptions {
   maxRowsPerFile: number;
   rowGroupRows: number;
   maxBufferedRows: number;
+  maxBufferedBytes: number;
+  maxOpenBuffers: number;
   spillDirectory: string;
   /** Dates published even without rows (their earlier parts deleted). */
   windowDates: readonly string[];
@@ -105,6 +107,12 @@ export function resolveExportOptions(options: ExportOptions): ResolvedExportOpti
     maxRowsPerFile: positive('maxRowsPerFile', options.maxRowsPerFile, EXPORT_DEFAULTS.maxRowsPerFile),
     rowGroupRows: positive('rowGroupRows', options.rowGroupRows, EXPORT_DEFAULTS.rowGroupRows),
     maxBufferedRows: positive('maxBufferedRows', options.maxBufferedRows, EXPORT_DEFAULTS.maxBufferedRows),
+    maxBufferedBytes: positive(
+      'maxBufferedBytes',
+      options.maxBufferedBytes,
+      EXPORT_DEFAULTS.maxBufferedBytes,
+    ),
+    maxOpenBuffers: positive('maxOpenBuffers', options.maxOpenBuffers, EXPORT_DEFAULTS.maxOpenBuffers),
     spillDirectory: options.spillDirectory ?? os.tmpdir(),
     windowDates: explicit ?? fromWindow,
     rowWindow: windowed
