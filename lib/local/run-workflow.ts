@@ -28,9 +28,18 @@ export interface LocalWorkflowOptions {
   onEvent?: (event: EngineEvent, execution: string) => void;
   /** Executions a continued backfill may chain. Default 200. */
   maxExecutions?: number;
+  /**
+   * Interrupts the run: the engine stops scheduling states, the running tasks abort (an
+   * export publishes nothing, releases its leases and removes its staging), and the run
+   * rejects with the signal's reason once they have settled.
+   */
+  signal?: AbortSignal;
   /** Name prefix of the executions. Default `local`. */
   name?: string;
 }
+
+/** What the short Lambda tasks get locally, as their functions' timeout in AWS. */
+const SHORT_TASK_MS = 120_000;
 
 /** One execution of the chain (a backfill continues in new executions). */
 export interface LocalExecution {
@@ -92,6 +101,21 @@ export async function runLocalWorkflow(
         throw error;
       }
     };
+  // Tasks in flight, so an interrupted run returns only after they cleaned up.
+  const inFlight = new Set<Promise<unknown>>();
+  const tracked = <T>(p: Promise<T>): Promise<T> => {
+    inFlight.add(p);
+    const done = () => inFlight.delete(p);
+    p.then(done, done);
+    return p;
+  };
+  const taskContext = (timeoutMs: number) => {
+    const started = Date.now();
+    return {
+      getRemainingTimeInMillis: () => timeoutMs - (Date.now() - started),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    };
+  };
   const stamp = new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15);
 
   while (queue.length > 0) {
@@ -103,12 +127,15 @@ export async function runLocalWorkflow(
     const exportDeadline = options.exportDeadlineMs ?? 15 * 60_000;
     const handlers: Record<string, (input: never) => Promise<unknown>> = {
       [STATE_NAMES.plan]: (e) => plan(e),
-      [STATE_NAMES.requestReport]: withRetryCount(STATE_NAMES.requestReport, (e) => request(e)),
-      [STATE_NAMES.checkStatus]: withRetryCount(STATE_NAMES.checkStatus, (e) => check(e)),
-      [STATE_NAMES.exportResults]: withRetryCount(STATE_NAMES.exportResults, (e) => {
-        const started = Date.now();
-        return exportResults(e, { getRemainingTimeInMillis: () => exportDeadline - (Date.now() - started) });
-      }),
+      [STATE_NAMES.requestReport]: withRetryCount(STATE_NAMES.requestReport, (e) =>
+        tracked(request(e, taskContext(SHORT_TASK_MS))),
+      ),
+      [STATE_NAMES.checkStatus]: withRetryCount(STATE_NAMES.checkStatus, (e) =>
+        tracked(check(e, taskContext(SHORT_TASK_MS))),
+      ),
+      [STATE_NAMES.exportResults]: withRetryCount(STATE_NAMES.exportResults, (e) =>
+        tracked(exportResults(e, taskContext(exportDeadline))),
+      ),
       [STATE_NAMES.finalize]: async (e) => {
         const out = await finalize(e);
         summaries.push(out);
@@ -157,6 +184,8 @@ export async function runLocalWorkflow(
         },
       } as never,
     });
+    const onAbort = () => execution.abort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
     const events: EngineEvent[] = [];
     const logging = (async () => {
       for await (const event of execution.eventLogs as AsyncIterable<EngineEvent>) {
@@ -178,6 +207,11 @@ export async function runLocalWorkflow(
         cause: failed.message ?? null,
         output: null,
       };
+    }
+    options.signal?.removeEventListener('abort', onAbort);
+    if (options.signal?.aborted) {
+      await Promise.allSettled([...inFlight]);
+      throw options.signal.reason ?? new Error('The local run was interrupted');
     }
     await logging;
     executions.push({

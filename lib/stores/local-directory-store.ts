@@ -92,7 +92,14 @@ export class LocalDirectoryStore implements ObjectStore {
     await fs.mkdir(path.dirname(target), { recursive: true });
     const temp = `${target}${TEMP_MARKER}${randomUUID()}`;
     try {
-      await fill(temp);
+      try {
+        await fill(temp);
+      } catch (error) {
+        // A concurrent delete pruned the (then empty) directory between mkdir and fill.
+        if (!isNotFound(error)) throw error;
+        await fs.mkdir(path.dirname(target), { recursive: true });
+        await fill(temp);
+      }
       await syncFile(temp);
       await fs.rename(temp, target);
       await syncDirectory(path.dirname(target));
@@ -157,11 +164,28 @@ export class LocalDirectoryStore implements ObjectStore {
   }
 
   async deleteMany(keys: readonly string[]): Promise<void> {
+    const parents = new Set<string>();
     for (const key of keys) {
       try {
-        await fs.rm(this.#path(key), { force: true });
+        const file = this.#path(key);
+        await fs.rm(file, { force: true });
+        parents.add(path.dirname(file));
       } catch (cause) {
         throw wrap(cause, 'delete', key);
+      }
+    }
+    // A key space has no folders: remove the directories the deletes left empty, as S3
+    // shows no prefix once its last object is gone (a run's staging leaves none behind).
+    for (const dir of [...parents].sort((a, b) => b.length - a.length)) await this.#pruneEmpty(dir);
+  }
+
+  /** Removes `dir` and its ancestors below the root while they are empty. */
+  async #pruneEmpty(dir: string): Promise<void> {
+    for (let d = dir; d.startsWith(`${this.root}${path.sep}`); d = path.dirname(d)) {
+      try {
+        await fs.rmdir(d);
+      } catch {
+        return; // not empty (or already gone, or in use by a concurrent write): stop here
       }
     }
   }

@@ -22,6 +22,8 @@ export interface ExportTaskDeps {
   logger?: ExportLogger;
   /** Fires shortly before the task's deadline: the export stops and publishes nothing. */
   signal?: AbortSignal;
+  /** Fires when the run's user interrupts it (local runs): stop, never split. */
+  interrupted?: AbortSignal;
   now?: () => Date;
   /** Lease lifetime: longer than the longest export task. Default 16 minutes. */
   leaseTtlMs?: number;
@@ -87,7 +89,8 @@ export async function exportResults(input: JobTaskInput, deps: ExportTaskDeps): 
     return advance(cursor, rest, summary);
   } catch (error) {
     const named = toWorkflowError(error, `Exporting report ${input.job.reportName}`);
-    if (named instanceof DeadlineError && piece.from !== undefined) {
+    // Split only for the deadline: a run its user interrupted (`interrupted`) just stops.
+    if (named instanceof DeadlineError && piece.from !== undefined && !deps.interrupted?.aborted) {
       // Too slow to finish before the deadline: nothing was published; smaller windows next.
       const dates = datesOfWindow({ from: piece.from, to: piece.to as string }, deps.timeZone);
       const smaller = splitWindow(piece, dates, deps.timeZone, deps.minSplitMinutes);

@@ -9,6 +9,8 @@ import type { WorkflowRuntime } from './runtime';
 /** What the Lambda context gives a handler: time left before the deadline. */
 export interface TaskContext {
   getRemainingTimeInMillis(): number;
+  /** Aborts the task at once (a local run interrupted by its user); never set in Lambda. */
+  signal?: AbortSignal;
 }
 
 /** Stop this long before the deadline so a task can clean up (the export publishes nothing). */
@@ -18,7 +20,8 @@ export const SHORT_DEADLINE_MARGIN_MS = 10_000;
 
 function deadlineSignal(context: TaskContext | undefined, marginMs: number): AbortSignal | undefined {
   if (context === undefined) return undefined;
-  return AbortSignal.timeout(Math.max(1000, context.getRemainingTimeInMillis() - marginMs));
+  const deadline = AbortSignal.timeout(Math.max(1000, context.getRemainingTimeInMillis() - marginMs));
+  return context.signal === undefined ? deadline : AbortSignal.any([deadline, context.signal]);
 }
 
 /** Runs a handler body, logging its failure by name (never the input's secrets: there are none in state). */
@@ -92,6 +95,7 @@ export function createExportResultsHandler(runtime: WorkflowRuntime) {
         logger: runtime.logger,
         owner: runtime.owner,
         ...(signal === undefined ? {} : { signal }),
+        ...(context?.signal === undefined ? {} : { interrupted: context.signal }),
       });
       runtime.logger.info('exported', {
         jobId: event.job.jobId,

@@ -69,3 +69,32 @@ describe('LocalDirectoryStore keys', () => {
     expect(await listAll(store, '')).toEqual([{ key, size: 1 }]);
   });
 });
+
+describe('LocalDirectoryStore deletes', () => {
+  let root: string;
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), 'local-store-deletes-'));
+  });
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('leaves no empty directory behind when it deletes the last objects under a prefix (a run staging)', async () => {
+    const store = new LocalDirectoryStore(root);
+    await store.put('lake/_staging/run-1/calls/dt=2026-11-18/part-00000.csv', 'a');
+    await store.put('lake/_staging/run-1/calls/dt=2026-11-19/part-00000.csv', 'b');
+    await store.put('lake/calls/dt=2026-11-18/part-00000.csv', 'kept');
+    await store.deleteMany((await listAll(store, 'lake/_staging/')).map((o) => o.key));
+    expect(await readdir(join(root, 'lake'))).toEqual(['calls']);
+    expect((await listAll(store, 'lake/')).map((o) => o.key)).toEqual([
+      'lake/calls/dt=2026-11-18/part-00000.csv',
+    ]);
+  });
+
+  it('writes an object whose directory a concurrent delete has just pruned', async () => {
+    const store = new LocalDirectoryStore(root);
+    await store.put('a/b/one', '1');
+    await Promise.all([store.deleteMany(['a/b/one']), store.put('a/b/two', '2')]);
+    expect((await listAll(store, 'a/')).map((o) => o.key)).toEqual(['a/b/two']);
+  });
+});
