@@ -8,7 +8,7 @@ import { LocalFileSecretStore } from '../stores';
 import { LocalLeaseStore } from '../stores/local-lease-store';
 import type { MetricsSink } from '../workflow/finalize';
 import { createWorkflowRuntime, type WorkflowLogger, type WorkflowRuntime } from '../workflow/runtime';
-import { SecretTokenSource, type ServiceSecret } from '../workflow/service-secret';
+import { SecretTokenSource } from '../workflow/service-secret';
 import type { SettingsEnvironment } from '../workflow/settings';
 import { writeAutoApprovedLogin } from './auto-approve-login';
 import { type LocalWorkflowOptions, type LocalWorkflowResult, runLocalWorkflow } from './run-workflow';
