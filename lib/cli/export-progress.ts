@@ -32,7 +32,10 @@ interface JobState {
  * Turns the local state machine's events and the handlers' log lines into progress: how
  * many jobs are requested, how many status polls ran, rows streamed into partitions and
  * partitions published (the ExportResults cursor's counts), and a line per finished job.
- * The engine's events say which state runs; the log lines say for which job.
+ * The engine's events say which state runs; the log lines say for which job. A long range
+ * runs as a chain of executions (ContinueAsNew) whose job ids restart at job-0001, so jobs
+ * are kept per execution and the counts are over the whole chain: the status never looks
+ * finished while a later execution still has to run.
  */
 export class ExportProgressTracker {
   readonly #jobs = new Map<string, JobState>();
@@ -40,28 +43,52 @@ export class ExportProgressTracker {
   readonly #showState: boolean;
   /** Report runs of this execution: the partitions' manifests name them. */
   readonly requestIds = new Set<string>();
+  readonly #executions: number;
   #polls = 0;
   #state = '';
   #linesRead = 0;
+  /** Index of the running execution in the chain, and its name (as the engine reports it). */
+  #execution = 0;
+  #executionName: string | undefined;
 
-  /** `showState`: name the running state in the status (a live line; in a log it only adds lines). */
-  constructor(jobs: readonly Job[], sink: ProgressSink | undefined, showState = false) {
+  /**
+   * `jobsPerExecution`: the planned jobs of each execution of the chain, in order (one
+   * array for a range that fits one execution). `showState`: name the running state in the
+   * status (a live line; in a log it only adds lines).
+   */
+  constructor(
+    jobsPerExecution: readonly (readonly Job[])[],
+    sink: ProgressSink | undefined,
+    showState = false,
+  ) {
     this.#showState = showState;
-    for (const job of jobs) {
-      this.#jobs.set(job.jobId, {
-        name: job.reportName,
-        requested: false,
-        rows: 0,
-        partitions: 0,
-        done: false,
-      });
-    }
+    this.#executions = Math.max(1, jobsPerExecution.length);
+    jobsPerExecution.forEach((jobs, i) => {
+      for (const job of jobs) {
+        this.#jobs.set(jobKey(i, job.jobId), {
+          name: job.reportName,
+          requested: false,
+          rows: 0,
+          partitions: 0,
+          done: false,
+        });
+      }
+    });
     this.#sink = sink;
   }
 
-  /** One engine event; `logLines` is the deployment's growing list of handler log lines. */
-  onEvent(event: EngineEvent, logLines: readonly string[]): void {
+  /**
+   * One engine event of the execution named `execution`; `logLines` is the deployment's
+   * growing list of handler log lines.
+   */
+  onEvent(event: EngineEvent, logLines: readonly string[], execution?: string): void {
+    // Executions run one after another: lines logged before a new execution's first event
+    // belong to the previous one.
     this.#readLines(logLines);
+    if (execution !== undefined && execution !== this.#executionName) {
+      if (this.#executionName !== undefined) this.#execution++;
+      this.#executionName = execution;
+    }
     if (event.type === 'StateEntered' && event.state !== undefined) {
       if (event.state.name === 'CheckStatus') this.#polls++;
       this.#state = event.state.name;
@@ -77,15 +104,19 @@ export class ExportProgressTracker {
     this.#readLines(logLines);
   }
 
-  /** The one-line status, e.g. `3/3 requested, 4 polls, 1/3 exported: 10,460 rows, 7 partitions (CheckStatus)`. */
+  /**
+   * The one-line status, e.g. `3/3 requested, 4 polls, 1/3 exported: 10,460 rows, 7 partitions (CheckStatus)`,
+   * prefixed with `execution 2/5: ` when the range takes several executions (counts over all of them).
+   */
   status(): string {
     const jobs = [...this.#jobs.values()];
     const requested = jobs.filter((j) => j.requested).length;
     const done = jobs.filter((j) => j.done).length;
     const rows = jobs.reduce((n, j) => n + j.rows, 0);
     const partitions = jobs.reduce((n, j) => n + j.partitions, 0);
+    const chain = this.#executions > 1 ? `execution ${this.#execution + 1}/${this.#executions}: ` : '';
     return (
-      `${requested}/${jobs.length} requested, ${this.#polls} polls, ${done}/${jobs.length} exported: ` +
+      `${chain}${requested}/${jobs.length} requested, ${this.#polls} polls, ${done}/${jobs.length} exported: ` +
       `${formatCount(rows)} rows, ${partitions} partitions published${this.#showState && this.#state !== '' ? ` (${this.#state})` : ''}`
     );
   }
@@ -103,7 +134,7 @@ export class ExportProgressTracker {
   }
 
   #apply(line: LogLine): void {
-    const job = line.jobId === undefined ? undefined : this.#jobs.get(line.jobId);
+    const job = line.jobId === undefined ? undefined : this.#jobs.get(jobKey(this.#execution, line.jobId));
     if (line.message === 'report requested' && typeof line.requestId === 'string') {
       this.requestIds.add(line.requestId);
     }
@@ -127,4 +158,8 @@ export class ExportProgressTracker {
       );
     }
   }
+}
+
+function jobKey(execution: number, jobId: string): string {
+  return `${execution}/${jobId}`;
 }

@@ -4,6 +4,7 @@ import { openLake } from './lake-database';
 import type { LocalExportOptions, LocalExportResult } from './local-export';
 import { renderLocalExportReport } from './local-export-report';
 import {
+  ConfigError,
   defineCommand,
   HELP_OPTION,
   integerValue,
@@ -88,6 +89,28 @@ each call counted once across reports (by connId).`,
 
 export const LOCAL_EXPORT_USAGE = renderHelp(LOCAL_EXPORT_COMMAND);
 
+/**
+ * Workflow settings the environment may override (not advertised: tests use them to force a
+ * long range into several executions cheaply), e.g. REPORT_EXPORT_MAX_JOBS_PER_EXECUTION=3.
+ */
+const SETTING_VARIABLES = ['MAX_JOBS_PER_EXECUTION', 'MAX_WINDOW_DAYS'] as const;
+
+/** The settings of {@link SETTING_VARIABLES} set in `env`; throws ConfigError naming a bad one. */
+export function workflowSettingsFromEnv(
+  env: NodeJS.ProcessEnv,
+): Partial<Record<(typeof SETTING_VARIABLES)[number], string>> {
+  const settings: Partial<Record<(typeof SETTING_VARIABLES)[number], string>> = {};
+  for (const name of SETTING_VARIABLES) {
+    const raw = env[`REPORT_EXPORT_${name}`];
+    if (raw === undefined || raw === '') continue;
+    if (!/^[1-9]\d{0,3}$/.test(raw)) {
+      throw new ConfigError(`REPORT_EXPORT_${name} must be an integer from 1 to 9999, got '${raw}'`);
+    }
+    settings[name] = raw;
+  }
+  return settings;
+}
+
 /** Parsed command line: the run's options and how to print. */
 export type LocalExportArgs = LocalExportOptions & { json?: boolean };
 
@@ -107,6 +130,8 @@ export function parseLocalExportArgs(argv: readonly string[]): LocalExportArgs |
   if (v['csv-gzip']) options.csvGzip = true;
   if (v['rows-per-day'] !== undefined) options.rowsPerDay = v['rows-per-day'];
   if (v.json) options.json = true;
+  const settings = workflowSettingsFromEnv(process.env);
+  if (Object.keys(settings).length > 0) options.settings = settings;
   return options;
 }
 
@@ -128,6 +153,9 @@ async function readBack(result: LocalExportResult): Promise<{ summary: CallSumma
   }
 }
 
+/** As shells report a process ended by SIGINT (128 + 2). */
+const INTERRUPTED_EXIT_CODE = 130;
+
 /** Runs the command; returns the process exit code. */
 export async function localExportCommand(argv: readonly string[]): Promise<number> {
   const args = parseLocalExportArgs(argv);
@@ -139,27 +167,38 @@ export async function localExportCommand(argv: readonly string[]): Promise<numbe
   const started = performance.now();
   const bar = progress(process.stderr);
   const c = colors(process.stderr);
-  // Ctrl+C: leave the terminal tidy. Partitions publish atomically, so none is half-written.
-  const onInterrupt = () => {
-    bar.done();
-    process.stderr.write(
-      `${c.yellow('interrupted')}: partitions already published stay; run again to finish\n`,
-    );
-    process.exit(130);
+  // Ctrl+C (or a TERM): stop the run and let the tasks in flight clean up (nothing
+  // half-published, leases released, staging removed) before exiting; a second signal
+  // does not wait.
+  const interrupt = new AbortController();
+  const onSignal = () => {
+    if (interrupt.signal.aborted) process.exit(INTERRUPTED_EXIT_CODE);
+    bar.update('interrupted: stopping the tasks in flight');
+    interrupt.abort(new Error('interrupted'));
   };
-  process.once('SIGINT', onInterrupt);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   let result: LocalExportResult;
-  // Loaded on use: the workflow (CDK synthesis, handlers) is the heaviest import of the CLI.
-  const { runLocalExport } = await import('./local-export');
   try {
+    // Loaded on use: the workflow (CDK synthesis, handlers) is the heaviest import of the CLI.
+    const { runLocalExport } = await import('./local-export');
     result = await runLocalExport({
       ...options,
       progress: bar,
       progressDetail: isInteractive(process.stderr),
+      signal: interrupt.signal,
     });
     if (result.status === 'SUCCEEDED') bar.update('reading the export back with DuckDB');
+  } catch (error) {
+    if (!interrupt.signal.aborted) throw error;
+    bar.done();
+    process.stderr.write(
+      `${c.yellow('interrupted')}: partitions already published stay; run again to finish\n`,
+    );
+    return INTERRUPTED_EXIT_CODE;
   } finally {
-    process.removeListener('SIGINT', onInterrupt);
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
   }
   const readBackResult = result.status === 'SUCCEEDED' ? await readBack(result) : undefined;
   bar.done();

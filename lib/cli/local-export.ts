@@ -8,8 +8,10 @@ import { startLocalDeployment } from '../local/local-deployment';
 import { InvalidInputError } from '../workflow/errors';
 import type { ExecutionInput } from '../workflow/input';
 import { type Plan, planExecution } from '../workflow/plan';
+import type { SettingsEnvironment } from '../workflow/settings';
 import { ExportProgressTracker, type ProgressSink } from './export-progress';
 import { UsageError } from './options';
+import { acquireOutDirLock } from './out-dir-lock';
 
 /** Options of {@link runLocalExport}; every member has a default. */
 export interface LocalExportOptions {
@@ -35,6 +37,13 @@ export interface LocalExportOptions {
   workDir?: string;
   /** Every Wait state of the state machine lasts this long here. Default 200 ms. */
   waitMs?: number;
+  /** Workflow settings on top of the defaults (e.g. MAX_JOBS_PER_EXECUTION, MAX_WINDOW_DAYS). */
+  settings?: SettingsEnvironment;
+  /**
+   * Interrupts the run: the tasks in flight abort (nothing half-published, leases released,
+   * staging removed) and the returned promise rejects once they have settled.
+   */
+  signal?: AbortSignal;
 }
 
 /** One report's rows per local date, as its partitions' manifests state them. */
@@ -67,6 +76,8 @@ export interface LocalExportResult {
 
 const DAYS_DEFAULT = 7;
 const SECRETS_DEFAULT = '.report-export/secrets.json';
+/** As lib/local's default: a chain longer than this is not run. */
+const MAX_EXECUTIONS = 200;
 
 /**
  * The main job on this machine, through the deployed workflow's own definition: starts the
@@ -80,51 +91,108 @@ export async function runLocalExport(options: LocalExportOptions = {}): Promise<
   const secretFile = path.resolve(options.secretsFile ?? SECRETS_DEFAULT);
   const workDir = path.resolve(options.workDir ?? path.dirname(secretFile));
   const progress = options.progress;
-  progress?.update('starting the local service and signing in');
-  const deployment = await startLocalDeployment({
-    workDir,
-    secretFile,
-    objectStoreUri: pathToFileURL(outDir).href,
-    simulator: { rowsPerDay: options.rowsPerDay ?? 2000, reportLatencyMs: 300 },
-    settings: { CSV_GZIP: options.csvGzip ? 'true' : 'false' },
-  });
+  const signal = options.signal;
+  // Before anything starts: a second run into the same lake is refused, not raced.
+  const lock = await acquireOutDirLock(outDir);
   try {
-    const { sim } = deployment;
-    progress?.log(`local service ${sim.baseUrl}; signed in as ${sim.username}; tokens in ${secretFile}`);
-    const to = options.to ?? dayBefore(new Date(), sim.timeZoneId);
-    const from = options.from ?? shiftDate(to, -(DAYS_DEFAULT - 1));
-    const input: ExecutionInput = {
-      from,
-      to,
-      ...(options.reportId === undefined ? {} : { reports: [options.reportId] }),
-    };
-    const plan = planOrUsage(input, deployment, options.reportId);
-    const tracker = new ExportProgressTracker(plan.jobs, progress, options.progressDetail ?? false);
-    const result = await deployment.run(input, {
-      waitMs: options.waitMs ?? 200,
-      name: 'start',
-      onEvent: (event) => tracker.onEvent(event, deployment.logLines),
+    signal?.throwIfAborted();
+    progress?.update('starting the local service and signing in');
+    const deployment = await startLocalDeployment({
+      workDir,
+      secretFile,
+      objectStoreUri: pathToFileURL(outDir).href,
+      simulator: { rowsPerDay: options.rowsPerDay ?? 2000, reportLatencyMs: 300 },
+      settings: { ...options.settings, CSV_GZIP: options.csvGzip ? 'true' : 'false' },
     });
-    tracker.finish(deployment.logLines);
-    const reports = await readReportDays(outDir, plan, tracker.requestIds);
-    const failed = result.executions.find((e) => e.status === 'FAILED');
-    return {
-      status: result.status,
-      error: result.error,
-      cause: failed?.cause ?? result.summaries.find((s) => s.cause !== null)?.cause ?? null,
-      outDir,
-      secretFile: deployment.secretFile,
-      timeZone: sim.timeZoneId,
-      dates: { from, to },
-      reports,
-      rows: reports.reduce((n, r) => n + r.rows, 0),
-      runRecords: result.summaries.map((s) => s.runRecordKey),
-      executions: result.executions.length,
-      csvExtension: options.csvGzip ? 'csv.gz' : 'csv',
-    };
+    try {
+      return await runOnDeployment(deployment, options, { outDir, secretFile });
+    } finally {
+      await deployment.close();
+    }
   } finally {
-    await deployment.close();
+    await lock.release();
   }
+}
+
+type Deployment = Awaited<ReturnType<typeof startLocalDeployment>>;
+
+async function runOnDeployment(
+  deployment: Deployment,
+  options: LocalExportOptions,
+  paths: { outDir: string; secretFile: string },
+): Promise<LocalExportResult> {
+  const { outDir, secretFile } = paths;
+  const { progress, signal } = options;
+  const { sim } = deployment;
+  progress?.log(`local service ${sim.baseUrl}; signed in as ${sim.username}; tokens in ${secretFile}`);
+  signal?.throwIfAborted();
+  const to = options.to ?? dayBefore(new Date(), sim.timeZoneId);
+  const from = options.from ?? shiftDate(to, -(DAYS_DEFAULT - 1));
+  const input: ExecutionInput = {
+    from,
+    to,
+    ...(options.reportId === undefined ? {} : { reports: [options.reportId] }),
+  };
+  const plans = planChainOrUsage(input, deployment, options.reportId);
+  // Synthesizing the state machine (CDK) takes seconds: say so rather than sit silent.
+  progress?.update('preparing the workflow definition');
+  const { synthesizedDefinition } = await import('../local/definition');
+  const definition = synthesizedDefinition();
+  signal?.throwIfAborted();
+  const tracker = new ExportProgressTracker(
+    plans.map((p) => p.jobs),
+    progress,
+    options.progressDetail ?? false,
+  );
+  progress?.update(tracker.status());
+  const result = await deployment.run(input, {
+    definition,
+    waitMs: options.waitMs ?? 200,
+    name: 'start',
+    maxExecutions: MAX_EXECUTIONS,
+    ...(signal === undefined ? {} : { signal }),
+    onEvent: (event, execution) => tracker.onEvent(event, deployment.logLines, execution),
+  });
+  tracker.finish(deployment.logLines);
+  const reports = await readReportDays(outDir, plans, { from, to }, tracker.requestIds);
+  const failed = result.executions.find((e) => e.status === 'FAILED');
+  return {
+    status: result.status,
+    error: result.error,
+    cause: failed?.cause ?? result.summaries.find((s) => s.cause !== null)?.cause ?? null,
+    outDir,
+    secretFile: deployment.secretFile,
+    timeZone: sim.timeZoneId,
+    dates: { from, to },
+    reports,
+    rows: reports.reduce((n, r) => n + r.rows, 0),
+    runRecords: result.summaries.map((s) => s.runRecordKey),
+    executions: result.executions.length,
+    csvExtension: options.csvGzip ? 'csv.gz' : 'csv',
+  };
+}
+
+/**
+ * The plans of every execution of the chain (Plan continues a long range in new executions),
+ * before any report runs, so progress counts the whole range.
+ */
+function planChainOrUsage(
+  input: ExecutionInput,
+  deployment: { runtime: { settings: Parameters<typeof planExecution>[1] } },
+  report: string | undefined,
+): Plan[] {
+  const plans = [planOrUsage(input, deployment, report)];
+  for (let next = plans[0]?.continuation; next !== undefined; ) {
+    if (plans.length >= MAX_EXECUTIONS) {
+      throw new UsageError(
+        `--from/--to: the range needs more than ${MAX_EXECUTIONS} executions; export it in parts or use backfill`,
+      );
+    }
+    const plan = planOrUsage(next, deployment, report);
+    plans.push(plan);
+    next = plan.continuation;
+  }
+  return plans;
 }
 
 /** The plan Plan would make, before any report runs: an unknown report or a bad range is the user's to fix (exit 2). */
@@ -146,14 +214,19 @@ function planOrUsage(
   }
 }
 
-/** Rows per report and date from the manifests this run wrote (its report runs' request ids). */
+/**
+ * Rows per report and date from the manifests this run wrote (its report runs' request ids),
+ * over every date of the requested range, whichever execution of the chain exported it.
+ */
 async function readReportDays(
   outDir: string,
-  plan: Plan,
+  plans: readonly Plan[],
+  range: { from: string; to: string },
   requestIds: ReadonlySet<string>,
 ): Promise<ReportDays[]> {
   const seen = new Map<string, ReportDays>();
-  for (const job of plan.jobs) {
+  for (const job of plans.flatMap((p) => p.jobs)) {
+    if (seen.has(job.reportId)) continue;
     const report = seen.get(job.reportId) ?? {
       reportId: job.reportId,
       reportName: job.reportName,
@@ -169,7 +242,7 @@ async function readReportDays(
       const dates = await fs.readdir(dir).catch(() => [] as string[]);
       for (const entry of dates.sort()) {
         const dt = entry.replace(/^dt=/, '');
-        if (dt < (plan.dates?.from ?? '') || dt > (plan.dates?.to ?? '9999')) continue;
+        if (dt < range.from || dt > range.to) continue;
         const manifest = await readManifest(path.join(dir, entry, '_manifest.json'));
         if (manifest === undefined || !requestIds.has(manifest.requestId)) continue;
         report.files += manifest.files.length;
