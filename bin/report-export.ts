@@ -2,6 +2,7 @@
 import { BACKFILL_COMMAND, backfillCommand } from '../lib/cli/backfill-command';
 import { CONFIG_COMMAND, configCommand } from '../lib/cli/config-command';
 import { DIRECTORY_COMMAND, directoryCommand } from '../lib/cli/directory-command';
+import { exitAfterOutput } from '../lib/cli/exit-after-output';
 import {
   LOCAL_EXPORT_COMMAND,
   LOCAL_EXPORT_USAGE,
@@ -59,9 +60,9 @@ async function main(): Promise<number> {
 }
 
 main().then(
-  (code) => process.exit(code),
+  (code) => exitAfterOutput(code),
   (error: unknown) => {
     process.stderr.write(describeFailure('report-export', error));
-    process.exit(exitCodeOf(error));
+    exitAfterOutput(exitCodeOf(error));
   },
 );

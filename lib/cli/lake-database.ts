@@ -1,5 +1,6 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { COLUMNS, type ColumnKind } from '../export/schema';
 
 /** A query's answer: column names in order, rows as JSON values (a BIGINT beyond 2^53 as text, DATE as YYYY-MM-DD). */
@@ -27,6 +28,34 @@ export function sqlString(text: string): string {
   return `'${text.replaceAll("'", "''")}'`;
 }
 
+/** Error codes of the lake database (CLI_ prefix, as every CLI code). */
+export const LAKE_ERROR_CODES = { readOnly: 'CLI_QUERY_READ_ONLY' } as const;
+
+/** A statement that would write (COPY TO, CREATE, DROP, SET...): `query` only reads. */
+export class LakeReadOnlyError extends Error {
+  override readonly name = 'LakeReadOnlyError';
+  readonly code = LAKE_ERROR_CODES.readOnly;
+}
+
+/**
+ * The `runs` view over the run records. A line that is not JSON is skipped (ignore_errors
+ * gives it a row of nulls; every record has a runId). False when no line is readable:
+ * the view then has no runId column to bind.
+ */
+async function createRunsView(connection: DuckDBConnection, runsDir: string): Promise<boolean> {
+  const glob = path.join(runsDir, 'dt=*', '*.json');
+  try {
+    await connection.run(
+      `CREATE VIEW runs AS SELECT * FROM read_json(${sqlString(glob)}, format = 'newline_delimited',
+         ignore_errors = true, hive_partitioning = true, hive_types = {'dt': DATE}, union_by_name = true)
+       WHERE "runId" IS NOT NULL`,
+    );
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function hasFile(dir: string, suffix: string): Promise<boolean> {
   const entries = await fs.readdir(dir, { recursive: true }).catch(() => [] as string[]);
   return entries.some((e) => e.endsWith(suffix));
@@ -43,12 +72,15 @@ async function hasFile(dir: string, suffix: string): Promise<boolean> {
 export async function openLake(dir: string): Promise<LakeDatabase> {
   const root = path.resolve(dir);
   // Loaded on use: every command's start would otherwise pay for DuckDB's native module.
-  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const { DuckDBInstance, StatementType } = await import('@duckdb/node-api');
   const instance = await DuckDBInstance.create(':memory:', {
     threads: '2',
     autoinstall_known_extensions: 'false',
+    autoload_known_extensions: 'false',
   });
   const connection = await instance.connect();
+  // Statements that only read (DESCRIBE, SHOW and SUMMARIZE are SELECTs to DuckDB).
+  const readStatements: ReadonlySet<number> = new Set([StatementType.SELECT, StatementType.EXPLAIN]);
   try {
     const callsDir = path.join(root, 'calls', 'format=parquet');
     if (await hasFile(callsDir, '.parquet')) {
@@ -62,17 +94,16 @@ export async function openLake(dir: string): Promise<LakeDatabase> {
       await connection.run(`CREATE TABLE calls (${columns}, dt DATE)`);
     }
     const runsDir = path.join(root, 'runs');
-    if (await hasFile(runsDir, '.json')) {
-      const glob = path.join(runsDir, 'dt=*', '*.json');
-      await connection.run(
-        `CREATE VIEW runs AS SELECT * FROM read_json(${sqlString(glob)}, format = 'newline_delimited',
-           hive_partitioning = true, hive_types = {'dt': DATE}, union_by_name = true)`,
-      );
-    } else {
+    if (!(await hasFile(runsDir, '.json')) || !(await createRunsView(connection, runsDir))) {
       await connection.run(
         'CREATE TABLE runs ("runId" VARCHAR, status VARCHAR, "startedAt" VARCHAR, rows BIGINT, dt DATE)',
       );
     }
+    // From here on the session only reads what is under the directory: no other file, no
+    // network, no extension, and the query cannot lift these settings again.
+    await connection.run(`SET allowed_directories = [${sqlString(root)}]`);
+    await connection.run('SET enable_external_access = false');
+    await connection.run('SET lock_configuration = true');
   } catch (error) {
     connection.closeSync();
     instance.closeSync();
@@ -80,7 +111,21 @@ export async function openLake(dir: string): Promise<LakeDatabase> {
   }
   return {
     async query(sql) {
-      const reader = await connection.runAndReadAll(sql);
+      // Only reads: a COPY TO, CREATE or DROP inside the directory is still a write there.
+      const statements = await connection.extractStatements(sql);
+      const prepared = [];
+      for (let i = 0; i < statements.count; i++) {
+        const statement = await statements.prepare(i);
+        if (!readStatements.has(statement.statementType)) {
+          throw new LakeReadOnlyError(
+            `query is read-only: only SELECT (and EXPLAIN) statements run here, got ${StatementType[statement.statementType]}`,
+          );
+        }
+        prepared.push(statement);
+      }
+      if (prepared.length === 0) throw new LakeReadOnlyError('no SQL statement to run');
+      for (const statement of prepared.slice(0, -1)) await statement.run();
+      const reader = await (prepared.at(-1) as (typeof prepared)[number]).runAndReadAll();
       const exact = reader.getRowObjectsJS();
       // JSON values (DATE as YYYY-MM-DD, TIMESTAMP as text), but a count (BIGINT) as a
       // number when it is one exactly: DuckDB's JSON form writes every BIGINT as text.

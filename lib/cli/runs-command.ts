@@ -40,11 +40,33 @@ async function storeUri(dir: string): Promise<string> {
   return pathToFileURL(resolved).href;
 }
 
+function warnUnreadable(key: string, reason: string): void {
+  process.stderr.write(`warning: skipped the unreadable run record ${key}: ${reason}\n`);
+}
+
+/** A record, or why the text is not one (the table needs runId and startedAt). */
+export function parseRunRecord(text: string): RunRecord | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return `not JSON (${(error as Error).message})`;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not a JSON object';
+  const { runId, startedAt } = value as Record<string, unknown>;
+  if (typeof runId !== 'string' || typeof startedAt !== 'string') return 'no runId or startedAt';
+  return value as RunRecord;
+}
+
 /**
  * The newest `limit` records: keys are listed (cheap), then records are read from the
  * newest dates back until `limit` are in hand, so a long history is not read whole.
  */
-export async function latestRuns(uri: string, limit: number): Promise<RunRecord[]> {
+export async function latestRuns(
+  uri: string,
+  limit: number,
+  onUnreadable: (key: string, reason: string) => void = warnUnreadable,
+): Promise<RunRecord[]> {
   // Loaded on use: the store adapters bring the AWS SDK clients.
   const { objectStoreFromUri, StoreUriError } = await import('../stores/from-uri');
   let location: ObjectLocation;
@@ -68,11 +90,10 @@ export async function latestRuns(uri: string, limit: number): Promise<RunRecord[
     if (records.length >= limit) break;
     for (const key of byDate.get(dt) ?? []) {
       const text = new TextDecoder().decode(await readObject(location.store, key));
-      try {
-        records.push(JSON.parse(text) as RunRecord);
-      } catch {
-        // A record is written whole (atomic put); an unreadable one is not ours to show.
-      }
+      const record = parseRunRecord(text);
+      // One damaged record (hand-edited, truncated by a copy) must not hide the others.
+      if (typeof record === 'string') onUnreadable(key, record);
+      else records.push(record);
     }
   }
   return records.sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? '')).slice(0, limit);

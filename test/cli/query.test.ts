@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -136,6 +136,72 @@ describe('report-export query', () => {
     // Assess
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/syntax error at or near "SELEC".*\n[\s\S]*\[CLI_QUERY_FAILED\]/);
+  });
+
+  it('writes the whole answer when its output, over 1 MiB, goes to a pipe', async () => {
+    // Act
+    const run = await runCli([
+      'query',
+      '--dir',
+      lake,
+      '--format',
+      'csv',
+      "SELECT i, repeat('x', 100) AS pad FROM range(20000) t(i) ORDER BY i",
+    ]);
+
+    // Assess
+    expect(run.code).toBe(0);
+    const lines = run.stdout.split('\r\n');
+    expect(run.stdout.length).toBeGreaterThan(2 ** 20);
+    expect(lines).toHaveLength(20002);
+    expect(lines.at(-2)).toBe(`19999,${'x'.repeat(100)}`);
+  });
+
+  it.each([
+    ["SELECT * FROM read_text('/etc/passwd')", /Cannot access file "\/etc\/passwd"/],
+    ["SELECT * FROM read_csv('https://example.com/x.csv')", /disabled by configuration|Permission Error/],
+    ['SET enable_external_access = true', /query is read-only: .* got SET/],
+    ['DROP VIEW calls', /query is read-only: .* got DROP/],
+    ['CREATE TABLE t AS SELECT 1', /query is read-only: .* got CREATE/],
+  ])('exits 1 with a clear message when the SQL reaches out or writes: %s', async (sql, message) => {
+    // Act
+    const run = await runCli(['query', '--dir', lake, sql]);
+
+    // Assess
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(message);
+  });
+
+  it('exits 1 and writes no file when asked to COPY TO a file inside --dir', async () => {
+    // Prepare
+    const target = path.join(lake, 'copied.csv');
+
+    // Act
+    const run = await runCli(['query', '--dir', lake, `COPY (SELECT 1) TO ${sqlString(target)}`]);
+
+    // Assess
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/query is read-only: .* got COPY/);
+    await expect(stat(target)).rejects.toThrow(/ENOENT/);
+  });
+
+  it('ignores an unreadable line of the run records when querying runs', async () => {
+    // Prepare
+    const damaged = path.join(work, 'damaged');
+    const runs = path.join(damaged, 'runs', 'dt=2026-03-04');
+    await mkdir(runs, { recursive: true });
+    await writeFile(
+      path.join(runs, 'run-2.json'),
+      `${JSON.stringify({ runId: 'run-2', status: 'FAILED' })}\n`,
+    );
+    await writeFile(path.join(runs, 'broken.json'), '{not json\n');
+
+    // Act
+    const run = await runCli(['query', '--dir', damaged, '--json', 'SELECT "runId", status FROM runs']);
+
+    // Assess
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual([{ runId: 'run-2', status: 'FAILED' }]);
   });
 
   it('prints its help with an example when given --help', async () => {

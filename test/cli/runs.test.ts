@@ -135,6 +135,28 @@ describe('report-export runs', () => {
     expect(run.stderr).toMatch(message);
   });
 
+  it('skips an unreadable record with a warning naming its file when the others are fine', async () => {
+    // Prepare
+    const lake = path.join(work, 'damaged');
+    const dir = path.join(lake, 'runs', 'dt=2026-03-09');
+    await mkdir(dir, { recursive: true });
+    const [, good] = RECORDS[1];
+    await writeFile(path.join(dir, `${good.runId}.json`), `${JSON.stringify(good)}\n`);
+    await writeFile(path.join(dir, 'broken.json'), '{not json\n');
+    await writeFile(path.join(dir, 'partial.json'), '{"runId":"run-x"}\n');
+
+    // Act
+    const run = await runCli(['runs', '--dir', lake]);
+
+    // Assess
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/run-b\s+SUCCEEDED/);
+    expect(run.stderr).toContain(
+      'skipped the unreadable run record runs/dt=2026-03-09/broken.json: not JSON',
+    );
+    expect(run.stderr).toContain('runs/dt=2026-03-09/partial.json: no runId or startedAt');
+  });
+
   it('prints the header and says there are no runs when the directory has none', async () => {
     // Prepare
     const empty = path.join(work, 'empty');
