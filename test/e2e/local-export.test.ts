@@ -171,3 +171,64 @@ describe('npm start (bin/report-export.ts, default command)', () => {
     }
   });
 });
+
+describe('npm start (a range continued in several executions)', () => {
+  let work: string;
+  let run: CliRun;
+
+  beforeAll(async () => {
+    work = await mkdtemp(path.join(tmpdir(), 'npm-start-chain-'));
+    // One day per window and one window (3 reports) per execution: 3 dates, 3 executions.
+    run = await runCli(
+      [
+        '--out',
+        path.join(work, 'lake'),
+        '--secrets-file',
+        path.join(work, 'state', 'secrets.json'),
+        '--from',
+        '2026-03-02',
+        '--to',
+        '2026-03-04',
+        '--rows-per-day',
+        '40',
+      ],
+      {
+        timeoutMs: 90_000,
+        env: { REPORT_EXPORT_MAX_JOBS_PER_EXECUTION: '3', REPORT_EXPORT_MAX_WINDOW_DAYS: '1' },
+      },
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await rm(work, { recursive: true, force: true });
+  });
+
+  it('prints every date of the range with counts equal to DuckDB when the range takes 3 executions', async () => {
+    // Assess
+    expect(run.stderr).not.toMatch(/export failed/);
+    expect(run.code).toBe(0);
+    expect(run.stdout.match(/^ {2}Run {7}/gm)).toHaveLength(3);
+    expect([...printedRows(run.stdout).keys()]).toEqual(['2026-03-02', '2026-03-03', '2026-03-04', 'total']);
+    const expected = expectedFromOutput(run.stdout);
+    expect(await countedByDuckdb(path.join(work, 'lake'), 'parquet')).toEqual(expected);
+    expect(await countedByDuckdb(path.join(work, 'lake'), 'csv')).toEqual(expected);
+  });
+
+  it('counts progress over every execution and never looks finished early when the range is continued', () => {
+    // Assess: the last status covers all 9 jobs; no status line claims all done before that.
+    expect(run.stderr).toMatch(
+      /^execution 3\/3: 9\/9 requested, \d+ polls, 9\/9 exported: [\d,]+ rows, 9 partitions published$/m,
+    );
+    expect(run.stderr).not.toMatch(
+      /^(execution [12]\/3: )?\d+\/(\d+) requested, \d+ polls, \2\/\2 exported/m,
+    );
+  });
+
+  it('says it is preparing the workflow definition after signing in', () => {
+    // Assess
+    const signedIn = run.stderr.indexOf('signed in as');
+    const preparing = run.stderr.indexOf('preparing the workflow definition');
+    expect(signedIn).toBeGreaterThan(-1);
+    expect(preparing).toBeGreaterThan(signedIn);
+  });
+});
