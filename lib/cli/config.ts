@@ -107,8 +107,8 @@ export const CONFIG_KEYS = {
     flag: 'time-zone',
     env: 'REPORT_EXPORT_TIME_ZONE',
     value: '<iana>',
-    help: "the tenant's IANA time zone: local dates and dt (default: this machine's)",
-    default: () => Intl.DateTimeFormat().resolvedOptions().timeZone,
+    // No default: this machine's zone is not the tenant's, and a run in another is refused.
+    help: "the tenant's IANA time zone: days and partitions (dt) are local to it (required by run)",
     check: (v) => (isIanaZone(v) ? undefined : 'must be an IANA time zone, e.g. Europe/London'),
   },
   leaseStore: {

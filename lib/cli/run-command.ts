@@ -1,5 +1,3 @@
-import * as path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { createClient, refreshTokens } from '../api';
 import { leaseStoreFromUri } from '../stores/from-uri';
 import type { MetricsSink } from '../workflow/finalize';
@@ -24,6 +22,7 @@ import {
   parseOrHelp,
   UsageError,
 } from './options';
+import { checkedOutUri } from './out-location';
 import { s3ClientFactory } from './s3-client';
 import {
   type AwsClients,
@@ -108,10 +107,15 @@ function formatsValue(raw: string, flag: string): 'parquet,csv' {
   return 'parquet,csv';
 }
 
-/** The data lake URI of `--out`: s3:// as given, a path as its file URL. */
-export function outUri(out: string, cwd = process.cwd()): string {
-  if (out.startsWith('s3://') || out.startsWith('file:')) return out;
-  return pathToFileURL(path.resolve(cwd, out)).href;
+/**
+ * The tenant's time zone: days and partitions (dt) are local to it, and the service refuses
+ * a report run in another zone. This machine's zone is no safe guess, so it must be given.
+ */
+function tenantTimeZone(config: ResolvedConfig): string {
+  if (config.timeZone !== undefined) return config.timeZone.value;
+  throw new UsageError(
+    "--time-zone is required (or REPORT_EXPORT_TIME_ZONE, or timeZone in the config file): the tenant's IANA zone, e.g. --time-zone Europe/London; days and partitions are local to the tenant's zone, and the service refuses a run in any other",
+  );
 }
 
 /**
@@ -176,7 +180,8 @@ export async function runCommand(argv: readonly string[], deps: AwsClients = {})
   if (v === undefined) return 0;
   const input = executionInputOf(v);
   const config = await resolveConfig({ flags: v });
-  const out = outUri(v.out ?? 'data-lake');
+  const timeZone = tenantTimeZone(config);
+  const out = await checkedOutUri('--out', v.out ?? 'data-lake');
   const started = Date.now();
   const bar = progress(process.stderr);
   bar.update('Reading the login and the reports of the workspace');
@@ -194,7 +199,7 @@ export async function runCommand(argv: readonly string[], deps: AwsClients = {})
     }
   }
   const env: Record<string, string> = {
-    TIME_ZONE: config.timeZone?.value ?? 'UTC',
+    TIME_ZONE: timeZone,
     WORKSPACE_ID: workspaceId,
     REPORTS: JSON.stringify(reports),
     OBJECT_STORE_URI: out,
@@ -257,6 +262,8 @@ export async function runCommand(argv: readonly string[], deps: AwsClients = {})
       );
     if (result.error !== null) process.stdout.write(`  error ${result.error}\n`);
   }
+  // Whatever the output format, a failure says why on stderr (the error name alone does not).
+  if (line.cause !== null) process.stderr.write(`${c.red('cause')} ${line.cause}\n`);
   for (const w of warnings.slice(0, 20)) process.stderr.write(`warning: ${w}\n`);
   return result.status === 'SUCCEEDED' ? 0 : 1;
 }

@@ -68,6 +68,16 @@ export interface WorkflowLine {
   executions: number;
   out: string;
   error: string | null;
+  /** Why it failed: the failed run's cause (Finalize's), else the failed execution's; null on success. */
+  cause: string | null;
+}
+
+/** The first cause a failure left: a failed run summary's, else a failed execution's. */
+export function failureCause(result: LocalWorkflowResult): string | null {
+  if (result.status === 'SUCCEEDED') return null;
+  const summary = result.summaries.find((s) => s.status === 'FAILED' && s.cause !== '');
+  const execution = result.executions.find((e) => e.status === 'FAILED' && e.cause !== null);
+  return summary?.cause ?? execution?.cause ?? null;
 }
 
 export function workflowLine(result: LocalWorkflowResult, out: string): WorkflowLine {
@@ -83,6 +93,7 @@ export function workflowLine(result: LocalWorkflowResult, out: string): Workflow
     executions: result.executions.length,
     out,
     error: result.error,
+    cause: failureCause(result),
   };
 }
 

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator';
@@ -87,6 +90,84 @@ describe('report-export run', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
     expect(r.stderr).toContain('[CLI_USAGE]');
+  });
+
+  it('exits 2 asking for --time-zone and why when none is configured', async () => {
+    // Act
+    const r = await runCli(['run', '--date', '2026-03-10', ...(login?.flags ?? [])], { cleanEnv: true });
+
+    // Assess
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--time-zone is required');
+    expect(r.stderr).toContain("days and partitions are local to the tenant's zone");
+  });
+
+  it('prints the cause on stderr and in --json when the run fails', async () => {
+    // Prepare: a zone other than the tenant's, which the service refuses.
+    const other = sim.timeZoneId === 'Pacific/Kiritimati' ? 'Pacific/Pago_Pago' : 'Pacific/Kiritimati';
+    const out = await mkdtemp(path.join(tmpdir(), 'run-cli-cause-'));
+
+    try {
+      // Act
+      const r = await runCli(
+        [
+          'run',
+          '--date',
+          '2026-03-10',
+          '--report',
+          'Lost calls',
+          '--out',
+          out,
+          ...(login?.flags ?? []),
+          '--wait-ms',
+          '50',
+          '--time-zone',
+          other,
+          '--json',
+        ],
+        { cleanEnv: true },
+      );
+
+      // Assess
+      expect(r.code).toBe(1);
+      const line = JSON.parse(r.stdout) as { status: string; cause: string | null };
+      expect(line.status).toBe('FAILED');
+      expect(line.cause).toEqual(expect.any(String));
+      expect(line.cause?.length).toBeGreaterThan(0);
+      expect(r.stderr).toContain(`cause ${line.cause}`);
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    { out: 'ftp://x', message: "--out ftp://x: unknown scheme 'ftp:'" },
+    { out: 's3:/bucket', message: '--out s3:/bucket is not an s3://bucket[/prefix] URI' },
+    { out: 's3://', message: '--out s3:// is not an s3://bucket[/prefix] URI' },
+    { out: 'FILE', message: 'is not a directory' },
+  ])('exits 2 naming --out before any work when --out is $out', async ({ out, message }) => {
+    // Prepare: FILE stands for a regular file.
+    const work = await mkdtemp(path.join(tmpdir(), 'run-cli-out-'));
+    const file = path.join(work, 'lake.txt');
+    await writeFile(file, 'not a directory');
+
+    try {
+      // Act
+      const r = await runCli(
+        ['run', '--date', '2026-03-10', '--out', out === 'FILE' ? file : out, ...common],
+        {
+          cleanEnv: true,
+        },
+      );
+
+      // Assess
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(message);
+      expect(r.stderr).toContain('--out');
+      expect(r.stderr).not.toContain('Reading the login');
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
   });
 
   it('prints help with examples and exits 0 when --help is given', async () => {
