@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -7,6 +8,7 @@ import { leaseStoreFromUri } from '../stores/from-uri';
 import type { SecretStore } from '../stores/secret-store';
 import { SecretTokenSource, type ServiceSecret } from '../workflow/service-secret';
 import { type ResolvedConfig, type SecretLocation, secretLocation, serviceUrls } from './config';
+import { ConfigError } from './options';
 import type { S3ClientFactory } from './s3-client';
 
 /** Clients the commands build from the environment by default; tests pass doubles. */
@@ -43,6 +45,11 @@ export async function serviceClientFromSecret(
   clients: AwsClients = {},
 ): Promise<{ client: ServiceClient; secret: ServiceSecret; tokens: SecretTokenSource }> {
   const location = secretLocation(config);
+  if (location.kind === 'file' && (await stat(location.file).catch(() => undefined)) === undefined) {
+    throw new ConfigError(
+      `the secret file ${path.resolve(location.file)} (--secret-file) does not exist: run report-export login first, or pass the --secret-file it wrote`,
+    );
+  }
   const { store, name } = openSecretStore(location, clients);
   const fetchOption = clients.fetch === undefined ? {} : { fetch: clients.fetch };
   const tokens = new SecretTokenSource({
@@ -66,12 +73,22 @@ export async function serviceClientFromSecret(
 
 /** The configured workspace, else the service's default one (else its first). */
 export async function resolveWorkspace(config: ResolvedConfig, client: ServiceClient): Promise<string> {
-  if (config.workspace) return config.workspace.value;
   let first: string | undefined;
+  let preferred: string | undefined;
+  const ids: string[] = [];
   for await (const w of client.reporting.listWorkspaces()) {
-    if (w.default) return w.id;
+    ids.push(w.id);
+    if (w.default) preferred ??= w.id;
     first ??= w.id;
   }
+  // A mistyped id would otherwise surface later as a bare 404 of some report call.
+  if (config.workspace) {
+    if (ids.includes(config.workspace.value)) return config.workspace.value;
+    throw new ConfigError(
+      `${config.workspace.where === 'default' ? '--workspace' : config.workspace.where} ${config.workspace.value} is not a workspace of this login; workspaces: ${ids.join(', ') || 'none'}`,
+    );
+  }
+  if (preferred !== undefined) return preferred;
   if (first === undefined) throw new Error('The service lists no workspace for this login');
   return first;
 }

@@ -41,16 +41,33 @@ describe('report-export workspaces list / reports list', () => {
   it.each([
     { args: ['workspaces'], code: 2, message: 'workspaces needs a subcommand: workspaces list' },
     { args: ['reports', 'show'], code: 2, message: "unknown subcommand 'reports show'" },
-    {
-      args: ['reports', 'list', '--secret-file', '/nonexistent/login.json'],
-      code: 1,
-      message: 'log in again',
-    },
   ])('exits $code with a clear message when $args is given', async ({ args, code, message }) => {
     // Act
     const r = await runCli(args, { cleanEnv: true });
     // Assess
     expect(r.code).toBe(code);
     expect(r.stderr).toContain(message);
+  });
+
+  it('exits 2 naming --workspace when it is not a workspace of the login', async () => {
+    // Act
+    const r = await runCli(['reports', 'list', ...common, '--workspace', 'nope'], { cleanEnv: true });
+
+    // Assess
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--workspace nope is not a workspace of this login');
+    expect(r.stderr).toContain(sim.workspaceId);
+  });
+
+  it('exits 2 naming the missing secret file and login when --secret-file does not exist', async () => {
+    // Act
+    const r = await runCli(['workspaces', 'list', '--secret-file', '/nonexistent/login.json'], {
+      cleanEnv: true,
+    });
+
+    // Assess
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('the secret file /nonexistent/login.json (--secret-file) does not exist');
+    expect(r.stderr).toContain('run report-export login first');
   });
 });
