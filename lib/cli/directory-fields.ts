@@ -1,5 +1,4 @@
 import type { DirectoryItemFields } from '../spec/types';
-import type { ContactRow } from './directory-contacts';
 
 /** Small rules the directory commands share: GUIDs, the fields a sync writes, bounded work. */
 
@@ -13,7 +12,7 @@ export function isGuid(value: string): boolean {
 /** The item's fields with the file's columns set (an empty cell removes the field); other fields kept. */
 export function desiredFields(
   existing: DirectoryItemFields,
-  row: ContactRow,
+  row: { crmId: string; fields: DirectoryItemFields },
   columns: readonly string[],
 ): DirectoryItemFields {
   const next: Record<string, string> = { ...(existing as Record<string, string>) };

@@ -61,7 +61,7 @@ describe('ExportProgressTracker', () => {
   it('counts requests, polls, rows and partitions from events and log lines when a run progresses', () => {
     // Prepare
     const logged: string[] = [];
-    const tracker = new ExportProgressTracker(jobs, { update: () => {}, log: (l) => logged.push(l) });
+    const tracker = new ExportProgressTracker([jobs], { update: () => {}, log: (l) => logged.push(l) });
     const lines: string[] = [];
     const entered = (name: string) => ({ type: 'StateEntered', state: { name, type: 'Task' } });
 
