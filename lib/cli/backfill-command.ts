@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { DescribeExecutionCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
 import { CONFIG_FILE_OPTION, configOptions, resolveConfig } from './config';
 import { EXECUTION_INPUT_OPTIONS, executionInputOf } from './execution-input-options';
 import {
@@ -14,7 +14,13 @@ import {
   parseOrHelp,
   UsageError,
 } from './options';
-import { followChain, type SfnDependencies, startExecution, stateMachineArnOf } from './start-command';
+import {
+  followChain,
+  type SfnDependencies,
+  sfnClientFor,
+  startExecution,
+  stateMachineArnOf,
+} from './start-command';
 import { colors, progress, renderTable } from './terminal';
 
 /** `backfill`: a long range as one execution per chunk, a few at a time, resumable. */
@@ -181,7 +187,7 @@ export async function backfillCommand(argv: readonly string[], deps: SfnDependen
     );
   }
   const state = previous ?? fresh;
-  const sfn = deps.sfn?.() ?? new SFNClient({});
+  const sfn = deps.sfn?.() ?? sfnClientFor(stateMachineArn);
   let saving = Promise.resolve();
   const save = () => {
     saving = saving.then(() => writeState(file, state));

@@ -72,6 +72,15 @@ export function stateMachineArnOf(config: ResolvedConfig): string {
   return arn;
 }
 
+/**
+ * A Step Functions client in the state machine's own region (the ARN's fourth field), so
+ * no AWS_REGION is needed when an ARN is given; credentials from the usual AWS chain.
+ */
+export function sfnClientFor(stateMachineArn: string): SFNClient {
+  const region = stateMachineArn.split(':')[3];
+  return new SFNClient(region === undefined || region === '' ? {} : { region });
+}
+
 /** Starts one execution; returns its ARN. */
 export async function startExecution(
   sfn: SFNClient,
@@ -110,7 +119,7 @@ export async function sfnStartCommand(argv: readonly string[], deps: SfnDependen
     throw new UsageError(`--name must be 1 to 80 letters, digits, '-' or '_', got '${v.name}'`);
   }
   const arn = stateMachineArnOf(await resolveConfig({ flags: v }));
-  const sfn = deps.sfn?.() ?? new SFNClient({});
+  const sfn = deps.sfn?.() ?? sfnClientFor(arn);
   const executionArn = await startExecution(sfn, arn, input, v.name);
   if (v['no-wait']) {
     process.stdout.write(
