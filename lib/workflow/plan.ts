@@ -158,7 +158,11 @@ export function selectReports(
   if (wanted === undefined) return [...configured];
   const chosen = new Map<string, ConfiguredReport>();
   for (const w of wanted) {
-    const match = configured.find((r) => r.id === w) ?? configured.find((r) => r.name === w);
+    // An id, then a name as written, then a name in any case (`lost calls`).
+    const match =
+      configured.find((r) => r.id === w) ??
+      configured.find((r) => r.name === w) ??
+      configured.find((r) => r.name.toLowerCase() === w.toLowerCase());
     if (match === undefined) {
       const known = configured.map((r) => `"${r.name}"`).join(', ');
       throw new InvalidInputError(

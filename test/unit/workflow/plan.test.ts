@@ -85,6 +85,13 @@ describe('planExecution', () => {
     });
     expect(plan.jobs.map((j) => j.reportId)).toEqual(['r1', 'r2']);
   });
+
+  it('accepts a report name in another case when no name matches as written', () => {
+    const plan = planExecution({ date: '2026-11-01', reports: ['report 2'] }, settings, {
+      executionName: 'x',
+    });
+    expect(plan.jobs.map((j) => j.reportId)).toEqual(['r2']);
+  });
 });
 
 describe('settingsFromEnvironment', () => {
