@@ -191,7 +191,7 @@ export async function runCommand(argv: readonly string[], deps: AwsClients = {})
   for await (const r of client.reporting.listReports({ workspaceId }))
     reports.push({ id: r.id, name: r.name });
   for (const wanted of v.report ?? []) {
-    if (!reports.some((r) => r.id === wanted || r.name === wanted)) {
+    if (!reports.some((r) => r.id === wanted || r.name.toLowerCase() === wanted.toLowerCase())) {
       bar.done();
       throw new UsageError(
         `--report '${wanted}' is not a report of workspace ${workspaceId} (id or name); reports: ${reports.map((r) => `'${r.name}'`).join(', ')}`,
