@@ -67,10 +67,16 @@ partitions. Progress goes to stderr; the report to stdout.`,
     },
     report: { type: 'string', value: '<id|name>', help: 'export only this report', parse: nonEmptyValue },
     'csv-gzip': { type: 'boolean', help: 'write .csv.gz instead of .csv' },
+    'secret-file': {
+      type: 'string',
+      value: '<path>',
+      help: "where the local service's tokens are kept, mode 0600 (default ./.report-export/secrets.json)",
+      parse: nonEmptyValue,
+    },
     'secrets-file': {
       type: 'string',
       value: '<path>',
-      help: 'where tokens are kept, mode 0600 (default ./.report-export/secrets.json)',
+      help: 'the same as --secret-file (the earlier spelling)',
       parse: nonEmptyValue,
     },
     json: { type: 'boolean', help: 'print one JSON document instead of the report' },
@@ -126,7 +132,11 @@ export function parseLocalExportArgs(argv: readonly string[]): LocalExportArgs |
     throw new UsageError(`--from ${v.from} is after --to ${v.to}`);
   }
   if (v.report !== undefined) options.reportId = v.report;
-  if (v['secrets-file'] !== undefined) options.secretsFile = v['secrets-file'];
+  if (v['secret-file'] !== undefined && v['secrets-file'] !== undefined) {
+    throw new UsageError('--secret-file and --secrets-file are the same option: give one');
+  }
+  const secretFile = v['secret-file'] ?? v['secrets-file'];
+  if (secretFile !== undefined) options.secretsFile = secretFile;
   if (v['csv-gzip']) options.csvGzip = true;
   if (v['rows-per-day'] !== undefined) options.rowsPerDay = v['rows-per-day'];
   if (v.json) options.json = true;

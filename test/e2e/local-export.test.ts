@@ -183,7 +183,7 @@ describe('npm start (a range continued in several executions)', () => {
       [
         '--out',
         path.join(work, 'lake'),
-        '--secrets-file',
+        '--secret-file',
         path.join(work, 'state', 'secrets.json'),
         '--from',
         '2026-03-02',
