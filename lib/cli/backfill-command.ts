@@ -265,8 +265,9 @@ export async function backfillCommand(argv: readonly string[], deps: SfnDependen
       to: ch.to,
       status: ch.status,
       execution: ch.executionArn ?? '',
+      error: ch.error ?? '',
     }));
-    process.stdout.write(renderTable(rows, ['from', 'to', 'status', 'execution']));
+    process.stdout.write(renderTable(rows, ['from', 'to', 'status', 'execution', 'error']));
     if (failed > 0)
       process.stdout.write(
         `\n${failed} chunks failed; run the same command again to retry them (state: ${file})\n`,
