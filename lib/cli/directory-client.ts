@@ -2,6 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { createClient, NotFoundError, type PhoneRegion, refreshTokens, type ServiceClient } from '../api';
 import { requireRegion } from '../api/phone';
+import { isGuid } from '../api/validate';
 import type { Directory } from '../spec/types';
 import { LocalFileSecretStore, type SecretStore } from '../stores';
 import { leaseStoreFromUri, secretStoreFromUri } from '../stores/from-uri';
@@ -10,7 +11,6 @@ import { LocalLeaseStore } from '../stores/local-lease-store';
 import { SecretTokenSource } from '../workflow/service-secret';
 import { CONFIG_FILE_OPTION, configOptions, resolveConfig, secretLocation, serviceUrls } from './config';
 import { DIRECTORY_CLI_ERROR_CODES, DirectoryCommandError } from './directory-errors';
-import { isGuid } from './directory-fields';
 import { UsageError, type ValueOption } from './options';
 
 /**

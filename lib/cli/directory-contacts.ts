@@ -1,9 +1,9 @@
 import * as fs from 'node:fs/promises';
 import { type PhoneRegion, toE164 } from '../api';
+import { isGuid } from '../api/validate';
 import { DIRECTORY_FIELD_NAMES, type DirectoryFieldName, type DirectoryItemFields } from '../spec/types';
 import { type CsvEntry, readCsv } from './directory-csv';
 import { DIRECTORY_CLI_ERROR_CODES, DirectoryCommandError, SYNC_ROW_CODES } from './directory-errors';
-import { isGuid } from './directory-fields';
 
 /**
  * A contacts file read into what a sync needs: one row per crmId with its fields

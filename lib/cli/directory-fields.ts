@@ -2,13 +2,6 @@ import type { DirectoryItemFields } from '../spec/types';
 
 /** Small rules the directory commands share: GUIDs, the fields a sync writes, bounded work. */
 
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** True for a GUID written as the service writes ids and crmIds (any case). */
-export function isGuid(value: string): boolean {
-  return GUID.test(value);
-}
-
 /** The item's fields with the file's columns set (an empty cell removes the field); other fields kept. */
 export function desiredFields(
   existing: DirectoryItemFields,

@@ -1,7 +1,7 @@
 import { type PhoneRegion, type ServiceClient, ValidationError } from '../api';
+import { isGuid } from '../api/validate';
 import { DIRECTORY_FIELD_NAMES, type DirectoryFieldName, type DirectoryItemFields } from '../spec/types';
 import { CONNECTION_OPTIONS, connect, PHONE_REGION_OPTION, resolveDirectory } from './directory-client';
-import { isGuid } from './directory-fields';
 import { DEFAULT_SEARCH_COLUMNS, itemsTable, itemsText, itemText, writeJson } from './directory-output';
 import {
   defineCommand,

@@ -1,3 +1,4 @@
+import { isGuid } from '../api/validate';
 import { parseCalendarDate } from '../export/window';
 import { PRESET_NAMES } from '../spec/types';
 import { type ExecutionInput, parseExecutionInput } from '../workflow/input';
@@ -19,10 +20,8 @@ export const calendarDateValue: ValueParser<string> = (raw, flag) => {
   return raw;
 };
 
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 const guidValue: ValueParser<string> = (raw, flag) => {
-  if (!GUID.test(raw)) throw new UsageError(`${flag} must be a GUID, got '${raw}'`);
+  if (!isGuid(raw)) throw new UsageError(`${flag} must be a GUID, got '${raw}'`);
   return raw;
 };
 

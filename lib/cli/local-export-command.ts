@@ -1,5 +1,5 @@
-import { parseCalendarDate } from '../export/window';
 import { type CallSummary, summarizeCalls } from './call-summary';
+import { calendarDateValue } from './execution-input-options';
 import { openLake } from './lake-database';
 import type { LocalExportOptions, LocalExportResult } from './local-export';
 import { renderLocalExportReport } from './local-export-report';
@@ -17,16 +17,6 @@ import { renderSummaryPage, writeSummaryPage } from './summary-page';
 import { colors, isInteractive, progress } from './terminal';
 
 export { UsageError } from './options';
-
-/** Checks a date option before anything starts, so a typo costs no login or report run. */
-function calendarDate(raw: string, flag: string): string {
-  try {
-    parseCalendarDate(flag, raw);
-  } catch (cause) {
-    throw new UsageError((cause as Error).message, { cause });
-  }
-  return raw;
-}
 
 /** `local`: the main job on this machine (`npm start`). */
 export const LOCAL_EXPORT_COMMAND = defineCommand({
@@ -51,13 +41,13 @@ partitions. Progress goes to stderr; the report to stdout.`,
       type: 'string',
       value: '<YYYY-MM-DD>',
       help: 'first local date (default: 6 days before --to)',
-      parse: calendarDate,
+      parse: calendarDateValue,
     },
     to: {
       type: 'string',
       value: '<YYYY-MM-DD>',
       help: "last local date, inclusive (default: yesterday in the tenant's zone)",
-      parse: calendarDate,
+      parse: calendarDateValue,
     },
     'rows-per-day': {
       type: 'string',

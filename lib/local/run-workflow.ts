@@ -101,6 +101,12 @@ export async function runLocalWorkflow(
         throw error;
       }
     };
+  // Finalize and RecordFailure run the same handler; the run result keeps every summary.
+  const finalizeAndKeep = async (e: never) => {
+    const out = await finalize(e);
+    summaries.push(out);
+    return out;
+  };
   // Tasks in flight, so an interrupted run returns only after they cleaned up.
   const inFlight = new Set<Promise<unknown>>();
   const tracked = <T>(p: Promise<T>): Promise<T> => {
@@ -136,16 +142,8 @@ export async function runLocalWorkflow(
       [STATE_NAMES.exportResults]: withRetryCount(STATE_NAMES.exportResults, (e) =>
         tracked(exportResults(e, taskContext(exportDeadline))),
       ),
-      [STATE_NAMES.finalize]: async (e) => {
-        const out = await finalize(e);
-        summaries.push(out);
-        return out;
-      },
-      [STATE_NAMES.recordFailure]: async (e) => {
-        const out = await finalize(e);
-        summaries.push(out);
-        return out;
-      },
+      [STATE_NAMES.finalize]: finalizeAndKeep,
+      [STATE_NAMES.recordFailure]: finalizeAndKeep,
       [STATE_NAMES.notifyFailure]: async (e) => notify(e),
       [STATE_NAMES.notifyCaughtFailure]: async (e) => notify(e),
       [STATE_NAMES.continueAsNew]: async (e: { Input: string }) => {

@@ -1,17 +1,24 @@
 import { z } from 'zod';
+import { isGuid } from '../api/validate';
+import { parseCalendarDate, parseInstant } from '../export/window';
 import { PRESET_NAMES } from '../spec/types';
 import { InvalidInputError } from './errors';
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+/** A refinement that holds when `parse` (which throws on a bad value) accepts the text. */
+const accepts = (parse: (text: string) => unknown) => (text: string) => {
+  try {
+    parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
-/** A calendar date that exists (`2026-02-30` does not). */
-const calendarDate = z.string().refine((text) => {
-  if (!DATE.test(text)) return false;
-  const [y, m, d] = text.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(y, m - 1, d)).toISOString().slice(0, 10) === text;
-}, 'must be a calendar date that exists, as YYYY-MM-DD');
+/** A calendar date that exists (`2026-02-30` does not), as the window module reads dates. */
+const calendarDate = z.string().refine(
+  accepts((t) => parseCalendarDate('date', t)),
+  'must be a calendar date that exists, as YYYY-MM-DD',
+);
 
 const condition = z.strictObject({
   fieldName: z.string().min(1),
@@ -28,7 +35,7 @@ export const EXECUTION_INPUT_SCHEMA = z
     scheduledTime: z
       .string()
       .refine(
-        (t) => INSTANT.test(t) && !Number.isNaN(Date.parse(t)),
+        accepts((t) => parseInstant('scheduledTime', t)),
         'must be an ISO 8601 instant with an offset',
       )
       .optional(),
@@ -43,7 +50,7 @@ export const EXECUTION_INPUT_SCHEMA = z
       )
       .optional(),
     reports: z.array(z.string().min(1).max(200)).min(1).max(100).optional(),
-    filterId: z.string().regex(GUID, 'must be a GUID').optional(),
+    filterId: z.string().refine(isGuid, 'must be a GUID').optional(),
     additionalConditions: z.array(condition).max(50).optional(),
     /** Set by the workflow itself when a long backfill continues in a new execution. */
     parentRunId: z.string().max(200).optional(),
