@@ -23,7 +23,19 @@ export function runtime(): WorkflowRuntime {
   built ??= createWorkflowRuntime(process.env, { logger: workflowLogger });
   return built;
 }
-if (process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined) runtime();
+declare global {
+  /** Set by the bundler (lib/infra/workflow-function.ts): the AWS SDK version inside the bundle. */
+  var REPORT_EXPORT_AWS_SDK_VERSION: string | undefined;
+}
+
+/** The AWS SDK this code runs with: the bundle's own (never the runtime's), or the installed one. */
+export const AWS_SDK_VERSION = globalThis.REPORT_EXPORT_AWS_SDK_VERSION ?? 'unbundled';
+
+if (process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined) {
+  runtime();
+  // Which SDK and Node a cold start runs on: the first line to read when AWS behaves unlike the tests.
+  logger.info('cold start', { awsSdkVersion: AWS_SDK_VERSION, node: process.version });
+}
 
 /** Powertools Metrics (CloudWatch embedded metric format) behind the workflow's metrics port. */
 export function lambdaMetrics(): MetricsSink {

@@ -221,10 +221,11 @@ export async function runCommand(argv: readonly string[], deps: AwsClients = {})
   const metrics = (): MetricsSink => ({ add: () => {}, flush: () => {} });
   // The engine and the synthesized definition (aws-cdk-lib) load in seconds: only when running.
   const { runLocalWorkflow } = await import('../local/run-workflow');
+  const { inProcessTasks } = await import('../local/local-tasks');
   const { workflowLine } = await import('./workflow-command');
+  // This machine is the runtime here (its credentials, its disk): the handlers run in-process.
   const result = await runLocalWorkflow(input, {
-    runtime,
-    metrics,
+    tasks: inProcessTasks(runtime, metrics),
     waitMs: v['wait-ms'] ?? 2000,
     retryMs: 1000,
     name: 'cli',

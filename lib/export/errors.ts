@@ -9,6 +9,7 @@ export const EXPORT_ERROR_CODES = {
   rowLimitExceeded: 'EXPORT_ROW_LIMIT_EXCEEDED',
   sourceFailed: 'EXPORT_SOURCE_FAILED',
   spillFailed: 'EXPORT_SPILL_FAILED',
+  spillBudgetExceeded: 'EXPORT_SPILL_BUDGET_EXCEEDED',
   aborted: 'EXPORT_ABORTED',
   stagingFailed: 'EXPORT_STAGING_FAILED',
   verifyFailed: 'EXPORT_VERIFY_FAILED',
@@ -99,5 +100,47 @@ export class PublishError extends ExportError {
   ) {
     super(code, message, options);
     this.name = 'PublishError';
+  }
+}
+
+/** Why part files did not fit on local disk, as the spill step measured it. */
+export interface SpillShortage {
+  /** `budget`: the write would have passed `spillBudgetBytes`; `disk`: the file system refused it. */
+  reason: 'budget' | 'disk';
+  /** Bytes of part files written before the write that did not fit. */
+  spilledBytes: number;
+  /** Bytes of the write that did not fit (0 when creating a file or directory failed). */
+  writeBytes: number;
+  /** `spillBudgetBytes`; undefined when unlimited. */
+  budgetBytes: number | undefined;
+  /** The file system's code (ENOSPC, EDQUOT) when `reason` is `disk`. */
+  errno: string | undefined;
+}
+
+/**
+ * The part files did not fit on local disk: the next write would have passed
+ * `spillBudgetBytes`, or the file system was full (ENOSPC, EDQUOT). Retrying on the same
+ * storage fails the same way, so the code is its own (not EXPORT_SPILL_FAILED).
+ */
+export class SpillBudgetError extends ExportError {
+  readonly shortage: SpillShortage;
+  /** Rows read from the source when the write failed. */
+  readonly rowsRead: number;
+
+  constructor(shortage: SpillShortage, rowsRead: number, options?: { cause?: unknown; requestId?: string }) {
+    const { spilledBytes, writeBytes, budgetBytes } = shortage;
+    const budget = budgetBytes === undefined ? 'unlimited' : `${budgetBytes} bytes`;
+    const what =
+      shortage.reason === 'budget'
+        ? `The part files need more local disk than spillBudgetBytes allows: ${spilledBytes + writeBytes} bytes needed, ${spilledBytes} written, budget ${budget}`
+        : `The local disk is full (${shortage.errno ?? 'ENOSPC'}): ${spilledBytes} bytes of part files written, ${writeBytes} more needed, spillBudgetBytes ${budget}`;
+    super(
+      EXPORT_ERROR_CODES.spillBudgetExceeded,
+      `${what}, after ${rowsRead} rows read; give the export more ephemeral storage (and a larger spillBudgetBytes) or export a smaller window`,
+      options,
+    );
+    this.name = 'SpillBudgetError';
+    this.shortage = shortage;
+    this.rowsRead = rowsRead;
   }
 }

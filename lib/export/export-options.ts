@@ -83,6 +83,17 @@ export interface ExportOptions {
    */
   spillDirectory?: string;
   /**
+   * Bytes of part files the run may write to `spillDirectory` (all partitions, both
+   * formats, whichever thread encodes), checked before each write: a write that would
+   * pass it fails the run with EXPORT_SPILL_BUDGET_EXCEEDED before the disk fills, and
+   * nothing is published. Size it from the summary's `spilledBytes` (about 285 bytes a
+   * row), below the free space of the spill disk: the count is of bytes written, not of
+   * file system blocks (up to one block more per part file, plus a directory per date).
+   * A full disk (ENOSPC, EDQUOT) fails with the same code.
+   * @default none (unlimited)
+   */
+  spillBudgetBytes?: number;
+  /**
    * The window the report was requested for. Recorded in manifests. When given, the run
    * replaces every partition of the window: a local date (report's zone) that it covers
    * but that has no rows in this run is published empty (its earlier parts deleted, a

@@ -21,10 +21,10 @@ import { resolveExportOptions } from './resolve-export-options';
 export async function exportReportResult(options: ExportOptions): Promise<ExportSummary> {
   const run = resolveExportOptions(options);
   const phase = phaseLog(run.logger);
-  const spillRoot = await makeSpillRoot(run.spillDirectory);
+  const spillRoot = await makeSpillRoot(run);
   try {
     const read = await readPartitions(run, spillRoot);
-    phase('read', { rows: read.rows });
+    phase('read', { rows: read.rows, spilledBytes: read.spilledBytes });
     const partitions = await publishPartitions(
       {
         store: run.store,

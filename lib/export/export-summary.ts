@@ -19,6 +19,11 @@ export interface ExportSummary {
   rows: number;
   files: number;
   bytes: number;
+  /**
+   * Bytes of part files the run wrote to local disk (`spillDirectory`): their peak, since
+   * all stay until the run ends. Size ephemeral storage and `spillBudgetBytes` from it.
+   */
+  spilledBytes: number;
   /** Every partition this run published, by `dt`, empty ones (rows 0) included. */
   partitions: PartitionSummary[];
   /** Rows dated outside the window and dropped (outsideWindow=drop); 0 otherwise. */
@@ -31,7 +36,7 @@ export interface ExportSummary {
 export function summarize(
   run: { reportId: string; requestId: string; runId: string },
   partitions: readonly PartitionOutput[],
-  counts: { droppedRows: number; replacedCharacters: number },
+  counts: { spilledBytes: number; droppedRows: number; replacedCharacters: number },
 ): ExportSummary {
   const list = partitions.map((p) => ({
     dt: p.dt,
@@ -46,6 +51,7 @@ export function summarize(
     rows: list.reduce((n, p) => n + p.rows, 0),
     files: list.reduce((n, p) => n + p.files, 0),
     bytes: list.reduce((n, p) => n + p.bytes, 0),
+    spilledBytes: counts.spilledBytes,
     partitions: list,
     droppedRows: counts.droppedRows,
     replacedCharacters: counts.replacedCharacters,

@@ -6,6 +6,8 @@ export {
   PublishError,
   RowConversionError,
   RowOutsideWindowError,
+  SpillBudgetError,
+  type SpillShortage,
   VerificationError,
 } from './errors';
 export { EXPORT_DEFAULTS, type ExportOptions } from './export-options';

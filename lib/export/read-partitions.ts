@@ -1,10 +1,17 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { EXPORT_ERROR_CODES, ExportError, throwIfAborted, VerificationError } from './errors';
+import {
+  EXPORT_ERROR_CODES,
+  ExportError,
+  SpillBudgetError,
+  throwIfAborted,
+  VerificationError,
+} from './errors';
 import type { ResolvedExportOptions } from './resolve-export-options';
 import { Partitioner, type PartitionSink } from './rows/partitioner';
 import { RowMapper } from './rows/row-mapper';
-import { InlineSink, WorkerSink } from './spill/partition-sink';
+import { InlineSink, type SpillOptions, WorkerSink } from './spill/partition-sink';
+import { diskFullCode, SpillShortageError } from './spill/spill-budget';
 import { ZoneConverter } from './time-zone';
 import type { PartitionOutput } from './types';
 
@@ -14,6 +21,11 @@ export interface ReadPartitions {
   partitions: PartitionOutput[];
   /** Rows routed to partitions. */
   rows: number;
+  /**
+   * Bytes of every part file on local disk: their peak, since all stay until the run
+   * ends. What `spillBudgetBytes` is checked against.
+   */
+  spilledBytes: number;
   /** Rows dropped as dated outside the window (outsideWindow=drop). */
   droppedRows: number;
   /** Invalid UTF-8 sequences the client replaced with U+FFFD (from the result's metadata). */
@@ -35,11 +47,12 @@ export async function readPartitions(run: ResolvedExportOptions, spillRoot: stri
     ...(logger === undefined ? {} : { logger }),
     ...(run.rowWindow === undefined ? {} : { window: { ...run.rowWindow, outside: run.outsideWindow } }),
   });
-  const writerOptions = {
+  const writerOptions: SpillOptions = {
     spillDirectory: spillRoot,
     parquetCodec: run.parquetCodec,
     csvGzip: run.csvGzip,
     maxRowsPerFile: run.maxRowsPerFile,
+    spillBudgetBytes: run.spillBudgetBytes,
   };
   const sink: PartitionSink =
     (run.encodeWorker === false
@@ -78,8 +91,10 @@ export async function readPartitions(run: ResolvedExportOptions, spillRoot: stri
         replacedCharacters,
       });
     }
-    const partitions = await spill(partitioner.finish(), requestId);
-    return { partitions, rows: partitioner.rows, droppedRows: dropped, replacedCharacters };
+    const partitions = await spill(partitioner.finish(), requestId, partitioner);
+    let spilledBytes = 0;
+    for (const p of partitions) for (const f of p.files) spilledBytes += f.bytes;
+    return { partitions, rows: partitioner.rows, spilledBytes, droppedRows: dropped, replacedCharacters };
   } finally {
     await sink.close();
   }
@@ -94,7 +109,7 @@ async function consume(run: ResolvedExportOptions, partitioner: Partitioner): Pr
       throwIfAborted(signal, requestId);
       for (const row of batch) {
         const pending = partitioner.add(row);
-        if (pending !== undefined) await spill(pending, requestId);
+        if (pending !== undefined) await spill(pending, requestId, partitioner);
       }
     }
   } catch (cause) {
@@ -107,11 +122,22 @@ async function consume(run: ResolvedExportOptions, partitioner: Partitioner): Pr
   }
 }
 
-/** Errors of the local part files, told apart from errors of the source. */
-async function spill<T>(pending: Promise<T>, requestId: string): Promise<T> {
+/**
+ * Errors of the local part files, told apart from errors of the source; part files that
+ * do not fit (budget, full disk) fail with EXPORT_SPILL_BUDGET_EXCEEDED, which a retry on
+ * the same storage cannot fix, others with EXPORT_SPILL_FAILED.
+ */
+async function spill<T>(
+  pending: Promise<T>,
+  requestId: string,
+  partitioner: { readonly rows: number },
+): Promise<T> {
   try {
     return await pending;
   } catch (cause) {
+    if (cause instanceof SpillShortageError) {
+      throw new SpillBudgetError(cause.shortage, partitioner.rows, { cause, requestId });
+    }
     throw new ExportError(EXPORT_ERROR_CODES.spillFailed, 'Writing part files to local disk failed', {
       cause,
       requestId,
@@ -120,6 +146,23 @@ async function spill<T>(pending: Promise<T>, requestId: string): Promise<T> {
 }
 
 /** A fresh directory for one run's part files; the caller removes it. */
-export function makeSpillRoot(spillDirectory: string): Promise<string> {
-  return fs.mkdtemp(path.join(spillDirectory, 'report-export-'));
+export async function makeSpillRoot(run: {
+  spillDirectory: string;
+  spillBudgetBytes: number | undefined;
+  requestId: string;
+}): Promise<string> {
+  try {
+    return await fs.mkdtemp(path.join(run.spillDirectory, 'report-export-'));
+  } catch (cause) {
+    const errno = diskFullCode(cause);
+    if (errno === undefined) throw cause;
+    const shortage = {
+      reason: 'disk',
+      spilledBytes: 0,
+      writeBytes: 0,
+      budgetBytes: run.spillBudgetBytes,
+      errno,
+    } as const;
+    throw new SpillBudgetError(shortage, 0, { cause, requestId: run.requestId });
+  }
 }

@@ -36,6 +36,8 @@ export interface ResolvedExportOptions {
   maxBufferedBytes: number;
   maxOpenBuffers: number;
   spillDirectory: string;
+  /** Bytes of part files the run may write; undefined: unlimited. */
+  spillBudgetBytes: number | undefined;
   /** Dates published even without rows (their earlier parts deleted). */
   windowDates: readonly string[];
   /** The dates rows may fall on and how messages name them; undefined when the run has no window. */
@@ -104,16 +106,19 @@ export function resolveExportOptions(options: ExportOptions): ResolvedExportOpti
       OUTSIDE_WINDOW_POLICIES,
     ),
     timeZoneId,
-    maxRowsPerFile: positive('maxRowsPerFile', options.maxRowsPerFile, EXPORT_DEFAULTS.maxRowsPerFile),
-    rowGroupRows: positive('rowGroupRows', options.rowGroupRows, EXPORT_DEFAULTS.rowGroupRows),
-    maxBufferedRows: positive('maxBufferedRows', options.maxBufferedRows, EXPORT_DEFAULTS.maxBufferedRows),
+    maxRowsPerFile: positive('maxRowsPerFile', options.maxRowsPerFile ?? EXPORT_DEFAULTS.maxRowsPerFile),
+    rowGroupRows: positive('rowGroupRows', options.rowGroupRows ?? EXPORT_DEFAULTS.rowGroupRows),
+    maxBufferedRows: positive('maxBufferedRows', options.maxBufferedRows ?? EXPORT_DEFAULTS.maxBufferedRows),
     maxBufferedBytes: positive(
       'maxBufferedBytes',
-      options.maxBufferedBytes,
-      EXPORT_DEFAULTS.maxBufferedBytes,
+      options.maxBufferedBytes ?? EXPORT_DEFAULTS.maxBufferedBytes,
     ),
-    maxOpenBuffers: positive('maxOpenBuffers', options.maxOpenBuffers, EXPORT_DEFAULTS.maxOpenBuffers),
+    maxOpenBuffers: positive('maxOpenBuffers', options.maxOpenBuffers ?? EXPORT_DEFAULTS.maxOpenBuffers),
     spillDirectory: options.spillDirectory ?? os.tmpdir(),
+    spillBudgetBytes:
+      options.spillBudgetBytes === undefined
+        ? undefined
+        : positive('spillBudgetBytes', options.spillBudgetBytes),
     windowDates: explicit ?? fromWindow,
     rowWindow: windowed
       ? {
@@ -195,11 +200,10 @@ function defaultWorkerUrl(): URL | undefined {
   return new URL('./encode-worker.mjs', here);
 }
 
-function positive(name: string, value: number | undefined, fallback: number): number {
-  const v = value ?? fallback;
-  if (!Number.isInteger(v) || v < 1)
-    throw new ExportConfigError(`${name} must be a positive integer, got ${v}`);
-  return v;
+function positive(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1)
+    throw new ExportConfigError(`${name} must be a positive integer, got ${value}`);
+  return value;
 }
 
 function oneOf<T extends string>(

@@ -1,11 +1,20 @@
-import { Duration } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
-import { LAMBDA_SERVICE_ERROR_NAMES, TRANSIENT_ERROR_NAMES } from '../workflow/errors';
+import {
+  LAMBDA_CRASH_ERROR_NAMES,
+  LAMBDA_SERVICE_ERROR_NAMES,
+  LEASE_WAIT_ERROR_NAMES,
+  RETRIED_ERROR_NAMES,
+  SFN_EXECUTION_EXISTS_ERROR_NAME,
+  SFN_RETRIED_ERROR_NAMES,
+  SNS_RETRIED_ERROR_NAMES,
+  TASK_ERROR_NAMES,
+} from '../workflow/error-table';
 import { STATE_NAMES } from './state-names';
 
 export { STATE_NAMES, TASK_STATES } from './state-names';
@@ -21,6 +30,12 @@ export interface WorkflowFunctions {
 
 export interface ExportWorkflowProps {
   readonly functions: WorkflowFunctions;
+  /**
+   * The state machine's name. Fixed, so that ContinueAsNew's permission names this state
+   * machine and nothing else (its ARN is known before the role's policy is written).
+   * @default `<stack name>-Export`
+   */
+  readonly stateMachineName?: string;
   /** Failures are published here. */
   readonly alarmTopic: sns.ITopic;
   /**
@@ -52,6 +67,18 @@ export interface ExportWorkflowProps {
 
 /** Above the short functions' 120 s timeout, so the function's own timeout fires first. */
 const SHORT_TASK_TIMEOUT = Duration.seconds(150);
+
+/**
+ * Waits of a task that found a lease held by another execution: without jitter, so that
+ * their sum is certain to outlast the longest lease (an export's partition lease, which is
+ * longer than the ExportResults function's timeout). A test checks the sum against it.
+ */
+export const LEASE_WAIT = {
+  interval: Duration.seconds(30),
+  backoffRate: 1.5,
+  maxAttempts: 12,
+  maxDelay: Duration.minutes(5),
+} as const;
 
 /** What a job's tasks get: ids and the cursor, plus the attempt for the run record's retries. */
 const JOB_PAYLOAD = {
@@ -142,7 +169,7 @@ export class ExportWorkflow extends Construct {
     const pollBudgetSpent = new sfn.Pass(this, S.pollBudgetSpent, {
       stateName: S.pollBudgetSpent,
       result: sfn.Result.fromObject({
-        Error: 'PollBudgetExhaustedError',
+        Error: TASK_ERROR_NAMES.API_POLL_BUDGET_EXHAUSTED,
         Cause:
           'The report run did not complete within the poll budget (MAX_POLLS_PER_JOB); nothing was published',
       }),
@@ -231,25 +258,66 @@ export class ExportWorkflow extends Construct {
       .addCatch(exportFailed, { errors: ['States.ALL'], resultPath: '$.notifyError' })
       .next(exportFailed);
 
+    const machineName = props.stateMachineName ?? `${Stack.of(this).stackName}-Export`;
+    const stack = Stack.of(this);
+    const machineArn = stack.formatArn({
+      service: 'states',
+      resource: 'stateMachine',
+      resourceName: machineName,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    // A name derived from this execution's makes a repeated StartExecution (a lost reply, a
+    // retry) start the continuation once: same name and input is idempotent while it runs.
+    const continuationName = "States.Hash($$.Execution.Name, 'SHA-1')";
     const continueAsNew = new tasks.CallAwsService(this, S.continueAsNew, {
       stateName: S.continueAsNew,
       service: 'sfn',
       action: 'startExecution',
       parameters: {
-        'StateMachineArn.$': '$$.StateMachine.Id',
-        // A name derived from this execution's makes a repeated StartExecution (a lost
-        // reply, a retry) start the continuation once: same name and input is idempotent.
-        'Name.$': "States.Hash($$.Execution.Name, 'SHA-1')",
+        StateMachineArn: machineArn,
+        'Name.$': continuationName,
         'Input.$': 'States.JsonToString($.plan.continuation)',
       },
-      // The state machine's own ARN is only known at run time ($$.StateMachine.Id).
-      iamResources: ['*'],
+      iamResources: [machineArn],
       iamAction: 'states:StartExecution',
+      resultSelector: { 'ExecutionArn.$': '$.ExecutionArn', 'StartDate.$': '$.StartDate' },
       resultPath: '$.continuedAs',
       taskTimeout: sfn.Timeout.duration(SHORT_TASK_TIMEOUT),
     });
     continueAsNew.addRetry({
-      errors: ['SFN.SfnException', 'States.TaskFailed'],
+      errors: [...SFN_RETRIED_ERROR_NAMES],
+      interval: Duration.seconds(2),
+      backoffRate: 2,
+      maxAttempts: 4,
+      jitterStrategy: sfn.JitterType.FULL,
+    });
+    // The name is taken once the child has closed (or by a retry whose first start went
+    // through): the continuation exists, so look at it and go on as continued.
+    const executionArnPrefix = stack.formatArn({
+      service: 'states',
+      resource: 'execution',
+      resourceName: machineName,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    const continuationExists = new tasks.CallAwsService(this, S.continuationExists, {
+      stateName: S.continuationExists,
+      service: 'sfn',
+      action: 'describeExecution',
+      parameters: {
+        'ExecutionArn.$': `States.Format('${executionArnPrefix}:{}', ${continuationName})`,
+      },
+      iamResources: [`${executionArnPrefix}:*`],
+      iamAction: 'states:DescribeExecution',
+      resultSelector: {
+        'ExecutionArn.$': '$.ExecutionArn',
+        'StartDate.$': '$.StartDate',
+        'Status.$': '$.Status',
+      },
+      resultPath: '$.continuedAs',
+      taskTimeout: sfn.Timeout.duration(SHORT_TASK_TIMEOUT),
+    });
+    continuationExists.addRetry({
+      errors: [...SFN_RETRIED_ERROR_NAMES],
       interval: Duration.seconds(2),
       backoffRate: 2,
       maxAttempts: 4,
@@ -263,6 +331,10 @@ export class ExportWorkflow extends Construct {
       .when(sfn.Condition.stringEquals('$.summary.status', 'FAILED'), notifyFailure)
       .otherwise(succeeded);
     continueAsNew
+      .addCatch(continuationExists, { errors: [SFN_EXECUTION_EXISTS_ERROR_NAME], resultPath: '$.continueError' })
+      .addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.failure' })
+      .next(failedOrSucceeded);
+    continuationExists
       .addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.failure' })
       .next(failedOrSucceeded);
     const outcome = new sfn.Choice(this, S.runOutcome, { stateName: S.runOutcome })
@@ -272,6 +344,7 @@ export class ExportWorkflow extends Construct {
     const definition = start.next(plan).next(exportJobs).next(finalize).next(outcome);
 
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
+      stateMachineName: machineName,
       stateMachineType: sfn.StateMachineType.STANDARD,
       definitionBody: sfn.DefinitionBody.fromChainable(definition),
       timeout: props.timeout ?? Duration.hours(12),
@@ -280,6 +353,9 @@ export class ExportWorkflow extends Construct {
         ? {}
         : { logs: { destination: props.logGroup, level: sfn.LogLevel.ERROR, includeExecutionData: false } }),
     });
+    // sns:Publish alone fails on a topic encrypted with a customer-managed key: the
+    // publisher needs kms:GenerateDataKey* and kms:Decrypt on it, which grantPublish adds.
+    props.alarmTopic.grantPublish(this.stateMachine);
   }
 
   /** A Lambda task: the function's result is the state's result; shared Retry list. */
@@ -297,22 +373,26 @@ export class ExportWorkflow extends Construct {
       resultPath: options.resultPath,
       taskTimeout: sfn.Timeout.duration(options.timeout ?? SHORT_TASK_TIMEOUT),
     });
-    // Another execution may hold a partition lease for a whole export (up to 15 minutes):
-    // waits of 30 s growing to 5 min, 12 attempts, cover that even with full jitter.
     task.addRetry({
-      errors: ['LeaseBusyError'],
-      interval: Duration.seconds(30),
-      backoffRate: 1.5,
-      maxAttempts: 12,
-      maxDelay: Duration.minutes(5),
-      jitterStrategy: sfn.JitterType.FULL,
+      errors: [...LEASE_WAIT_ERROR_NAMES],
+      ...LEASE_WAIT,
+      jitterStrategy: sfn.JitterType.NONE,
     });
     task.addRetry({
-      errors: [...TRANSIENT_ERROR_NAMES.filter((n) => n !== 'LeaseBusyError'), ...LAMBDA_SERVICE_ERROR_NAMES],
+      errors: [...RETRIED_ERROR_NAMES, ...LAMBDA_SERVICE_ERROR_NAMES],
       interval: Duration.seconds(2),
       backoffRate: 2,
       maxAttempts: 5,
       maxDelay: Duration.minutes(1),
+      jitterStrategy: sfn.JitterType.FULL,
+    });
+    // A crash (out of memory, a hard timeout) may repeat with the same input: once more, then
+    // the Catch ends the job with the crash's name.
+    task.addRetry({
+      errors: [...LAMBDA_CRASH_ERROR_NAMES],
+      interval: Duration.seconds(5),
+      backoffRate: 2,
+      maxAttempts: 1,
       jitterStrategy: sfn.JitterType.FULL,
     });
     return task;
@@ -328,7 +408,7 @@ export class ExportWorkflow extends Construct {
       taskTimeout: sfn.Timeout.duration(SHORT_TASK_TIMEOUT),
     });
     task.addRetry({
-      errors: ['SNS.SnsException', 'SNS.ThrottledException', 'States.TaskFailed'],
+      errors: [...SNS_RETRIED_ERROR_NAMES],
       interval: Duration.seconds(2),
       backoffRate: 2,
       maxAttempts: 3,

@@ -21,6 +21,7 @@ export const STATE_NAMES = {
   notifyFailure: 'NotifyFailure',
   exportFailed: 'ExportFailed',
   continueAsNew: 'ContinueAsNew',
+  continuationExists: 'ContinuationExists',
   succeeded: 'Succeeded',
   recordFailure: 'RecordFailure',
   notifyCaughtFailure: 'NotifyCaughtFailure',
@@ -38,4 +39,5 @@ export const TASK_STATES = [
   STATE_NAMES.notifyFailure,
   STATE_NAMES.notifyCaughtFailure,
   STATE_NAMES.continueAsNew,
+  STATE_NAMES.continuationExists,
 ] as const;

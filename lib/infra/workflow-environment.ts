@@ -15,7 +15,9 @@ export interface WorkflowLocations {
 /** The handler settings this configuration sets (names typed by the handlers' schema). */
 export function settingsEnvironment(
   c: ResolvedStackConfig,
-): Required<Omit<SettingsEnvironment, 'MAX_JOBS_PER_EXECUTION'>> {
+): Required<
+  Omit<SettingsEnvironment, 'MAX_JOBS_PER_EXECUTION' | 'SPILL_BUDGET_BYTES' | 'TOKEN_REFRESH_SKEW_SECONDS'>
+> {
   return {
     TIME_ZONE: c.timeZone,
     WORKSPACE_ID: c.workspaceId,

@@ -9,8 +9,19 @@ import { LocalLeaseStore } from '../stores/local-lease-store';
 import type { MetricsSink } from '../workflow/finalize';
 import { createWorkflowRuntime, type WorkflowLogger, type WorkflowRuntime } from '../workflow/runtime';
 import { SecretTokenSource } from '../workflow/service-secret';
+import type { ReportExportConfig } from '../infra/stack-config';
 import type { SettingsEnvironment } from '../workflow/settings';
 import { writeAutoApprovedLogin } from './auto-approve-login';
+import {
+  type FunctionSpec,
+  LOCAL_REGION,
+  LOCAL_STACK_NAME,
+  type SynthesizedWorkflow,
+  synthesizeWorkflow,
+} from './definition';
+import { FunctionProcesses } from './function-processes';
+import { lambdaAssets } from './lambda-assets';
+import { inProcessTasks, type LocalTasks, processTasks } from './local-tasks';
 import { type LocalWorkflowOptions, type LocalWorkflowResult, runLocalWorkflow } from './run-workflow';
 
 export interface LocalDeploymentOptions {
@@ -18,14 +29,31 @@ export interface LocalDeploymentOptions {
   workDir: string;
   /** Where the data lake goes: `file:///dir` or `s3://bucket/prefix`. Default `file://<workDir>/data-lake`. */
   objectStoreUri?: string;
-  /** S3 client for s3:// URIs (e.g. fauxqs on loopback). */
+  /** S3 client for s3:// URIs (e.g. fauxqs on loopback), in this process. */
   s3?: () => S3Client;
+  /** The S3 endpoint the functions' processes use for s3:// URIs (`AWS_ENDPOINT_URL_S3`). */
+  s3Endpoint?: string;
   /** Options of the local service. */
   simulator?: SimulatorOptions;
-  /** Workflow settings as the handlers' environment (TIME_ZONE and REPORTS default from the service). */
+  /**
+   * Settings on top of the template's environment, for what a stack never sets
+   * (MAX_JOBS_PER_EXECUTION) or a test must force (a tiny SPILL_BUDGET_BYTES).
+   */
   settings?: SettingsEnvironment;
-  /** fetch of the handlers' clients (tests). */
+  /** The stack's configuration over the local one (workspace, reports and zone come from the service). */
+  stackConfig?: Partial<ReportExportConfig>;
+  /**
+   * `processes` (default): each Task runs its function's bundle as `cdk synth` builds it, in
+   * processes with the template's environment, memory and timeout. `in-process`: the handler
+   * factories on this process's runtime (only for tests that inject `fetch`).
+   */
+  functions?: 'processes' | 'in-process';
+  /** fetch of the handlers' clients (in-process only). */
   fetch?: FetchLike;
+  /** Node binary of the functions' processes. Default: this one. */
+  nodePath?: string;
+  /** Called before the Lambda bundles are built (once per change of the sources). */
+  onBundling?: () => void;
   /** Refresh the access token this long before its expiry. Default 5 minutes. */
   expirySkewMs?: number;
   /** The secret file the login fills (mode 0600). Default `<workDir>/secrets.json`. */
@@ -40,9 +68,15 @@ export interface LocalDeployment {
   secretFile: string;
   /** Every line the handlers logged (JSON). */
   logLines: string[];
-  /** Every metric Finalize published. */
+  /** Every metric Finalize published (CloudWatch embedded metric format when in processes). */
   metricLines: string[];
   reports: { id: string; name: string }[];
+  /** The synthesized template's definition and functions this deployment runs. */
+  workflow: SynthesizedWorkflow;
+  /** The Tasks' runner of `run` (the functions' processes, or in-process handlers). */
+  tasks: LocalTasks;
+  /** Another, independent set of the functions (a second Lambda fleet: no warm process shared). */
+  newTasks(): LocalTasks;
   run(input: unknown, options?: Partial<LocalWorkflowOptions>): Promise<LocalWorkflowResult>;
   close(): Promise<void>;
 }
@@ -104,6 +138,55 @@ export async function startLocalDeployment(options: LocalDeploymentOptions): Pro
         },
       };
     };
+    const workflow = synthesizeWorkflow({
+      ...options.stackConfig,
+      workspaceId: sim.workspaceId,
+      reports,
+      timeZone: sim.timeZoneId,
+    });
+    let newTasks: () => LocalTasks;
+    if (options.functions === 'in-process') {
+      newTasks = () => inProcessTasks(runtime, metrics);
+    } else {
+      const assets = await lambdaAssets(options.onBundling);
+      const local = {
+        OBJECT_STORE_URI: env.OBJECT_STORE_URI as string,
+        LEASE_STORE_URI: env.LEASE_STORE_URI as string,
+        SECRET_URI: env.SECRET_URI as string,
+        ...(options.expirySkewMs === undefined
+          ? {}
+          : { TOKEN_REFRESH_SKEW_SECONDS: String(Math.round(options.expirySkewMs / 1000)) }),
+        ...(options.settings as Record<string, string> | undefined),
+      };
+      const tmpRoot = path.join(workDir, 'lambda-tmp');
+      await fs.mkdir(tmpRoot, { recursive: true });
+      const onOutput = (line: string) => (isMetricLine(line) ? metricLines : logLines).push(line);
+      newTasks = () => {
+        const byFunction = new Map<string, FunctionProcesses>();
+        const byState: Record<string, FunctionProcesses> = {};
+        for (const [state, logicalId] of Object.entries(workflow.taskFunctions)) {
+          let fn = byFunction.get(logicalId);
+          if (fn === undefined) {
+            const spec = workflow.functions[logicalId];
+            const assetDir = assets[logicalId];
+            if (spec === undefined || assetDir === undefined) throw new Error(`No bundle for ${logicalId}`);
+            fn = new FunctionProcesses({
+              spec,
+              assetDir,
+              environment: functionEnvironment(spec, local, options.s3Endpoint),
+              onOutput,
+              tmpRoot,
+              ...(options.nodePath === undefined ? {} : { nodePath: options.nodePath }),
+            });
+            byFunction.set(logicalId, fn);
+          }
+          byState[state] = fn;
+        }
+        return processTasks(byState);
+      };
+    }
+    const tasks = newTasks();
+    const fleets: LocalTasks[] = [tasks];
     return {
       sim,
       env,
@@ -112,11 +195,59 @@ export async function startLocalDeployment(options: LocalDeploymentOptions): Pro
       logLines,
       metricLines,
       reports,
-      run: (input, runOptions) => runLocalWorkflow(input, { runtime, metrics, ...runOptions }),
-      close: () => sim.close(),
+      workflow,
+      tasks,
+      newTasks: () => {
+        const more = newTasks();
+        fleets.push(more);
+        return more;
+      },
+      run: (input, runOptions) =>
+        runLocalWorkflow(input, { tasks, definition: workflow.definition, ...runOptions }),
+      close: async () => {
+        await Promise.all(fleets.map((f) => f.close()));
+        await sim.close();
+      },
     };
   } catch (error) {
     await sim.close();
     throw error;
   }
+}
+
+/** Metrics in CloudWatch's embedded metric format (what Powertools Metrics prints). */
+function isMetricLine(line: string): boolean {
+  return line.startsWith('{') && line.includes('"_aws"');
+}
+
+/**
+ * A function's process environment: the template's variables, the local values of the
+ * variables the template resolves at deploy time (store URIs, the secret), and what Lambda
+ * itself sets. Nothing of this machine's environment leaks in but PATH.
+ */
+export function functionEnvironment(
+  spec: FunctionSpec,
+  local: Record<string, string>,
+  s3Endpoint: string | undefined,
+): Record<string, string> {
+  const missing = spec.deployTimeVariables.filter((name) => local[name] === undefined);
+  if (missing.length > 0) {
+    throw new Error(`${spec.logicalId}: no local value for ${missing.join(', ')} (resolved only at deploy time)`);
+  }
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    TZ: 'UTC',
+    AWS_REGION: LOCAL_REGION,
+    AWS_DEFAULT_REGION: LOCAL_REGION,
+    AWS_LAMBDA_FUNCTION_NAME: `${LOCAL_STACK_NAME}-${spec.logicalId}`,
+    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(spec.memorySizeMb),
+    AWS_EXECUTION_ENV: `AWS_Lambda_${spec.runtime}`,
+    // Local S3 (fauxqs) takes any key; nothing of the developer's own credentials is passed.
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    ...(s3Endpoint === undefined ? {} : { AWS_ENDPOINT_URL_S3: s3Endpoint }),
+    ...spec.environment,
+    ...local,
+  };
 }

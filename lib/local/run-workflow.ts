@@ -1,29 +1,22 @@
 import './promise-polyfill';
+import { createHash } from 'node:crypto';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { STATE_NAMES, TASK_STATES } from '../infra/state-names';
-import type { FinalizeOutput, MetricsSink } from '../workflow/finalize';
-import {
-  createCheckStatusHandler,
-  createExportResultsHandler,
-  createFinalizeHandler,
-  createPlanHandler,
-  createRequestReportHandler,
-} from '../workflow/handlers';
-import type { WorkflowRuntime } from '../workflow/runtime';
+import { SFN_EXECUTION_EXISTS_ERROR_NAME } from '../workflow/error-table';
+import type { FinalizeOutput } from '../workflow/finalize';
 import type { StateMachineDefinition } from './definition';
 import { awsHistoryEvents, type EngineEvent } from './history';
+import type { LocalTasks } from './local-tasks';
 
 export interface LocalWorkflowOptions {
-  runtime: WorkflowRuntime;
-  metrics: () => MetricsSink;
+  /** What runs the Lambda Tasks: the deployed bundles in processes, or the handlers in-process. */
+  tasks: LocalTasks;
   /** Default: the definition the CDK app synthesizes. */
   definition?: StateMachineDefinition;
   /** Every Wait state lasts this long locally. Default 20 ms; `null` keeps the state's own seconds (a real service). */
   waitMs?: number | null;
   /** Every Retry interval lasts this long locally. Default 20 ms. */
   retryMs?: number;
-  /** The deadline the ExportResults handler gets (the Lambda's timeout). Default 15 minutes. */
-  exportDeadlineMs?: number;
   /** Each state as it passes (for progress on stderr). */
   onEvent?: (event: EngineEvent, execution: string) => void;
   /** Executions a continued backfill may chain. Default 200. */
@@ -36,10 +29,12 @@ export interface LocalWorkflowOptions {
   signal?: AbortSignal;
   /** Name prefix of the executions. Default `local`. */
   name?: string;
+  /**
+   * The first StartExecution of a continuation answers ExecutionAlreadyExists after starting
+   * it, as a retried start whose first reply was lost does in AWS.
+   */
+  repeatContinuationStart?: boolean;
 }
-
-/** What the short Lambda tasks get locally, as their functions' timeout in AWS. */
-const SHORT_TASK_MS = 120_000;
 
 /** One execution of the chain (a backfill continues in new executions). */
 export interface LocalExecution {
@@ -75,12 +70,7 @@ export async function runLocalWorkflow(
   // aws-cdk-lib takes seconds to load: only when the definition is not given.
   const definition = options.definition ?? (await import('./definition')).synthesizedDefinition();
   const machine = new StateMachine(definition as never, { validationOptions: { checkPaths: true } });
-  const rt = options.runtime;
-  const plan = createPlanHandler(rt);
-  const request = createRequestReportHandler(rt);
-  const check = createCheckStatusHandler(rt);
-  const exportResults = createExportResultsHandler(rt);
-  const finalize = createFinalizeHandler(rt, options.metrics);
+  const tasks = options.tasks;
   const notifications: unknown[] = [];
   const queue: unknown[] = [input];
   const executions: LocalExecution[] = [];
@@ -101,12 +91,6 @@ export async function runLocalWorkflow(
         throw error;
       }
     };
-  // Finalize and RecordFailure run the same handler; the run result keeps every summary.
-  const finalizeAndKeep = async (e: never) => {
-    const out = await finalize(e);
-    summaries.push(out);
-    return out;
-  };
   // Tasks in flight, so an interrupted run returns only after they cleaned up.
   const inFlight = new Set<Promise<unknown>>();
   const tracked = <T>(p: Promise<T>): Promise<T> => {
@@ -115,13 +99,16 @@ export async function runLocalWorkflow(
     p.then(done, done);
     return p;
   };
-  const taskContext = (timeoutMs: number) => {
-    const started = Date.now();
-    return {
-      getRemainingTimeInMillis: () => timeoutMs - (Date.now() - started),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    };
+  const invoke = (state: string) => (e: never) => tracked(tasks.invoke(state, e, options.signal));
+  // Finalize and RecordFailure run the same function; the run result keeps every summary.
+  const finalizeAndKeep = (state: string) => async (e: never) => {
+    const out = (await invoke(state)(e)) as FinalizeOutput;
+    summaries.push(out);
+    return out;
   };
+  // Continuations by name, as Step Functions keeps executions by name.
+  const started = new Map<string, { arn: string; startDate: string }>();
+  let repeatStart = options.repeatContinuationStart === true;
   const stamp = new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15);
 
   while (queue.length > 0) {
@@ -130,28 +117,36 @@ export async function runLocalWorkflow(
     }
     const executionInput = queue.shift();
     const name = `${prefix}-${stamp}-${executions.length + 1}`;
-    const exportDeadline = options.exportDeadlineMs ?? 15 * 60_000;
     const handlers: Record<string, (input: never) => Promise<unknown>> = {
-      [STATE_NAMES.plan]: (e) => plan(e),
-      [STATE_NAMES.requestReport]: withRetryCount(STATE_NAMES.requestReport, (e) =>
-        tracked(request(e, taskContext(SHORT_TASK_MS))),
-      ),
-      [STATE_NAMES.checkStatus]: withRetryCount(STATE_NAMES.checkStatus, (e) =>
-        tracked(check(e, taskContext(SHORT_TASK_MS))),
-      ),
-      [STATE_NAMES.exportResults]: withRetryCount(STATE_NAMES.exportResults, (e) =>
-        tracked(exportResults(e, taskContext(exportDeadline))),
-      ),
-      [STATE_NAMES.finalize]: finalizeAndKeep,
-      [STATE_NAMES.recordFailure]: finalizeAndKeep,
+      [STATE_NAMES.plan]: invoke(STATE_NAMES.plan),
+      [STATE_NAMES.requestReport]: withRetryCount(STATE_NAMES.requestReport, invoke(STATE_NAMES.requestReport)),
+      [STATE_NAMES.checkStatus]: withRetryCount(STATE_NAMES.checkStatus, invoke(STATE_NAMES.checkStatus)),
+      [STATE_NAMES.exportResults]: withRetryCount(STATE_NAMES.exportResults, invoke(STATE_NAMES.exportResults)),
+      [STATE_NAMES.finalize]: finalizeAndKeep(STATE_NAMES.finalize),
+      [STATE_NAMES.recordFailure]: finalizeAndKeep(STATE_NAMES.recordFailure),
       [STATE_NAMES.notifyFailure]: async (e) => notify(e),
       [STATE_NAMES.notifyCaughtFailure]: async (e) => notify(e),
-      [STATE_NAMES.continueAsNew]: async (e: { Input: string }) => {
-        queue.push(JSON.parse(e.Input));
-        return {
-          ExecutionArn: `arn:aws:states:local:execution:${prefix}-next`,
-          StartDate: new Date().toISOString(),
-        };
+      [STATE_NAMES.continueAsNew]: async (e: { StateMachineArn: string; Name: string; Input: string }) => {
+        const existing = started.get(e.Name);
+        if (existing === undefined) {
+          queue.push(JSON.parse(e.Input));
+          started.set(e.Name, {
+            arn: `${e.StateMachineArn.replace(':stateMachine:', ':execution:')}:${e.Name}`,
+            startDate: new Date().toISOString(),
+          });
+        }
+        if (existing !== undefined || repeatStart) {
+          repeatStart = false;
+          throw named(SFN_EXECUTION_EXISTS_ERROR_NAME, `Execution Already Exists: '${e.Name}'`);
+        }
+        const child = started.get(e.Name) as { arn: string; startDate: string };
+        return { ExecutionArn: child.arn, StartDate: child.startDate };
+      },
+      [STATE_NAMES.continuationExists]: async (e: { ExecutionArn: string }) => {
+        const name = e.ExecutionArn.slice(e.ExecutionArn.lastIndexOf(':') + 1);
+        const child = started.get(name);
+        if (child === undefined) throw named('Sfn.ExecutionDoesNotExistException', `Execution does not exist: '${e.ExecutionArn}'`);
+        return { ExecutionArn: child.arn, StartDate: child.startDate, Status: 'RUNNING' };
       },
     };
     const notify = (e: { Message?: unknown }) => {
@@ -168,7 +163,7 @@ export async function runLocalWorkflow(
       },
       context: {
         Execution: {
-          Id: `arn:aws:states:us-east-1:123456789012:execution:ReportExport:${name}`,
+          Id: `arn:aws:states:us-east-1:123456789012:execution:ReportExport-Export:${name}`,
           Input: executionInput,
           Name: name,
           StartTime: new Date().toISOString(),
@@ -177,8 +172,8 @@ export async function runLocalWorkflow(
         // The engine keeps no per-state context; the job tasks' handlers count retries (above).
         State: { Name: '', EnteredTime: '', RetryCount: 0 },
         StateMachine: {
-          Id: 'arn:aws:states:us-east-1:123456789012:stateMachine:ReportExport',
-          Name: 'ReportExport',
+          Id: 'arn:aws:states:us-east-1:123456789012:stateMachine:ReportExport-Export',
+          Name: 'ReportExport-Export',
         },
       } as never,
     });
@@ -226,4 +221,15 @@ export async function runLocalWorkflow(
     notifications,
     summaries,
   };
+}
+
+function named(name: string, message: string): Error {
+  const error = new Error(message);
+  error.name = name;
+  return error;
+}
+
+/** The continuation's name, as the state machine derives it (States.Hash(name, 'SHA-1')). */
+export function continuationName(executionName: string): string {
+  return createHash('sha1').update(executionName).digest('hex');
 }

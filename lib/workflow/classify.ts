@@ -1,71 +1,82 @@
-import { API_ERROR_CODES } from '../api';
-import { EXPORT_ERROR_CODES } from '../export';
+import { LoginRequiredError, PollBudgetExhaustedError } from '../api';
 import {
   DeadlineError,
   ExportFailedError,
-  LoginRequiredError,
+  InvalidConfigError,
+  InvalidInputError,
+  LeaseBusyError,
+  loginRequired,
   ReportRunFailedError,
   RequestRejectedError,
+  RowLimitError,
   ServiceUnavailableError,
+  SpillBudgetExceededError,
   StoreFailedError,
+  WORKFLOW_ERROR_CODES as W,
   WorkflowError,
 } from './errors';
+import { BY_CAUSE, SOURCE_ERROR_CODES, type TaskErrorCode } from './error-table';
 
-const TRANSIENT_API = new Set<string>([
-  API_ERROR_CODES.connection,
-  API_ERROR_CODES.timeout,
-  API_ERROR_CODES.rateLimited,
-  API_ERROR_CODES.server,
-  API_ERROR_CODES.truncatedBody,
-  API_ERROR_CODES.rowCountMismatch,
-]);
+/** What a task throws to the state machine: a workflow error, or one of the client's it passes on. */
+export type TaskError = WorkflowError | LoginRequiredError | PollBudgetExhaustedError;
 
-const TRANSIENT_EXPORT = new Set<string>([
-  EXPORT_ERROR_CODES.countMismatch,
-  EXPORT_ERROR_CODES.spillFailed,
-  EXPORT_ERROR_CODES.stagingFailed,
-  EXPORT_ERROR_CODES.publishFailed,
-]);
+type Options = { cause?: unknown };
+const MAKE: Record<Exclude<TaskErrorCode, 'API_POLL_BUDGET_EXHAUSTED'>, (m: string, o: Options) => TaskError> =
+  {
+    [W.invalidInput]: (m) => new InvalidInputError(m),
+    [W.invalidConfig]: (m) => new InvalidConfigError(m),
+    [W.serviceUnavailable]: (m, o) => new ServiceUnavailableError(m, o),
+    [W.reportFailed]: (m) => new ReportRunFailedError(m),
+    [W.rowLimit]: (m) => new RowLimitError(m),
+    [W.leaseBusy]: (m) => new LeaseBusyError(m),
+    [W.deadline]: (m, o) => new DeadlineError(m, o),
+    [W.exportFailed]: (m, o) => new ExportFailedError(m, o),
+    [W.storeFailed]: (m, o) => new StoreFailedError(m, o),
+    [W.requestRejected]: (m, o) => new RequestRejectedError(m, o),
+    [W.spillBudgetExceeded]: (m, o) => new SpillBudgetExceededError(m, o),
+    OAUTH_INVALID_GRANT: (m, o) => loginRequired(m, o.cause),
+  };
+
+const STORE_ERROR_NAMES = new Set(['ObjectStoreError', 'SecretStoreError', 'LeaseStoreError']);
 
 /**
- * Maps any error of a task onto the workflow's named errors, the only names the state
- * machine's Retry and Catch know. The message says what failed, never a token or a row.
+ * Maps any error of a task onto the names the state machine knows, by the table in
+ * error-table.ts. The message says what failed, never a token or a row.
  */
-export function toWorkflowError(error: unknown, what: string): WorkflowError {
-  if (error instanceof WorkflowError) return error;
+export function toWorkflowError(error: unknown, what: string): TaskError {
+  if (
+    error instanceof WorkflowError ||
+    error instanceof LoginRequiredError ||
+    error instanceof PollBudgetExhaustedError
+  ) {
+    return error;
+  }
   const code = String((error as { code?: unknown } | null)?.code ?? '');
   const message = error instanceof Error ? error.message : String(error);
-  if (code === API_ERROR_CODES.reportFailed) return new ReportRunFailedError(`${what}: ${message}`);
-  if (code === API_ERROR_CODES.unauthorized) {
-    // The client already refreshed once and retried: a fresh token refused again will
-    // not pass by retrying (each retry would redeem another refresh token).
-    return new LoginRequiredError(
-      `${what}: the service refused a freshly refreshed access token; log in again`,
-      {
-        cause: error,
-      },
-    );
-  }
-  if (TRANSIENT_API.has(code)) return new ServiceUnavailableError(`${what}: ${message}`, { cause: error });
-  if (code === API_ERROR_CODES.aborted || code === EXPORT_ERROR_CODES.aborted) {
-    return new DeadlineError(`${what} stopped before the task deadline and published nothing`, {
-      cause: error,
-    });
-  }
-  if (code === EXPORT_ERROR_CODES.sourceFailed) {
+  const target = (SOURCE_ERROR_CODES as Record<string, TaskErrorCode | typeof BY_CAUSE>)[code];
+  if (target === BY_CAUSE) {
     const inner = toWorkflowError((error as { cause?: unknown }).cause, what);
     return inner instanceof ExportFailedError
       ? new ExportFailedError(`${what}: ${message}`, { cause: error })
       : inner;
   }
-  if (TRANSIENT_EXPORT.has(code)) return new StoreFailedError(`${what}: ${message}`, { cause: error });
-  if (code.startsWith('EXPORT_')) return new ExportFailedError(`${what}: ${message}`, { cause: error });
-  const name = (error as { name?: unknown } | null)?.name;
-  if (name === 'ObjectStoreError' || name === 'SecretStoreError' || name === 'LeaseStoreError') {
-    return new StoreFailedError(`${what}: ${message}`, { cause: error });
+  if (target === W.deadline) {
+    return new DeadlineError(`${what} stopped before the task deadline and published nothing`, {
+      cause: error,
+    });
   }
-  if (Object.values(API_ERROR_CODES).includes(code as never)) {
-    return new RequestRejectedError(`${what}: ${message}`, { cause: error });
+  if (target === 'OAUTH_INVALID_GRANT' && code !== target) {
+    return MAKE[target](
+      `${what}: the service refused a freshly refreshed access token, or the login holds no refresh token; log in again`,
+      { cause: error },
+    );
+  }
+  if (target !== undefined && target !== 'API_POLL_BUDGET_EXHAUSTED') {
+    return MAKE[target](`${what}: ${message}`, { cause: error });
+  }
+  const name = (error as { name?: unknown } | null)?.name;
+  if (typeof name === 'string' && STORE_ERROR_NAMES.has(name)) {
+    return new StoreFailedError(`${what}: ${message}`, { cause: error });
   }
   return new ExportFailedError(`${what}: ${message}`, { cause: error });
 }

@@ -2,23 +2,32 @@
  * Errors the workflow's handlers throw. Their `name`s are the contract with the state
  * machine: its Retry and Catch match on them (the Lambda runtime reports `error.name` as
  * the error type), so every name is a string literal that survives bundling and
- * minification, and the construct builds its Retry/Catch lists from the lists below.
+ * minification. Which of them the state machine retries is decided in error-table.ts.
+ *
+ * `LoginRequiredError` (the refresh token is gone: log in again) and
+ * `PollBudgetExhaustedError` are the client's classes (lib/api), thrown or named as they are.
  */
+
+import { LoginRequiredError } from '../api';
+
+/** The login is gone (no refresh token, or the service refuses it): someone must log in again. */
+export function loginRequired(message: string, cause?: unknown): LoginRequiredError {
+  return new LoginRequiredError(undefined, 0, { message, ...(cause === undefined ? {} : { cause }) });
+}
 
 /** Stable codes; tests assert codes, not messages. */
 export const WORKFLOW_ERROR_CODES = {
   invalidInput: 'WORKFLOW_INVALID_INPUT',
   invalidConfig: 'WORKFLOW_INVALID_CONFIG',
   serviceUnavailable: 'WORKFLOW_SERVICE_UNAVAILABLE',
-  loginRequired: 'WORKFLOW_LOGIN_REQUIRED',
   reportFailed: 'WORKFLOW_REPORT_FAILED',
-  pollBudgetExhausted: 'WORKFLOW_POLL_BUDGET_EXHAUSTED',
   rowLimit: 'WORKFLOW_ROW_LIMIT',
   leaseBusy: 'WORKFLOW_LEASE_BUSY',
   deadline: 'WORKFLOW_DEADLINE',
   exportFailed: 'WORKFLOW_EXPORT_FAILED',
   storeFailed: 'WORKFLOW_STORE_FAILED',
   requestRejected: 'WORKFLOW_REQUEST_REJECTED',
+  spillBudgetExceeded: 'WORKFLOW_SPILL_BUDGET_EXCEEDED',
 } as const;
 export type WorkflowErrorCode = (typeof WORKFLOW_ERROR_CODES)[keyof typeof WORKFLOW_ERROR_CODES];
 
@@ -56,27 +65,11 @@ export class ServiceUnavailableError extends WorkflowError {
   }
 }
 
-/** The refresh token is revoked or expired: an operator must log in again. Not retried. */
-export class LoginRequiredError extends WorkflowError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(WORKFLOW_ERROR_CODES.loginRequired, message, options);
-    this.name = 'LoginRequiredError';
-  }
-}
-
 /** The service ended the report run in a failed state. Not retried. */
 export class ReportRunFailedError extends WorkflowError {
   constructor(message: string) {
     super(WORKFLOW_ERROR_CODES.reportFailed, message);
     this.name = 'ReportRunFailedError';
-  }
-}
-
-/** A report run did not complete within the poll budget. Not retried. */
-export class PollBudgetExhaustedError extends WorkflowError {
-  constructor(message: string) {
-    super(WORKFLOW_ERROR_CODES.pollBudgetExhausted, message);
-    this.name = 'PollBudgetExhaustedError';
   }
 }
 
@@ -128,33 +121,10 @@ export class RequestRejectedError extends WorkflowError {
   }
 }
 
-/** Errors a Task retries with exponential backoff and full jitter (bounded attempts). */
-export const TRANSIENT_ERROR_NAMES = [
-  'ServiceUnavailableError',
-  'LeaseBusyError',
-  'StoreFailedError',
-  'DeadlineError',
-] as const;
-
-/** Errors that end a job at once (caught, recorded, never retried). */
-export const TERMINAL_ERROR_NAMES = [
-  'InvalidInputError',
-  'InvalidConfigError',
-  'LoginRequiredError',
-  'ReportRunFailedError',
-  'PollBudgetExhaustedError',
-  'RowLimitError',
-  'ExportFailedError',
-  'RequestRejectedError',
-] as const;
-
-/** Lambda service errors Step Functions recommends retrying for every Lambda task. */
-export const LAMBDA_SERVICE_ERROR_NAMES = [
-  'Lambda.ClientExecutionTimeoutException',
-  'Lambda.ServiceException',
-  'Lambda.AWSLambdaException',
-  'Lambda.SdkClientException',
-  'Lambda.TooManyRequestsException',
-  // The function ran past its timeout (handlers stop before it; this is the backstop).
-  'Sandbox.Timedout',
-] as const;
+/** The export needed more local storage than the function has (its spill budget). Not retried. */
+export class SpillBudgetExceededError extends WorkflowError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(WORKFLOW_ERROR_CODES.spillBudgetExceeded, message, options);
+    this.name = 'SpillBudgetExceededError';
+  }
+}

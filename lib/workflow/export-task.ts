@@ -9,6 +9,13 @@ import { DeadlineError, LeaseBusyError } from './errors';
 import { cursorOf, type JobCursor, type JobTaskInput, type PendingWindow } from './job-cursor';
 import { splitWindow } from './split-window';
 
+/**
+ * A partition lease lives longer than the longest export (the function's 15-minute
+ * timeout): a crashed holder's lease lapses only after its export could no longer run.
+ * The state machine's lease waits (LEASE_WAIT in lib/infra) outlast it.
+ */
+export const PUBLISH_LEASE_TTL_MS = 16 * 60_000;
+
 export interface ExportTaskDeps {
   reporting: Pick<ReportingClient, 'openResult'>;
   store: ObjectStore;
@@ -19,13 +26,15 @@ export interface ExportTaskDeps {
   minSplitMinutes: number;
   csvGzip: boolean;
   parquetCodec: ParquetCodec;
+  /** Local disk the part files may take (the function's ephemeral storage); default none. */
+  spillBudgetBytes?: number;
   logger?: ExportLogger;
   /** Fires shortly before the task's deadline: the export stops and publishes nothing. */
   signal?: AbortSignal;
   /** Fires when the run's user interrupts it (local runs): stop, never split. */
   interrupted?: AbortSignal;
   now?: () => Date;
-  /** Lease lifetime: longer than the longest export task. Default 16 minutes. */
+  /** Lease lifetime. Default PUBLISH_LEASE_TTL_MS. */
   leaseTtlMs?: number;
   owner: string;
 }
@@ -162,7 +171,7 @@ async function publishUnderLease(
     // Always in ascending key order, so two holders never wait on each other in a cycle.
     for (const key of keys) {
       const lease = await deps.leases.acquire(key, {
-        ttlMs: deps.leaseTtlMs ?? 16 * 60_000,
+        ttlMs: deps.leaseTtlMs ?? PUBLISH_LEASE_TTL_MS,
         owner: deps.owner,
       });
       if (lease === undefined) {
@@ -180,6 +189,7 @@ async function publishUnderLease(
       ...(deps.prefix === '' ? {} : { prefix: deps.prefix }),
       csvGzip: deps.csvGzip,
       parquetCodec: deps.parquetCodec,
+      ...(deps.spillBudgetBytes === undefined ? {} : { spillBudgetBytes: deps.spillBudgetBytes }),
       timeZone: deps.timeZone,
       ...(window === undefined ? {} : { window }),
       ...(dates === undefined ? {} : { windowDates: dates }),

@@ -92,6 +92,7 @@ export function createExportResultsHandler(runtime: WorkflowRuntime) {
         minSplitMinutes: s.minSplitMinutes,
         csvGzip: s.csvGzip,
         parquetCodec: s.parquetCodec,
+        ...(s.spillBudgetBytes === undefined ? {} : { spillBudgetBytes: s.spillBudgetBytes }),
         logger: runtime.logger,
         owner: runtime.owner,
         ...(signal === undefined ? {} : { signal }),

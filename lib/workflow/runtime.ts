@@ -44,7 +44,7 @@ export interface RuntimeOptions extends AdapterOptions {
   fetch?: FetchLike;
   /** Per-attempt HTTP timeout of the service client. Default 30 s. */
   httpTimeoutMs?: number;
-  /** Refresh the access token this long before its expiry. Default 5 minutes. */
+  /** Refresh the access token this long before its expiry. Default: TOKEN_REFRESH_SKEW_SECONDS. */
   expirySkewMs?: number;
 }
 
@@ -72,7 +72,7 @@ export function createWorkflowRuntime(
     secrets: secret.store,
     secretName: secret.name,
     leases,
-    ...(options.expirySkewMs === undefined ? {} : { expirySkewMs: options.expirySkewMs }),
+    expirySkewMs: options.expirySkewMs ?? settings.tokenRefreshSkewSeconds * 1000,
     // One grant must finish well inside the lease (60 s): 10 s per attempt, one retry,
     // and an overall bound, so no other holder can take the lease while it runs.
     refresh: (client, refreshToken, signal) =>

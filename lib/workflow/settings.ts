@@ -35,6 +35,14 @@ export interface WorkflowSettings {
   maxJobsPerExecution: number;
   csvGzip: boolean;
   parquetCodec: 'SNAPPY' | 'ZSTD' | 'UNCOMPRESSED';
+  /**
+   * Local disk the export may fill with part files before publishing (the function's
+   * ephemeral storage less what else uses /tmp); past it the export fails as
+   * SpillBudgetExceededError. Undefined: no budget (local runs on a large disk).
+   */
+  spillBudgetBytes: number | undefined;
+  /** Refresh the access token this long before its expiry. */
+  tokenRefreshSkewSeconds: number;
 }
 
 /** Step Functions keeps at most 25,000 events per execution; plans keep 20% of it spare. */
@@ -85,6 +93,7 @@ export const SETTINGS_DEFAULTS = {
   maxRequestsPerJob: 16,
   csvGzip: false,
   parquetCodec: 'SNAPPY',
+  tokenRefreshSkewSeconds: 300,
 } as const;
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
@@ -114,6 +123,8 @@ const ENV_SCHEMA = z.object({
   MAX_JOBS_PER_EXECUTION: int(1, 10_000).optional(),
   CSV_GZIP: z.enum(['true', 'false']).default('false'),
   PARQUET_CODEC: z.enum(['SNAPPY', 'ZSTD', 'UNCOMPRESSED']).default(SETTINGS_DEFAULTS.parquetCodec),
+  SPILL_BUDGET_BYTES: int(1, Number.MAX_SAFE_INTEGER).optional(),
+  TOKEN_REFRESH_SKEW_SECONDS: int(0, 3600).default(SETTINGS_DEFAULTS.tokenRefreshSkewSeconds),
 });
 
 /** The environment variable names the handlers read. */
@@ -156,6 +167,8 @@ export function settingsFromEnvironment(env: Record<string, string | undefined>)
     maxJobsPerExecution: e.MAX_JOBS_PER_EXECUTION ?? budget,
     csvGzip: e.CSV_GZIP === 'true',
     parquetCodec: e.PARQUET_CODEC,
+    spillBudgetBytes: e.SPILL_BUDGET_BYTES,
+    tokenRefreshSkewSeconds: e.TOKEN_REFRESH_SKEW_SECONDS,
   };
 }
 

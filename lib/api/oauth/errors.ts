@@ -28,6 +28,12 @@ export class OAuthError extends Error {
   }
 }
 
+/** A message in place of the generated one (what the caller was doing), and the cause. */
+export interface TokenEndpointErrorOptions {
+  message?: string;
+  cause?: unknown;
+}
+
 /**
  * An RFC 6749 5.2 error from the token endpoint (`invalid_client`, `temporarily_unavailable`,
  * ...). `invalid_grant` has its own subclass, {@link LoginRequiredError}.
@@ -42,10 +48,15 @@ export class TokenEndpointError extends OAuthError {
     errorDescription: string | undefined,
     status: number,
     code: OAuthErrorCode = OAUTH_ERROR_CODES.tokenEndpoint,
+    options?: TokenEndpointErrorOptions,
   ) {
     const e = truncateServiceText(error);
     const description = truncateServiceText(errorDescription);
-    super(code, `Token endpoint error ${e}${description ? `: ${description}` : ''} (status ${status})`);
+    super(
+      code,
+      options?.message ?? `Token endpoint error ${e}${description ? `: ${description}` : ''} (status ${status})`,
+      options,
+    );
     this.name = 'TokenEndpointError';
     this.error = e;
     this.errorDescription = description;
@@ -59,8 +70,12 @@ export class TokenEndpointError extends OAuthError {
  * again (the authorization code flow) to get a new refresh token.
  */
 export class LoginRequiredError extends TokenEndpointError {
-  constructor(errorDescription: string | undefined, status: number) {
-    super('invalid_grant', errorDescription, status, OAUTH_ERROR_CODES.invalidGrant);
+  /**
+   * @param status the token endpoint's status; 0 when no endpoint answered (the workflow
+   *   found no refresh token, or the service refused a freshly refreshed access token).
+   */
+  constructor(errorDescription: string | undefined, status: number, options?: TokenEndpointErrorOptions) {
+    super('invalid_grant', errorDescription, status, OAUTH_ERROR_CODES.invalidGrant, options);
     this.name = 'LoginRequiredError';
   }
 }

@@ -1,9 +1,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { ArrayCollector } from '../rows/array-pool';
 import { ColumnBuffer, RunDictionaries } from '../rows/column-buffer';
-import type { FromWorker, ToWorker } from './partition-sink';
+import type { FromWorker, SpillOptions, ToWorker } from './partition-sink';
 import { InlineSink } from './partition-sink';
-import type { PartitionWriterOptions } from './partition-writer';
+import { SpillShortageError } from './spill-budget';
 
 /**
  * Worker-thread side of WorkerSink: receives row groups and encodes them, in order, into
@@ -12,7 +12,8 @@ import type { PartitionWriterOptions } from './partition-writer';
  */
 const port = parentPort;
 if (port === null) throw new Error('encode-worker must run as a worker thread');
-const sink = new InlineSink(workerData as PartitionWriterOptions);
+/** Every part file of the run is written here, so this sink's budget counts them all. */
+const sink = new InlineSink(workerData as SpillOptions);
 /** Mirror of the main thread's run dictionaries (new entries arrive with the next row group sent, before any row group can use them). */
 const dictionaries = new RunDictionaries();
 /** Arrays of written row groups, sent back to the main thread's pool. */
@@ -34,7 +35,13 @@ port.on('message', (m: ToWorker) => {
       }
     } catch (error) {
       failed = true;
-      port.postMessage({ type: 'error', message: (error as Error).message } satisfies FromWorker);
+      // A shortage crosses as data (an Error's class does not survive postMessage).
+      const message = (error as Error).message;
+      port.postMessage(
+        (error instanceof SpillShortageError
+          ? { type: 'error', message, shortage: error.shortage }
+          : { type: 'error', message }) satisfies FromWorker,
+      );
     }
   });
 });

@@ -1,26 +1,36 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { EXPORT_ERROR_CODES, ExportError } from '../errors';
+import { EXPORT_ERROR_CODES, ExportError, type SpillShortage } from '../errors';
 import type { ArrayPool } from '../rows/array-pool';
 import type { BufferedColumn, ColumnBuffer } from '../rows/column-buffer';
 import type { PartitionSink } from '../rows/partitioner';
 import type { ExportLogger, PartitionOutput } from '../types';
 import { PartitionWriter, type PartitionWriterOptions } from './partition-writer';
+import { SpillBudget, SpillShortageError } from './spill-budget';
+
+/** What a sink writes: the part files' options and the run's disk budget. */
+export interface SpillOptions extends PartitionWriterOptions {
+  /** Bytes of part files the sink may write, all partitions and formats; undefined: unlimited. */
+  spillBudgetBytes: number | undefined;
+}
 
 /** Encodes on the calling thread. */
 export class InlineSink implements PartitionSink {
   readonly #options: PartitionWriterOptions;
   readonly #writers = new Map<string, PartitionWriter>();
+  /** One budget for every partition: the run's part files all share the disk. */
+  readonly #budget: SpillBudget;
 
-  constructor(options: PartitionWriterOptions) {
+  constructor(options: SpillOptions) {
     this.#options = options;
+    this.#budget = new SpillBudget(options.spillBudgetBytes);
   }
 
   async write(dt: string, buffer: ColumnBuffer): Promise<void> {
     let writer = this.#writers.get(dt);
     if (writer === undefined) {
-      writer = new PartitionWriter(dt, this.#options);
+      writer = new PartitionWriter(dt, this.#options, this.#budget);
       this.#writers.set(dt, writer);
     }
     await writer.write(buffer);
@@ -55,7 +65,8 @@ export type FromWorker =
   /** The row group's arrays, sent back for reuse. */
   | { type: 'written'; buffers: ArrayBuffer[] }
   | { type: 'finished'; outputs: PartitionOutput[] }
-  | { type: 'error'; message: string };
+  /** `shortage` when the part files did not fit (budget or full disk). */
+  | { type: 'error'; message: string; shortage?: SpillShortage };
 
 /**
  * Row groups handed to the worker and not yet written: 2 lets this thread map the next
@@ -92,7 +103,8 @@ export class WorkerSink implements PartitionSink {
         this.#inFlight--;
         for (const b of m.buffers) this.#pool?.give(b);
       } else if (m.type === 'finished') this.#finished?.(m.outputs);
-      else if (m.type === 'error') this.#fail(new Error(m.message));
+      else if (m.type === 'error')
+        this.#fail(m.shortage === undefined ? new Error(m.message) : new SpillShortageError(m.shortage));
       this.#wake();
     });
     worker.on('error', (e) => this.#fail(e));
@@ -103,7 +115,7 @@ export class WorkerSink implements PartitionSink {
   /** Starts the worker; resolves undefined when it cannot run here (e.g. no bundled worker file). */
   static async start(
     url: URL,
-    options: PartitionWriterOptions,
+    options: SpillOptions,
     logger: ExportLogger | undefined,
   ): Promise<WorkerSink | undefined> {
     if (url.protocol === 'file:' && !existsSync(fileURLToPath(url))) {
@@ -166,13 +178,13 @@ export class WorkerSink implements PartitionSink {
   }
 
   #fail(error: Error): void {
-    this.#failure ??= new ExportError(
-      EXPORT_ERROR_CODES.spillFailed,
-      `Encode worker failed: ${error.message}`,
-      {
-        cause: error,
-      },
-    );
+    // A shortage stays itself: read-partitions names it (EXPORT_SPILL_BUDGET_EXCEEDED).
+    this.#failure ??=
+      error instanceof SpillShortageError
+        ? error
+        : new ExportError(EXPORT_ERROR_CODES.spillFailed, `Encode worker failed: ${error.message}`, {
+            cause: error,
+          });
     this.#wake();
   }
 

@@ -6,6 +6,7 @@ import { type ParquetCodec, ParquetFileEncoder } from '../formats/parquet-encode
 import type { OutputFormat } from '../layout';
 import type { ColumnBuffer } from '../rows/column-buffer';
 import type { PartitionOutput, SpilledFile } from '../types';
+import type { SpillBudget } from './spill-budget';
 
 export interface PartitionWriterOptions {
   spillDirectory: string;
@@ -42,21 +43,24 @@ interface OpenPart {
 /**
  * One partition's output: each `write` appends one Parquet row group and the matching
  * CSV records to part files on local disk. No file handle is held between writes, so
- * thousands of partitions cost no descriptors.
+ * thousands of partitions cost no descriptors. Every append is counted in `budget`
+ * (shared by the sink's writers) before it is written.
  */
 export class PartitionWriter {
   readonly dt: string;
   readonly #options: PartitionWriterOptions;
   readonly #formats: readonly OutputFormat[];
+  readonly #budget: SpillBudget;
   readonly #done: SpilledFile[] = [];
   #part = 0;
   #partRows = 0;
   #rows = 0;
   #open: OpenPart[] | undefined;
 
-  constructor(dt: string, options: PartitionWriterOptions) {
+  constructor(dt: string, options: PartitionWriterOptions, budget: SpillBudget) {
     this.dt = dt;
     this.#options = options;
+    this.#budget = budget;
     this.#formats = options.formats ?? ['parquet', 'csv'];
   }
 
@@ -69,7 +73,7 @@ export class PartitionWriter {
     const open = this.#open ?? (await this.#openPart());
     for (const part of open) {
       const chunks = part.encoder.rowGroup(buffer);
-      await append(part.file, chunks);
+      await append(part.file, chunks, this.#budget);
       part.encoder.recycle?.(chunks);
     }
     this.#partRows += buffer.rows;
@@ -85,7 +89,9 @@ export class PartitionWriter {
 
   async #openPart(): Promise<OpenPart[]> {
     const dir = path.join(this.#options.spillDirectory, this.dt);
-    await fs.mkdir(dir, { recursive: true });
+    await fs.mkdir(dir, { recursive: true }).catch((error: unknown) => {
+      throw this.#budget.refused(error, 0);
+    });
     const name = String(this.#part).padStart(5, '0');
     const open: OpenPart[] = [];
     for (const format of this.#formats) {
@@ -94,7 +100,7 @@ export class PartitionWriter {
           ? new ParquetFileEncoder({ codec: this.#options.parquetCodec })
           : new CsvFileEncoder({ gzip: this.#options.csvGzip });
       const part = { format, encoder, file: newFile(path.join(dir, `${name}.${format}`)) };
-      await append(part.file, [encoder.header()]);
+      await append(part.file, [encoder.header()], this.#budget);
       open.push(part);
     }
     this.#open = open;
@@ -106,7 +112,7 @@ export class PartitionWriter {
     if (open === undefined) return;
     for (const part of open) {
       const footer = part.encoder.footer();
-      if (footer !== undefined) await append(part.file, [footer]);
+      if (footer !== undefined) await append(part.file, [footer], this.#budget);
       this.#done.push(done(part.format, this.#part, part.file, part.encoder.rows));
     }
     this.#open = undefined;
@@ -123,16 +129,22 @@ function done(format: OutputFormat, part: number, file: OpenFile, rows: number):
   return { format, part, path: file.path, rows, bytes: file.bytes, sha256: file.hash.digest('hex') };
 }
 
-async function append(file: OpenFile, chunks: Uint8Array[]): Promise<void> {
+/** Appends the chunks once `budget` allows their bytes; a full disk throws SpillShortageError. */
+async function append(file: OpenFile, chunks: Uint8Array[], budget: SpillBudget): Promise<void> {
   if (chunks.length === 0) return;
-  const handle = await fs.open(file.path, 'a');
+  let bytes = 0;
+  for (const c of chunks) bytes += c.length;
+  budget.reserve(bytes);
   try {
-    await handle.writev(chunks);
-  } finally {
-    await handle.close();
+    const handle = await fs.open(file.path, 'a');
+    try {
+      await handle.writev(chunks);
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    throw budget.refused(error, bytes);
   }
-  for (const c of chunks) {
-    file.hash.update(c);
-    file.bytes += c.length;
-  }
+  for (const c of chunks) file.hash.update(c);
+  file.bytes += bytes;
 }

@@ -36,6 +36,7 @@ export async function startHarness(
     workDir,
     objectStoreUri: `s3://${BUCKET}/lake`,
     s3: () => s3.client,
+    s3Endpoint: s3.endpoint,
     ...options,
     simulator: { reportLatencyMs: 50, rowsPerDay: 120, ...options.simulator },
   });

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runLocalWorkflow } from '../../../lib/local/run-workflow';
-import { createWorkflowRuntime } from '../../../lib/workflow/runtime';
 import { EXECUTION_OVERHEAD_EVENTS, worstCaseEventsPerJob } from '../../../lib/workflow/settings';
 import { exportedRows, startHarness, type WorkflowHarness } from './harness';
 
@@ -160,18 +159,13 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
       expirySkewMs: 0,
     });
     const report = h.deployment.reports[0]?.name as string;
-    // Two processes: each execution on its own runtime (token source, lease owner, stores).
-    const second = createWorkflowRuntime(h.deployment.env, {
-      logger: h.deployment.runtime.logger,
-      s3: () => (h as WorkflowHarness).s3.client,
-      expirySkewMs: 0,
-    });
-    const metrics = () => ({ add: () => {}, flush: () => {} });
+    // Two fleets of the functions' processes: each execution on its own token source, lease owner, stores.
+    const second = h.deployment.newTasks();
     const [a, b] = await Promise.all([
       h.deployment.run({ date: '2026-11-18', reports: [report] }, { name: 'first', waitMs: 300 }),
       runLocalWorkflow(
         { date: '2026-11-18', reports: [report] },
-        { runtime: second, metrics, name: 'second', waitMs: 300 },
+        { tasks: second, definition: h.deployment.workflow.definition, name: 'second', waitMs: 300 },
       ),
     ]);
     expect([a.status, b.status]).toEqual(['SUCCEEDED', 'SUCCEEDED']);

@@ -6,6 +6,8 @@ import {
   PublishError,
   RowConversionError,
   RowOutsideWindowError,
+  SpillBudgetError,
+  type SpillShortage,
   VerificationError,
 } from '../../../lib/export';
 
@@ -24,6 +26,10 @@ describe('export errors', () => {
       new RowOutsideWindowError('x'),
       new VerificationError(EXPORT_ERROR_CODES.verifyFailed, 'x'),
       new PublishError(EXPORT_ERROR_CODES.publishFailed, 'x'),
+      new SpillBudgetError(
+        { reason: 'budget', spilledBytes: 0, writeBytes: 1, budgetBytes: 1, errno: undefined },
+        0,
+      ),
     ];
 
     // Assess
@@ -34,6 +40,51 @@ describe('export errors', () => {
       'RowOutsideWindowError',
       'VerificationError',
       'PublishError',
+      'SpillBudgetError',
     ]);
+  });
+
+  it.each<{ name: string; shortage: SpillShortage; says: string[] }>([
+    {
+      name: 'the next write would pass the budget',
+      shortage: {
+        reason: 'budget',
+        spilledBytes: 900,
+        writeBytes: 300,
+        budgetBytes: 1_000,
+        errno: undefined,
+      },
+      says: ['1200 bytes needed', '900 written', 'budget 1000 bytes', 'after 42 rows read'],
+    },
+    {
+      name: 'the disk is full',
+      shortage: {
+        reason: 'disk',
+        spilledBytes: 900,
+        writeBytes: 300,
+        budgetBytes: undefined,
+        errno: 'EDQUOT',
+      },
+      says: [
+        'local disk is full (EDQUOT)',
+        '900 bytes',
+        '300 more needed',
+        'unlimited',
+        'after 42 rows read',
+      ],
+    },
+  ])('says what was needed, the budget, the rows read and the fix when $name', ({ shortage, says }) => {
+    // Act
+    const error = new SpillBudgetError(shortage, 42, { requestId: 'req-1' });
+
+    // Assess
+    expect(error).toMatchObject({
+      code: 'EXPORT_SPILL_BUDGET_EXCEEDED',
+      requestId: 'req-1',
+      rowsRead: 42,
+      shortage,
+    });
+    for (const text of [...says, 'more ephemeral storage', 'smaller window'])
+      expect(error.message).toContain(text);
   });
 });

@@ -33,6 +33,7 @@ describe('resolveExportOptions', () => {
       rowGroupRows: 32_768,
       maxBufferedRows: 32_768,
       spillDirectory: tmpdir(),
+      spillBudgetBytes: undefined,
       windowDates: [],
       rowWindow: undefined,
       manifestWindow: { from: '2026-01-01T00:00:00', to: '2026-12-31T23:59:59' },
@@ -76,6 +77,26 @@ describe('resolveExportOptions', () => {
       expect.objectContaining({ code: 'EXPORT_CONFIG_INVALID', name: 'ExportConfigError' }),
     );
     expect(act).toThrow(setting);
+  });
+
+  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '1000' as never])(
+    'throws EXPORT_CONFIG_INVALID naming spillBudgetBytes when it is %s',
+    (spillBudgetBytes) => {
+      // Act
+      const act = () => resolveExportOptions(base({ spillBudgetBytes }));
+
+      // Assess
+      expect(act).toThrow(expect.objectContaining({ code: 'EXPORT_CONFIG_INVALID' }));
+      expect(act).toThrow('spillBudgetBytes must be a positive integer');
+    },
+  );
+
+  it('keeps spillBudgetBytes when it is a positive integer', () => {
+    // Act
+    const run = resolveExportOptions(base({ spillBudgetBytes: 512 * 1024 * 1024 }));
+
+    // Assess
+    expect(run.spillBudgetBytes).toBe(536_870_912);
   });
 
   it('throws EXPORT_TIME_ZONE_INVALID when the result names a zone Intl does not know', () => {

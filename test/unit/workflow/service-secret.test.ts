@@ -6,7 +6,7 @@ import type { TokenSet } from '../../../lib/api';
 import { LocalFileSecretStore } from '../../../lib/stores';
 import { LocalLeaseStore } from '../../../lib/stores/local-lease-store';
 import { parseSecret } from '../../../lib/stores/secret-store';
-import { LoginRequiredError } from '../../../lib/workflow/errors';
+import { LoginRequiredError } from '../../../lib/api';
 import { SecretTokenSource, type ServiceSecret } from '../../../lib/workflow/service-secret';
 
 let dir: string;

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { verifyPartitions } from '../../../../lib/export/publish/verify';
 import { RowMapper } from '../../../../lib/export/rows/row-mapper';
 import { PartitionWriter } from '../../../../lib/export/spill/partition-writer';
+import { SpillBudget } from '../../../../lib/export/spill/spill-budget';
 import { ZoneConverter } from '../../../../lib/export/time-zone';
 import { sampleRow } from '../../../support/result-stream';
 
@@ -21,12 +22,16 @@ describe('verifyPartitions', () => {
 
   let runs = 0;
   async function partition(rows: number, csvGzip = false) {
-    const writer = new PartitionWriter('2026-03-10', {
-      spillDirectory: join(dir, String(runs++)),
-      parquetCodec: 'SNAPPY',
-      csvGzip,
-      maxRowsPerFile: 1_000,
-    });
+    const writer = new PartitionWriter(
+      '2026-03-10',
+      {
+        spillDirectory: join(dir, String(runs++)),
+        parquetCodec: 'SNAPPY',
+        csvGzip,
+        maxRowsPerFile: 1_000,
+      },
+      new SpillBudget(),
+    );
     const mapper = new RowMapper({ reportId: 'r', requestId: 'q', zone: new ZoneConverter('UTC') });
     const buffer = mapper.newBuffer();
     // Quoted fields with CRLF, LF and doubled quotes must not count as records.

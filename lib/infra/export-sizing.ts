@@ -1,0 +1,51 @@
+/**
+ * How the ExportResults function is sized: the arithmetic lib/infra/README.md shows.
+ *
+ * Storage. The export writes every part file of the window to local disk (`/tmp`) before it
+ * stages and publishes them: about SPILL_BYTES_PER_ROW per row (Parquet and CSV together,
+ * measured by `npm run bench`). One result holds at most the service's 1,000,000 rows, but
+ * a busy day split into pieces is exported whole (its pieces together, so the partition is
+ * published once): a day is bounded by the 15-minute deadline, not by the row limit. The
+ * default storage holds DEFAULT_EXPORT_EPHEMERAL_MB / SPILL_BYTES_PER_ROW ≈ 35 million rows,
+ * more than one invocation can export before its deadline at the measured rate, so the
+ * deadline (a split) comes first; the spill budget makes a shortfall a named terminal error
+ * (SpillBudgetExceededError), never ENOSPC retried. Storage beyond 512 MB costs
+ * $0.0000000309 per GB-second (us-east-1): about 1% of the function's compute.
+ *
+ * Memory. Lambda gives CPU in proportion to memory: one vCPU at 1,769 MB. The export's
+ * encode worker gains from a second vCPU only above that (3,538 MB for two); see the
+ * README for the one-core and two-core figures behind DEFAULT_EXPORT_MEMORY_MB.
+ */
+
+/** Bytes of part files on local disk per exported row (measured; see the bench). */
+export const SPILL_BYTES_PER_ROW = 285;
+
+/** /tmp the function keeps for itself and its libraries; the rest is the export's budget. */
+export const TMP_RESERVE_MB = 64;
+
+/** Default ephemeral storage of ExportResults (Lambda's maximum). */
+export const DEFAULT_EXPORT_EPHEMERAL_MB = 10_240;
+
+/** Default memory of ExportResults: one full vCPU. */
+export const DEFAULT_EXPORT_MEMORY_MB = 1_769;
+
+/** The export's spill budget in bytes for a function with `ephemeralMb` of /tmp. */
+export function spillBudgetBytes(ephemeralMb: number): number {
+  return (ephemeralMb - TMP_RESERVE_MB) * 1024 * 1024;
+}
+
+/** Rows one export can hold on local disk with `ephemeralMb` of /tmp. */
+export function rowsWithinStorage(ephemeralMb: number): number {
+  return Math.floor(spillBudgetBytes(ephemeralMb) / SPILL_BYTES_PER_ROW);
+}
+
+/** Lambda's limit on a function's environment variables: 4 KB in all, names and values. */
+export const LAMBDA_ENVIRONMENT_LIMIT_BYTES = 4096;
+
+/** Bytes of an environment as Lambda counts them (names and values, UTF-8). */
+export function environmentBytes(environment: Record<string, string>): number {
+  return Object.entries(environment).reduce(
+    (n, [k, v]) => n + Buffer.byteLength(k, 'utf8') + Buffer.byteLength(v, 'utf8'),
+    0,
+  );
+}

@@ -1,0 +1,231 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createInterface } from 'node:readline';
+import type { FunctionSpec } from './definition';
+
+const HOST = path.join(import.meta.dirname, 'lambda-host.mjs');
+/** How often the memory watchdog reads a busy process's resident set. */
+const MEMORY_POLL_MS = 50;
+/** After an interrupt, how long a task may take to clean up before its process is killed. */
+const ABORT_GRACE_MS = 30_000;
+
+/** A function's failure as Step Functions names it (`error.name` is the Retry/Catch name). */
+export class LambdaInvokeError extends Error {
+  constructor(name: string, message: string) {
+    super(message);
+    this.name = name;
+  }
+}
+
+export interface FunctionProcessesOptions {
+  spec: FunctionSpec;
+  /** The bundle directory (index.mjs). */
+  assetDir: string;
+  /** The whole environment of the process: the template's, the local values, Lambda's own. */
+  environment: Record<string, string>;
+  /** Each line the function writes (logs, metrics). */
+  onOutput?: (line: string) => void;
+  /** `/tmp` of each execution environment is a new directory under this one. */
+  tmpRoot: string;
+  /** Node binary (default: this process's). */
+  nodePath?: string;
+}
+
+interface Sandbox {
+  child: ChildProcess;
+  ready: Promise<void>;
+  tmp: string;
+  /** Why the process ended, once it has. */
+  exit: Promise<string>;
+}
+
+/**
+ * One Lambda function on this machine: execution environments as child processes running
+ * the function's bundle (lambda-host.mjs). Like Lambda, an environment serves one invocation
+ * at a time and stays warm for the next; concurrent invocations get environments of their
+ * own; an environment that crashed, ran out of memory or out of time is replaced. The
+ * function's limits come from its template: `MemorySize` (the process's resident memory,
+ * watched; above it the process is killed and the invocation fails with `Lambda.Unknown`,
+ * as AWS reports an out-of-memory crash) and `Timeout` (the deadline the handler sees;
+ * past it the process is killed: `Sandbox.Timedout`).
+ */
+export class FunctionProcesses {
+  readonly #o: FunctionProcessesOptions;
+  readonly #idle: Sandbox[] = [];
+  readonly #all = new Set<Sandbox>();
+  #started = 0;
+  #closed = false;
+
+  constructor(options: FunctionProcessesOptions) {
+    this.#o = options;
+  }
+
+  get spec(): FunctionSpec {
+    return this.#o.spec;
+  }
+
+  /** Execution environments started so far (cold starts). */
+  get coldStarts(): number {
+    return this.#started;
+  }
+
+  async invoke(event: unknown, signal?: AbortSignal): Promise<unknown> {
+    if (this.#closed) throw new Error(`${this.#o.spec.logicalId}: the local deployment is closed`);
+    const sandbox = this.#idle.pop() ?? this.#start();
+    let healthy = false;
+    try {
+      await Promise.race([sandbox.ready, sandbox.exit.then((why) => Promise.reject(crashed(why)))]);
+      const result = await this.#run(sandbox, event, signal);
+      healthy = true;
+      return result;
+    } catch (error) {
+      // A handler's own error leaves the environment warm; anything else replaces it.
+      healthy = error instanceof HandlerError;
+      throw error instanceof HandlerError ? error.named : error;
+    } finally {
+      if (healthy && !this.#closed && sandbox.child.exitCode === null) this.#idle.push(sandbox);
+      else this.#stop(sandbox);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all([...this.#all].map((s) => this.#stop(s)));
+  }
+
+  #start(): Sandbox {
+    const spec = this.#o.spec;
+    this.#started += 1;
+    const tmp = fs.mkdtempSync(path.join(this.#o.tmpRoot, `${spec.logicalId}-`));
+    const child = fork(HOST, [path.join(this.#o.assetDir, 'index.mjs'), spec.handler.split('.').pop() ?? 'handler'], {
+      execPath: this.#o.nodePath ?? process.execPath,
+      execArgv: [],
+      cwd: this.#o.assetDir,
+      env: { ...this.#o.environment, TMPDIR: tmp, LAMBDA_TASK_ROOT: this.#o.assetDir },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      serialization: 'json',
+    });
+    for (const stream of [child.stdout, child.stderr]) {
+      if (stream === null) continue;
+      createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY }).on('line', (line) =>
+        this.#o.onOutput?.(line),
+      );
+    }
+    const exit = new Promise<string>((resolve) => {
+      child.once('exit', (code, sig) => resolve(sig === null ? `exit status ${code}` : `signal: ${sig}`));
+      child.once('error', (e) => resolve(e.message));
+    });
+    const ready = new Promise<void>((resolve, reject) => {
+      const onMessage = (m: { type?: string; errorType?: string; errorMessage?: string }) => {
+        if (m.type === 'ready') {
+          child.off('message', onMessage);
+          resolve();
+        } else if (m.type === 'init-error') {
+          child.off('message', onMessage);
+          reject(new LambdaInvokeError(m.errorType ?? 'Runtime.Unknown', `Init failed: ${m.errorMessage ?? ''}`));
+        }
+      };
+      child.on('message', onMessage);
+    });
+    ready.catch(() => {});
+    const sandbox = { child, ready, tmp, exit };
+    this.#all.add(sandbox);
+    return sandbox;
+  }
+
+  #run(sandbox: Sandbox, event: unknown, signal: AbortSignal | undefined): Promise<unknown> {
+    const spec = this.#o.spec;
+    const child = sandbox.child;
+    const id = Math.random().toString(36).slice(2);
+    const limitBytes = spec.memorySizeMb * 1024 * 1024;
+    return new Promise<unknown>((resolve, reject) => {
+      let settled = false;
+      const timers: NodeJS.Timeout[] = [];
+      const finish = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        for (const t of timers) clearTimeout(t);
+        clearInterval(watchdog);
+        child.off('message', onMessage);
+        signal?.removeEventListener('abort', onAbort);
+        fn();
+      };
+      const kill = (error: Error) => {
+        child.kill('SIGKILL');
+        finish(() => reject(error));
+      };
+      const onMessage = (m: { type?: string; id?: string; ok?: boolean; value?: unknown; errorType?: string; errorMessage?: string }) => {
+        if (m.type !== 'result' || m.id !== id) return;
+        finish(() =>
+          m.ok
+            ? resolve(m.value)
+            : reject(new HandlerError(new LambdaInvokeError(m.errorType ?? 'Error', m.errorMessage ?? ''))),
+        );
+      };
+      const onAbort = () => {
+        child.send({ type: 'abort', id });
+        timers.push(setTimeout(() => kill(new Error('The local run was interrupted')), ABORT_GRACE_MS));
+      };
+      child.on('message', onMessage);
+      sandbox.exit.then((why) => finish(() => reject(crashed(why))));
+      timers.push(
+        setTimeout(
+          () =>
+            kill(
+              new LambdaInvokeError(
+                'Sandbox.Timedout',
+                `Task timed out after ${spec.timeoutSeconds.toFixed(2)} seconds`,
+              ),
+            ),
+          spec.timeoutSeconds * 1000,
+        ),
+      );
+      const watchdog = setInterval(() => {
+        const used = residentBytes(child.pid);
+        if (used !== undefined && used > limitBytes) {
+          kill(
+            new LambdaInvokeError(
+              'Lambda.Unknown',
+              `Runtime.OutOfMemory: the function used ${Math.round(used / 1048576)} MB of its ${spec.memorySizeMb} MB (Runtime exited with error: signal: killed)`,
+            ),
+          );
+        }
+      }, MEMORY_POLL_MS);
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
+      child.send({ type: 'invoke', id, event, deadlineAt: Date.now() + spec.timeoutSeconds * 1000 });
+    });
+  }
+
+  async #stop(sandbox: Sandbox): Promise<void> {
+    this.#all.delete(sandbox);
+    const i = this.#idle.indexOf(sandbox);
+    if (i >= 0) this.#idle.splice(i, 1);
+    if (sandbox.child.exitCode === null && sandbox.child.signalCode === null) sandbox.child.kill('SIGKILL');
+    await sandbox.exit;
+    fs.rmSync(sandbox.tmp, { recursive: true, force: true });
+  }
+}
+
+/** A handler's own error (the environment stays warm). */
+class HandlerError extends Error {
+  constructor(readonly named: LambdaInvokeError) {
+    super(named.message);
+  }
+}
+
+function crashed(why: string): LambdaInvokeError {
+  return new LambdaInvokeError('Lambda.Unknown', `Runtime exited with error: ${why}`);
+}
+
+/** The resident set of a process in bytes (Linux /proc), or undefined where it cannot be read. */
+function residentBytes(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const pages = Number(fs.readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]);
+    return Number.isFinite(pages) ? pages * 4096 : undefined;
+  } catch {
+    return undefined;
+  }
+}

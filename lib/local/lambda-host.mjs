@@ -1,0 +1,54 @@
+// One Lambda execution environment, locally: imports a function's bundle (its init), then
+// runs one invocation at a time for the parent (lib/local/function-processes.ts) over IPC,
+// with a Lambda-like context. Plain JavaScript: it runs the deployed bundle as Lambda does,
+// without tsx or the sources.
+import { randomUUID } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+
+const [bundle, handlerName = 'handler'] = process.argv.slice(2);
+const inFlight = new Map();
+
+function failure(error) {
+  return {
+    errorType: typeof error?.name === 'string' && error.name !== '' ? error.name : 'Error',
+    errorMessage: typeof error?.message === 'string' ? error.message : String(error),
+  };
+}
+
+let handler;
+try {
+  const module = await import(pathToFileURL(bundle).href);
+  handler = module[handlerName];
+  if (typeof handler !== 'function') throw new Error(`${bundle} exports no function ${handlerName}`);
+} catch (error) {
+  process.send?.({ type: 'init-error', ...failure(error) });
+  process.exit(1);
+}
+
+process.on('message', async (message) => {
+  if (message.type === 'abort') {
+    inFlight.get(message.id)?.abort(new Error('The local run was interrupted'));
+    return;
+  }
+  if (message.type !== 'invoke') return;
+  const controller = new AbortController();
+  inFlight.set(message.id, controller);
+  const context = {
+    awsRequestId: randomUUID(),
+    functionName: process.env.AWS_LAMBDA_FUNCTION_NAME,
+    functionVersion: process.env.AWS_LAMBDA_FUNCTION_VERSION,
+    memoryLimitInMB: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE,
+    getRemainingTimeInMillis: () => Math.max(0, message.deadlineAt - Date.now()),
+    // Not in Lambda's context: a local run interrupted by its user (Ctrl+C) aborts the task.
+    signal: controller.signal,
+  };
+  try {
+    const value = await handler(message.event, context);
+    process.send?.({ type: 'result', id: message.id, ok: true, value: value ?? null });
+  } catch (error) {
+    process.send?.({ type: 'result', id: message.id, ok: false, ...failure(error) });
+  } finally {
+    inFlight.delete(message.id);
+  }
+});
+process.send?.({ type: 'ready' });

@@ -1,0 +1,173 @@
+import { API_ERROR_CODES, type ApiErrorCode, OAUTH_ERROR_CODES, type OAuthErrorCode } from '../api';
+import { EXPORT_ERROR_CODES, type ExportErrorCode } from '../export';
+import { WORKFLOW_ERROR_CODES as W, type WorkflowErrorCode } from './errors';
+
+/**
+ * The one table of what happens to a task's error. The state machine's Retry and Catch
+ * lists (lib/infra/export-workflow.ts), the handlers' mapping of the client's and the
+ * export core's errors (classify.ts) and the tests all read it; the compiler checks that
+ * every code of every module has a row.
+ *
+ * - `transient`: retried with exponential backoff and full jitter (bounded).
+ * - `lease-wait`: another execution holds a lease; retried with waits that together
+ *   outlast the longest lease (see LEASE_WAIT in export-workflow.ts).
+ * - `split`: the export task splits the window into smaller ones and goes on; where it
+ *   cannot split (a single piece, a preset), the state machine retries it like `transient`.
+ * - `terminal`: the job ends at once (caught, recorded, notified).
+ */
+export type ErrorOutcome = 'transient' | 'lease-wait' | 'split' | 'terminal';
+
+/** The codes a task fails with: the workflow's own and the two client errors it passes on. */
+export type TaskErrorCode =
+  | WorkflowErrorCode
+  | typeof OAUTH_ERROR_CODES.invalidGrant
+  | typeof API_ERROR_CODES.pollBudgetExhausted;
+
+/** The error name (Step Functions `ErrorEquals`) of each task error code: the classes' literal names. */
+export const TASK_ERROR_NAMES = {
+  [W.invalidInput]: 'InvalidInputError',
+  [W.invalidConfig]: 'InvalidConfigError',
+  [W.serviceUnavailable]: 'ServiceUnavailableError',
+  [W.reportFailed]: 'ReportRunFailedError',
+  [W.rowLimit]: 'RowLimitError',
+  [W.leaseBusy]: 'LeaseBusyError',
+  [W.deadline]: 'DeadlineError',
+  [W.exportFailed]: 'ExportFailedError',
+  [W.storeFailed]: 'StoreFailedError',
+  [W.requestRejected]: 'RequestRejectedError',
+  [W.spillBudgetExceeded]: 'SpillBudgetExceededError',
+  [OAUTH_ERROR_CODES.invalidGrant]: 'LoginRequiredError',
+  // Named by the state machine's PollBudgetSpent state (the loop's budget is counted there).
+  [API_ERROR_CODES.pollBudgetExhausted]: 'PollBudgetExhaustedError',
+} as const satisfies Record<TaskErrorCode, string>;
+export type TaskErrorName = (typeof TASK_ERROR_NAMES)[TaskErrorCode];
+
+/** What the state machine does with each task error. */
+export const TASK_ERROR_OUTCOMES = {
+  [W.invalidInput]: 'terminal',
+  [W.invalidConfig]: 'terminal',
+  [W.serviceUnavailable]: 'transient',
+  [W.reportFailed]: 'terminal',
+  [W.rowLimit]: 'terminal',
+  [W.leaseBusy]: 'lease-wait',
+  [W.deadline]: 'split',
+  [W.exportFailed]: 'terminal',
+  [W.storeFailed]: 'transient',
+  [W.requestRejected]: 'terminal',
+  // The same rows need the same storage on the next attempt; a day cannot be split across
+  // partitions (it is published once), so only more ephemeral storage helps.
+  [W.spillBudgetExceeded]: 'terminal',
+  // Each retry would redeem another refresh token, and fail the same way.
+  [OAUTH_ERROR_CODES.invalidGrant]: 'terminal',
+  [API_ERROR_CODES.pollBudgetExhausted]: 'terminal',
+} as const satisfies Record<TaskErrorCode, ErrorOutcome>;
+
+/** Classify an error by its cause (the export core's "the source failed" wraps the client's error). */
+export const BY_CAUSE = 'cause';
+
+/**
+ * Which task error each code of the client (lib/api) and the export core (lib/export)
+ * becomes when a handler throws it.
+ */
+export const SOURCE_ERROR_CODES = {
+  [API_ERROR_CODES.badRequest]: W.requestRejected,
+  // The client already refreshed once and retried: a fresh token refused again will not
+  // pass by retrying (each retry would redeem another refresh token).
+  [API_ERROR_CODES.unauthorized]: OAUTH_ERROR_CODES.invalidGrant,
+  [API_ERROR_CODES.forbidden]: W.requestRejected,
+  [API_ERROR_CODES.notFound]: W.requestRejected,
+  [API_ERROR_CODES.rateLimited]: W.serviceUnavailable,
+  [API_ERROR_CODES.server]: W.serviceUnavailable,
+  [API_ERROR_CODES.unexpectedStatus]: W.requestRejected,
+  [API_ERROR_CODES.redirect]: W.requestRejected,
+  [API_ERROR_CODES.connection]: W.serviceUnavailable,
+  [API_ERROR_CODES.timeout]: W.serviceUnavailable,
+  [API_ERROR_CODES.aborted]: W.deadline,
+  [API_ERROR_CODES.protocol]: W.requestRejected,
+  [API_ERROR_CODES.responseTooLarge]: W.requestRejected,
+  [API_ERROR_CODES.truncatedBody]: W.serviceUnavailable,
+  [API_ERROR_CODES.rowCountMismatch]: W.serviceUnavailable,
+  [API_ERROR_CODES.validation]: W.requestRejected,
+  [API_ERROR_CODES.reportFailed]: W.reportFailed,
+  [API_ERROR_CODES.pollBudgetExhausted]: API_ERROR_CODES.pollBudgetExhausted,
+  // Other RFC 6749 errors reach a task only through the secret's token source, which has
+  // already turned invalid_client/unauthorized_client into invalid_grant: the rest
+  // (temporarily_unavailable, server_error) may pass.
+  [OAUTH_ERROR_CODES.tokenEndpoint]: W.serviceUnavailable,
+  [OAUTH_ERROR_CODES.invalidGrant]: OAUTH_ERROR_CODES.invalidGrant,
+  [OAUTH_ERROR_CODES.authorizationResponse]: W.requestRejected,
+  [OAUTH_ERROR_CODES.stateMismatch]: W.requestRejected,
+  [OAUTH_ERROR_CODES.invalidResponse]: W.requestRejected,
+  [OAUTH_ERROR_CODES.noRefreshToken]: OAUTH_ERROR_CODES.invalidGrant,
+  // A rotated refresh token may be lost: alarm, do not loop.
+  [OAUTH_ERROR_CODES.persistenceFailed]: W.exportFailed,
+  [EXPORT_ERROR_CODES.configInvalid]: W.exportFailed,
+  [EXPORT_ERROR_CODES.rowInvalid]: W.exportFailed,
+  [EXPORT_ERROR_CODES.rowOutsideWindow]: W.exportFailed,
+  [EXPORT_ERROR_CODES.unknownMember]: W.exportFailed,
+  [EXPORT_ERROR_CODES.timeZoneInvalid]: W.exportFailed,
+  [EXPORT_ERROR_CODES.countMismatch]: W.storeFailed,
+  [EXPORT_ERROR_CODES.rowLimitExceeded]: W.exportFailed,
+  [EXPORT_ERROR_CODES.sourceFailed]: BY_CAUSE,
+  [EXPORT_ERROR_CODES.spillFailed]: W.storeFailed,
+  [EXPORT_ERROR_CODES.aborted]: W.deadline,
+  [EXPORT_ERROR_CODES.stagingFailed]: W.storeFailed,
+  [EXPORT_ERROR_CODES.verifyFailed]: W.exportFailed,
+  [EXPORT_ERROR_CODES.publishFailed]: W.storeFailed,
+  [EXPORT_ERROR_CODES.rollbackFailed]: W.exportFailed,
+  [EXPORT_ERROR_CODES.spillBudgetExceeded]: W.spillBudgetExceeded,
+} as const satisfies Record<ApiErrorCode | OAuthErrorCode | ExportErrorCode, TaskErrorCode | typeof BY_CAUSE>;
+
+function namesWith(...outcomes: ErrorOutcome[]): TaskErrorName[] {
+  return (Object.keys(TASK_ERROR_OUTCOMES) as TaskErrorCode[])
+    .filter((code) => outcomes.includes(TASK_ERROR_OUTCOMES[code]))
+    .map((code) => TASK_ERROR_NAMES[code]);
+}
+
+/** Retried with exponential backoff (a split the task could not make is retried too). */
+export const RETRIED_ERROR_NAMES: readonly TaskErrorName[] = namesWith('transient', 'split');
+/** Retried with waits longer than a lease. */
+export const LEASE_WAIT_ERROR_NAMES: readonly TaskErrorName[] = namesWith('lease-wait');
+/** Never retried. */
+export const TERMINAL_ERROR_NAMES: readonly TaskErrorName[] = namesWith('terminal');
+
+/**
+ * Lambda's own errors, which Step Functions reports for a Lambda task: the invoke failed
+ * before the handler ran (retried like `transient`).
+ * https://docs.aws.amazon.com/step-functions/latest/dg/bp-lambda-serviceexception.html
+ */
+export const LAMBDA_SERVICE_ERROR_NAMES = [
+  'Lambda.ClientExecutionTimeoutException',
+  'Lambda.ServiceException',
+  'Lambda.AWSLambdaException',
+  'Lambda.SdkClientException',
+  'Lambda.TooManyRequestsException',
+] as const;
+
+/**
+ * The function crashed: out of memory, a hard timeout, the process exited. Step Functions
+ * reports these as `Lambda.Unknown` (the page above); newer runtimes name a timeout
+ * `Sandbox.Timedout`. The same input may crash again: retried once, then the job fails.
+ */
+export const LAMBDA_CRASH_ERROR_NAMES = ['Lambda.Unknown', 'Sandbox.Timedout'] as const;
+
+/**
+ * Errors of the optimized SNS integration (sns:publish) worth a retry: throttling and the
+ * service's own failures, named as Step Functions reports them (`SNS.` + the SDK's class).
+ */
+export const SNS_RETRIED_ERROR_NAMES = [
+  'SNS.ThrottledException',
+  'SNS.InternalErrorException',
+  'SNS.AmazonSNSException',
+] as const;
+
+/**
+ * Errors of the AWS SDK integration with Step Functions (aws-sdk:sfn:*) worth a retry. Step
+ * Functions names them `<Service>.<Exception>` in PascalCase: `Sfn.SfnException` is the
+ * service's unmodelled errors, throttling and 5xx among them.
+ * https://docs.aws.amazon.com/step-functions/latest/dg/supported-services-awssdk.html
+ */
+export const SFN_RETRIED_ERROR_NAMES = ['Sfn.SfnException'] as const;
+
+/** StartExecution found an execution of that name (a repeated start, or one that closed). */
+export const SFN_EXECUTION_EXISTS_ERROR_NAME = 'Sfn.ExecutionAlreadyExistsException';
