@@ -9,5 +9,7 @@ export default defineConfig({
     pool: 'forks',
     reporters: ['default', ['json', { outputFile: 'reports/vitest.json' }]],
     typecheck: { enabled: false },
+    // The local workflow runs the deployed bundles: built once, before any test file.
+    globalSetup: ['test/support/lambda-assets-setup.ts'],
   },
 });

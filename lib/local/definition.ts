@@ -106,8 +106,11 @@ export function synthesizeTemplate(
 
 /** The definition, the functions and which Task invokes which, read off a template. */
 export function readTemplate(template: CfnTemplate): SynthesizedWorkflow {
-  const machines = Object.values(template.Resources).filter((r) => r.Type === 'AWS::StepFunctions::StateMachine');
-  if (machines.length !== 1) throw new Error(`expected one state machine in the template, found ${machines.length}`);
+  const machines = Object.values(template.Resources).filter(
+    (r) => r.Type === 'AWS::StepFunctions::StateMachine',
+  );
+  if (machines.length !== 1)
+    throw new Error(`expected one state machine in the template, found ${machines.length}`);
   const text = resolve(machines[0]?.Properties?.DefinitionString);
   if (typeof text !== 'string') throw new Error('DefinitionString did not resolve to text');
   const definition = JSON.parse(text) as StateMachineDefinition;
@@ -120,10 +123,14 @@ export function readTemplate(template: CfnTemplate): SynthesizedWorkflow {
   for (const [name, state] of allStates(definition)) {
     // payloadResponseOnly Tasks name the function as their Resource; lambda:invoke ones in Parameters.
     const s = state as { Resource?: unknown; Parameters?: { FunctionName?: unknown } };
-    const target = typeof s.Resource === 'string' && s.Resource.includes(':function:') ? s.Resource : s.Parameters?.FunctionName;
+    const target =
+      typeof s.Resource === 'string' && s.Resource.includes(':function:')
+        ? s.Resource
+        : s.Parameters?.FunctionName;
     if (typeof target !== 'string' || !target.includes(':function:')) continue;
     const logicalId = target.slice(target.lastIndexOf(':') + 1);
-    if (functions[logicalId] === undefined) throw new Error(`Task ${name} invokes ${logicalId}, which is not in the template`);
+    if (functions[logicalId] === undefined)
+      throw new Error(`Task ${name} invokes ${logicalId}, which is not in the template`);
     taskFunctions[name] = logicalId;
   }
   return { definition, functions, taskFunctions };

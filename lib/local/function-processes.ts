@@ -98,14 +98,18 @@ export class FunctionProcesses {
     const spec = this.#o.spec;
     this.#started += 1;
     const tmp = fs.mkdtempSync(path.join(this.#o.tmpRoot, `${spec.logicalId}-`));
-    const child = fork(HOST, [path.join(this.#o.assetDir, 'index.mjs'), spec.handler.split('.').pop() ?? 'handler'], {
-      execPath: this.#o.nodePath ?? process.execPath,
-      execArgv: [],
-      cwd: this.#o.assetDir,
-      env: { ...this.#o.environment, TMPDIR: tmp, LAMBDA_TASK_ROOT: this.#o.assetDir },
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      serialization: 'json',
-    });
+    const child = fork(
+      HOST,
+      [path.join(this.#o.assetDir, 'index.mjs'), spec.handler.split('.').pop() ?? 'handler'],
+      {
+        execPath: this.#o.nodePath ?? process.execPath,
+        execArgv: [],
+        cwd: this.#o.assetDir,
+        env: { ...this.#o.environment, TMPDIR: tmp, LAMBDA_TASK_ROOT: this.#o.assetDir },
+        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+        serialization: 'json',
+      },
+    );
     for (const stream of [child.stdout, child.stderr]) {
       if (stream === null) continue;
       createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY }).on('line', (line) =>
@@ -123,7 +127,9 @@ export class FunctionProcesses {
           resolve();
         } else if (m.type === 'init-error') {
           child.off('message', onMessage);
-          reject(new LambdaInvokeError(m.errorType ?? 'Runtime.Unknown', `Init failed: ${m.errorMessage ?? ''}`));
+          reject(
+            new LambdaInvokeError(m.errorType ?? 'Runtime.Unknown', `Init failed: ${m.errorMessage ?? ''}`),
+          );
         }
       };
       child.on('message', onMessage);
@@ -155,7 +161,14 @@ export class FunctionProcesses {
         child.kill('SIGKILL');
         finish(() => reject(error));
       };
-      const onMessage = (m: { type?: string; id?: string; ok?: boolean; value?: unknown; errorType?: string; errorMessage?: string }) => {
+      const onMessage = (m: {
+        type?: string;
+        id?: string;
+        ok?: boolean;
+        value?: unknown;
+        errorType?: string;
+        errorMessage?: string;
+      }) => {
         if (m.type !== 'result' || m.id !== id) return;
         finish(() =>
           m.ok

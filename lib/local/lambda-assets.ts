@@ -7,7 +7,13 @@ import { type CfnTemplate, readTemplate, synthesizeTemplate } from './definition
 /** What the bundles are built from: a change to any of these builds them again. */
 const SOURCES = ['lib', 'lambdas', 'package-lock.json', 'tsconfig.json'];
 /** Bundles built by `cdk synth`'s own bundling, kept between runs (keyed by the sources' hash). */
-export const ASSET_CACHE = path.join(PROJECT_ROOT, 'node_modules', '.cache', 'report-export', 'lambda-assets');
+export const ASSET_CACHE = path.join(
+  PROJECT_ROOT,
+  'node_modules',
+  '.cache',
+  'report-export',
+  'lambda-assets',
+);
 const BUILD_LOCK_STALE_MS = 10 * 60_000;
 const BUILD_WAIT_MS = 10 * 60_000;
 
@@ -33,7 +39,8 @@ export async function lambdaAssets(onBuild?: () => void): Promise<LambdaAssets> 
     } catch {
       const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
       if (age > BUILD_LOCK_STALE_MS) fs.rmSync(lock, { recursive: true, force: true });
-      if (Date.now() > deadline) throw new Error(`Timed out waiting for another process to build the Lambda bundles (${lock})`);
+      if (Date.now() > deadline)
+        throw new Error(`Timed out waiting for another process to build the Lambda bundles (${lock})`);
       await new Promise((r) => setTimeout(r, 250));
       continue;
     }
@@ -55,14 +62,20 @@ function build(dir: string): void {
   const outdir = `${dir}.out`;
   fs.rmSync(outdir, { recursive: true, force: true });
   const { template } = synthesizeTemplate(
-    { workspaceId: 'local', reports: [{ id: 'local', name: 'local' }], timeZone: 'UTC', dataStartDate: '2020-01-01' },
+    {
+      workspaceId: 'local',
+      reports: [{ id: 'local', name: 'local' }],
+      timeZone: 'UTC',
+      dataStartDate: '2020-01-01',
+    },
     { bundling: true, outdir },
   );
   const assets: LambdaAssets = {};
   for (const fn of Object.values(readTemplate(template as CfnTemplate).functions)) {
     if (fn.assetKey === undefined) throw new Error(`Function ${fn.logicalId} has no asset in the template`);
     const asset = `asset.${fn.assetKey.replace(/\.zip$/, '')}`;
-    if (!fs.existsSync(path.join(outdir, asset, 'index.mjs'))) throw new Error(`No bundle for ${fn.logicalId} in ${asset}`);
+    if (!fs.existsSync(path.join(outdir, asset, 'index.mjs')))
+      throw new Error(`No bundle for ${fn.logicalId} in ${asset}`);
     assets[fn.logicalId] = asset;
   }
   fs.writeFileSync(path.join(outdir, 'assets.json'), JSON.stringify(assets));

@@ -3,13 +3,13 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { createClient, type FetchLike, refreshTokens } from '../api';
+import type { ReportExportConfig } from '../infra/stack-config';
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../simulator';
 import { LocalFileSecretStore } from '../stores';
 import { LocalLeaseStore } from '../stores/local-lease-store';
 import type { MetricsSink } from '../workflow/finalize';
 import { createWorkflowRuntime, type WorkflowLogger, type WorkflowRuntime } from '../workflow/runtime';
 import { SecretTokenSource } from '../workflow/service-secret';
-import type { ReportExportConfig } from '../infra/stack-config';
 import type { SettingsEnvironment } from '../workflow/settings';
 import { writeAutoApprovedLogin } from './auto-approve-login';
 import {
@@ -232,7 +232,9 @@ export function functionEnvironment(
 ): Record<string, string> {
   const missing = spec.deployTimeVariables.filter((name) => local[name] === undefined);
   if (missing.length > 0) {
-    throw new Error(`${spec.logicalId}: no local value for ${missing.join(', ')} (resolved only at deploy time)`);
+    throw new Error(
+      `${spec.logicalId}: no local value for ${missing.join(', ')} (resolved only at deploy time)`,
+    );
   }
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',

@@ -69,7 +69,8 @@ export function inProcessTasks(
     [STATE_NAMES.plan]: (e) => plan(e),
     [STATE_NAMES.requestReport]: (e, s) => request(e, context(short, s)),
     [STATE_NAMES.checkStatus]: (e, s) => check(e, context(short, s)),
-    [STATE_NAMES.exportResults]: (e, s) => exportResults(e, context(options.exportDeadlineMs ?? 15 * 60_000, s)),
+    [STATE_NAMES.exportResults]: (e, s) =>
+      exportResults(e, context(options.exportDeadlineMs ?? 15 * 60_000, s)),
     [STATE_NAMES.finalize]: (e) => finalize(e),
     [STATE_NAMES.recordFailure]: (e) => finalize(e),
   };

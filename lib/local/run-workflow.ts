@@ -119,9 +119,15 @@ export async function runLocalWorkflow(
     const name = `${prefix}-${stamp}-${executions.length + 1}`;
     const handlers: Record<string, (input: never) => Promise<unknown>> = {
       [STATE_NAMES.plan]: invoke(STATE_NAMES.plan),
-      [STATE_NAMES.requestReport]: withRetryCount(STATE_NAMES.requestReport, invoke(STATE_NAMES.requestReport)),
+      [STATE_NAMES.requestReport]: withRetryCount(
+        STATE_NAMES.requestReport,
+        invoke(STATE_NAMES.requestReport),
+      ),
       [STATE_NAMES.checkStatus]: withRetryCount(STATE_NAMES.checkStatus, invoke(STATE_NAMES.checkStatus)),
-      [STATE_NAMES.exportResults]: withRetryCount(STATE_NAMES.exportResults, invoke(STATE_NAMES.exportResults)),
+      [STATE_NAMES.exportResults]: withRetryCount(
+        STATE_NAMES.exportResults,
+        invoke(STATE_NAMES.exportResults),
+      ),
       [STATE_NAMES.finalize]: finalizeAndKeep(STATE_NAMES.finalize),
       [STATE_NAMES.recordFailure]: finalizeAndKeep(STATE_NAMES.recordFailure),
       [STATE_NAMES.notifyFailure]: async (e) => notify(e),
@@ -145,7 +151,8 @@ export async function runLocalWorkflow(
       [STATE_NAMES.continuationExists]: async (e: { ExecutionArn: string }) => {
         const name = e.ExecutionArn.slice(e.ExecutionArn.lastIndexOf(':') + 1);
         const child = started.get(name);
-        if (child === undefined) throw named('Sfn.ExecutionDoesNotExistException', `Execution does not exist: '${e.ExecutionArn}'`);
+        if (child === undefined)
+          throw named('Sfn.ExecutionDoesNotExistException', `Execution does not exist: '${e.ExecutionArn}'`);
         return { ExecutionArn: child.arn, StartDate: child.startDate, Status: 'RUNNING' };
       },
     };

@@ -1,4 +1,5 @@
 import { LoginRequiredError, PollBudgetExhaustedError } from '../api';
+import { BY_CAUSE, SOURCE_ERROR_CODES, type TaskErrorCode } from './error-table';
 import {
   DeadlineError,
   ExportFailedError,
@@ -15,27 +16,28 @@ import {
   WORKFLOW_ERROR_CODES as W,
   WorkflowError,
 } from './errors';
-import { BY_CAUSE, SOURCE_ERROR_CODES, type TaskErrorCode } from './error-table';
 
 /** What a task throws to the state machine: a workflow error, or one of the client's it passes on. */
 export type TaskError = WorkflowError | LoginRequiredError | PollBudgetExhaustedError;
 
 type Options = { cause?: unknown };
-const MAKE: Record<Exclude<TaskErrorCode, 'API_POLL_BUDGET_EXHAUSTED'>, (m: string, o: Options) => TaskError> =
-  {
-    [W.invalidInput]: (m) => new InvalidInputError(m),
-    [W.invalidConfig]: (m) => new InvalidConfigError(m),
-    [W.serviceUnavailable]: (m, o) => new ServiceUnavailableError(m, o),
-    [W.reportFailed]: (m) => new ReportRunFailedError(m),
-    [W.rowLimit]: (m) => new RowLimitError(m),
-    [W.leaseBusy]: (m) => new LeaseBusyError(m),
-    [W.deadline]: (m, o) => new DeadlineError(m, o),
-    [W.exportFailed]: (m, o) => new ExportFailedError(m, o),
-    [W.storeFailed]: (m, o) => new StoreFailedError(m, o),
-    [W.requestRejected]: (m, o) => new RequestRejectedError(m, o),
-    [W.spillBudgetExceeded]: (m, o) => new SpillBudgetExceededError(m, o),
-    OAUTH_INVALID_GRANT: (m, o) => loginRequired(m, o.cause),
-  };
+const MAKE: Record<
+  Exclude<TaskErrorCode, 'API_POLL_BUDGET_EXHAUSTED'>,
+  (m: string, o: Options) => TaskError
+> = {
+  [W.invalidInput]: (m) => new InvalidInputError(m),
+  [W.invalidConfig]: (m) => new InvalidConfigError(m),
+  [W.serviceUnavailable]: (m, o) => new ServiceUnavailableError(m, o),
+  [W.reportFailed]: (m) => new ReportRunFailedError(m),
+  [W.rowLimit]: (m) => new RowLimitError(m),
+  [W.leaseBusy]: (m) => new LeaseBusyError(m),
+  [W.deadline]: (m, o) => new DeadlineError(m, o),
+  [W.exportFailed]: (m, o) => new ExportFailedError(m, o),
+  [W.storeFailed]: (m, o) => new StoreFailedError(m, o),
+  [W.requestRejected]: (m, o) => new RequestRejectedError(m, o),
+  [W.spillBudgetExceeded]: (m, o) => new SpillBudgetExceededError(m, o),
+  OAUTH_INVALID_GRANT: (m, o) => loginRequired(m, o.cause),
+};
 
 const STORE_ERROR_NAMES = new Set(['ObjectStoreError', 'SecretStoreError', 'LeaseStoreError']);
 

@@ -79,12 +79,17 @@ export class SecretTokenSource implements AccessTokenSource {
     } catch (cause) {
       if ((cause as { code?: unknown }).code === SECRET_STORE_ERROR_CODES.invalidValue) {
         // A secret the deployment created but no login filled yet (a generated placeholder).
-        throw loginRequired(`Secret ${this.#o.secretName} does not hold the login's JSON: log in (report-export login) to fill it`, cause);
+        throw loginRequired(
+          `Secret ${this.#o.secretName} does not hold the login's JSON: log in (report-export login) to fill it`,
+          cause,
+        );
       }
       throw new StoreFailedError(`Could not read secret ${this.#o.secretName}`, { cause });
     }
     if (secret === undefined || typeof secret.refreshToken !== 'string' || secret.refreshToken === '') {
-      throw loginRequired(`Secret ${this.#o.secretName} holds no refresh token: log in again (report-export login) to fill it`);
+      throw loginRequired(
+        `Secret ${this.#o.secretName} holds no refresh token: log in again (report-export login) to fill it`,
+      );
     }
     return secret;
   }
@@ -158,7 +163,10 @@ export class SecretTokenSource implements AccessTokenSource {
     } catch (cause) {
       const error = (cause as { error?: unknown }).error;
       if (error === 'invalid_grant' || error === 'unauthorized_client' || error === 'invalid_client') {
-        throw loginRequired(`The authorization server refused the stored refresh token (${String(error)}): it is revoked or expired; log in again (report-export login) to refill secret ${this.#o.secretName}`, cause);
+        throw loginRequired(
+          `The authorization server refused the stored refresh token (${String(error)}): it is revoked or expired; log in again (report-export login) to refill secret ${this.#o.secretName}`,
+          cause,
+        );
       }
       throw new ServiceUnavailableError('Refreshing the access token failed', { cause });
     }

@@ -4,15 +4,33 @@ import * as path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_EXPORT_EPHEMERAL_MB, spillBudgetBytes } from '../../lib/infra/export-sizing';
 import { STATE_NAMES, TASK_STATES } from '../../lib/infra/export-workflow';
 import { ReportExportStack } from '../../lib/infra/report-export-stack';
 import { configFromContext } from '../../lib/infra/stack-config';
 import { synthesizedDefinition } from '../../lib/local/definition';
-import { TERMINAL_ERROR_NAMES, TRANSIENT_ERROR_NAMES } from '../../lib/workflow/errors';
+import {
+  LAMBDA_CRASH_ERROR_NAMES,
+  LEASE_WAIT_ERROR_NAMES,
+  RETRIED_ERROR_NAMES,
+  SFN_EXECUTION_EXISTS_ERROR_NAME,
+  TERMINAL_ERROR_NAMES,
+} from '../../lib/workflow/error-table';
+import { PUBLISH_LEASE_TTL_MS } from '../../lib/workflow/export-task';
 
+type Retrier = {
+  ErrorEquals: string[];
+  MaxAttempts?: number;
+  JitterStrategy?: string;
+  IntervalSeconds?: number;
+  BackoffRate?: number;
+  MaxDelaySeconds?: number;
+};
 type State = {
   Type: string;
-  Retry?: { ErrorEquals: string[]; MaxAttempts?: number; JitterStrategy?: string }[];
+  Resource?: string;
+  Parameters?: Record<string, unknown>;
+  Retry?: Retrier[];
   Catch?: { ErrorEquals: string[]; Next: string }[];
   TimeoutSeconds?: number;
   ItemProcessor?: { States: Record<string, State> };
@@ -23,6 +41,7 @@ const CONFIG = {
   workspaceId: 'ws',
   reports: [{ id: 'r1', name: 'Call list by user' }],
   timeZone: 'Europe/London',
+  dataStartDate: '2025-01-01',
 };
 
 let template: Template;
@@ -79,15 +98,115 @@ describe('ReportExportStack workflow', () => {
         return;
       }
       const retried = (state.Retry ?? []).flatMap((r) => r.ErrorEquals);
-      if (name !== STATE_NAMES.continueAsNew) {
-        for (const transient of TRANSIENT_ERROR_NAMES) expect(retried).toContain(transient);
+      if (state.Resource?.includes(':function:')) {
+        for (const transient of RETRIED_ERROR_NAMES) expect(retried).toContain(transient);
         for (const terminal of TERMINAL_ERROR_NAMES) expect(retried).not.toContain(terminal);
       }
-      for (const r of state.Retry ?? []) expect(r).toMatchObject({ JitterStrategy: 'FULL' });
-      for (const r of state.Retry ?? []) expect(r.MaxAttempts).toBeLessThanOrEqual(12);
+      // Full jitter everywhere but the lease waits, whose sum must be certain (see below).
+      for (const r of state.Retry ?? []) {
+        const leaseWait = r.ErrorEquals.every((e) =>
+          (LEASE_WAIT_ERROR_NAMES as readonly string[]).includes(e),
+        );
+        expect(r).toMatchObject({ JitterStrategy: leaseWait ? 'NONE' : 'FULL' });
+        expect(r.MaxAttempts).toBeLessThanOrEqual(12);
+      }
       expect(state.Catch?.some((c) => c.ErrorEquals.includes('States.ALL'))).toBe(true);
     },
   );
+
+  it('waits longer than a partition lease lives, without jitter, before a lease-busy task gives up', () => {
+    for (const name of TASKS.filter((t) => states[t]?.Resource?.includes(':function:'))) {
+      const r = states[name]?.Retry?.find((x) => x.ErrorEquals.includes('LeaseBusyError')) as Retrier;
+      expect(r.JitterStrategy).toBe('NONE');
+      let total = 0;
+      for (let n = 0; n < (r.MaxAttempts ?? 3); n++) {
+        total += Math.min(
+          (r.IntervalSeconds ?? 1) * (r.BackoffRate ?? 2) ** n,
+          r.MaxDelaySeconds ?? Infinity,
+        );
+      }
+      expect(total * 1000).toBeGreaterThan(PUBLISH_LEASE_TTL_MS);
+    }
+  });
+
+  it('retries a Lambda crash (Lambda.Unknown, Sandbox.Timedout) once and then catches it on every Lambda task', () => {
+    for (const name of TASKS.filter((t) => states[t]?.Resource?.includes(':function:'))) {
+      const state = states[name] as State;
+      const crash = state.Retry?.find((r) => r.ErrorEquals.includes('Lambda.Unknown'));
+      expect(crash?.ErrorEquals.sort()).toEqual([...LAMBDA_CRASH_ERROR_NAMES].sort());
+      expect(crash?.MaxAttempts).toBe(1);
+    }
+  });
+
+  it('retries the SNS and Step Functions integrations only under the names Step Functions reports', () => {
+    const names = Object.values(states).flatMap((st) => (st.Retry ?? []).flatMap((r) => r.ErrorEquals));
+    expect(names.filter((n) => /^(SFN|SNS)\.(Sfn|Sns)Exception$/.test(n))).toEqual([]);
+    expect(names).not.toContain('States.TaskFailed');
+    const cont = states[STATE_NAMES.continueAsNew] as State;
+    expect(cont.Retry?.flatMap((r) => r.ErrorEquals)).toEqual(['Sfn.SfnException']);
+    expect(cont.Catch?.[0]).toEqual({
+      ErrorEquals: [SFN_EXECUTION_EXISTS_ERROR_NAME],
+      Next: STATE_NAMES.continuationExists,
+      ResultPath: '$.continueError',
+    });
+    for (const notify of [STATE_NAMES.notifyFailure, STATE_NAMES.notifyCaughtFailure]) {
+      expect(states[notify]?.Retry?.[0]?.ErrorEquals).toContain('SNS.ThrottledException');
+    }
+  });
+
+  it('starts continuations of this state machine only, and describes only its executions', () => {
+    const cont = states[STATE_NAMES.continueAsNew] as State;
+    const arn = 'arn:aws:states:us-east-1:123456789012:stateMachine:ReportExport-Export';
+    expect(cont.Parameters?.StateMachineArn).toBe(arn);
+    template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
+      StateMachineName: 'ReportExport-Export',
+    });
+    const statements = policyStatementsOf('StateMachine');
+    const start = statements.filter((st) => [st.Action].flat().includes('states:StartExecution'));
+    expect(start).toHaveLength(1);
+    expect(JSON.stringify(start[0]?.Resource)).toContain(':stateMachine:ReportExport-Export');
+    expect(start[0]?.Resource).not.toBe('*');
+    const describe = statements.filter((st) => [st.Action].flat().includes('states:DescribeExecution'));
+    expect(JSON.stringify(describe[0]?.Resource)).toContain(':execution:ReportExport-Export:*');
+  });
+
+  it('lets the state machine publish to the encrypted alarm topic: kms:GenerateDataKey* and kms:Decrypt on its key', () => {
+    const key = Object.keys(template.findResources('AWS::KMS::Key'));
+    expect(key).toHaveLength(1);
+    const kms = policyStatementsOf('StateMachine').filter((st) =>
+      [st.Action].flat().some((a) => String(a).startsWith('kms:')),
+    );
+    expect(kms.flatMap((st) => [st.Action].flat()).sort()).toEqual(['kms:Decrypt', 'kms:GenerateDataKey*']);
+    expect(kms[0]?.Resource).toEqual({ 'Fn::GetAtt': [key[0], 'Arn'] });
+  });
+
+  it('gives ExportResults its ephemeral storage and the matching spill budget', () => {
+    const exportFn = lambdaFunction('ExportResults');
+    expect(exportFn.EphemeralStorage).toEqual({ Size: DEFAULT_EXPORT_EPHEMERAL_MB });
+    const env = (exportFn.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(env.SPILL_BUDGET_BYTES).toBe(String(spillBudgetBytes(DEFAULT_EXPORT_EPHEMERAL_MB)));
+  });
+
+  it('bundles the AWS SDK into every function: no @aws-sdk import is left for the runtime to resolve', () => {
+    const bundles = Object.values(template.findResources('AWS::Lambda::Function'))
+      .map((f) => (f.Properties as { Code?: { S3Key?: string } }).Code?.S3Key)
+      .filter((k): k is string => k?.endsWith('.zip') === true)
+      .map((k) =>
+        fs.readFileSync(path.join(assetDir, `asset.${k.replace('.zip', '')}`, 'index.mjs'), 'utf8'),
+      );
+    expect(bundles.length).toBeGreaterThanOrEqual(5);
+    for (const code of bundles) {
+      // Only the SDK's own optional SigV4a signers (multi-region access points, unused here)
+      // stay as require() calls inside its try/catch: everything the code calls is inside.
+      const left = [
+        ...code.matchAll(/(?:from\s*|import\s*\(\s*|require\s*\(\s*)["'](@aws-sdk\/[a-z0-9-]+)/g),
+      ].map((m) => m[1]);
+      expect([...new Set(left)].sort()).toEqual(['@aws-sdk/signature-v4-crt', '@aws-sdk/signature-v4a']);
+      // The SDK version logged at cold start is the bundled one.
+      expect(code).toMatch(/"3\.\d+\.\d+"/);
+      expect(code).not.toContain('REPORT_EXPORT_AWS_SDK_VERSION');
+    }
+  });
 
   it('bounds the execution and the Map', () => {
     expect(definition.TimeoutSeconds).toBe(12 * 3600);
@@ -102,10 +221,7 @@ describe('ReportExportStack workflow', () => {
   });
 
   it('ships the encode worker beside the ExportResults bundle', () => {
-    const exportFn = Object.values(template.findResources('AWS::Lambda::Function')).find(
-      (f) => (f.Properties as { MemorySize?: number }).MemorySize === 1769,
-    );
-    const key = (exportFn?.Properties as { Code?: { S3Key?: string } } | undefined)?.Code?.S3Key;
+    const key = (lambdaFunction('ExportResults') as { Code?: { S3Key?: string } }).Code?.S3Key;
     expect(key).toMatch(/^[0-9a-f]{64}\.zip$/);
     const assetPath = `asset.${(key as string).replace('.zip', '')}`;
     const files = fs.readdirSync(path.join(assetDir, assetPath as string));
@@ -132,6 +248,35 @@ describe('ReportExportStack workflow', () => {
     expect(JSON.stringify(template.toJSON())).not.toMatch(/refreshToken|clientSecret/);
   });
 });
+
+/** The statements of the inline policies attached to the role of the resource whose logical id starts with `prefix`. */
+function policyStatementsOf(prefix: string): { Action: string | string[]; Resource: unknown }[] {
+  const resources = template.toJSON().Resources as Record<
+    string,
+    { Type: string; Properties: Record<string, unknown> }
+  >;
+  const owner = Object.entries(resources).find(
+    ([id, r]) => id.includes(prefix) && r.Type === 'AWS::StepFunctions::StateMachine',
+  );
+  if (owner === undefined) throw new Error(`no state machine ${prefix} in the template`);
+  const roleRef = JSON.stringify(
+    (owner[1].Properties.RoleArn as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0],
+  );
+  return Object.values(resources)
+    .filter((r) => r.Type === 'AWS::IAM::Policy' && JSON.stringify(r.Properties.Roles).includes(roleRef))
+    .flatMap(
+      (r) =>
+        (r.Properties.PolicyDocument as { Statement: { Action: string; Resource: unknown }[] }).Statement,
+    );
+}
+
+function lambdaFunction(idPart: string): Record<string, unknown> {
+  const found = Object.entries(template.findResources('AWS::Lambda::Function')).find(([id]) =>
+    id.startsWith(idPart),
+  );
+  if (found === undefined) throw new Error(`no function ${idPart} in the template`);
+  return (found[1] as { Properties: Record<string, unknown> }).Properties;
+}
 
 describe('configFromContext', () => {
   it.each([

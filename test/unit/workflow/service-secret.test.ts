@@ -3,10 +3,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TokenSet } from '../../../lib/api';
+import { LoginRequiredError } from '../../../lib/api';
 import { LocalFileSecretStore } from '../../../lib/stores';
 import { LocalLeaseStore } from '../../../lib/stores/local-lease-store';
 import { parseSecret } from '../../../lib/stores/secret-store';
-import { LoginRequiredError } from '../../../lib/api';
 import { SecretTokenSource, type ServiceSecret } from '../../../lib/workflow/service-secret';
 
 let dir: string;
