@@ -7,6 +7,7 @@ import type { Construct } from 'constructs';
 import { DataLake, LEASE_PREFIX } from './data-lake';
 import { AlarmTopic, ExportAlarms } from './export-alarms';
 import { ExportSchedule } from './export-schedule';
+import { DEFAULT_EXPORT_EPHEMERAL_MB, DEFAULT_EXPORT_MEMORY_MB, spillBudgetBytes } from './export-sizing';
 import { ExportWorkflow } from './export-workflow';
 import { LakeCatalog } from './lake-catalog';
 import { acknowledge, arnOf } from './nag-acknowledgements';
@@ -62,11 +63,15 @@ export class ReportExportStack extends Stack {
       plan: fn('Plan', 'plan'),
       requestReport: fn('RequestReport', 'request-report'),
       checkStatus: fn('CheckStatus', 'check-status'),
-      // Sized from the bench: ~145 MB peak at 1,000,000 rows; two cores need >= 1,769 MB.
+      // Sized in export-sizing.ts (memory: one vCPU; storage: the spill budget's arithmetic).
       exportResults: new WorkflowFunction(this, 'ExportResults', {
         handlerModule: 'export-results',
-        environment,
-        memorySize: 1769,
+        environment: {
+          ...environment,
+          SPILL_BUDGET_BYTES: String(spillBudgetBytes(DEFAULT_EXPORT_EPHEMERAL_MB)),
+        },
+        memorySize: DEFAULT_EXPORT_MEMORY_MB,
+        ephemeralStorageMb: DEFAULT_EXPORT_EPHEMERAL_MB,
         timeout: Duration.minutes(15),
         withEncodeWorker: true,
       }).function,
@@ -153,7 +158,7 @@ export class ReportExportStack extends Stack {
       [`Resource::${bucket}/${prefix}/runs/*`],
       'One run record per execution, named by run id at run time; put only, under the runs prefix.',
     );
-    this.secret.grantRead(f.plan);
+    // Plan only validates the input and plans: it reads no secret and calls no service.
     for (const fn of [f.requestReport, f.checkStatus, f.exportResults]) {
       acknowledge(
         fn,
@@ -215,7 +220,23 @@ export class ReportExportStack extends Stack {
       sm,
       'AwsSolutions-IAM5',
       ['Resource::*'],
-      'X-Ray and CloudWatch Logs delivery actions have no resource-level permissions; ContinueAsNew starts an execution of this state machine, whose ARN is only known at run time ($$.StateMachine.Id).',
+      'X-Ray and CloudWatch Logs delivery actions have no resource-level permissions.',
+    );
+    // The fixed name the continuation's permissions are scoped to.
+    const name = this.resolve(
+      (sm.node.defaultChild as { stateMachineName?: string }).stateMachineName,
+    ) as string;
+    acknowledge(
+      sm,
+      'AwsSolutions-IAM5',
+      [`Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${name}:*`],
+      "ContinueAsNew describes the continuation it started, whose name is a hash known only at run time; limited to this state machine's executions.",
+    );
+    acknowledge(
+      sm,
+      'AwsSolutions-IAM5',
+      ['Action::kms:GenerateDataKey*'],
+      "Topic.grantPublish's KMS actions: SNS generates a data key for each encrypted publish; on the alarm topic's key only.",
     );
   }
 }

@@ -6,7 +6,7 @@ import { LocalDirectoryStore } from './local-directory-store';
 import { LocalFileSecretStore } from './local-file-secret-store';
 import { LocalLeaseStore } from './local-lease-store';
 import type { ObjectStore } from './object-store';
-import { S3LeaseStore } from './s3-lease-store';
+import { DEFAULT_LEASE_PREFIX, S3LeaseStore } from './s3-lease-store';
 import { createS3Client, S3Store } from './s3-store';
 import type { SecretStore } from './secret-store';
 import { SecretsManagerStore } from './secrets-manager-store';
@@ -35,7 +35,8 @@ export interface AdapterOptions {
   secretsManager?: () => SecretsManagerClient;
 }
 
-function splitS3(setting: string, uri: string): { bucket: string; prefix: string } {
+/** `s3://bucket/prefix` -> its bucket and key prefix (no trailing slash); names the setting when invalid. */
+export function parseS3Uri(setting: string, uri: string): { bucket: string; prefix: string } {
   const m = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(uri);
   if (m === null) throw new StoreUriError(setting, uri, 'an s3://bucket[/prefix] URI');
   return { bucket: m[1] as string, prefix: (m[2] ?? '').replace(/\/+$/, '') };
@@ -56,7 +57,7 @@ export function objectStoreFromUri(
   options: AdapterOptions = {},
 ): ObjectLocation {
   if (uri.startsWith('s3://')) {
-    const { bucket, prefix } = splitS3(setting, uri);
+    const { bucket, prefix } = parseS3Uri(setting, uri);
     return { store: new S3Store({ client: (options.s3 ?? createS3Client)(), bucket }), prefix, uri };
   }
   if (uri.startsWith('file:'))
@@ -67,11 +68,11 @@ export function objectStoreFromUri(
 /** `s3://bucket/prefix` -> S3 conditional writes; `file:///dir` -> exclusive-create files. */
 export function leaseStoreFromUri(setting: string, uri: string, options: AdapterOptions = {}): LeaseStore {
   if (uri.startsWith('s3://')) {
-    const { bucket, prefix } = splitS3(setting, uri);
+    const { bucket, prefix } = parseS3Uri(setting, uri);
     return new S3LeaseStore({
       client: (options.s3 ?? createS3Client)(),
       bucket,
-      prefix: prefix || '_leases',
+      prefix: prefix || DEFAULT_LEASE_PREFIX,
     });
   }
   if (uri.startsWith('file:')) return new LocalLeaseStore(localPath(setting, uri));

@@ -1,4 +1,5 @@
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { accessDeniedHint, permissionsOf, STORE_OPERATION_CALLS } from './aws-calls';
 import {
   checkLeaseKey,
   LEASE_STORE_ERROR_CODES,
@@ -16,6 +17,17 @@ export interface S3LeaseStoreOptions {
   now?: () => number;
 }
 
+/** Key prefix of the lease objects when the lease store's URI names none. */
+export const DEFAULT_LEASE_PREFIX = '_leases';
+
+/** The S3 key of a lease's object: `<prefix>/<lease key>.lease`. */
+export function leaseObjectKey(prefix: string, key: string): string {
+  return `${prefix}/${key}.lease`;
+}
+
+/** The AWS calls of each operation (aws-calls.ts), named in AccessDenied messages. */
+const CALLS = STORE_OPERATION_CALLS.s3LeaseStore;
+
 /**
  * Leases as S3 objects, taken with S3 conditional writes: `If-None-Match: *` creates a
  * free lease (412 when it exists), `If-Match: <ETag>` takes over an expired one (412 when
@@ -30,13 +42,13 @@ export class S3LeaseStore implements LeaseStore {
   constructor(options: S3LeaseStoreOptions) {
     this.#client = options.client;
     this.#bucket = options.bucket;
-    this.#prefix = options.prefix ?? '_leases';
+    this.#prefix = options.prefix ?? DEFAULT_LEASE_PREFIX;
     this.#now = options.now ?? Date.now;
   }
 
   async acquire(key: string, options: { ttlMs: number; owner: string }): Promise<Lease | undefined> {
     checkLeaseKey(key);
-    const objectKey = `${this.#prefix}/${key}.lease`;
+    const objectKey = leaseObjectKey(this.#prefix, key);
     const body = () => JSON.stringify({ owner: options.owner, expiresAt: this.#now() + options.ttlMs });
     try {
       const created = await this.#put(objectKey, body(), { IfNoneMatch: '*' });
@@ -50,10 +62,12 @@ export class S3LeaseStore implements LeaseStore {
       const taken = await this.#put(objectKey, body(), { IfMatch: held.etag });
       return taken === undefined ? undefined : this.#lease(key, objectKey, options.owner, taken);
     } catch (cause) {
-      throw new LeaseStoreError(LEASE_STORE_ERROR_CODES.failed, `Could not take lease ${key}`, {
-        key,
-        cause,
-      });
+      const needs = permissionsOf(CALLS.acquire, { bucket: this.#bucket, key: objectKey });
+      throw new LeaseStoreError(
+        LEASE_STORE_ERROR_CODES.failed,
+        `Could not take lease ${key}${accessDeniedHint(cause, needs)}`,
+        { key, cause },
+      );
     }
   }
 
@@ -105,10 +119,12 @@ export class S3LeaseStore implements LeaseStore {
           );
         } catch (error) {
           if (isConditionFailure(error) || (error as { name?: string }).name === 'NoSuchKey') return;
-          throw new LeaseStoreError(LEASE_STORE_ERROR_CODES.failed, `Could not release lease ${key}`, {
-            key,
-            cause: error,
-          });
+          const needs = permissionsOf(CALLS.release, { bucket: this.#bucket, key: objectKey });
+          throw new LeaseStoreError(
+            LEASE_STORE_ERROR_CODES.failed,
+            `Could not release lease ${key}${accessDeniedHint(error, needs)}`,
+            { key, cause: error },
+          );
         }
       },
     };

@@ -13,6 +13,13 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import {
+  accessDeniedHint,
+  type IamPermission,
+  permissionsOf,
+  type S3ObjectTarget,
+  STORE_OPERATION_CALLS,
+} from './aws-calls';
+import {
   checkKey,
   OBJECT_STORE_ERROR_CODES,
   type ObjectBody,
@@ -34,6 +41,8 @@ export interface S3StoreOptions {
 }
 
 const MIN_PART_SIZE = 5 * 1024 * 1024;
+/** The AWS calls of each operation (aws-calls.ts), named in AccessDenied messages. */
+const CALLS = STORE_OPERATION_CALLS.s3Store;
 const DELETE_BATCH = 1_000;
 
 /** An S3 client with bounded retries; pass `endpoint` and `forcePathStyle` for a local S3. */
@@ -95,8 +104,14 @@ export class S3Store implements ObjectStore {
       }
       return { key, size };
     } catch (cause) {
-      throw wrap(cause, 'put', key);
+      const calls = typeof body === 'string' || body instanceof Uint8Array ? CALLS.put : CALLS.putStream;
+      throw wrap(cause, 'put', key, permissionsOf(calls, this.#object(key)));
     }
+  }
+
+  /** The target of an object call, for the permissions of aws-calls.ts. */
+  #object(key: string): S3ObjectTarget {
+    return { bucket: this.#bucket, key };
   }
 
   async get(key: string): Promise<AsyncIterable<Uint8Array>> {
@@ -106,7 +121,7 @@ export class S3Store implements ObjectStore {
       if (out.Body === undefined) throw new Error('no body');
       return out.Body as AsyncIterable<Uint8Array>;
     } catch (cause) {
-      throw wrap(cause, 'get', key);
+      throw wrap(cause, 'get', key, permissionsOf(CALLS.get, this.#object(key)));
     }
   }
 
@@ -119,7 +134,7 @@ export class S3Store implements ObjectStore {
       return { key, size: out.ContentLength ?? 0 };
     } catch (cause) {
       if (isNotFound(cause)) return undefined;
-      throw wrap(cause, 'head', key);
+      throw wrap(cause, 'head', key, permissionsOf(CALLS.head, this.#object(key)));
     }
   }
 
@@ -138,7 +153,7 @@ export class S3Store implements ObjectStore {
           { abortSignal: AbortSignal.timeout(this.#timeoutMs) },
         );
       } catch (cause) {
-        throw wrap(cause, 'list', prefix);
+        throw wrap(cause, 'list', prefix, permissionsOf(CALLS.list, { bucket: this.#bucket, prefix }));
       }
       for (const item of out.Contents ?? []) {
         if (item.Key !== undefined) yield { key: item.Key, size: item.Size ?? 0 };
@@ -163,7 +178,8 @@ export class S3Store implements ObjectStore {
         if (failed !== undefined)
           throw new Error(`DeleteObjects: ${failed.Code ?? 'error'} on ${failed.Key ?? '?'}`);
       } catch (cause) {
-        throw wrap(cause, 'delete', batch[0] ?? '');
+        const first = batch[0] ?? '';
+        throw wrap(cause, 'delete', first, permissionsOf(CALLS.deleteMany, this.#object(first)));
       }
     }
   }
@@ -187,7 +203,7 @@ export class S3Store implements ObjectStore {
         { abortSignal: AbortSignal.timeout(this.#timeoutMs) },
       );
     } catch (cause) {
-      throw wrap(cause, 'copy', fromKey);
+      throw wrap(cause, 'copy', fromKey, permissionsOf(CALLS.copy, { bucket: this.#bucket, fromKey, toKey }));
     }
   }
 }
@@ -208,10 +224,20 @@ function isNotFound(error: unknown): boolean {
   return e?.name === 'NotFound' || e?.name === 'NoSuchKey' || e?.$metadata?.httpStatusCode === 404;
 }
 
-function wrap(cause: unknown, operation: string, key: string): ObjectStoreError {
+/** The store's error for a failed call; when AWS refused it, the message names the permissions needed. */
+function wrap(
+  cause: unknown,
+  operation: string,
+  key: string,
+  needs: readonly IamPermission[],
+): ObjectStoreError {
   if (cause instanceof ObjectStoreError) return cause;
   const code = isNotFound(cause) ? OBJECT_STORE_ERROR_CODES.notFound : OBJECT_STORE_ERROR_CODES.failed;
   // The SDK's message can carry request details but never credentials; keep only its name.
   const name = (cause as { name?: string } | null)?.name ?? 'Error';
-  return new ObjectStoreError(code, `S3 ${operation} failed for ${key} (${name})`, { key, cause });
+  return new ObjectStoreError(
+    code,
+    `S3 ${operation} failed for ${key} (${name})${accessDeniedHint(cause, needs)}`,
+    { key, cause },
+  );
 }

@@ -3,6 +3,7 @@ import {
   PutSecretValueCommand,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
+import { accessDeniedHint, permissionsOf, STORE_OPERATION_CALLS } from './aws-calls';
 import { parseSecret, SECRET_STORE_ERROR_CODES, type SecretStore, SecretStoreError } from './secret-store';
 
 export interface SecretsManagerStoreOptions {
@@ -56,11 +57,13 @@ function errorName(error: unknown): string | undefined {
   return (error as { name?: string } | null)?.name;
 }
 
-function failure(operation: string, name: string, cause: unknown): SecretStoreError {
+/** The store's error for a failed call; when AWS refused it, the message names the permission needed. */
+function failure(operation: 'get' | 'put', name: string, cause: unknown): SecretStoreError {
   const notFound = errorName(cause) === 'ResourceNotFoundException';
+  const needs = permissionsOf(STORE_OPERATION_CALLS.secretsManagerStore[operation], { secretId: name });
   return new SecretStoreError(
     notFound ? SECRET_STORE_ERROR_CODES.notFound : SECRET_STORE_ERROR_CODES.failed,
-    `Secrets Manager ${operation} failed for ${name} (${errorName(cause) ?? 'Error'})`,
+    `Secrets Manager ${operation} failed for ${name} (${errorName(cause) ?? 'Error'})${accessDeniedHint(cause, needs)}`,
     // The SDK error holds no secret value (the value is only in our request), so keep it as cause.
     { secretName: name, cause },
   );

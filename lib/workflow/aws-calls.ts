@@ -209,34 +209,24 @@ export function functionAwsCalls(fn: WorkflowFunctionName, env: StoreEnvironment
   return functionStoreUses(fn, env).flatMap((use) => storeUseCalls(use, env));
 }
 
+/** A call outside the stores: one action on one resource. */
+const single = (why: string, action: string, resource: string): DeclaredCall => ({
+  why,
+  call: action,
+  permissions: [{ action, resource }],
+});
+
 /**
  * What the Lambda service does with every function's role: logs to the function's log
- * group and sends its X-Ray segments (active tracing).
+ * group (both actions act on the stream) and sends its X-Ray segments (active tracing).
  */
 export function lambdaRuntimeCalls(logGroupArn: string): DeclaredCall[] {
-  // Both act on the stream (IAM's resource type of each is log-stream).
   const stream = `${logGroupArn.replace(/:\*$/, '')}:log-stream:2026/11/19/[$LATEST]0a1b2c3d`;
   return [
-    {
-      why: 'open a log stream',
-      call: 'logs:CreateLogStream',
-      permissions: [{ action: 'logs:CreateLogStream', resource: stream }],
-    },
-    {
-      why: 'write log events',
-      call: 'logs:PutLogEvents',
-      permissions: [{ action: 'logs:PutLogEvents', resource: stream }],
-    },
-    ...xray(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']),
+    single('open a log stream', 'logs:CreateLogStream', stream),
+    single('write log events', 'logs:PutLogEvents', stream),
+    ...['xray:PutTraceSegments', 'xray:PutTelemetryRecords'].map((a) => single('X-Ray tracing', a, '*')),
   ];
-}
-
-function xray(actions: readonly string[]): DeclaredCall[] {
-  return actions.map((action) => ({
-    why: 'X-Ray tracing',
-    call: action,
-    permissions: [{ action, resource: '*' }],
-  }));
 }
 
 /** The resources the state machine acts on, as the deployment names them. */
@@ -266,47 +256,21 @@ export function stateMachineAwsCalls(r: StateMachineResources): DeclaredCall[] {
     'logs:DescribeResourcePolicies',
     'logs:DescribeLogGroups',
   ];
+  const xray = [
+    'xray:PutTraceSegments',
+    'xray:PutTelemetryRecords',
+    'xray:GetSamplingRules',
+    'xray:GetSamplingTargets',
+  ];
+  const notice = 'encrypt the notice (SNS, as the publisher)';
   return [
-    ...WORKFLOW_FUNCTIONS.map((fn) => ({
-      why: `invoke ${fn}`,
-      call: 'lambda:Invoke',
-      permissions: [{ action: 'lambda:InvokeFunction', resource: r.functionArns[fn] }],
-    })),
-    {
-      why: 'notify a failure',
-      call: 'sns:Publish',
-      permissions: [{ action: 'sns:Publish', resource: r.alarmTopicArn }],
-    },
-    {
-      why: 'encrypt the notice (SNS, as the publisher)',
-      call: 'kms:GenerateDataKey',
-      permissions: [{ action: 'kms:GenerateDataKey', resource: r.alarmTopicKeyArn }],
-    },
-    {
-      why: 'encrypt the notice (SNS, as the publisher)',
-      call: 'kms:Decrypt',
-      permissions: [{ action: 'kms:Decrypt', resource: r.alarmTopicKeyArn }],
-    },
-    {
-      why: 'continue a long backfill',
-      call: 'states:StartExecution',
-      permissions: [{ action: 'states:StartExecution', resource: r.stateMachineArn }],
-    },
-    {
-      why: 'find the continuation already started',
-      call: 'states:DescribeExecution',
-      permissions: [{ action: 'states:DescribeExecution', resource: execution }],
-    },
-    ...logDelivery.map((action) => ({
-      why: 'deliver execution logs',
-      call: action,
-      permissions: [{ action, resource: '*' }],
-    })),
-    ...xray([
-      'xray:PutTraceSegments',
-      'xray:PutTelemetryRecords',
-      'xray:GetSamplingRules',
-      'xray:GetSamplingTargets',
-    ]),
+    ...WORKFLOW_FUNCTIONS.map((fn) => single(`invoke ${fn}`, 'lambda:InvokeFunction', r.functionArns[fn])),
+    single('notify a failure', 'sns:Publish', r.alarmTopicArn),
+    single(notice, 'kms:GenerateDataKey', r.alarmTopicKeyArn),
+    single(notice, 'kms:Decrypt', r.alarmTopicKeyArn),
+    single('continue a long backfill', 'states:StartExecution', r.stateMachineArn),
+    single('find the continuation already started', 'states:DescribeExecution', execution),
+    ...logDelivery.map((a) => single('deliver execution logs', a, '*')),
+    ...xray.map((a) => single('X-Ray tracing', a, '*')),
   ];
 }

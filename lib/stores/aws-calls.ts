@@ -1,0 +1,226 @@
+/**
+ * Every AWS API call the AWS adapters of this folder make, with the IAM permissions each
+ * needs on which resource, in one table. The adapters take from it what to name when AWS
+ * refuses a call, and the workflow's declarations (lib/workflow/aws-calls.ts) expand their
+ * store operations through it, which test/infra/iam-evaluation.test.ts then evaluates
+ * against the synthesized roles: a call added here is a permission checked there.
+ */
+
+/** One IAM permission a call needs: the action, the resource ARN and the request's condition keys. */
+export interface IamPermission {
+  readonly action: string;
+  readonly resource: string;
+  /** Condition keys the request carries (e.g. `s3:prefix` of a listing). */
+  readonly context?: Readonly<Record<string, string>>;
+}
+
+/** An object call: the bucket and the object's key. */
+export interface S3ObjectTarget {
+  readonly bucket: string;
+  readonly key: string;
+}
+
+/** A listing: the bucket and the key prefix listed. */
+export interface S3ListTarget {
+  readonly bucket: string;
+  readonly prefix: string;
+}
+
+/** A server-side copy inside one bucket. */
+export interface S3CopyTarget {
+  readonly bucket: string;
+  readonly fromKey: string;
+  readonly toKey: string;
+}
+
+/** A secret, by the id the store is given: its ARN, or a name. */
+export interface SecretTarget {
+  readonly secretId: string;
+}
+
+/** One AWS API call: what a reader of CloudTrail sees, and the permissions it needs. */
+export interface AwsCall<Target> {
+  readonly service: 's3' | 'secretsmanager';
+  /** The API operation(s), as CloudTrail names them; several when one SDK call makes a sequence. */
+  readonly operations: readonly string[];
+  readonly permissions: (target: Target) => readonly IamPermission[];
+}
+
+/** `arn:aws:s3:::<bucket>`; the stores run in the `aws` partition. */
+export function bucketArn(bucket: string): string {
+  return `arn:aws:s3:::${bucket}`;
+}
+
+/** `arn:aws:s3:::<bucket>/<key>`. */
+export function objectArn(bucket: string, key: string): string {
+  return `${bucketArn(bucket)}/${key}`;
+}
+
+/** A secret's ARN; a bare name stands for any of its versions' ARNs (suffix `-??????`). */
+export function secretArn(secretId: string): string {
+  return secretId.startsWith('arn:') ? secretId : `arn:aws:secretsmanager:*:*:secret:${secretId}-??????`;
+}
+
+const onObject =
+  (action: string) =>
+  (t: S3ObjectTarget): readonly IamPermission[] => [{ action, resource: objectArn(t.bucket, t.key) }];
+
+/**
+ * A read of a key that may be missing. S3 answers 404 only to a caller allowed
+ * s3:ListBucket on the bucket, 403 to anyone else: without it a missing object (a free
+ * lease, a key not yet written) would read as AccessDenied, not as "not found".
+ */
+const readMaybeMissing = (t: S3ObjectTarget): readonly IamPermission[] => [
+  { action: 's3:GetObject', resource: objectArn(t.bucket, t.key) },
+  { action: 's3:ListBucket', resource: bucketArn(t.bucket) },
+];
+
+/** The calls, by name; the adapters and the workflow's declarations refer to these names. */
+export const AWS_CALLS = {
+  getObject: {
+    service: 's3',
+    operations: ['GetObject'],
+    permissions: readMaybeMissing,
+  } satisfies AwsCall<S3ObjectTarget>,
+  headObject: {
+    service: 's3',
+    operations: ['HeadObject'],
+    permissions: readMaybeMissing,
+  } satisfies AwsCall<S3ObjectTarget>,
+  putObject: {
+    service: 's3',
+    operations: ['PutObject'],
+    permissions: onObject('s3:PutObject'),
+  } satisfies AwsCall<S3ObjectTarget>,
+  /** `@aws-sdk/lib-storage`'s Upload of a stream: one PutObject, or a multipart upload. */
+  uploadStream: {
+    service: 's3',
+    operations: ['PutObject', 'CreateMultipartUpload', 'UploadPart', 'CompleteMultipartUpload'],
+    permissions: onObject('s3:PutObject'),
+  } satisfies AwsCall<S3ObjectTarget>,
+  /** Upload's clean-up of a failed or timed-out multipart upload (`leavePartsOnError: false`). */
+  abortMultipartUpload: {
+    service: 's3',
+    operations: ['AbortMultipartUpload'],
+    permissions: onObject('s3:AbortMultipartUpload'),
+  } satisfies AwsCall<S3ObjectTarget>,
+  /** Creates an object only if none exists (`If-None-Match: *`): a free lease. */
+  putObjectIfNoneMatch: {
+    service: 's3',
+    operations: ['PutObject'],
+    permissions: onObject('s3:PutObject'),
+  } satisfies AwsCall<S3ObjectTarget>,
+  /** Replaces one version of an object (`If-Match: <ETag>`): an expired lease taken over. */
+  putObjectIfMatch: {
+    service: 's3',
+    operations: ['PutObject'],
+    permissions: onObject('s3:PutObject'),
+  } satisfies AwsCall<S3ObjectTarget>,
+  /** Deletes one version of an object (`If-Match: <ETag>`): a lease released. */
+  deleteObjectIfMatch: {
+    service: 's3',
+    operations: ['DeleteObject'],
+    permissions: onObject('s3:DeleteObject'),
+  } satisfies AwsCall<S3ObjectTarget>,
+  /** A batch delete; S3 checks s3:DeleteObject for each key of the batch. */
+  deleteObjects: {
+    service: 's3',
+    operations: ['DeleteObjects'],
+    permissions: onObject('s3:DeleteObject'),
+  } satisfies AwsCall<S3ObjectTarget>,
+  listObjectsV2: {
+    service: 's3',
+    operations: ['ListObjectsV2'],
+    permissions: (t: S3ListTarget): readonly IamPermission[] => [
+      { action: 's3:ListBucket', resource: bucketArn(t.bucket), context: { 's3:prefix': t.prefix } },
+    ],
+  } satisfies AwsCall<S3ListTarget>,
+  /** Server-side copy: reads the source, writes the target. */
+  copyObject: {
+    service: 's3',
+    operations: ['CopyObject'],
+    permissions: (t: S3CopyTarget): readonly IamPermission[] => [
+      { action: 's3:GetObject', resource: objectArn(t.bucket, t.fromKey) },
+      { action: 's3:PutObject', resource: objectArn(t.bucket, t.toKey) },
+    ],
+  } satisfies AwsCall<S3CopyTarget>,
+  getSecretValue: {
+    service: 'secretsmanager',
+    operations: ['GetSecretValue'],
+    permissions: (t: SecretTarget): readonly IamPermission[] => [
+      { action: 'secretsmanager:GetSecretValue', resource: secretArn(t.secretId) },
+    ],
+  } satisfies AwsCall<SecretTarget>,
+  putSecretValue: {
+    service: 'secretsmanager',
+    operations: ['PutSecretValue'],
+    permissions: (t: SecretTarget): readonly IamPermission[] => [
+      { action: 'secretsmanager:PutSecretValue', resource: secretArn(t.secretId) },
+    ],
+  } satisfies AwsCall<SecretTarget>,
+} as const;
+
+export type AwsCallName = keyof typeof AWS_CALLS;
+/** What a call acts on (bucket and key, a listing, a copy, a secret). */
+export type TargetOf<N extends AwsCallName> = Parameters<(typeof AWS_CALLS)[N]['permissions']>[0];
+
+/**
+ * The calls each operation of each AWS adapter makes. An operation's calls share one
+ * target type, so one target gives all of their permissions.
+ */
+export const STORE_OPERATION_CALLS = {
+  /** S3Store (s3-store.ts). */
+  s3Store: {
+    /** `put` of bytes or a string: one PutObject. */
+    put: ['putObject'],
+    /** `put` of a stream, and `putFile`: Upload (PutObject or multipart), aborted on failure. */
+    putStream: ['uploadStream', 'abortMultipartUpload'],
+    putFile: ['uploadStream', 'abortMultipartUpload'],
+    get: ['getObject'],
+    head: ['headObject'],
+    list: ['listObjectsV2'],
+    deleteMany: ['deleteObjects'],
+    copy: ['copyObject'],
+  },
+  /** S3LeaseStore (s3-lease-store.ts), on the lease's object key. */
+  s3LeaseStore: {
+    acquire: ['putObjectIfNoneMatch', 'getObject', 'putObjectIfMatch'],
+    release: ['deleteObjectIfMatch'],
+  },
+  /** SecretsManagerStore (secrets-manager-store.ts). */
+  secretsManagerStore: {
+    get: ['getSecretValue'],
+    put: ['putSecretValue'],
+  },
+} as const satisfies Record<string, Record<string, readonly AwsCallName[]>>;
+
+/** Every permission the calls need on one target, in call order, without repeats. */
+export function permissionsOf<N extends AwsCallName>(
+  calls: readonly N[],
+  target: TargetOf<N>,
+): IamPermission[] {
+  const out = new Map<string, IamPermission>();
+  for (const name of calls) {
+    const permissions = AWS_CALLS[name].permissions as (t: TargetOf<N>) => readonly IamPermission[];
+    for (const p of permissions(target)) out.set(`${p.action} ${p.resource}`, p);
+  }
+  return [...out.values()];
+}
+
+/** True for AWS's refusal of a call: AccessDenied (S3), AccessDeniedException, or a bare 403 (HEAD). */
+export function isAccessDenied(error: unknown): boolean {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | null;
+  return (
+    e?.name === 'AccessDenied' || e?.name === 'AccessDeniedException' || e?.$metadata?.httpStatusCode === 403
+  );
+}
+
+/**
+ * What to append to a store's error message when AWS refused the call: the permissions
+ * it needs, e.g. `; needs s3:PutObject on arn:aws:s3:::bucket/lake/x.parquet`. Empty for
+ * any other failure.
+ */
+export function accessDeniedHint(cause: unknown, permissions: readonly IamPermission[]): string {
+  if (!isAccessDenied(cause) || permissions.length === 0) return '';
+  return `; needs ${permissions.map((p) => `${p.action} on ${p.resource}`).join(', ')}`;
+}
