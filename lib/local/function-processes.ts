@@ -72,6 +72,8 @@ export class FunctionProcesses {
 
   async invoke(event: unknown, signal?: AbortSignal): Promise<unknown> {
     if (this.#closed) throw new Error(`${this.#o.spec.logicalId}: the local deployment is closed`);
+    // An interrupted run invokes nothing more (the engine may still schedule a state).
+    signal?.throwIfAborted();
     const sandbox = this.#idle.pop() ?? this.#start();
     let healthy = false;
     try {
@@ -205,9 +207,10 @@ export class FunctionProcesses {
           );
         }
       }, MEMORY_POLL_MS);
+      child.send({ type: 'invoke', id, event, deadlineAt: Date.now() + spec.timeoutSeconds * 1000 });
+      // After the invoke: the environment handles messages in order.
       if (signal?.aborted) onAbort();
       else signal?.addEventListener('abort', onAbort, { once: true });
-      child.send({ type: 'invoke', id, event, deadlineAt: Date.now() + spec.timeoutSeconds * 1000 });
     });
   }
 

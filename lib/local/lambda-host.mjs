@@ -52,3 +52,5 @@ process.on('message', async (message) => {
   }
 });
 process.send?.({ type: 'ready' });
+// An execution environment lives no longer than the runner that started it.
+process.on('disconnect', () => process.exit(0));
