@@ -59,6 +59,11 @@ export function stagingRoot(layout: OutputLayout, runId: string): string {
   return join(layout.prefix, '_staging', runId);
 }
 
+/** Key of the backup a run keeps of a published object while it replaces the partition. */
+export function backupKey(layout: OutputLayout, runId: string, key: string): string {
+  return `${stagingRoot(layout, runId)}/_backup/${key}`;
+}
+
 /** Key of a staged copy of `key` for a run. */
 export function stagedKey(layout: OutputLayout, runId: string, key: string): string {
   const relative = layout.prefix === '' ? key : key.slice(layout.prefix.length + 1);

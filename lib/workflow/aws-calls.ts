@@ -1,5 +1,6 @@
 import { EXPORT_DEFAULTS } from '../export/export-options';
 import {
+  backupKey,
   manifestKey,
   OUTPUT_FORMATS,
   type OutputLayout,
@@ -17,7 +18,9 @@ import {
 } from '../stores/aws-calls';
 import { parseS3Uri } from '../stores/from-uri';
 import { DEFAULT_LEASE_PREFIX, leaseObjectKey } from '../stores/s3-lease-store';
+import { publishLease } from './export-task';
 import { runRecordKey } from './finalize';
+import { TOKEN_REFRESH_LEASE } from './service-secret';
 
 /**
  * Which AWS calls the workflow makes, with the real keys and ARNs: the store operations
@@ -77,10 +80,6 @@ const SAMPLE = {
   startedAt: '2026-11-19T02:00:00.000Z',
 } as const;
 
-/** Lease keys the handlers take (lib/workflow/service-secret.ts, lib/workflow/export-task.ts). */
-export const TOKEN_REFRESH_LEASE = 'token-refresh';
-export const publishLease = (reportId: string, dt: string) => `publish/${reportId}/${dt}`;
-
 /** Every task that calls the service reads the token, and refreshes it under a lease. */
 const TOKEN_USES: readonly StoreUse[] = [
   { why: 'read the access token', store: 'secret', operation: 'get' },
@@ -114,7 +113,6 @@ const list = (why: string, prefix: string): StoreUse => ({
 function exportUses(layout: OutputLayout): StoreUse[] {
   const { dt, runId } = SAMPLE;
   const lease = publishLease(layout.reportId, dt);
-  const backupRoot = `${stagingRoot(layout, runId)}/_backup`;
   return [
     { why: 'take the partition lease', store: 'leases', operation: 'acquire', key: lease },
     { why: 'release the partition lease', store: 'leases', operation: 'release', key: lease },
@@ -127,12 +125,12 @@ function exportUses(layout: OutputLayout): StoreUse[] {
         onKey('putFile', `stage a ${format} part`, staged),
         onKey('head', `check the staged ${format} part's size`, staged),
         list(`list the ${format} partition`, `${partitionPrefix(layout, format, dt)}/`),
-        copy(`back up the ${format} partition's part`, part, `${backupRoot}/${part}`),
-        copy(`back up the ${format} partition's manifest`, manifest, `${backupRoot}/${manifest}`),
+        copy(`back up the ${format} partition's part`, part, backupKey(layout, runId, part)),
+        copy(`back up the ${format} partition's manifest`, manifest, backupKey(layout, runId, manifest)),
         copy(`promote the staged ${format} part`, staged, part),
         onKey('put', `write the ${format} manifest`, manifest),
         onKey('deleteMany', `delete a stale ${format} part`, partKey(layout, format, dt, 1)),
-        copy(`roll back the ${format} part`, `${backupRoot}/${part}`, part),
+        copy(`roll back the ${format} part`, backupKey(layout, runId, part), part),
         onKey('deleteMany', `delete the ${format} staging`, staged),
       ];
     }),

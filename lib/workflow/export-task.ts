@@ -16,6 +16,11 @@ import { splitWindow } from './split-window';
  */
 export const PUBLISH_LEASE_TTL_MS = 16 * 60_000;
 
+/** The lease of one report's partition of one date: one publisher at a time. */
+export function publishLease(reportId: string, dt: string): string {
+  return `publish/${reportId}/${dt}`;
+}
+
 export interface ExportTaskDeps {
   reporting: Pick<ReportingClient, 'openResult'>;
   store: ObjectStore;
@@ -165,7 +170,7 @@ async function publishUnderLease(
 ): Promise<ExportSummary> {
   const keys = [...new Set(dates ?? presetDates(source, deps.timeZone))]
     .sort()
-    .map((dt) => `publish/${input.job.reportId}/${dt}`);
+    .map((dt) => publishLease(input.job.reportId, dt));
   const held: Lease[] = [];
   try {
     // Always in ascending key order, so two holders never wait on each other in a cycle.

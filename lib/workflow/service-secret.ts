@@ -43,7 +43,8 @@ export interface SecretTokenSourceOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-const LEASE_KEY = 'token-refresh';
+/** The lease every holder of the secret takes to refresh its tokens (one refresh at a time). */
+export const TOKEN_REFRESH_LEASE = 'token-refresh';
 
 /**
  * Access tokens from the deployment's secret, refreshed only when about to expire and only
@@ -118,7 +119,7 @@ export class SecretTokenSource implements AccessTokenSource {
     for (let attempt = 0; ; attempt++) {
       signal?.throwIfAborted();
       const lease = await this.#o.leases
-        .acquire(LEASE_KEY, { ttlMs: this.#o.leaseTtlMs, owner: this.#owner })
+        .acquire(TOKEN_REFRESH_LEASE, { ttlMs: this.#o.leaseTtlMs, owner: this.#owner })
         .catch((cause: unknown) => {
           throw new StoreFailedError('Could not take the token refresh lease', { cause });
         });

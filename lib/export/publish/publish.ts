@@ -1,6 +1,7 @@
 import type { ObjectStore } from '../../stores/object-store';
 import { EXPORT_ERROR_CODES, ExportError, PublishError, VerificationError } from '../errors';
 import {
+  backupKey,
   MANIFEST_NAME,
   manifestKey,
   type OutputFormat,
@@ -202,7 +203,7 @@ async function promoteOne(
   for await (const info of store.list(prefix)) existing.push(info.key);
   const backups = new Map<string, string>();
   for (const key of existing) {
-    const backup = `${stagingRoot(layout, runId)}/_backup/${key}`;
+    const backup = backupKey(layout, runId, key);
     await store.copy(key, backup);
     backups.set(key, backup);
   }
