@@ -331,7 +331,10 @@ export class ExportWorkflow extends Construct {
       .when(sfn.Condition.stringEquals('$.summary.status', 'FAILED'), notifyFailure)
       .otherwise(succeeded);
     continueAsNew
-      .addCatch(continuationExists, { errors: [SFN_EXECUTION_EXISTS_ERROR_NAME], resultPath: '$.continueError' })
+      .addCatch(continuationExists, {
+        errors: [SFN_EXECUTION_EXISTS_ERROR_NAME],
+        resultPath: '$.continueError',
+      })
       .addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.failure' })
       .next(failedOrSucceeded);
     continuationExists

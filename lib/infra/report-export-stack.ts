@@ -7,7 +7,7 @@ import type { Construct } from 'constructs';
 import { DataLake, LEASE_PREFIX } from './data-lake';
 import { AlarmTopic, ExportAlarms } from './export-alarms';
 import { ExportSchedule } from './export-schedule';
-import { DEFAULT_EXPORT_EPHEMERAL_MB, DEFAULT_EXPORT_MEMORY_MB, spillBudgetBytes } from './export-sizing';
+import { spillBudgetBytes } from './export-sizing';
 import { ExportWorkflow } from './export-workflow';
 import { LakeCatalog } from './lake-catalog';
 import { acknowledge, arnOf } from './nag-acknowledgements';
@@ -68,10 +68,10 @@ export class ReportExportStack extends Stack {
         handlerModule: 'export-results',
         environment: {
           ...environment,
-          SPILL_BUDGET_BYTES: String(spillBudgetBytes(DEFAULT_EXPORT_EPHEMERAL_MB)),
+          SPILL_BUDGET_BYTES: String(spillBudgetBytes(c.exportEphemeralStorageMb)),
         },
-        memorySize: DEFAULT_EXPORT_MEMORY_MB,
-        ephemeralStorageMb: DEFAULT_EXPORT_EPHEMERAL_MB,
+        memorySize: c.exportMemoryMb,
+        ephemeralStorageMb: c.exportEphemeralStorageMb,
         timeout: Duration.minutes(15),
         withEncodeWorker: true,
       }).function,

@@ -1,6 +1,8 @@
+import { DEFAULT_EXPORT_EPHEMERAL_MB, DEFAULT_EXPORT_MEMORY_MB } from './export-sizing';
 import { z } from 'zod';
 import { EXPORT_DEFAULTS } from '../export/export-options';
 import { checkLayout } from '../export/layout';
+import { parseCalendarDate } from '../export/window';
 import type { ConfiguredReport } from '../workflow/settings';
 import { isIanaZone, SETTINGS_DEFAULTS } from '../workflow/settings';
 
@@ -57,6 +59,15 @@ export interface ReportExportConfig {
   readonly reports: readonly ConfiguredReport[];
   /** IANA zone of the reports: days, `dt` and the schedule are local to it. */
   readonly timeZone: string;
+  /**
+   * First local date (YYYY-MM-DD) the deployment will ever export: the first day of your
+   * earliest backfill, else the first night's "yesterday". Athena's partition projection
+   * of `dt` starts here (both tables), so a query without a `dt` filter only enumerates
+   * days that can hold data. Required: no default can know it, and synthesis must not
+   * read the clock. Days before it are written but invisible to Athena: to backfill
+   * earlier, lower it and deploy first (only the tables' parameters change).
+   */
+  readonly dataStartDate: string;
   /** @default { enabled: true, hour: 4, minute: 0 } */
   readonly schedule?: ScheduleConfig;
   /**
@@ -127,10 +138,16 @@ export interface ReportExportConfig {
    */
   readonly athenaBytesScannedCutoff?: number;
   /**
-   * First `dt` Athena's partition projection considers (earlier partitions are invisible).
-   * @default '2020-01-01'
+   * Memory of the ExportResults function in MB (CPU comes with it: one vCPU at 1,769).
+   * @default 1769 (see lib/infra/export-sizing.ts and the README's sizing note)
    */
-  readonly dataStartDate?: string;
+  readonly exportMemoryMb?: number;
+  /**
+   * Ephemeral storage (/tmp) of the ExportResults function in MB: the export's spill budget
+   * is this less 64 MB.
+   * @default 10240
+   */
+  readonly exportEphemeralStorageMb?: number;
   /**
    * Glue database name.
    * @default 'report_export'
@@ -167,7 +184,8 @@ export const STACK_DEFAULTS = {
   accessLogs: true,
   freshnessHours: 26,
   athenaBytesScannedCutoff: 10 * 1024 ** 3,
-  dataStartDate: '2020-01-01',
+  exportMemoryMb: DEFAULT_EXPORT_MEMORY_MB,
+  exportEphemeralStorageMb: DEFAULT_EXPORT_EPHEMERAL_MB,
   databaseName: 'report_export',
 } as const;
 
@@ -187,7 +205,18 @@ const layoutAccepts = (member: 'prefix' | 'reportId', part: string): boolean => 
 };
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** True for a `YYYY-MM-DD` date that exists, as the workflow's input parser reads dates. */
+const isCalendarDate = (d: string): boolean => {
+  try {
+    parseCalendarDate('dataStartDate', d);
+    return true;
+  } catch {
+    return false;
+  }
+};
+/** What a missing `dataStartDate` is told: the setting, what to put, and why. */
+const DATA_START_REQUIRED =
+  'is required: put the first local date (YYYY-MM-DD) this deployment will export, the first day of your earliest backfill (or the first nightly run\'s "yesterday" when you start fresh); Athena\'s partition projection of dt starts there';
 
 // Ranges are the handlers' (lib/workflow/settings.ts); the stack also runs the handlers'
 // own validation on the environment it builds, so the two cannot disagree silently.
@@ -206,6 +235,11 @@ const CONFIG_SCHEMA = z.strictObject({
     .refine((r) => new Set(r.map((x) => x.id)).size === r.length, 'has a duplicate id')
     .refine((r) => new Set(r.map((x) => x.name)).size === r.length, 'has a duplicate name'),
   timeZone: z.string().refine(isIanaZone, 'is not an IANA zone'),
+  dataStartDate: z
+    .string({
+      error: (issue) => (issue.input === undefined ? DATA_START_REQUIRED : 'must be a "YYYY-MM-DD" string'),
+    })
+    .refine(isCalendarDate, 'is not a YYYY-MM-DD date'),
   schedule: z
     .strictObject({
       enabled: z.boolean().optional(),
@@ -237,13 +271,9 @@ const CONFIG_SCHEMA = z.strictObject({
   // A whole number of hours of at most 7 days: CloudWatch's longest alarm evaluation range.
   freshnessHours: int(2, 168).optional(),
   athenaBytesScannedCutoff: int(10_000_000, Number.MAX_SAFE_INTEGER).optional(),
-  dataStartDate: z
-    .string()
-    .refine(
-      (d) => DATE.test(d) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
-      'is not a YYYY-MM-DD date',
-    )
-    .optional(),
+  // Lambda's limits.
+  exportMemoryMb: int(128, 10_240).optional(),
+  exportEphemeralStorageMb: int(512, 10_240).optional(),
   databaseName: z
     .string()
     .regex(/^[a-z][a-z0-9_]{0,254}$/, 'must be lower-case letters, digits and _ (Athena)')
@@ -269,6 +299,7 @@ export function resolveStackConfig(value: unknown): ResolvedStackConfig {
     workspaceId: c.workspaceId,
     reports: c.reports,
     timeZone: c.timeZone,
+    dataStartDate: c.dataStartDate,
     schedule: {
       enabled: c.schedule?.enabled ?? d.schedule.enabled,
       hour: c.schedule?.hour ?? d.schedule.hour,
@@ -292,7 +323,8 @@ export function resolveStackConfig(value: unknown): ResolvedStackConfig {
     accessLogs: c.accessLogs ?? d.accessLogs,
     freshnessHours: c.freshnessHours ?? d.freshnessHours,
     athenaBytesScannedCutoff: c.athenaBytesScannedCutoff ?? d.athenaBytesScannedCutoff,
-    dataStartDate: c.dataStartDate ?? d.dataStartDate,
+    exportMemoryMb: c.exportMemoryMb ?? d.exportMemoryMb,
+    exportEphemeralStorageMb: c.exportEphemeralStorageMb ?? d.exportEphemeralStorageMb,
     databaseName: c.databaseName ?? d.databaseName,
     dataset: EXPORT_DEFAULTS.dataset,
   };

@@ -128,7 +128,10 @@ const DEPLOY_TIME_VALUE_BYTES = 256;
  */
 function checkEnvironmentSize(id: string, environment: Record<string, string>): void {
   const sized = Object.fromEntries(
-    Object.entries(environment).map(([k, v]) => [k, Token.isUnresolved(v) ? 'x'.repeat(DEPLOY_TIME_VALUE_BYTES) : v]),
+    Object.entries(environment).map(([k, v]) => [
+      k,
+      Token.isUnresolved(v) ? 'x'.repeat(DEPLOY_TIME_VALUE_BYTES) : v,
+    ]),
   );
   const bytes = environmentBytes(sized);
   if (bytes <= LAMBDA_ENVIRONMENT_LIMIT_BYTES) return;

@@ -8,6 +8,7 @@ export const BASE_CONFIG: ReportExportConfig = {
   workspaceId: 'ws',
   reports: [{ id: 'rep-1', name: 'Call list by user' }],
   timeZone: 'Europe/London',
+  dataStartDate: '2025-01-01',
 };
 
 /** The stack's template for a configuration, without bundling the functions (seconds, not minutes). */

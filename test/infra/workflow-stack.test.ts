@@ -17,6 +17,7 @@ import {
   TERMINAL_ERROR_NAMES,
 } from '../../lib/workflow/error-table';
 import { PUBLISH_LEASE_TTL_MS } from '../../lib/workflow/export-task';
+import { synthStack } from './stack-synth';
 
 type Retrier = {
   ErrorEquals: string[];
@@ -286,5 +287,36 @@ describe('configFromContext', () => {
     [undefined, 'reportExport'],
   ])('names the setting when the context is %j', (context, named) => {
     expect(() => configFromContext(context)).toThrow(named);
+  });
+});
+
+describe('ExportResults sizing and the environment limit', () => {
+  it('takes its memory and ephemeral storage from the configuration, with the spill budget to match', () => {
+    const t = synthStack({ exportMemoryMb: 3538, exportEphemeralStorageMb: 4096 });
+    const [fn] = Object.entries(t.findResources('AWS::Lambda::Function')).filter(([id]) =>
+      id.startsWith('ExportResults'),
+    );
+    const p = (fn?.[1] as { Properties: Record<string, unknown> }).Properties;
+    expect(p.MemorySize).toBe(3538);
+    expect(p.EphemeralStorage).toEqual({ Size: 4096 });
+    expect((p.Environment as { Variables: Record<string, unknown> }).Variables.SPILL_BUDGET_BYTES).toBe(
+      String((4096 - 64) * 1024 * 1024),
+    );
+  });
+
+  it.each([
+    [{ exportMemoryMb: 64 }, 'exportMemoryMb'],
+    [{ exportEphemeralStorageMb: 20_000 }, 'exportEphemeralStorageMb'],
+  ])('refuses %j naming the setting', (config, named) => {
+    expect(() => synthStack(config)).toThrow(named);
+  });
+
+  it('fails synthesis naming REPORTS when the environment would pass Lambda 4 KB', () => {
+    // 19 reports (the most one execution's history holds) with long names.
+    const reports = Array.from({ length: 19 }, (_, i) => ({
+      id: `report-${i}`,
+      name: `Report ${i}: ${'a long description of what the tenant configured in it, '.repeat(4)}`,
+    }));
+    expect(() => synthStack({ reports })).toThrow(/more than Lambda's 4096; largest: REPORTS/);
   });
 });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runLocalWorkflow } from '../../../lib/local/run-workflow';
+import { listAll } from '../../../lib/stores';
 import { EXECUTION_OVERHEAD_EVENTS, worstCaseEventsPerJob } from '../../../lib/workflow/settings';
 import { exportedRows, startHarness, type WorkflowHarness } from './harness';
 
@@ -202,6 +203,58 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     expect(Object.keys(counts.byDay)).toEqual(['2026-11-16', '2026-11-18']);
     expect(result.status).toBe('FAILED');
     expect(result.notifications).toHaveLength(1);
+  });
+
+  it('treats a continuation start that finds its execution already there as continued, once', async () => {
+    // Prepare: the first StartExecution goes through but answers ExecutionAlreadyExists, as a
+    // retried start whose first reply was lost does in AWS.
+    h = await startHarness({ settings: { MAX_JOBS_PER_EXECUTION: '1', MAX_WINDOW_DAYS: '1' } });
+    const report = h.deployment.reports[0]?.name as string;
+    // Act
+    const result = await h.deployment.run(
+      { from: '2026-11-17', to: '2026-11-18', reports: [report] },
+      { repeatContinuationStart: true },
+    );
+    // Assess: two executions, each day once, the first one through ContinuationExists.
+    expect(result.executions.map((e) => e.status)).toEqual(['SUCCEEDED', 'SUCCEEDED']);
+    const entered = (result.executions[0]?.events ?? [])
+      .filter((e) => e.type === 'StateEntered')
+      .map((e) => e.state?.name);
+    expect(entered).toContain('ContinuationExists');
+    expect(Object.keys((await h.countRows()).byDay)).toEqual(['2026-11-17', '2026-11-18']);
+  });
+
+  it('ends an export that outgrows its spill budget with SpillBudgetExceededError, not retried, with nothing published', async () => {
+    // Prepare: a budget far below one day's part files (the template's budget is gigabytes).
+    h = await startHarness({ settings: { SPILL_BUDGET_BYTES: '20000' } });
+    const report = h.deployment.reports[0]?.name as string;
+    // Act
+    const result = await h.deployment.run({ date: '2026-11-18', reports: [report] });
+    // Assess
+    expect(result.status).toBe('FAILED');
+    expect(result.error).toBe('SpillBudgetExceededError');
+    const events = result.executions[0]?.events ?? [];
+    expect(events.filter((e) => e.type === 'StateRetried' && e.state?.name === 'ExportResults')).toHaveLength(0);
+    expect((await h.countRows()).parquet).toBe(0);
+    expect(await listAll(h.s3.store(), 'lake/calls/')).toEqual([]);
+  });
+
+  it('ends an ExportResults that outgrows its memory as AWS does (Lambda.Unknown, retried once), with nothing published', async () => {
+    // Prepare: the smallest Lambda memory and a window of ~70,000 rows.
+    h = await startHarness({
+      stackConfig: { exportMemoryMb: 128 },
+      simulator: { rowsPerDay: 10_000, reportLatencyMs: 50 },
+    });
+    const report = h.deployment.reports[0]?.name as string;
+    // Act
+    const result = await h.deployment.run({ from: '2026-11-12', to: '2026-11-18', reports: [report] });
+    // Assess
+    expect(result.status).toBe('FAILED');
+    expect(result.error).toBe('Lambda.Unknown');
+    expect(result.executions[0]?.cause).toMatch(/OutOfMemory/);
+    const events = result.executions[0]?.events ?? [];
+    expect(events.filter((e) => e.type === 'StateRetried' && e.state?.name === 'ExportResults')).toHaveLength(1);
+    expect(await listAll(h.s3.store(), 'lake/calls/')).toEqual([]);
   });
 
   it.each([
