@@ -1,9 +1,11 @@
 /**
  * The Lambda bundles of the workflow, built as lib/infra/workflow-function.ts has the CDK
  * build them (local esbuild: ESM, platform node, target node22, minify, keepNames, source
- * map, main fields module/main, the createRequire banner, `@aws-sdk/*` external as
- * NodejsFunction does for Node 22), and the cold import time of each: a fresh `node`
- * process imports the bundle once and prints how long the import took.
+ * map, main fields module/main, the createRequire banner, `bundleAwsSDK: true`: the SDK
+ * inside, with its version defined), and the cold import time of each: a fresh `node`
+ * process imports the bundle once and prints how long the import took. For comparison a
+ * bundle can also be built with `@aws-sdk/*` external (NodejsFunction's default on Node 22,
+ * which shipped before).
  */
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type BuildOptions, build } from 'esbuild';
+import { AWS_SDK_VERSION_DEFINE, bundledAwsSdkVersion } from '../lib/infra/workflow-function';
 
 export const HANDLER_MODULES = [
   'plan',
@@ -46,15 +49,18 @@ export interface HandlerBundle {
 }
 
 /**
- * Bundles one handler into `<outDir>/<module>/index.mjs` (+ .map), as the CDK asset.
- * `bundleSdk` is the construct's `bundleAwsSDK: true` instead (the SDK in the bundle).
+ * Bundles one handler into `<outDir>/<module>/index.mjs` (+ .map), as the CDK asset
+ * (`<module>-sdk-external/` without `bundleSdk`).
+ * `bundleSdk` is the construct's `bundleAwsSDK: true` (the SDK in the bundle: what ships);
+ * without it `@aws-sdk/*` stays external, loaded from node_modules as from the runtime's copy.
  */
 export async function bundleHandler(
   module: HandlerModule,
   outDir: string,
   options: { bundleSdk?: boolean } = {},
 ): Promise<HandlerBundle> {
-  const dir = join(outDir, options.bundleSdk === true ? `${module}-sdk-bundled` : module);
+  // What ships takes the module's own folder, beside encode-worker.mjs for export-results.
+  const dir = join(outDir, options.bundleSdk === true ? module : `${module}-sdk-external`);
   await mkdir(dir, { recursive: true });
   const file = join(dir, 'index.mjs');
   await build({
@@ -64,6 +70,9 @@ export async function bundleHandler(
     mainFields: ['module', 'main'],
     // NodejsFunction's default on Node >= 18 runtimes: the SDK v3 comes with the runtime.
     external: options.bundleSdk === true ? [] : ['@aws-sdk/*'],
+    ...(options.bundleSdk === true
+      ? { define: { [AWS_SDK_VERSION_DEFINE]: JSON.stringify(bundledAwsSdkVersion()) } }
+      : {}),
     outfile: file,
   });
   return { module, file, bytes: (await stat(file)).size, mapBytes: (await stat(`${file}.map`)).size };

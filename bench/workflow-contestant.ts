@@ -153,6 +153,8 @@ async function main(): Promise<void> {
     workDir,
     objectStoreUri: `s3://${bucket}/lake`,
     s3: () => client,
+    // The functions run in processes of their own (their bundles): they reach S3 by endpoint.
+    s3Endpoint: arg('endpoint'),
     simulator: {
       reportLatencyMs: 0,
       rowsPerDay: Number(arg('rows-per-day')),

@@ -103,6 +103,10 @@ export async function runLocalExport(options: LocalExportOptions = {}): Promise<
       objectStoreUri: pathToFileURL(outDir).href,
       simulator: { rowsPerDay: options.rowsPerDay ?? 2000, reportLatencyMs: 300 },
       settings: { ...options.settings, CSV_GZIP: options.csvGzip ? 'true' : 'false' },
+      onBundling: () =>
+        progress?.log(
+          'building the Lambda bundles as cdk synth does (once after each change of the sources)',
+        ),
     });
     try {
       return await runOnDeployment(deployment, options, { outDir, secretFile });
@@ -134,10 +138,10 @@ async function runOnDeployment(
     ...(options.reportId === undefined ? {} : { reports: [options.reportId] }),
   };
   const plans = planChainOrUsage(input, deployment, options.reportId);
-  // Synthesizing the state machine (CDK) takes seconds: say so rather than sit silent.
+  // Synthesizing the state machine (CDK) takes seconds, and building the Lambda bundles more
+  // after a change of the sources: say so rather than sit silent.
   progress?.update('preparing the workflow definition');
-  const { synthesizedDefinition } = await import('../local/definition');
-  const definition = synthesizedDefinition();
+  await deployment.prepare();
   signal?.throwIfAborted();
   const tracker = new ExportProgressTracker(
     plans.map((p) => p.jobs),
@@ -146,7 +150,6 @@ async function runOnDeployment(
   );
   progress?.update(tracker.status());
   const result = await deployment.run(input, {
-    definition,
     waitMs: options.waitMs ?? 200,
     name: 'start',
     maxExecutions: MAX_EXECUTIONS,

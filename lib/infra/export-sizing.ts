@@ -5,11 +5,12 @@
  * stages and publishes them: about SPILL_BYTES_PER_ROW per row (Parquet and CSV together,
  * measured by `npm run bench`). One result holds at most the service's 1,000,000 rows, but
  * a busy day split into pieces is exported whole (its pieces together, so the partition is
- * published once): a day is bounded by the 15-minute deadline, not by the row limit. The
- * default storage holds DEFAULT_EXPORT_EPHEMERAL_MB / SPILL_BYTES_PER_ROW ≈ 35 million rows,
- * more than one invocation can export before its deadline at the measured rate, so the
- * deadline (a split) comes first; the spill budget makes a shortfall a named terminal error
- * (SpillBudgetExceededError), never ENOSPC retried. Storage beyond 512 MB costs
+ * published once): a day is bounded by local disk and the 15-minute deadline, not by the
+ * row limit. The default storage (Lambda's maximum) holds (10,240 - 64) MB / 383 B ≈ 27.9
+ * million rows; the export core on one vCPU would reach about 66.9 million rows in 900 s,
+ * so on a day larger than 27.9 million rows the disk runs out first, whatever the memory:
+ * the spill budget makes that a named terminal error (SpillBudgetExceededError), never an
+ * ENOSPC retried. Storage beyond 512 MB costs
  * $0.0000000309 per GB-second (us-east-1): about 1% of the function's compute.
  *
  * Memory. Lambda gives CPU in proportion to memory: one vCPU at 1,769 MB. The export's
@@ -18,7 +19,7 @@
  */
 
 /** Bytes of part files on local disk per exported row (measured; see the bench). */
-export const SPILL_BYTES_PER_ROW = 285;
+export const SPILL_BYTES_PER_ROW = 383;
 
 /** /tmp the function keeps for itself and its libraries; the rest is the export's budget. */
 export const TMP_RESERVE_MB = 64;

@@ -60,6 +60,16 @@ export interface LocalDeploymentOptions {
   secretFile?: string;
 }
 
+/** What a prepared deployment runs. */
+export interface PreparedWorkflow {
+  /** The synthesized template's definition and functions. */
+  workflow: SynthesizedWorkflow;
+  /** The Tasks' runner of `run` (the functions' processes, or in-process handlers). */
+  tasks: LocalTasks;
+  /** Another, independent set of the functions (a second Lambda fleet: no warm process shared). */
+  newTasks(): LocalTasks;
+}
+
 /** A local service, a logged-in secret, and the handlers' runtime on local adapters. */
 export interface LocalDeployment {
   sim: RunningSimulator;
@@ -71,12 +81,11 @@ export interface LocalDeployment {
   /** Every metric Finalize published (CloudWatch embedded metric format when in processes). */
   metricLines: string[];
   reports: { id: string; name: string }[];
-  /** The synthesized template's definition and functions this deployment runs. */
-  workflow: SynthesizedWorkflow;
-  /** The Tasks' runner of `run` (the functions' processes, or in-process handlers). */
-  tasks: LocalTasks;
-  /** Another, independent set of the functions (a second Lambda fleet: no warm process shared). */
-  newTasks(): LocalTasks;
+  /**
+   * Synthesizes the stack for this deployment and readies its functions (bundles built when
+   * the sources changed): seconds, once; `run` does it when not done yet.
+   */
+  prepare(): Promise<PreparedWorkflow>;
   run(input: unknown, options?: Partial<LocalWorkflowOptions>): Promise<LocalWorkflowResult>;
   close(): Promise<void>;
 }
@@ -138,16 +147,24 @@ export async function startLocalDeployment(options: LocalDeploymentOptions): Pro
         },
       };
     };
-    const workflow = synthesizeWorkflow({
-      ...options.stackConfig,
-      workspaceId: sim.workspaceId,
-      reports,
-      timeZone: sim.timeZoneId,
-    });
-    let newTasks: () => LocalTasks;
-    if (options.functions === 'in-process') {
-      newTasks = () => inProcessTasks(runtime, metrics);
-    } else {
+    const fleets: LocalTasks[] = [];
+    const prepare = async (): Promise<PreparedWorkflow> => {
+      const workflow = synthesizeWorkflow({
+        ...options.stackConfig,
+        workspaceId: sim.workspaceId,
+        reports,
+        timeZone: sim.timeZoneId,
+      });
+      const build = await tasksFor(workflow);
+      const newTasks = () => {
+        const tasks = build();
+        fleets.push(tasks);
+        return tasks;
+      };
+      return { workflow, tasks: newTasks(), newTasks };
+    };
+    const tasksFor = async (workflow: SynthesizedWorkflow): Promise<() => LocalTasks> => {
+      if (options.functions === 'in-process') return () => inProcessTasks(runtime, metrics);
       const assets = await lambdaAssets(options.onBundling);
       const local = {
         OBJECT_STORE_URI: env.OBJECT_STORE_URI as string,
@@ -161,7 +178,7 @@ export async function startLocalDeployment(options: LocalDeploymentOptions): Pro
       const tmpRoot = path.join(workDir, 'lambda-tmp');
       await fs.mkdir(tmpRoot, { recursive: true });
       const onOutput = (line: string) => (isMetricLine(line) ? metricLines : logLines).push(line);
-      newTasks = () => {
+      return () => {
         const byFunction = new Map<string, FunctionProcesses>();
         const byState: Record<string, FunctionProcesses> = {};
         for (const [state, logicalId] of Object.entries(workflow.taskFunctions)) {
@@ -184,9 +201,12 @@ export async function startLocalDeployment(options: LocalDeploymentOptions): Pro
         }
         return processTasks(byState);
       };
-    }
-    const tasks = newTasks();
-    const fleets: LocalTasks[] = [tasks];
+    };
+    let prepared: Promise<PreparedWorkflow> | undefined;
+    const ready = () => {
+      prepared ??= prepare();
+      return prepared;
+    };
     return {
       sim,
       env,
@@ -195,16 +215,13 @@ export async function startLocalDeployment(options: LocalDeploymentOptions): Pro
       logLines,
       metricLines,
       reports,
-      workflow,
-      tasks,
-      newTasks: () => {
-        const more = newTasks();
-        fleets.push(more);
-        return more;
+      prepare: ready,
+      run: async (input, runOptions) => {
+        const { workflow, tasks } = await ready();
+        return runLocalWorkflow(input, { tasks, definition: workflow.definition, ...runOptions });
       },
-      run: (input, runOptions) =>
-        runLocalWorkflow(input, { tasks, definition: workflow.definition, ...runOptions }),
       close: async () => {
+        await prepared?.catch(() => undefined);
         await Promise.all(fleets.map((f) => f.close()));
         await sim.close();
       },

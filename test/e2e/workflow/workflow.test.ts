@@ -161,12 +161,13 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     });
     const report = h.deployment.reports[0]?.name as string;
     // Two fleets of the functions' processes: each execution on its own token source, lease owner, stores.
-    const second = h.deployment.newTasks();
+    const prepared = await h.deployment.prepare();
+    const second = prepared.newTasks();
     const [a, b] = await Promise.all([
       h.deployment.run({ date: '2026-11-18', reports: [report] }, { name: 'first', waitMs: 300 }),
       runLocalWorkflow(
         { date: '2026-11-18', reports: [report] },
-        { tasks: second, definition: h.deployment.workflow.definition, name: 'second', waitMs: 300 },
+        { tasks: second, definition: prepared.workflow.definition, name: 'second', waitMs: 300 },
       ),
     ]);
     expect([a.status, b.status]).toEqual(['SUCCEEDED', 'SUCCEEDED']);
@@ -234,7 +235,9 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     expect(result.status).toBe('FAILED');
     expect(result.error).toBe('SpillBudgetExceededError');
     const events = result.executions[0]?.events ?? [];
-    expect(events.filter((e) => e.type === 'StateRetried' && e.state?.name === 'ExportResults')).toHaveLength(0);
+    expect(events.filter((e) => e.type === 'StateRetried' && e.state?.name === 'ExportResults')).toHaveLength(
+      0,
+    );
     expect((await h.countRows()).parquet).toBe(0);
     expect(await listAll(h.s3.store(), 'lake/calls/')).toEqual([]);
   });
@@ -253,7 +256,9 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     expect(result.error).toBe('Lambda.Unknown');
     expect(result.executions[0]?.cause).toMatch(/OutOfMemory/);
     const events = result.executions[0]?.events ?? [];
-    expect(events.filter((e) => e.type === 'StateRetried' && e.state?.name === 'ExportResults')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'StateRetried' && e.state?.name === 'ExportResults')).toHaveLength(
+      1,
+    );
     expect(await listAll(h.s3.store(), 'lake/calls/')).toEqual([]);
   });
 
