@@ -1,10 +1,10 @@
-import { DEFAULT_EXPORT_EPHEMERAL_MB, DEFAULT_EXPORT_MEMORY_MB } from './export-sizing';
 import { z } from 'zod';
 import { EXPORT_DEFAULTS } from '../export/export-options';
 import { checkLayout } from '../export/layout';
 import { parseCalendarDate } from '../export/window';
 import type { ConfiguredReport } from '../workflow/settings';
 import { isIanaZone, SETTINGS_DEFAULTS } from '../workflow/settings';
+import { DEFAULT_EXPORT_EPHEMERAL_MB, DEFAULT_EXPORT_MEMORY_MB } from './export-sizing';
 
 /** Stable codes of the infra module's errors; tests match on these, never on messages. */
 export const INFRA_ERROR_CODES = {

@@ -296,7 +296,8 @@ describe('ExportResults sizing and the environment limit', () => {
     const [fn] = Object.entries(t.findResources('AWS::Lambda::Function')).filter(([id]) =>
       id.startsWith('ExportResults'),
     );
-    const p = (fn?.[1] as { Properties: Record<string, unknown> }).Properties;
+    if (fn === undefined) throw new Error('no ExportResults function');
+    const p = (fn[1] as { Properties: Record<string, unknown> }).Properties;
     expect(p.MemorySize).toBe(3538);
     expect(p.EphemeralStorage).toEqual({ Size: 4096 });
     expect((p.Environment as { Variables: Record<string, unknown> }).Variables.SPILL_BUDGET_BYTES).toBe(
