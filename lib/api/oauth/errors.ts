@@ -54,7 +54,8 @@ export class TokenEndpointError extends OAuthError {
     const description = truncateServiceText(errorDescription);
     super(
       code,
-      options?.message ?? `Token endpoint error ${e}${description ? `: ${description}` : ''} (status ${status})`,
+      options?.message ??
+        `Token endpoint error ${e}${description ? `: ${description}` : ''} (status ${status})`,
       options,
     );
     this.name = 'TokenEndpointError';
