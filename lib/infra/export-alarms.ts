@@ -63,11 +63,13 @@ export interface ExportAlarmsProps {
 
 /**
  * Alarms to the topic: executions failed, timed out or throttled; schedule starts that
- * were dead-lettered; and freshness: no run in the last `freshnessHours` exported a day
- * younger than that, with missing data (no run at all) counted as breaching.
+ * were dead-lettered; and freshness: once an export has published, no run in the last
+ * `freshnessHours` exported a day younger than that (no run at all counts). Before the
+ * first export there is nothing to be stale: deploy day raises no freshness alarm.
  */
 export class ExportAlarms extends Construct {
-  readonly alarms: cloudwatch.Alarm[] = [];
+  /** The alarms that notify the topic (not the silent inputs of the composite). */
+  readonly alarms: cloudwatch.AlarmBase[] = [];
   readonly #topic: sns.ITopic;
 
   constructor(scope: Construct, id: string, props: ExportAlarmsProps) {
@@ -101,21 +103,50 @@ export class ExportAlarms extends Construct {
         'The nightly schedule could not start the export; the start is in the dead-letter queue.',
       );
     }
-    const hours = props.freshnessHours ?? 26;
-    this.#add('Freshness', {
+    this.#freshness(props.freshnessHours ?? 26);
+  }
+
+  /**
+   * Freshness, as a composite of two silent alarms on `NewestDayAge`, because one metric
+   * alarm cannot tell "no run yet" from "runs stopped": both are missing data.
+   * - `FreshnessWindow`: the minimum over the last `hours` is older than `hours`, missing
+   *   data breaching: after a first export, a window without one means no run published.
+   * - `FreshnessArmed`: INSUFFICIENT_DATA until the first export publishes, then OK for
+   *   good (a count is never below 1 and missing data keeps the state: a latch).
+   * `FreshnessStale` = ALARM(FreshnessWindow) AND OK(FreshnessArmed) notifies: not on
+   * deploy day, and for as long as exports stay stale once one has published.
+   */
+  #freshness(hours: number): void {
+    const metric = (statistic: string, period: Duration) =>
+      new cloudwatch.Metric({ ...FRESHNESS_METRIC, statistic, period });
+    const window = new cloudwatch.Alarm(this, 'FreshnessWindow', {
       // Minimum: the freshest run in the window counts; a backfill of old days (a large
       // age) in the same window must not raise the alarm.
-      metric: new cloudwatch.Metric({
-        ...FRESHNESS_METRIC,
-        statistic: cloudwatch.Stats.MINIMUM,
-        period: Duration.hours(hours),
-      }),
+      metric: metric(cloudwatch.Stats.MINIMUM, Duration.hours(hours)),
       threshold: hours * 3600,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: 1,
       treatMissingData: cloudwatch.TreatMissingData.BREACHING,
-      alarmDescription: `No export in the last ${hours} h brought the newest exported day within ${hours} h of now (or no export ran).`,
+      alarmDescription: `Input of FreshnessStale (notifies nothing itself): no export in the last ${hours} h brought the newest exported day within ${hours} h of now, or none published. Also ALARM before the first export.`,
     });
+    const armed = new cloudwatch.Alarm(this, 'FreshnessArmed', {
+      metric: metric(cloudwatch.Stats.SAMPLE_COUNT, Duration.hours(1)),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.IGNORE,
+      alarmDescription:
+        'Input of FreshnessStale (notifies nothing itself): INSUFFICIENT_DATA until an export first publishes NewestDayAge, OK from then on (missing data keeps the state).',
+    });
+    const stale = new cloudwatch.CompositeAlarm(this, 'FreshnessStale', {
+      alarmRule: cloudwatch.AlarmRule.allOf(
+        cloudwatch.AlarmRule.fromAlarm(window, cloudwatch.AlarmState.ALARM),
+        cloudwatch.AlarmRule.fromAlarm(armed, cloudwatch.AlarmState.OK),
+      ),
+      alarmDescription: `Exports are stale: since the first export, none in the last ${hours} h brought the newest exported day within ${hours} h of now (or no run published at all).`,
+    });
+    stale.addAlarmAction(new actions.SnsAction(this.#topic));
+    this.alarms.push(stale);
   }
 
   #add(alarmId: string, props: cloudwatch.AlarmProps): cloudwatch.Alarm {

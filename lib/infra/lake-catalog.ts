@@ -11,7 +11,7 @@ export interface LakeCatalogProps {
   readonly dataset: string;
   /** Configured report ids: the `report_id` enum of the projection. */
   readonly reportIds: readonly string[];
-  /** First `dt` Athena projects. */
+  /** First `dt` Athena projects (YYYY-MM-DD): the first day the deployment exports. */
   readonly dataStartDate: string;
   /** Glue database name. */
   readonly databaseName: string;

@@ -22,7 +22,11 @@ export interface LakeLocation {
   readonly dataset: string;
   /** `report_id` values of the projection: the configured reports. */
   readonly reportIds: readonly string[];
-  /** First `dt` of the projection (YYYY-MM-DD). */
+  /**
+   * First `dt` of the projection (YYYY-MM-DD): the deployment's first exported day. Athena
+   * enumerates every day from here to NOW for a query without a `dt` filter, so it is
+   * never an arbitrary early default.
+   */
   readonly dataStartDate: string;
 }
 

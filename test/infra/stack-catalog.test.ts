@@ -208,6 +208,16 @@ describe('ReportExportStack catalog', () => {
     });
   });
 
+  it.each(['calls', 'runs'])(
+    'projects dt of %s from the configured dataStartDate to NOW, not from an early default',
+    (name) => {
+      expect(table(name).Parameters).toMatchObject({
+        'projection.dt.type': 'date',
+        'projection.dt.range': '2021-06-01,NOW',
+      });
+    },
+  );
+
   it('reads run records with the Hive JSON SerDe', () => {
     expect(table('runs').StorageDescriptor.SerdeInfo).toEqual({
       SerializationLibrary: 'org.apache.hive.hcatalog.data.JsonSerDe',

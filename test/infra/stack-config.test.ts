@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   configFromContext,
@@ -11,14 +12,50 @@ import { settingsFromEnvironment } from '../../lib/workflow/settings';
 import { BASE_CONFIG } from './stack-synth';
 
 const LOCATIONS = { objectStoreUri: 's3://b/lake', leaseStoreUri: 's3://b/_leases', secretUri: 'arn:secret' };
+/** Every required setting. */
+const CONFIG = { ...BASE_CONFIG, dataStartDate: '2025-03-01' };
 
 describe('resolveStackConfig', () => {
   it('applies every default when only the required settings are given', () => {
     // Act
-    const c = resolveStackConfig(BASE_CONFIG);
+    const c = resolveStackConfig(CONFIG);
 
     // Assess
-    expect(c).toMatchObject({ ...STACK_DEFAULTS, alarmEmail: undefined, dataset: 'calls' });
+    expect(c).toMatchObject({
+      ...STACK_DEFAULTS,
+      dataStartDate: '2025-03-01',
+      alarmEmail: undefined,
+      dataset: 'calls',
+    });
+  });
+
+  it('fails naming dataStartDate and what to put when it is missing: no default start of the projection', () => {
+    // Prepare
+    const { dataStartDate: _, ...withoutStart } = CONFIG;
+
+    // Act
+    const act = () => resolveStackConfig(withoutStart);
+
+    // Assess
+    expect(act).toThrow(StackConfigError);
+    expect(act).toThrow(
+      /dataStartDate is required: put the first local date \(YYYY-MM-DD\) this deployment will export/,
+    );
+    expect(STACK_DEFAULTS).not.toHaveProperty('dataStartDate');
+  });
+
+  it("accepts cdk.json's example configuration, which names its dataStartDate", () => {
+    // Prepare
+    const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
+      context: { reportExport: unknown };
+    };
+
+    // Act
+    const c = resolveStackConfig(configFromContext(cdkJson.context.reportExport));
+
+    // Assess
+    expect(c.dataStartDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(c.dataStartDate).toBe((cdkJson.context.reportExport as { dataStartDate: string }).dataStartDate);
   });
 
   it.each([
@@ -58,11 +95,13 @@ describe('resolveStackConfig', () => {
     [{ freshnessHours: 1.5 }, 'freshnessHours 1.5'],
     [{ athenaBytesScannedCutoff: 1000 }, 'athenaBytesScannedCutoff 1000'],
     [{ dataStartDate: '2021-02-30' }, 'dataStartDate "2021-02-30" is not a YYYY-MM-DD date'],
+    [{ dataStartDate: '2021-13-01' }, 'dataStartDate "2021-13-01" is not a YYYY-MM-DD date'],
+    [{ dataStartDate: 20210101 }, 'dataStartDate 20210101 must be a "YYYY-MM-DD" string'],
     [{ databaseName: 'Report-Export' }, 'databaseName "Report-Export"'],
     [{ unknownSetting: 1 }, 'unknownSetting'],
   ])('names the setting when the configuration has %j', (override, named) => {
     // Act
-    const act = () => resolveStackConfig({ ...BASE_CONFIG, ...override });
+    const act = () => resolveStackConfig({ ...CONFIG, ...override });
 
     // Assess
     expect(act).toThrow(StackConfigError);
@@ -86,7 +125,7 @@ describe('workflowEnvironment', () => {
   it('gives the handlers settings their own validation accepts, equal to the configuration', () => {
     // Prepare
     const c = resolveStackConfig({
-      ...BASE_CONFIG,
+      ...CONFIG,
       lookBackDays: 4,
       poll: { initialSeconds: 3, maxSeconds: 30, maxPollsPerJob: 12 },
       csvGzip: true,
@@ -109,7 +148,7 @@ describe('workflowEnvironment', () => {
   });
 
   it('passes the store and secret locations through', () => {
-    const env = workflowEnvironment(resolveStackConfig(BASE_CONFIG), LOCATIONS);
+    const env = workflowEnvironment(resolveStackConfig(CONFIG), LOCATIONS);
     expect(env).toMatchObject({
       OBJECT_STORE_URI: 's3://b/lake',
       LEASE_STORE_URI: 's3://b/_leases',
@@ -119,7 +158,7 @@ describe('workflowEnvironment', () => {
 
   it("fails synthesis with the handler's message when a value passes the config schema but not the handlers", () => {
     // Prepare: a workspace id the config accepts, emptied after resolution as a drift would.
-    const c = { ...resolveStackConfig(BASE_CONFIG), workspaceId: '' };
+    const c = { ...resolveStackConfig(CONFIG), workspaceId: '' };
 
     // Act / Assess
     expect(() => workflowEnvironment(c, LOCATIONS)).toThrow(

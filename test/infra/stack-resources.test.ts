@@ -33,7 +33,9 @@ describe('ReportExportStack resources', () => {
     ['AWS::Glue::Database', 1],
     ['AWS::Glue::Table', 2],
     ['AWS::Athena::WorkGroup', 1],
-    ['AWS::CloudWatch::Alarm', 5],
+    // Four alarms to the topic, and the two silent inputs of the freshness composite.
+    ['AWS::CloudWatch::Alarm', 6],
+    ['AWS::CloudWatch::CompositeAlarm', 1],
   ])('has %s x%i', (type, count) => {
     template.resourceCountIs(type, count);
   });
@@ -152,18 +154,6 @@ describe('ReportExportStack resources', () => {
     [
       'ApproximateNumberOfMessagesVisible',
       { Namespace: 'AWS/SQS', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' },
-    ],
-    [
-      'NewestDayAge',
-      {
-        Namespace: 'ReportExport',
-        Dimensions: [{ Name: 'service', Value: 'report-export' }],
-        Statistic: 'Minimum',
-        Period: 26 * 3600,
-        Threshold: 26 * 3600,
-        ComparisonOperator: 'GreaterThanThreshold',
-        TreatMissingData: 'breaching',
-      },
     ],
   ];
   it.each(ALARMS)('alarms on %s to the topic', (metricName, props) => {
