@@ -1,5 +1,13 @@
+import * as os from 'node:os';
+import { removeStaleSpill } from '../lib/export';
 import { createExportResultsHandler } from '../lib/workflow/handlers';
 import { lambdaHandler } from './lambda-runtime';
 
-/** The ExportResults task of the export workflow. */
-export const handler = lambdaHandler(createExportResultsHandler);
+/**
+ * The ExportResults task of the export workflow. An environment whose last export was killed
+ * (out of memory, a timeout) may keep its /tmp: what that export spilled is removed first,
+ * so it cannot eat this one's spill budget (one invocation per environment at a time).
+ */
+export const handler = lambdaHandler(createExportResultsHandler, {
+  beforeInvoke: () => removeStaleSpill(os.tmpdir()),
+});

@@ -51,10 +51,12 @@ export function lambdaMetrics(): MetricsSink {
 /** A Lambda handler around a workflow handler factory: context on the logger, runtime at module scope. */
 export function lambdaHandler<E, R>(
   factory: (rt: WorkflowRuntime) => (event: E, context?: TaskContext) => Promise<R>,
+  options: { beforeInvoke?: () => Promise<void> } = {},
 ): (event: E, context?: TaskContext & object) => Promise<R> {
   let bound: ((event: E, context?: TaskContext) => Promise<R>) | undefined;
   return async (event, context) => {
     if (context !== undefined) logger.addContext(context as never);
+    await options.beforeInvoke?.();
     bound ??= factory(runtime());
     return bound(event, context);
   };

@@ -17,6 +17,7 @@ export { PARQUET_CODECS, type ParquetCodec } from './formats/parquet-encoder';
 export { zstdAvailable } from './formats/zstd';
 export { MANIFEST_NAME, OUTPUT_FORMATS, type OutputFormat, type OutputLayout } from './layout';
 export type { ManifestFile, PartitionManifest } from './publish/publish';
+export { removeStaleSpill } from './read-partitions';
 export {
   COLUMN_KINDS,
   COLUMNS,

@@ -44,7 +44,6 @@ export async function readPartitions(run: ResolvedExportOptions, spillRoot: stri
     requestId,
     zone: new ZoneConverter(run.timeZoneId),
     unknownMembers: run.unknownMembers,
-    ...(logger === undefined ? {} : { logger }),
     ...(run.rowWindow === undefined ? {} : { window: { ...run.rowWindow, outside: run.outsideWindow } }),
   });
   const writerOptions: SpillOptions = {
@@ -89,6 +88,12 @@ export async function readPartitions(run: ResolvedExportOptions, spillRoot: stri
     if (replacedCharacters > 0) {
       logger?.warn('The result held invalid UTF-8; the client replaced it with U+FFFD', {
         replacedCharacters,
+      });
+    }
+    // Names only: operators see which members a report adds (candidates for a typed column).
+    if (mapper.unknownMembers.length > 0) {
+      logger?.info?.('Row members the schema does not know were kept in extra', {
+        members: mapper.unknownMembers,
       });
     }
     const partitions = await spill(partitioner.finish(), requestId, partitioner);
@@ -145,6 +150,23 @@ async function spill<T>(
   }
 }
 
+/** Name prefix of a run's spill directory. */
+export const SPILL_ROOT_PREFIX = 'report-export-';
+
+/**
+ * Removes the spill directories of earlier runs under `spillDirectory`: what an export
+ * killed mid-run (out of memory, a timeout) left. Only where no other export can be running
+ * there: a Lambda execution environment serves one invocation at a time.
+ */
+export async function removeStaleSpill(spillDirectory: string): Promise<void> {
+  const names = await fs.readdir(spillDirectory).catch(() => [] as string[]);
+  await Promise.all(
+    names
+      .filter((n) => n.startsWith(SPILL_ROOT_PREFIX))
+      .map((n) => fs.rm(path.join(spillDirectory, n), { recursive: true, force: true })),
+  );
+}
+
 /** A fresh directory for one run's part files; the caller removes it. */
 export async function makeSpillRoot(run: {
   spillDirectory: string;
@@ -152,7 +174,7 @@ export async function makeSpillRoot(run: {
   requestId: string;
 }): Promise<string> {
   try {
-    return await fs.mkdtemp(path.join(run.spillDirectory, 'report-export-'));
+    return await fs.mkdtemp(path.join(run.spillDirectory, SPILL_ROOT_PREFIX));
   } catch (cause) {
     const errno = diskFullCode(cause);
     if (errno === undefined) throw cause;

@@ -15,6 +15,7 @@ import {
   SNS_RETRIED_ERROR_NAMES,
   TASK_ERROR_NAMES,
 } from '../workflow/error-table';
+import { WORKFLOW_ERROR_CODES } from '../workflow/errors';
 import { STATE_NAMES } from './state-names';
 
 export { STATE_NAMES, TASK_STATES } from './state-names';
@@ -161,7 +162,7 @@ export class ExportWorkflow extends Construct {
     const reportFailed = new sfn.Pass(this, S.reportFailed, {
       stateName: S.reportFailed,
       result: sfn.Result.fromObject({
-        Error: 'ReportRunFailedError',
+        Error: TASK_ERROR_NAMES[WORKFLOW_ERROR_CODES.reportFailed],
         Cause: 'The service ended the report run as failed',
       }),
       resultPath: '$.failure',
@@ -337,9 +338,31 @@ export class ExportWorkflow extends Construct {
       })
       .addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.failure' })
       .next(failedOrSucceeded);
+    // A continuation that already ended badly took its days with it: say so (RecordFailure
+    // records, notifies and fails the execution) rather than succeed over it.
+    const continuationStopped = new sfn.Pass(this, S.continuationStopped, {
+      stateName: S.continuationStopped,
+      parameters: {
+        Error: TASK_ERROR_NAMES[WORKFLOW_ERROR_CODES.continuationStopped],
+        'Cause.$':
+          "States.Format('The continuation {} ended {}: its days may not all be exported; run a backfill of them', $.continuedAs.ExecutionArn, $.continuedAs.Status)",
+      },
+      resultPath: '$.failure',
+    }).next(recordFailure);
+    const continuationRunning = new sfn.Choice(this, S.continuationRunning, {
+      stateName: S.continuationRunning,
+    })
+      .when(
+        sfn.Condition.or(
+          sfn.Condition.stringEquals('$.continuedAs.Status', 'RUNNING'),
+          sfn.Condition.stringEquals('$.continuedAs.Status', 'SUCCEEDED'),
+        ),
+        failedOrSucceeded,
+      )
+      .otherwise(continuationStopped);
     continuationExists
       .addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.failure' })
-      .next(failedOrSucceeded);
+      .next(continuationRunning);
     const outcome = new sfn.Choice(this, S.runOutcome, { stateName: S.runOutcome })
       .when(sfn.Condition.booleanEquals('$.summary.hasContinuation', true), continueAsNew)
       .otherwise(failedOrSucceeded);

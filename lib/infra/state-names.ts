@@ -22,6 +22,8 @@ export const STATE_NAMES = {
   exportFailed: 'ExportFailed',
   continueAsNew: 'ContinueAsNew',
   continuationExists: 'ContinuationExists',
+  continuationRunning: 'ContinuationRunning',
+  continuationStopped: 'ContinuationStopped',
   succeeded: 'Succeeded',
   recordFailure: 'RecordFailure',
   notifyCaughtFailure: 'NotifyCaughtFailure',

@@ -38,6 +38,8 @@ interface Sandbox {
   tmp: string;
   /** Why the process ended, once it has. */
   exit: Promise<string>;
+  /** The invocation in flight's reaction to the process ending. */
+  onExit?: ((why: string) => void) | undefined;
 }
 
 /**
@@ -46,14 +48,19 @@ interface Sandbox {
  * at a time and stays warm for the next; concurrent invocations get environments of their
  * own; an environment that crashed, ran out of memory or out of time is replaced. The
  * function's limits come from its template: `MemorySize` (the process's resident memory,
- * watched; above it the process is killed and the invocation fails with `Lambda.Unknown`,
- * as AWS reports an out-of-memory crash) and `Timeout` (the deadline the handler sees;
- * past it the process is killed: `Sandbox.Timedout`).
+ * watched; above it the process is killed and the invocation fails with
+ * `Runtime.OutOfMemory`, as Lambda reports an out-of-memory crash) and `Timeout` (the
+ * deadline the handler sees; past it the process is killed: `Sandbox.Timedout`). A process
+ * that exits mid-invocation fails it with `Runtime.ExitError`. Like Lambda's, the `/tmp`
+ * of an environment that crashed is not wiped: the next environment of the function may
+ * find it as it was.
  */
 export class FunctionProcesses {
   readonly #o: FunctionProcessesOptions;
   readonly #idle: Sandbox[] = [];
   readonly #all = new Set<Sandbox>();
+  /** /tmp directories of environments that crashed, for the next environment (as Lambda may). */
+  readonly #leftTmps: string[] = [];
   #started = 0;
   #closed = false;
 
@@ -74,7 +81,12 @@ export class FunctionProcesses {
     if (this.#closed) throw new Error(`${this.#o.spec.logicalId}: the local deployment is closed`);
     // An interrupted run invokes nothing more (the engine may still schedule a state).
     signal?.throwIfAborted();
-    const sandbox = this.#idle.pop() ?? this.#start();
+    let sandbox = this.#idle.pop();
+    while (sandbox !== undefined && !alive(sandbox)) {
+      void this.#stop(sandbox, { keepTmp: true });
+      sandbox = this.#idle.pop();
+    }
+    sandbox ??= this.#start();
     let healthy = false;
     try {
       await Promise.race([sandbox.ready, sandbox.exit.then((why) => Promise.reject(crashed(why)))]);
@@ -86,20 +98,21 @@ export class FunctionProcesses {
       healthy = error instanceof HandlerError;
       throw error instanceof HandlerError ? error.named : error;
     } finally {
-      if (healthy && !this.#closed && sandbox.child.exitCode === null) this.#idle.push(sandbox);
-      else this.#stop(sandbox);
+      if (healthy && !this.#closed && alive(sandbox)) this.#idle.push(sandbox);
+      else void this.#stop(sandbox, { keepTmp: !healthy });
     }
   }
 
   async close(): Promise<void> {
     this.#closed = true;
     await Promise.all([...this.#all].map((s) => this.#stop(s)));
+    for (const tmp of this.#leftTmps.splice(0)) fs.rmSync(tmp, { recursive: true, force: true });
   }
 
   #start(): Sandbox {
     const spec = this.#o.spec;
     this.#started += 1;
-    const tmp = fs.mkdtempSync(path.join(this.#o.tmpRoot, `${spec.logicalId}-`));
+    const tmp = this.#leftTmps.pop() ?? fs.mkdtempSync(path.join(this.#o.tmpRoot, `${spec.logicalId}-`));
     const child = fork(
       HOST,
       [path.join(this.#o.assetDir, 'index.mjs'), spec.handler.split('.').pop() ?? 'handler'],
@@ -137,7 +150,8 @@ export class FunctionProcesses {
       child.on('message', onMessage);
     });
     ready.catch(() => {});
-    const sandbox = { child, ready, tmp, exit };
+    const sandbox: Sandbox = { child, ready, tmp, exit };
+    exit.then((why) => sandbox.onExit?.(why));
     this.#all.add(sandbox);
     return sandbox;
   }
@@ -157,6 +171,7 @@ export class FunctionProcesses {
         clearInterval(watchdog);
         child.off('message', onMessage);
         signal?.removeEventListener('abort', onAbort);
+        sandbox.onExit = undefined;
         fn();
       };
       const kill = (error: Error) => {
@@ -183,7 +198,7 @@ export class FunctionProcesses {
         timers.push(setTimeout(() => kill(new Error('The local run was interrupted')), ABORT_GRACE_MS));
       };
       child.on('message', onMessage);
-      sandbox.exit.then((why) => finish(() => reject(crashed(why))));
+      sandbox.onExit = (why) => finish(() => reject(crashed(why)));
       timers.push(
         setTimeout(
           () =>
@@ -201,8 +216,8 @@ export class FunctionProcesses {
         if (used !== undefined && used > limitBytes) {
           kill(
             new LambdaInvokeError(
-              'Lambda.Unknown',
-              `Runtime.OutOfMemory: the function used ${Math.round(used / 1048576)} MB of its ${spec.memorySizeMb} MB (Runtime exited with error: signal: killed)`,
+              'Runtime.OutOfMemory',
+              `Runtime exited with error: signal: killed (the function used ${Math.round(used / 1048576)} MB of its ${spec.memorySizeMb} MB)`,
             ),
           );
         }
@@ -214,14 +229,19 @@ export class FunctionProcesses {
     });
   }
 
-  async #stop(sandbox: Sandbox): Promise<void> {
+  async #stop(sandbox: Sandbox, options: { keepTmp?: boolean } = {}): Promise<void> {
     this.#all.delete(sandbox);
     const i = this.#idle.indexOf(sandbox);
     if (i >= 0) this.#idle.splice(i, 1);
     if (sandbox.child.exitCode === null && sandbox.child.signalCode === null) sandbox.child.kill('SIGKILL');
     await sandbox.exit;
-    fs.rmSync(sandbox.tmp, { recursive: true, force: true });
+    if (options.keepTmp === true && !this.#closed) this.#leftTmps.push(sandbox.tmp);
+    else fs.rmSync(sandbox.tmp, { recursive: true, force: true });
   }
+}
+
+function alive(sandbox: Sandbox): boolean {
+  return sandbox.child.exitCode === null && sandbox.child.signalCode === null;
 }
 
 /** A handler's own error (the environment stays warm). */
@@ -231,16 +251,17 @@ class HandlerError extends Error {
   }
 }
 
+/** A runtime that exited mid-invocation, as Lambda reports it. */
 function crashed(why: string): LambdaInvokeError {
-  return new LambdaInvokeError('Lambda.Unknown', `Runtime exited with error: ${why}`);
+  return new LambdaInvokeError('Runtime.ExitError', `Runtime exited with error: ${why}`);
 }
 
 /** The resident set of a process in bytes (Linux /proc), or undefined where it cannot be read. */
-function residentBytes(pid: number | undefined): number | undefined {
+export function residentBytes(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
-    const pages = Number(fs.readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]);
-    return Number.isFinite(pages) ? pages * 4096 : undefined;
+    const kb = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? undefined : Number(kb) * 1024;
   } catch {
     return undefined;
   }

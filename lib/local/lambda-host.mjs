@@ -21,8 +21,9 @@ try {
   handler = module[handlerName];
   if (typeof handler !== 'function') throw new Error(`${bundle} exports no function ${handlerName}`);
 } catch (error) {
-  process.send?.({ type: 'init-error', ...failure(error) });
-  process.exit(1);
+  // Exit once the message is out: an init failure keeps its name (a terminal error stays terminal).
+  process.send?.({ type: 'init-error', ...failure(error) }, () => process.exit(1));
+  await new Promise(() => {});
 }
 
 process.on('message', async (message) => {
@@ -54,3 +55,7 @@ process.on('message', async (message) => {
 process.send?.({ type: 'ready' });
 // An execution environment lives no longer than the runner that started it.
 process.on('disconnect', () => process.exit(0));
+// Ctrl+C reaches the whole process group: the runner passes it on as an abort of the
+// invocation (so the task releases its leases and removes its staging), never a kill.
+process.on('SIGINT', () => {});
+process.on('SIGTERM', () => {});

@@ -1,5 +1,4 @@
 import './promise-polyfill';
-import { createHash } from 'node:crypto';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { STATE_NAMES, TASK_STATES } from '../infra/state-names';
 import { SFN_EXECUTION_EXISTS_ERROR_NAME } from '../workflow/error-table';
@@ -30,10 +29,11 @@ export interface LocalWorkflowOptions {
   /** Name prefix of the executions. Default `local`. */
   name?: string;
   /**
-   * The first StartExecution of a continuation answers ExecutionAlreadyExists after starting
-   * it, as a retried start whose first reply was lost does in AWS.
+   * The first StartExecution of a continuation answers ExecutionAlreadyExists: `RUNNING`
+   * after starting it (a retried start whose first reply was lost), `ABORTED` without (an
+   * execution of that name was stopped earlier), as DescribeExecution then reports it.
    */
-  repeatContinuationStart?: boolean;
+  existingContinuation?: 'RUNNING' | 'ABORTED';
 }
 
 /** One execution of the chain (a backfill continues in new executions). */
@@ -107,8 +107,8 @@ export async function runLocalWorkflow(
     return out;
   };
   // Continuations by name, as Step Functions keeps executions by name.
-  const started = new Map<string, { arn: string; startDate: string }>();
-  let repeatStart = options.repeatContinuationStart === true;
+  const started = new Map<string, { arn: string; startDate: string; status: string }>();
+  let existing = options.existingContinuation;
   const stamp = new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15);
 
   while (queue.length > 0) {
@@ -133,27 +133,29 @@ export async function runLocalWorkflow(
       [STATE_NAMES.notifyFailure]: async (e) => notify(e),
       [STATE_NAMES.notifyCaughtFailure]: async (e) => notify(e),
       [STATE_NAMES.continueAsNew]: async (e: { StateMachineArn: string; Name: string; Input: string }) => {
-        const existing = started.get(e.Name);
-        if (existing === undefined) {
-          queue.push(JSON.parse(e.Input));
+        const before = started.get(e.Name);
+        if (before === undefined) {
+          const status = existing ?? 'RUNNING';
+          if (status === 'RUNNING') queue.push(JSON.parse(e.Input));
           started.set(e.Name, {
             arn: `${e.StateMachineArn.replace(':stateMachine:', ':execution:')}:${e.Name}`,
             startDate: new Date().toISOString(),
+            status,
           });
         }
-        if (existing !== undefined || repeatStart) {
-          repeatStart = false;
+        if (before !== undefined || existing !== undefined) {
+          existing = undefined;
           throw named(SFN_EXECUTION_EXISTS_ERROR_NAME, `Execution Already Exists: '${e.Name}'`);
         }
         const child = started.get(e.Name) as { arn: string; startDate: string };
         return { ExecutionArn: child.arn, StartDate: child.startDate };
       },
       [STATE_NAMES.continuationExists]: async (e: { ExecutionArn: string }) => {
-        const name = e.ExecutionArn.slice(e.ExecutionArn.lastIndexOf(':') + 1);
-        const child = started.get(name);
-        if (child === undefined)
+        const child = [...started.values()].find((c) => c.arn === e.ExecutionArn);
+        if (child === undefined) {
           throw named('Sfn.ExecutionDoesNotExistException', `Execution does not exist: '${e.ExecutionArn}'`);
-        return { ExecutionArn: child.arn, StartDate: child.startDate, Status: 'RUNNING' };
+        }
+        return { ExecutionArn: child.arn, StartDate: child.startDate, Status: child.status };
       },
     };
     const notify = (e: { Message?: unknown }) => {
@@ -234,9 +236,4 @@ function named(name: string, message: string): Error {
   const error = new Error(message);
   error.name = name;
   return error;
-}
-
-/** The continuation's name, as the state machine derives it (States.Hash(name, 'SHA-1')). */
-export function continuationName(executionName: string): string {
-  return createHash('sha1').update(executionName).digest('hex');
 }

@@ -1,6 +1,7 @@
 import { LoginRequiredError, PollBudgetExhaustedError } from '../api';
 import { BY_CAUSE, SOURCE_ERROR_CODES, type TaskErrorCode } from './error-table';
 import {
+  ContinuationStoppedError,
   DeadlineError,
   ExportFailedError,
   InvalidConfigError,
@@ -36,6 +37,7 @@ const MAKE: Record<
   [W.storeFailed]: (m, o) => new StoreFailedError(m, o),
   [W.requestRejected]: (m, o) => new RequestRejectedError(m, o),
   [W.spillBudgetExceeded]: (m, o) => new SpillBudgetExceededError(m, o),
+  [W.continuationStopped]: (m) => new ContinuationStoppedError(m),
   OAUTH_INVALID_GRANT: (m, o) => loginRequired(m, o.cause),
 };
 

@@ -36,6 +36,7 @@ export const TASK_ERROR_NAMES = {
   [W.storeFailed]: 'StoreFailedError',
   [W.requestRejected]: 'RequestRejectedError',
   [W.spillBudgetExceeded]: 'SpillBudgetExceededError',
+  [W.continuationStopped]: 'ContinuationStoppedError',
   [OAUTH_ERROR_CODES.invalidGrant]: 'LoginRequiredError',
   // Named by the state machine's PollBudgetSpent state (the loop's budget is counted there).
   [API_ERROR_CODES.pollBudgetExhausted]: 'PollBudgetExhaustedError',
@@ -57,6 +58,8 @@ export const TASK_ERROR_OUTCOMES = {
   // The same rows need the same storage on the next attempt; a day cannot be split across
   // partitions (it is published once), so only more ephemeral storage helps.
   [W.spillBudgetExceeded]: 'terminal',
+  // The continuation's name is taken by the stopped execution: only a backfill can redo its days.
+  [W.continuationStopped]: 'terminal',
   // Each retry would redeem another refresh token, and fail the same way.
   [OAUTH_ERROR_CODES.invalidGrant]: 'terminal',
   [API_ERROR_CODES.pollBudgetExhausted]: 'terminal',
@@ -145,11 +148,18 @@ export const LAMBDA_SERVICE_ERROR_NAMES = [
 ] as const;
 
 /**
- * The function crashed: out of memory, a hard timeout, the process exited. Step Functions
- * reports these as `Lambda.Unknown` (the page above); newer runtimes name a timeout
- * `Sandbox.Timedout`. The same input may crash again: retried once, then the job fails.
+ * The function crashed: out of memory, a hard timeout, the process exited. Step Functions'
+ * guide names these `Lambda.Unknown` (the page above); the invoke's own `errorType`, which
+ * a Task reports as its error, is `Runtime.OutOfMemory` or `Runtime.ExitError` (signal:
+ * killed) for a crash and `Sandbox.Timedout` for a timeout on current runtimes. The same
+ * input may crash again: retried once, then the job fails with the crash's name.
  */
-export const LAMBDA_CRASH_ERROR_NAMES = ['Lambda.Unknown', 'Sandbox.Timedout'] as const;
+export const LAMBDA_CRASH_ERROR_NAMES = [
+  'Lambda.Unknown',
+  'Runtime.OutOfMemory',
+  'Runtime.ExitError',
+  'Sandbox.Timedout',
+] as const;
 
 /**
  * Errors of the optimized SNS integration (sns:publish) worth a retry: throttling and the

@@ -28,6 +28,7 @@ export const WORKFLOW_ERROR_CODES = {
   storeFailed: 'WORKFLOW_STORE_FAILED',
   requestRejected: 'WORKFLOW_REQUEST_REJECTED',
   spillBudgetExceeded: 'WORKFLOW_SPILL_BUDGET_EXCEEDED',
+  continuationStopped: 'WORKFLOW_CONTINUATION_STOPPED',
 } as const;
 export type WorkflowErrorCode = (typeof WORKFLOW_ERROR_CODES)[keyof typeof WORKFLOW_ERROR_CODES];
 
@@ -126,5 +127,17 @@ export class SpillBudgetExceededError extends WorkflowError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(WORKFLOW_ERROR_CODES.spillBudgetExceeded, message, options);
     this.name = 'SpillBudgetExceededError';
+  }
+}
+
+/**
+ * The continuation of a long plan (an execution of the same state machine) was found
+ * stopped: failed, aborted or timed out. Its days may not all be exported. Named by the
+ * state machine (ContinuationStopped), never thrown by a handler. Not retried.
+ */
+export class ContinuationStoppedError extends WorkflowError {
+  constructor(message: string) {
+    super(WORKFLOW_ERROR_CODES.continuationStopped, message);
+    this.name = 'ContinuationStoppedError';
   }
 }

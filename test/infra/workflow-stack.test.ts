@@ -130,7 +130,7 @@ describe('ReportExportStack workflow', () => {
     }
   });
 
-  it('retries a Lambda crash (Lambda.Unknown, Sandbox.Timedout) once and then catches it on every Lambda task', () => {
+  it('retries a Lambda crash (out of memory, exit, timeout, under every name AWS reports) once and then catches it on every Lambda task', () => {
     for (const name of TASKS.filter((t) => states[t]?.Resource?.includes(':function:'))) {
       const state = states[name] as State;
       const crash = state.Retry?.find((r) => r.ErrorEquals.includes('Lambda.Unknown'));

@@ -214,7 +214,7 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     // Act
     const result = await h.deployment.run(
       { from: '2026-11-17', to: '2026-11-18', reports: [report] },
-      { repeatContinuationStart: true },
+      { existingContinuation: 'RUNNING' },
     );
     // Assess: two executions, each day once, the first one through ContinuationExists.
     expect(result.executions.map((e) => e.status)).toEqual(['SUCCEEDED', 'SUCCEEDED']);
@@ -223,6 +223,22 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
       .map((e) => e.state?.name);
     expect(entered).toContain('ContinuationExists');
     expect(Object.keys((await h.countRows()).byDay)).toEqual(['2026-11-17', '2026-11-18']);
+  });
+
+  it('fails with ContinuationStoppedError, and notifies, when the continuation it would start was stopped earlier', async () => {
+    h = await startHarness({ settings: { MAX_JOBS_PER_EXECUTION: '1', MAX_WINDOW_DAYS: '1' } });
+    const report = h.deployment.reports[0]?.name as string;
+    // Act
+    const result = await h.deployment.run(
+      { from: '2026-11-17', to: '2026-11-18', reports: [report] },
+      { existingContinuation: 'ABORTED' },
+    );
+    // Assess: this execution's day is published; the stopped child's day is not, and says so.
+    expect(result.executions.map((e) => e.status)).toEqual(['FAILED']);
+    expect(result.error).toBe('ContinuationStoppedError');
+    expect(result.executions[0]?.cause).toMatch(/ended ABORTED: .*run a backfill/);
+    expect(result.notifications).toHaveLength(1);
+    expect(Object.keys((await h.countRows()).byDay)).toEqual(['2026-11-17']);
   });
 
   it('ends an export that outgrows its spill budget with SpillBudgetExceededError, not retried, with nothing published', async () => {
@@ -242,7 +258,7 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     expect(await listAll(h.s3.store(), 'lake/calls/')).toEqual([]);
   });
 
-  it('ends an ExportResults that outgrows its memory as AWS does (Lambda.Unknown, retried once), with nothing published', async () => {
+  it('ends an ExportResults that outgrows its memory as AWS does (Runtime.OutOfMemory, retried once), with nothing published', async () => {
     // Prepare: the smallest Lambda memory and a window of ~70,000 rows.
     h = await startHarness({
       stackConfig: { exportMemoryMb: 128 },
@@ -253,8 +269,8 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     const result = await h.deployment.run({ from: '2026-11-12', to: '2026-11-18', reports: [report] });
     // Assess
     expect(result.status).toBe('FAILED');
-    expect(result.error).toBe('Lambda.Unknown');
-    expect(result.executions[0]?.cause).toMatch(/OutOfMemory/);
+    expect(result.error).toBe('Runtime.OutOfMemory');
+    expect(result.executions[0]?.cause).toMatch(/signal: killed.*of its 128 MB/);
     const events = result.executions[0]?.events ?? [];
     expect(events.filter((e) => e.type === 'StateRetried' && e.state?.name === 'ExportResults')).toHaveLength(
       1,

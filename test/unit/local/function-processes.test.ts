@@ -115,20 +115,47 @@ describe('FunctionProcesses', () => {
     expect(fn.coldStarts).toBe(2);
   });
 
-  it('kills an environment above its memory size as Lambda.Unknown (out of memory)', async () => {
+  it('kills an environment above its memory size as Runtime.OutOfMemory', async () => {
     const fn = start({ memorySizeMb: 128, timeoutSeconds: 30 });
     await expect(fn.invoke({ do: 'grow' })).rejects.toMatchObject({
-      name: 'Lambda.Unknown',
-      message: expect.stringMatching(/OutOfMemory.*of its 128 MB/),
+      name: 'Runtime.OutOfMemory',
+      message: expect.stringMatching(/signal: killed.*of its 128 MB/),
     });
   });
 
-  it('reports a process that exits mid-invocation as Lambda.Unknown', async () => {
+  it('reports a process that exits mid-invocation as Runtime.ExitError, and leaves its /tmp to the next environment', async () => {
     const fn = start();
+    const first = (await fn.invoke({ do: 'echo' })) as { tmp: string };
+    await fs.writeFile(path.join(first.tmp, 'left-behind'), 'x');
     await expect(fn.invoke({ do: 'exit' })).rejects.toMatchObject({
-      name: 'Lambda.Unknown',
+      name: 'Runtime.ExitError',
       message: expect.stringContaining('exit status 3'),
     });
+    const next = (await fn.invoke({ do: 'echo' })) as { tmp: string; pid: number };
+    expect(next.tmp).toBe(first.tmp);
+    expect(await fs.readFile(path.join(next.tmp, 'left-behind'), 'utf8')).toBe('x');
+  });
+
+  it('keeps the init error name on every cold start, however many start at once', async () => {
+    const fn = start({}, { bundle: 'broken' });
+    const results = await Promise.allSettled(Array.from({ length: 12 }, () => fn.invoke({ do: 'echo' })));
+    expect(results.map((r) => (r.status === 'rejected' ? (r.reason as Error).name : 'ok'))).toEqual(
+      Array(12).fill('InvalidConfigError'),
+    );
+  });
+
+  it('lets a Ctrl+C that reaches the environment pass: the runner decides (abort, not kill)', async () => {
+    const fn = start();
+    const controller = new AbortController();
+    // The warm environment that will run the next invocation.
+    const { pid } = (await fn.invoke({ do: 'echo' })) as { pid: number };
+    const running = fn.invoke({ do: 'wait-abort' }, controller.signal);
+    await new Promise((r) => setTimeout(r, 100));
+    // SIGINT to the environment, as a terminal sends it to the whole process group.
+    process.kill(pid, 'SIGINT');
+    await new Promise((r) => setTimeout(r, 200));
+    controller.abort(new Error('interrupted'));
+    await expect(running).resolves.toEqual({ aborted: true });
   });
 
   it('fails an invocation whose init throws with the init error name', async () => {
