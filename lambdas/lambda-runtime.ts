@@ -34,7 +34,11 @@ export const AWS_SDK_VERSION = globalThis.REPORT_EXPORT_AWS_SDK_VERSION ?? 'unbu
 if (process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined) {
   runtime();
   // Which SDK and Node a cold start runs on: the first line to read when AWS behaves unlike the tests.
-  logger.info('cold start', { awsSdkVersion: AWS_SDK_VERSION, node: process.version });
+  logger.info('cold start', {
+    function: process.env.AWS_LAMBDA_FUNCTION_NAME,
+    awsSdkVersion: AWS_SDK_VERSION,
+    node: process.version,
+  });
 }
 
 /** Powertools Metrics (CloudWatch embedded metric format) behind the workflow's metrics port. */

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { App } from 'aws-cdk-lib';
+import { cdkFeatureFlags } from '../infra/cdk-context';
 import { ReportExportStack } from '../infra/report-export-stack';
 import type { ReportExportConfig } from '../infra/stack-config';
 
@@ -42,7 +43,7 @@ export interface SynthesizedWorkflow {
 }
 
 /** The configuration local runs synthesize with when none is given. */
-const PLACEHOLDER_CONFIG: ReportExportConfig = {
+export const PLACEHOLDER_CONFIG: ReportExportConfig = {
   workspaceId: 'local',
   reports: [{ id: 'local', name: 'local' }],
   timeZone: 'UTC',
@@ -91,7 +92,7 @@ export function synthesizeTemplate(
   try {
     const app = new App({
       outdir,
-      ...(options.bundling ? {} : { context: { 'aws:cdk:bundling-stacks': [] } }),
+      context: { ...cdkFeatureFlags(), ...(options.bundling ? {} : { 'aws:cdk:bundling-stacks': [] }) },
     });
     const stack = new ReportExportStack(app, LOCAL_STACK_NAME, {
       env: { account: LOCAL_ACCOUNT, region: LOCAL_REGION },

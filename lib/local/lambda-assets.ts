@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { PROJECT_ROOT } from '../infra/workflow-function';
-import { type CfnTemplate, readTemplate, synthesizeTemplate } from './definition';
+import { type CfnTemplate, PLACEHOLDER_CONFIG, readTemplate, synthesizeTemplate } from './definition';
 
 /** What the bundles are built from: a change to any of these builds them again. */
 const SOURCES = ['lib', 'lambdas', 'package-lock.json', 'tsconfig.json'];
@@ -27,49 +27,60 @@ export type LambdaAssets = Record<string, string>;
  * for one build.
  */
 export async function lambdaAssets(onBuild?: () => void): Promise<LambdaAssets> {
-  const dir = path.join(ASSET_CACHE, sourceHash());
-  const manifest = path.join(dir, 'assets.json');
-  const lock = `${dir}.building`;
   const deadline = Date.now() + BUILD_WAIT_MS;
-  for (;;) {
+  for (let builds = 0; ; ) {
+    const hash = sourceHash();
+    const dir = path.join(ASSET_CACHE, hash);
+    const manifest = path.join(dir, 'assets.json');
     if (fs.existsSync(manifest)) return readAssets(dir, manifest);
     fs.mkdirSync(ASSET_CACHE, { recursive: true });
-    try {
-      fs.mkdirSync(lock);
-    } catch {
-      const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > BUILD_LOCK_STALE_MS) fs.rmSync(lock, { recursive: true, force: true });
-      if (Date.now() > deadline)
+    const lock = `${dir}.building`;
+    if (!takeLock(lock)) {
+      if (Date.now() > deadline) {
         throw new Error(`Timed out waiting for another process to build the Lambda bundles (${lock})`);
+      }
       await new Promise((r) => setTimeout(r, 250));
       continue;
     }
     try {
-      if (!fs.existsSync(manifest)) {
-        onBuild?.();
-        build(dir);
-      }
+      if (++builds > 3) throw new Error('The sources kept changing while the Lambda bundles were built');
+      onBuild?.();
+      build(dir, hash);
     } finally {
       fs.rmSync(lock, { recursive: true, force: true });
     }
   }
 }
 
-function build(dir: string): void {
-  for (const old of fs.readdirSync(ASSET_CACHE)) {
-    if (!old.endsWith('.building')) fs.rmSync(path.join(ASSET_CACHE, old), { recursive: true, force: true });
+/** Takes the build lock: a directory naming its owner; one whose owner died is taken over. */
+function takeLock(lock: string): boolean {
+  try {
+    fs.mkdirSync(lock);
+    fs.writeFileSync(path.join(lock, 'owner'), String(process.pid));
+    return true;
+  } catch {
+    const owner = Number(fs.readFileSync(path.join(lock, 'owner'), { encoding: 'utf8', flag: 'a+' }));
+    const age = Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+    if ((owner > 0 && !processAlive(owner)) || age > BUILD_LOCK_STALE_MS) {
+      fs.rmSync(lock, { recursive: true, force: true });
+    }
+    return false;
   }
-  const outdir = `${dir}.out`;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function build(dir: string, hash: string): void {
+  const outdir = `${dir}.out-${process.pid}`;
   fs.rmSync(outdir, { recursive: true, force: true });
-  const { template } = synthesizeTemplate(
-    {
-      workspaceId: 'local',
-      reports: [{ id: 'local', name: 'local' }],
-      timeZone: 'UTC',
-      dataStartDate: '2020-01-01',
-    },
-    { bundling: true, outdir },
-  );
+  const { template } = synthesizeTemplate(PLACEHOLDER_CONFIG, { bundling: true, outdir });
   const assets: LambdaAssets = {};
   for (const fn of Object.values(readTemplate(template as CfnTemplate).functions)) {
     if (fn.assetKey === undefined) throw new Error(`Function ${fn.logicalId} has no asset in the template`);
@@ -78,8 +89,26 @@ function build(dir: string): void {
       throw new Error(`No bundle for ${fn.logicalId} in ${asset}`);
     assets[fn.logicalId] = asset;
   }
+  // Sources edited during the build: these bundles are of neither state; build again.
+  if (sourceHash() !== hash) {
+    fs.rmSync(outdir, { recursive: true, force: true });
+    return;
+  }
   fs.writeFileSync(path.join(outdir, 'assets.json'), JSON.stringify(assets));
   fs.renameSync(outdir, dir);
+  pruneOldBuilds(hash);
+}
+
+/** Bundles of other states of the sources, a day old or more (a running process may still use a recent one). */
+function pruneOldBuilds(keep: string): void {
+  const dayAgo = Date.now() - 24 * 3600_000;
+  for (const name of fs.readdirSync(ASSET_CACHE)) {
+    if (name === keep || name.includes('.')) continue;
+    const entry = path.join(ASSET_CACHE, name);
+    if ((fs.statSync(entry, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) < dayAgo) {
+      fs.rmSync(entry, { recursive: true, force: true });
+    }
+  }
 }
 
 function readAssets(dir: string, manifest: string): LambdaAssets {

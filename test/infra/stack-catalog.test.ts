@@ -6,6 +6,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportReportResult } from '../../lib/export';
 import { glueColumns, gluePartitionKeys } from '../../lib/export/schema';
+import { cdkFeatureFlags } from '../../lib/infra/cdk-context';
 import {
   callsTableInput,
   type LakeLocation,
@@ -157,7 +158,7 @@ describe('ReportExportStack catalog', () => {
   let template: Template;
 
   beforeAll(() => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const app = new App({ context: { ...cdkFeatureFlags(), 'aws:cdk:bundling-stacks': [] } });
     const stack = new ReportExportStack(app, 'ReportExport', {
       config: {
         workspaceId: 'ws',

@@ -5,6 +5,7 @@ import { App, Validations } from 'aws-cdk-lib';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cdkFeatureFlags } from '../../lib/infra/cdk-context';
 import { ReportExportStack } from '../../lib/infra/report-export-stack';
 import type { ReportExportConfig } from '../../lib/infra/stack-config';
 import { BASE_CONFIG } from './stack-synth';
@@ -24,7 +25,7 @@ afterAll(() => {
 function synthWithNag(config: Partial<ReportExportConfig>, extra?: (stack: ReportExportStack) => void) {
   const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'nag-'));
   outdirs.push(outdir);
-  const app = new App({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({ outdir, context: { ...cdkFeatureFlags(), 'aws:cdk:bundling-stacks': [] } });
   const stack = new ReportExportStack(app, 'ReportExport', { config: { ...BASE_CONFIG, ...config } });
   extra?.(stack);
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

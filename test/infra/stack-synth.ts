@@ -1,5 +1,6 @@
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { cdkFeatureFlags } from '../../lib/infra/cdk-context';
 import { ReportExportStack } from '../../lib/infra/report-export-stack';
 import type { ReportExportConfig } from '../../lib/infra/stack-config';
 
@@ -13,7 +14,7 @@ export const BASE_CONFIG: ReportExportConfig = {
 
 /** The stack's template for a configuration, without bundling the functions (seconds, not minutes). */
 export function synthStack(config: Partial<ReportExportConfig> = {}): Template {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({ context: { ...cdkFeatureFlags(), 'aws:cdk:bundling-stacks': [] } });
   const stack = new ReportExportStack(app, 'ReportExport', { config: { ...BASE_CONFIG, ...config } });
   return Template.fromStack(stack);
 }

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { cdkFeatureFlags } from '../../lib/infra/cdk-context';
 import { DEFAULT_EXPORT_EPHEMERAL_MB, spillBudgetBytes } from '../../lib/infra/export-sizing';
 import { STATE_NAMES, TASK_STATES } from '../../lib/infra/export-workflow';
 import { ReportExportStack } from '../../lib/infra/report-export-stack';
@@ -53,7 +54,7 @@ let definition: { TimeoutSeconds?: number; States: Record<string, State> };
 beforeAll(() => {
   // Prepare: synthesize with real bundling (the local esbuild, no Docker).
   const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'infra-test-'));
-  const app = new App({ outdir });
+  const app = new App({ outdir, context: cdkFeatureFlags() });
   const stack = new ReportExportStack(app, 'ReportExport', { config: CONFIG });
   app.synth();
   template = Template.fromStack(stack);

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { bundledAwsSdkVersion } from '../../../lib/infra/workflow-function';
 import { runLocalWorkflow } from '../../../lib/local/run-workflow';
 import { listAll } from '../../../lib/stores';
 import { EXECUTION_OVERHEAD_EVENTS, worstCaseEventsPerJob } from '../../../lib/workflow/settings';
@@ -239,6 +240,26 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     expect(result.executions[0]?.cause).toMatch(/ended ABORTED: .*run a backfill/);
     expect(result.notifications).toHaveLength(1);
     expect(Object.keys((await h.countRows()).byDay)).toEqual(['2026-11-17']);
+  });
+
+  it("logs, at every cold start, the AWS SDK version the bundle carries (not the runtime's)", async () => {
+    h = await startHarness();
+    const result = await h.deployment.run({ date: '2026-11-18' });
+    expect(result.status).toBe('SUCCEEDED');
+    const coldStarts = h.deployment.logLines
+      .filter((l) => l.includes('"cold start"'))
+      .map((l) => JSON.parse(l) as { awsSdkVersion: string; function: string });
+    // Plan, RequestReport, CheckStatus, ExportResults and Finalize each started at least once.
+    expect(new Set(coldStarts.map((c) => c.function)).size).toBe(5);
+    for (const c of coldStarts) expect(c.awsSdkVersion).toBe(bundledAwsSdkVersion());
+  });
+
+  it('runs the same workflow with the handlers in-process (the mode `run` uses), publishing the same rows', async () => {
+    h = await startHarness({ functions: 'in-process' });
+    const result = await h.deployment.run({ date: '2026-11-18' });
+    expect(result.status).toBe('SUCCEEDED');
+    expect((await h.countRows()).parquet).toBe(exportedRows(result));
+    expect(h.deployment.logLines.some((l) => l.includes('"cold start"'))).toBe(false);
   });
 
   it('ends an export that outgrows its spill budget with SpillBudgetExceededError, not retried, with nothing published', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import * as api from '../../../lib/api';
 import { LoginRequiredError, PollBudgetExhaustedError } from '../../../lib/api';
 import { toWorkflowError } from '../../../lib/workflow/classify';
 import {
@@ -99,6 +100,34 @@ describe('the error table', () => {
       'PollBudgetExhaustedError',
     ]) {
       expect(TERMINAL_ERROR_NAMES).toContain(name);
+    }
+  });
+});
+
+describe("the client's transient and terminal lists", () => {
+  it.each([
+    () => new api.ConnectionError('m'),
+    () => new api.TimeoutError('m'),
+    () => new api.RateLimitedError('m'),
+    () => new api.ServerError('m'),
+    () => new api.TruncatedBodyError('m'),
+    () => new api.PollBudgetExhaustedError(1, 'Running'),
+    () => new api.LoginRequiredError(undefined, 400),
+    () => new api.ValidationError('a', 'b'),
+    () => new api.BadRequestError('m'),
+    () => new api.NotFoundError('m'),
+    () => new api.RedirectError(undefined),
+    () => new api.ResponseTooLargeError(1),
+  ])('agree with the workflow table for %s', (make) => {
+    // Act: what the client calls transient, the state machine retries; terminal, it does not.
+    const error = make();
+    const named = toWorkflowError(error, 'Task');
+    // Assess
+    if ((api.API_TRANSIENT_ERROR_NAMES as readonly string[]).includes(error.name)) {
+      expect(RETRIED_ERROR_NAMES).toContain(named.name);
+    } else {
+      expect(api.API_TERMINAL_ERROR_NAMES as readonly string[]).toContain(error.name);
+      expect(TERMINAL_ERROR_NAMES).toContain(named.name);
     }
   });
 });
