@@ -8,9 +8,16 @@ import {
   ProtocolError,
   RowCountMismatchError,
 } from './errors';
-import type { ReportResultHead, ReportResultMetadata, ReportResultStream } from './report-result-stream';
+import {
+  RAW_MEMBERS,
+  type RawMembers,
+  type ReportResultHead,
+  type ReportResultMetadata,
+  type ReportResultStream,
+} from './report-result-stream';
 import { columnNamesOf } from './result-columns';
 import { deadlineError, type ResultDeadline, raceDeadline, startResultDeadline } from './result-deadline';
+import { setRawMembers } from './result-members';
 import { ResultScanner, type ScannerLimits } from './result-scanner';
 import type { InvalidTextMode } from './result-text';
 
@@ -262,6 +269,8 @@ class ResultStream implements ReportResultStream {
       const v = values[i];
       if (v !== null && v !== undefined) row[names[i] as string] = v;
     }
+    const raw = (values as { [RAW_MEMBERS]?: RawMembers })[RAW_MEMBERS];
+    if (raw !== undefined) setRawMembers(row, raw);
     return row as ResultRow;
   }
 

@@ -1,4 +1,5 @@
 import { type ApiErrorDetails, ProtocolError } from './errors';
+import { keepRawMembers, undocumentedColumns } from './result-members';
 import { mayHoldInexactNumbers, quoteInexactNumbers } from './result-numbers';
 import {
   decodeReplacing,
@@ -14,19 +15,32 @@ import {
 /**
  * Turns byte ranges of the result into values: checks the text (invalid UTF-8, lone
  * surrogates: counted and replaced, or a {@link ProtocolError}), keeps the source text of
- * numbers that do not round-trip, then JSON.parses. One per result; it counts replacements.
+ * numbers that do not round-trip, then JSON.parses; rows with members the spec does not
+ * document get those members' source text (`RAW_MEMBERS`). One per result; it counts
+ * replacements.
  */
 export class RunDecoder {
   /** U+FFFD put in place of invalid UTF-8 sequences and lone surrogates so far. */
   replacedCharacters = 0;
-  /** Column names of array rows (request.displayFields), to name members in errors. */
-  names: readonly string[] = [];
+  #names: readonly string[] = [];
+  /** Elements of array rows whose column the spec does not document. */
+  #undocumented: number[] = [];
   readonly #mode: InvalidTextMode;
   readonly #details: ApiErrorDetails;
 
   constructor(mode: InvalidTextMode = INVALID_TEXT_MODES.count, details: ApiErrorDetails = {}) {
     this.#mode = mode;
     this.#details = details;
+  }
+
+  /** Column names of array rows (request.displayFields), to name members in errors. */
+  get names(): readonly string[] {
+    return this.#names;
+  }
+
+  set names(names: readonly string[]) {
+    this.#names = names;
+    this.#undocumented = undocumentedColumns(names);
   }
 
   /**
@@ -63,6 +77,7 @@ export class RunDecoder {
         });
       }
     }
+    keepRawMembers(text, rows, this.#names, this.#undocumented);
     // Counted only once the run parsed: a wrong guess is decoded again by the exact scan.
     this.replacedCharacters += replaced;
     return rows;
@@ -98,7 +113,7 @@ export class RunDecoder {
   }
 
   #invalid(what: string, row: number, member: string | number | undefined): ProtocolError {
-    const name = typeof member === 'number' ? (this.names[member] ?? `element ${member}`) : member;
+    const name = typeof member === 'number' ? (this.#names[member] ?? `element ${member}`) : member;
     const where = name === undefined ? '' : `, member '${name}'`;
     return new ProtocolError(`The result holds ${what} in row index ${row}${where}`, this.#details);
   }

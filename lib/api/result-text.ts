@@ -165,6 +165,11 @@ export function replaceLoneSurrogates(
   return count;
 }
 
+/** `s` with each lone surrogate replaced by U+FFFD (what the parsed values hold). */
+export function wellFormed(s: string): string {
+  return LONE_SURROGATE_TEST.test(s) ? s.replace(LONE_SURROGATE, String.fromCharCode(REPLACEMENT)) : s;
+}
+
 function fixString(s: string): { text: string; replaced: number } {
   let replaced = 0;
   const text = s.replace(LONE_SURROGATE, () => {

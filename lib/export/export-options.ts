@@ -33,8 +33,10 @@ export interface ExportOptions {
    */
   csvGzip?: boolean;
   /**
-   * Row members the schema does not know: `warn` (logged once per name) or `fail`.
-   * @default 'warn'
+   * Row members the schema does not know: `keep` them, exactly as sent, in the `extra`
+   * column (a JSON object text per row; NULL for a row without any), or `fail` the run
+   * (EXPORT_UNKNOWN_MEMBER, naming the member and the row) for a hard stop.
+   * @default 'keep'
    */
   unknownMembers?: UnknownMemberPolicy;
   /**
@@ -142,7 +144,7 @@ export const EXPORT_DEFAULTS = {
   prefix: '',
   parquetCodec: 'SNAPPY',
   csvGzip: false,
-  unknownMembers: 'warn',
+  unknownMembers: 'keep',
   outsideWindow: 'fail',
   maxRowsPerFile: 1_000_000,
   rowGroupRows: 32_768,

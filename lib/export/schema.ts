@@ -3,9 +3,13 @@ import type { ResultRow } from '../spec/types';
 
 /**
  * Version of the output schema, written to every manifest and to Parquet key-value metadata.
- * Bump it when a column is added, removed, renamed or retyped.
+ * Bump it when a column is added, removed, renamed or retyped. Readers take the versions
+ * together by column name (DuckDB `union_by_name`, Athena over Parquet): a column a file
+ * lacks reads as NULL.
+ *
+ * 1: the spec's members, `start_utc`, lineage. 2: `extra` (members the schema does not know).
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** How a column is typed; every format's type is derived from this. */
 export const COLUMN_KINDS = {
@@ -24,7 +28,9 @@ export type ColumnSource =
   | { from: 'member'; member: keyof ResultRow }
   | { from: 'startUtc' }
   | { from: 'reportId' }
-  | { from: 'requestId' };
+  | { from: 'requestId' }
+  /** The row's members that no column takes, as one JSON object text. */
+  | { from: 'otherMembers' };
 
 /** One output column. */
 export interface ColumnDefinition {
@@ -33,6 +39,11 @@ export interface ColumnDefinition {
   readonly nullable: boolean;
   readonly description: string;
   readonly source: ColumnSource;
+  /**
+   * What a `string` column's text is, when it is more than text: `json` is annotated JSON
+   * in Parquet (logical and converted type), and stays a string everywhere else.
+   */
+  readonly content?: 'json';
 }
 
 const member = (name: keyof ResultRow, kind: ColumnKind, description: string): ColumnDefinition => ({
@@ -43,9 +54,12 @@ const member = (name: keyof ResultRow, kind: ColumnKind, description: string): C
   source: { from: 'member', member: name },
 });
 
+/** Name of the column that keeps the members no other column takes. */
+export const EXTRA_COLUMN = 'extra';
+
 /**
  * The result-row columns, listed once. Order is the spec's row order, then the derived
- * `start_utc`, then lineage. Member columns are nullable because the service omits
+ * `start_utc`, then lineage, then `extra`. Member columns are nullable because the service omits
  * members that do not apply to a row.
  */
 export const COLUMNS: readonly ColumnDefinition[] = [
@@ -89,6 +103,17 @@ export const COLUMNS: readonly ColumnDefinition[] = [
     nullable: false,
     description: 'Lineage: the report run (request id) that produced the row.',
     source: { from: 'requestId' },
+  },
+  // Last, so that CSV readers that map fields by position (Athena's OpenCSVSerDe) read the
+  // files written before it with every earlier column in place and this one NULL.
+  {
+    name: EXTRA_COLUMN,
+    kind: 'string',
+    content: 'json',
+    nullable: true,
+    description:
+      "The row's members that have no column, as a JSON object text in the order sent, each value exactly as sent (numbers keep their digits); NULL when there are none.",
+    source: { from: 'otherMembers' },
   },
 ];
 
@@ -165,6 +190,17 @@ function parquetElement(c: ColumnDefinition): SchemaElement {
   const repetition_type = c.nullable ? 'OPTIONAL' : 'REQUIRED';
   switch (c.kind) {
     case 'string':
+      // JSON: a UTF-8 BYTE_ARRAY holding one JSON value (parquet-format LogicalTypes.md,
+      // "JSON"), with the converted type too for readers that know only that.
+      if (c.content === 'json') {
+        return {
+          name: c.name,
+          type: 'BYTE_ARRAY',
+          converted_type: 'JSON',
+          logical_type: { type: 'JSON' },
+          repetition_type,
+        };
+      }
       return {
         name: c.name,
         type: 'BYTE_ARRAY',

@@ -7,8 +7,11 @@ export interface ExportLogger {
   info?(message: string, data?: Record<string, unknown>): void;
 }
 
-/** What to do with a row member the schema does not know. */
-export const UNKNOWN_MEMBER_POLICIES = { warn: 'warn', fail: 'fail' } as const;
+/**
+ * What to do with a row member the schema does not know: `keep` it in the `extra` column,
+ * or `fail` the run (EXPORT_UNKNOWN_MEMBER, naming the member).
+ */
+export const UNKNOWN_MEMBER_POLICIES = { keep: 'keep', fail: 'fail' } as const;
 export type UnknownMemberPolicy = (typeof UNKNOWN_MEMBER_POLICIES)[keyof typeof UNKNOWN_MEMBER_POLICIES];
 
 /** What to do with a row dated outside the run's window. */

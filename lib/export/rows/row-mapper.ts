@@ -1,8 +1,9 @@
+import { rawMembersOf } from '../../api/report-result-stream';
 import type { ResultRow } from '../../spec/types';
 import { EXPORT_ERROR_CODES, ExportConfigError, RowConversionError, RowOutsideWindowError } from '../errors';
 import { COLUMNS, type ColumnDefinition, KNOWN_MEMBERS } from '../schema';
 import { localDate, parseLocalTime, type ZoneConverter } from '../time-zone';
-import type { ExportLogger, OutsideWindowPolicy, UnknownMemberPolicy } from '../types';
+import { type OutsideWindowPolicy, UNKNOWN_MEMBER_POLICIES, type UnknownMemberPolicy } from '../types';
 import { ArrayPool } from './array-pool';
 import { ColumnBuffer, RunDictionaries, type StringMode } from './column-buffer';
 
@@ -10,8 +11,8 @@ export interface RowMapperOptions {
   reportId: string;
   requestId: string;
   zone: ZoneConverter;
+  /** Default 'keep': in the `extra` column. */
   unknownMembers?: UnknownMemberPolicy;
-  logger?: ExportLogger;
   /** The window rows must fall in; without it every date is accepted. */
   window?: {
     /** Local dates rows may fall on. */
@@ -23,10 +24,21 @@ export interface RowMapperOptions {
   };
 }
 
+/**
+ * Names of kept members listed for the log: a service that sent a new name per row must not
+ * grow the run's memory with them (their values are in the rows, bounded like any text).
+ */
+const MAX_NAMES_LISTED = 100;
+
 /** Sets one column of the row being appended (reserveRow was called). */
 type Appender = (row: ResultRow, buffer: ColumnBuffer, localMs: number, utcMs: number) => void;
 
-/** Maps source rows onto the column list, computing `dt`, `start_utc` and lineage. */
+/**
+ * Maps source rows onto the column list, computing `dt`, `start_utc` and lineage; members
+ * no column takes go to `extra` as one JSON object text, each value as the service sent it
+ * (its source text from the client, see `rawMembersOf`; a row from any other source gives
+ * `JSON.stringify` of the value).
+ */
 export class RowMapper {
   /** The run's string dictionaries, shared by every buffer this mapper fills. */
   readonly dictionaries = new RunDictionaries();
@@ -34,9 +46,11 @@ export class RowMapper {
   readonly pool = new ArrayPool();
   readonly #appenders: Appender[];
   readonly #policy: UnknownMemberPolicy;
-  readonly #logger: ExportLogger | undefined;
   readonly #zone: ZoneConverter;
-  readonly #warned = new Set<string>();
+  /** Names of the members kept in `extra`, in the order first seen (the first MAX_NAMES_LISTED). */
+  readonly #kept = new Set<string>();
+  /** `extra` of the row being appended. */
+  #other: string | null = null;
   readonly #window: RowMapperOptions['window'];
   /** Rows dropped per date outside the window (outside=drop). */
   readonly #dropped = new Map<string, number>();
@@ -46,12 +60,11 @@ export class RowMapper {
   #lastInWindow = true;
 
   constructor(options: RowMapperOptions) {
-    const policy = options.unknownMembers ?? 'warn';
-    if (policy !== 'warn' && policy !== 'fail') {
-      throw new ExportConfigError(`unknownMembers must be 'warn' or 'fail', got ${String(policy)}`);
+    const policy = options.unknownMembers ?? UNKNOWN_MEMBER_POLICIES.keep;
+    if (!Object.values(UNKNOWN_MEMBER_POLICIES).includes(policy)) {
+      throw new ExportConfigError(`unknownMembers must be 'keep' or 'fail', got ${String(policy)}`);
     }
     this.#policy = policy;
-    this.#logger = options.logger;
     this.#zone = options.zone;
     this.#window = options.window;
     this.#appenders = COLUMNS.map((c, i) => this.#appender(c, i, options));
@@ -70,9 +83,9 @@ export class RowMapper {
     return this.#dropped;
   }
 
-  /** Members seen that the schema does not know (warn policy). */
+  /** Names of the members kept in `extra` so far, in the order first seen (at most MAX_NAMES_LISTED). */
   get unknownMembers(): readonly string[] {
-    return [...this.#warned];
+    return [...this.#kept];
   }
 
   /**
@@ -81,9 +94,14 @@ export class RowMapper {
    */
   append(row: ResultRow, target: ColumnBuffer | ((dt: string) => ColumnBuffer)): string | undefined {
     const index = this.#rowIndex++;
+    let other = false;
     for (const key in row) {
-      if (!KNOWN_MEMBERS.has(key)) this.#unknown(key, index);
+      if (!KNOWN_MEMBERS.has(key)) {
+        other = true;
+        break;
+      }
     }
+    this.#other = other ? this.#otherMembers(row, index) : null;
     const start = row.start;
     const localMs = typeof start === 'string' ? parseLocalTime(start) : undefined;
     if (localMs === undefined) {
@@ -122,17 +140,40 @@ export class RowMapper {
     return undefined;
   }
 
-  #unknown(key: string, index: number): void {
-    if (this.#policy === 'fail') {
+  /**
+   * The row's members that no column takes, as a JSON object text in the order sent (the
+   * client's source text first, then any member it did not give text for), or null when
+   * none has a value.
+   */
+  #otherMembers(row: ResultRow, index: number): string | null {
+    const raw = rawMembersOf(row);
+    let text = '';
+    if (raw !== undefined) {
+      for (const [name, json] of raw) {
+        if (KNOWN_MEMBERS.has(name)) continue;
+        this.#keep(name, index);
+        text += `${text === '' ? '{' : ','}${JSON.stringify(name)}:${json}`;
+      }
+    }
+    for (const key in row) {
+      if (KNOWN_MEMBERS.has(key) || raw?.has(key)) continue;
+      // A row of a stream is parsed JSON: its values stringify.
+      const json = JSON.stringify((row as Record<string, unknown>)[key]) as string | undefined;
+      if (json === undefined) continue; // absent, as a known member would be
+      this.#keep(key, index);
+      text += `${text === '' ? '{' : ','}${JSON.stringify(key)}:${json}`;
+    }
+    return text === '' ? null : `${text}}`;
+  }
+
+  #keep(name: string, index: number): void {
+    if (this.#policy === UNKNOWN_MEMBER_POLICIES.fail) {
       throw new RowConversionError(
         EXPORT_ERROR_CODES.unknownMember,
-        `Row ${index}: member ${JSON.stringify(key)} is not in the output schema (unknownMembers=fail)`,
+        `Row ${index}: member ${JSON.stringify(name)} is not in the output schema (unknownMembers=fail)`,
       );
     }
-    if (!this.#warned.has(key)) {
-      this.#warned.add(key);
-      this.#logger?.warn('Row member not in the output schema is ignored', { member: key, firstRow: index });
-    }
+    if (this.#kept.size < MAX_NAMES_LISTED) this.#kept.add(name);
   }
 
   #appender(c: ColumnDefinition, i: number, options: RowMapperOptions): Appender {
@@ -146,6 +187,7 @@ export class RowMapper {
       return (_row, buffer) => buffer.setIndex(i, 0);
     }
     if (source.from === 'startUtc') return (_row, buffer, _local, utc) => buffer.setNumber(i, utc);
+    if (source.from === 'otherMembers') return (_row, buffer) => buffer.setString(i, this.#other);
     const name = source.member;
     const rowIndex = () => this.#rowIndex - 1;
     switch (c.kind) {

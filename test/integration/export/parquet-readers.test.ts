@@ -41,6 +41,8 @@ function sourceRows(): ResultRow[] {
     if (i % 7 === 0) delete row.ring;
     if (i % 9 === 0) delete row.callType;
     if (i < 300) delete row.cli;
+    // Members without a column: `extra`, JSON text, in every fourth row.
+    if (i % 4 === 1) Object.assign(row, { queue: NAMES[i % NAMES.length], wait: i / 4 });
     return row;
   });
 }
@@ -58,6 +60,8 @@ function expectedRow(row: ResultRow, zone: ZoneConverter): Record<string, unknow
   out.start_utc = zone.toUtc(local);
   out.report_id = 'report-1';
   out.request_id = 'req-0001';
+  const { queue, wait } = row as { queue?: string; wait?: number };
+  out.extra = queue === undefined ? null : JSON.stringify({ queue, wait });
   return out;
 }
 

@@ -26,7 +26,7 @@ describe('resolveExportOptions', () => {
       layout: { prefix: '', dataset: EXPORT_DEFAULTS.dataset, reportId: 'rep-1', csvExtension: '.csv' },
       parquetCodec: 'SNAPPY',
       csvGzip: false,
-      unknownMembers: 'warn',
+      unknownMembers: 'keep',
       outsideWindow: 'fail',
       timeZoneId: 'Europe/London',
       maxRowsPerFile: 1_000_000,
@@ -60,7 +60,7 @@ describe('resolveExportOptions', () => {
 
   it.each([
     { setting: 'parquetCodec', options: { parquetCodec: 'LZ4' as never } },
-    { setting: 'unknownMembers', options: { unknownMembers: 'ignore' as never } },
+    { setting: 'unknownMembers', options: { unknownMembers: 'warn' as never } },
     { setting: 'outsideWindow', options: { outsideWindow: 'keep' as never } },
     { setting: 'maxRowsPerFile', options: { maxRowsPerFile: 0 } },
     { setting: 'rowGroupRows', options: { rowGroupRows: 1.5 } },

@@ -4,8 +4,11 @@ import {
   csvHeader,
   glueColumns,
   gluePartitionKeys,
+  KNOWN_MEMBERS,
   parquetSchema,
+  SCHEMA_VERSION,
 } from '../../../lib/export/schema';
+import { RESULT_ROW_FIELDS } from '../../../lib/spec/types';
 
 describe('schema', () => {
   it('declares no partition key as a Glue data column when the table is partitioned by report_id and dt', () => {
@@ -43,6 +46,30 @@ describe('schema', () => {
 
     // Assess
     expect(types).toEqual(new Set(['string']));
+  });
+
+  it('declares extra last, as JSON in Parquet and as a string in Glue, when members have no column', () => {
+    // Act
+    const element = parquetSchema().at(-1);
+    const glue = glueColumns('parquet').at(-1);
+
+    // Assess
+    expect(csvHeader().at(-1)).toBe('extra');
+    expect(element).toEqual({
+      name: 'extra',
+      type: 'BYTE_ARRAY',
+      converted_type: 'JSON',
+      logical_type: { type: 'JSON' },
+      repetition_type: 'OPTIONAL',
+    });
+    expect(glue).toMatchObject({ Name: 'extra', Type: 'string' });
+    expect(SCHEMA_VERSION).toBe(2);
+  });
+
+  it('knows exactly the spec row members when the client keeps the source text of the others', () => {
+    // Assess: the client gives source text for members outside RESULT_ROW_FIELDS; the
+    // mapper puts members outside KNOWN_MEMBERS in extra. They must be the same set.
+    expect([...KNOWN_MEMBERS].sort()).toEqual([...RESULT_ROW_FIELDS].sort());
   });
 
   it('keeps report_id in the files as a lineage column when it is a partition key', () => {

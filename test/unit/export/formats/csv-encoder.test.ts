@@ -70,9 +70,18 @@ describe('CsvFileEncoder', () => {
     // Assess
     const lines = text.split('\r\n');
     expect(lines[0]).toBe(COLUMNS.map((c) => c.name).join(','));
-    expect(lines[1]).toBe(',2026-01-01T10:00:00.000,,,,,,,,,,,,1.5,,,,,,,2026-01-01T10:00:00.000Z,r,q');
+    expect(lines[1]).toBe(',2026-01-01T10:00:00.000,,,,,,,,,,,,1.5,,,,,,,2026-01-01T10:00:00.000Z,r,q,');
     expect(lines).toHaveLength(4);
     expect(lines[3]).toBe('');
+  });
+
+  it('writes extra as one field, quoted with its quotes doubled, when a row has members without a column', () => {
+    // Act
+    const text = encode([{ start: '2026-01-01T10:00:00', queue: 'a,b', n: 1 } as ResultRow]);
+
+    // Assess
+    const record = text.split('\r\n')[1];
+    expect(record).toMatch(/,r,q,"\{""queue"":""a,b"",""n"":1\}"$/);
   });
 
   it('writes the same text when gzip is on and the members are decompressed', () => {
@@ -108,7 +117,7 @@ describe('CsvFileEncoder', () => {
       // Assess: no chunk of twice the field's size (the quoting worst case) is allocated.
       expect(Math.max(...chunks.map((c) => c.buffer.byteLength))).toBeLessThanOrEqual(CHUNK_BYTES);
       expect(Buffer.concat(chunks).toString('utf8')).toBe(
-        `,2026-01-01T00:00:00.000,${field},,,n,,,,,,,,,,,,,,,2026-01-01T00:00:00.000Z,r,q\r\n`,
+        `,2026-01-01T00:00:00.000,${field},,,n,,,,,,,,,,,,,,,2026-01-01T00:00:00.000Z,r,q,\r\n`,
       );
     },
   );

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { RAW_MEMBERS } from '../../../../lib/api/report-result-stream';
 import type { ColumnBuffer } from '../../../../lib/export/rows/column-buffer';
 import { RowMapper } from '../../../../lib/export/rows/row-mapper';
 import { COLUMNS } from '../../../../lib/export/schema';
@@ -12,37 +13,84 @@ function column(buffer: ColumnBuffer, name: string): unknown[] {
 }
 
 describe('RowMapper', () => {
-  it('warns once per unknown member and keeps the row when the policy is warn', () => {
+  it('keeps unknown members in extra as one JSON object text in the order sent when the policy is keep', () => {
     // Prepare
-    const warnings: unknown[] = [];
-    const mapper = new RowMapper({
-      reportId: 'r',
-      requestId: 'q',
-      zone,
-      logger: { warn: (message, data) => warnings.push({ message, data }) },
-    });
+    const mapper = new RowMapper({ reportId: 'r', requestId: 'q', zone });
     const buffer = mapper.newBuffer();
 
     // Act
-    mapper.append({ start: '2026-01-01T00:00:00', extra: 'x' } as ResultRow, buffer);
-    mapper.append({ start: '2026-01-01T00:00:01', extra: 'y' } as ResultRow, buffer);
+    mapper.append(
+      { start: '2026-01-01T00:00:00', queue: 'sales', connId: 'c1', wait: 12 } as ResultRow,
+      buffer,
+    );
+    mapper.append({ start: '2026-01-01T00:00:01', connId: 'c2' }, buffer);
+    mapper.append(
+      { start: '2026-01-01T00:00:02', tags: ['a', { b: null }], queue: 'x"y' } as ResultRow,
+      buffer,
+    );
 
     // Assess
-    expect(buffer.rows).toBe(2);
-    expect(warnings).toEqual([{ message: expect.any(String), data: { member: 'extra', firstRow: 0 } }]);
-    expect(mapper.unknownMembers).toEqual(['extra']);
+    expect(buffer.rows).toBe(3);
+    expect(column(buffer, 'extra')).toEqual([
+      '{"queue":"sales","wait":12}',
+      null,
+      '{"tags":["a",{"b":null}],"queue":"x\\"y"}',
+    ]);
+    expect(column(buffer, 'connId')).toEqual(['c1', 'c2', null]);
+    expect(mapper.unknownMembers).toEqual(['queue', 'wait', 'tags']);
   });
 
-  it('throws EXPORT_UNKNOWN_MEMBER when the policy is fail', () => {
+  it('writes the source text the client kept when a row carries raw members', () => {
+    // Prepare
+    const mapper = new RowMapper({ reportId: 'r', requestId: 'q', zone });
+    const buffer = mapper.newBuffer();
+    const row = { start: '2026-01-01T00:00:00', amount: '12.50', big: 1000, note: 'n' } as ResultRow;
+    (row as Record<symbol, unknown>)[RAW_MEMBERS] = new Map([
+      ['amount', '12.50'],
+      ['big', '1e3'],
+      ['note', '"n"'],
+    ]);
+
+    // Act
+    mapper.append(row, buffer);
+
+    // Assess
+    expect(column(buffer, 'extra')).toEqual(['{"amount":12.50,"big":1e3,"note":"n"}']);
+  });
+
+  it('leaves extra null when an unknown member is undefined', () => {
+    // Prepare
+    const mapper = new RowMapper({ reportId: 'r', requestId: 'q', zone });
+    const buffer = mapper.newBuffer();
+
+    // Act
+    mapper.append({ start: '2026-01-01T00:00:00', gone: undefined } as ResultRow, buffer);
+
+    // Assess
+    expect(column(buffer, 'extra')).toEqual([null]);
+  });
+
+  it('throws EXPORT_UNKNOWN_MEMBER naming the member when the policy is fail', () => {
     // Prepare
     const mapper = new RowMapper({ reportId: 'r', requestId: 'q', zone, unknownMembers: 'fail' });
 
     // Act
     const append = () =>
-      mapper.append({ start: '2026-01-01T00:00:00', extra: 1 } as ResultRow, mapper.newBuffer());
+      mapper.append({ start: '2026-01-01T00:00:00', queue: 1 } as ResultRow, mapper.newBuffer());
 
     // Assess
-    expect(append).toThrow(expect.objectContaining({ code: 'EXPORT_UNKNOWN_MEMBER' }));
+    expect(append).toThrow(
+      expect.objectContaining({ code: 'EXPORT_UNKNOWN_MEMBER', message: expect.stringContaining('"queue"') }),
+    );
+  });
+
+  it.each(['warn', 'drop'])('throws ExportConfigError when the policy is %s', (policy) => {
+    // Act
+    const create = () =>
+      new RowMapper({ reportId: 'r', requestId: 'q', zone, unknownMembers: policy as 'keep' });
+
+    // Assess
+    expect(create).toThrow(expect.objectContaining({ code: 'EXPORT_CONFIG_INVALID' }));
   });
 
   it.each([
