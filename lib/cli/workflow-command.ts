@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { startLocalDeployment } from '../local/local-deployment';
 import type { LocalWorkflowResult } from '../local/run-workflow';
 import { defineCommand, HELP_OPTION, integerValue, nonEmptyValue, parseOrHelp, UsageError } from './options';
+import { acquireOutDirLock } from './out-dir-lock';
 
 /** `workflow`: one execution of the synthesized state machine on this machine. */
 export const WORKFLOW_COMMAND = defineCommand({
@@ -13,7 +14,8 @@ export const WORKFLOW_COMMAND = defineCommand({
   summary: 'Runs one execution of the deployed state machine locally (local service, local store).',
   description: `Starts the local service in-process, logs in (auto-approval), and executes the
 state machine that \`cdk synth\` produces with aws-local-stepfunctions, each Task on
-the same handler the Lambda runs. Prints each state on stderr and one JSON line on
+its function's bundle as it deploys, in processes with the function's environment,
+memory and timeout. Prints each state on stderr and one JSON line on
 stdout; exits 0 only when the execution SUCCEEDED.`,
   options: {
     input: {
@@ -97,31 +99,57 @@ export function workflowLine(result: LocalWorkflowResult, out: string): Workflow
   };
 }
 
+/** As shells report a process ended by SIGINT (128 + 2). */
+const INTERRUPTED_EXIT_CODE = 130;
+
 export async function workflowCommand(argv: readonly string[]): Promise<number> {
   const v = parseOrHelp(WORKFLOW_COMMAND, argv);
   if (v === undefined) return 0;
   if (v.input === undefined) throw new UsageError('--input is required (try --help)');
   const out = path.resolve(v.out ?? 'data-lake');
+  // One run at a time into a lake: a second is refused, not raced.
+  const lock = await acquireOutDirLock(out);
+  // Ctrl+C (or a TERM): the tasks in flight abort and clean up, then the temporary directory
+  // (the secret file with the client secret and tokens) goes; a second signal does not wait.
+  const interrupt = new AbortController();
+  const onSignal = () => {
+    if (interrupt.signal.aborted) process.exit(INTERRUPTED_EXIT_CODE);
+    process.stderr.write('interrupted: stopping the tasks in flight\n');
+    interrupt.abort(new Error('interrupted'));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'report-export-workflow-'));
-  const deployment = await startLocalDeployment({
-    workDir,
-    objectStoreUri: pathToFileURL(out).href,
-    simulator: { rowsPerDay: v['rows-per-day'] ?? 2000, reportLatencyMs: 300 },
-  });
   try {
-    const result = await deployment.run(v.input, {
-      waitMs: v['wait-ms'] ?? 200,
-      onEvent: (e) => {
-        if (e.type === 'StateEntered' && e.state !== undefined) process.stderr.write(`${e.state.name}\n`);
-        if (e.type === 'StateRetried' && e.state !== undefined)
-          process.stderr.write(`${e.state.name} retried\n`);
-        if (e.type === 'ExecutionFailed') process.stderr.write(`failed: ${e.Error ?? ''}\n`);
-      },
+    const deployment = await startLocalDeployment({
+      workDir,
+      objectStoreUri: pathToFileURL(out).href,
+      simulator: { rowsPerDay: v['rows-per-day'] ?? 2000, reportLatencyMs: 300 },
     });
-    process.stdout.write(`${JSON.stringify(workflowLine(result, out))}\n`);
-    return result.status === 'SUCCEEDED' ? 0 : 1;
+    try {
+      const result = await deployment.run(v.input, {
+        waitMs: v['wait-ms'] ?? 200,
+        signal: interrupt.signal,
+        onEvent: (e) => {
+          if (e.type === 'StateEntered' && e.state !== undefined) process.stderr.write(`${e.state.name}\n`);
+          if (e.type === 'StateRetried' && e.state !== undefined)
+            process.stderr.write(`${e.state.name} retried\n`);
+          if (e.type === 'ExecutionFailed') process.stderr.write(`failed: ${e.Error ?? ''}\n`);
+        },
+      });
+      process.stdout.write(`${JSON.stringify(workflowLine(result, out))}\n`);
+      return result.status === 'SUCCEEDED' ? 0 : 1;
+    } finally {
+      await deployment.close();
+    }
+  } catch (error) {
+    if (!interrupt.signal.aborted) throw error;
+    process.stderr.write('interrupted: partitions already published stay; run again to finish\n');
+    return INTERRUPTED_EXIT_CODE;
   } finally {
-    await deployment.close();
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
     await fs.rm(workDir, { recursive: true, force: true });
+    await lock.release();
   }
 }

@@ -112,6 +112,7 @@ export async function runLocalWorkflow(
   const stamp = new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15);
 
   while (queue.length > 0) {
+    options.signal?.throwIfAborted();
     if (executions.length >= (options.maxExecutions ?? 200)) {
       throw new Error(`The backfill continued into more than ${options.maxExecutions ?? 200} executions`);
     }
