@@ -112,7 +112,24 @@ export async function openLake(dir: string): Promise<LakeDatabase> {
   return {
     async query(sql) {
       // Only reads: a COPY TO, CREATE or DROP inside the directory is still a write there.
+      // EXPLAIN ANALYZE runs the statement it explains (its type is EXPLAIN whatever that is).
+      const keywords = withoutCommentsAndStrings(sql);
+      if (EXPLAIN_ANALYZE.test(keywords)) {
+        throw new LakeReadOnlyError(
+          'query is read-only: EXPLAIN ANALYZE runs the statement it explains; use EXPLAIN, or run the SELECT itself',
+        );
+      }
+      // Parsed (a syntax error is DuckDB's to name), not yet bound.
       const statements = await connection.extractStatements(sql);
+      // Before DuckDB binds anything: binding EXPORT DATABASE or ATTACH already writes.
+      for (const text of keywords.split(';')) {
+        const first = /^[\s(]*([A-Za-z]+)/.exec(text)?.[1]?.toUpperCase();
+        if (first !== undefined && !READING_KEYWORDS.has(first)) {
+          throw new LakeReadOnlyError(
+            `query is read-only: only SELECT (and EXPLAIN) statements run here, got ${first}`,
+          );
+        }
+      }
       const prepared = [];
       for (let i = 0; i < statements.count; i++) {
         const statement = await statements.prepare(i);
@@ -144,3 +161,26 @@ export async function openLake(dir: string): Promise<LakeDatabase> {
     },
   };
 }
+
+const EXPLAIN_ANALYZE = /\bEXPLAIN\s*(?:\([^)]*\bANALY[SZ]E\b|ANALY[SZ]E\b)/i;
+
+/** The SQL with its comments and quoted texts blanked, so only keywords are searched. */
+function withoutCommentsAndStrings(sql: string): string {
+  return sql.replace(/--[^\n]*|\/\*[\s\S]*?\*\/|'(?:[^']|'')*'|"(?:[^"]|"")*"/g, ' ');
+}
+
+/** First keywords of the statements that only read (DuckDB's FROM-first SELECT included). */
+const READING_KEYWORDS: ReadonlySet<string> = new Set([
+  'SELECT',
+  'WITH',
+  'FROM',
+  'VALUES',
+  'TABLE',
+  'DESCRIBE',
+  'DESC',
+  'SHOW',
+  'SUMMARIZE',
+  'EXPLAIN',
+  'PIVOT',
+  'UNPIVOT',
+]);

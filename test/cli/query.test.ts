@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -170,6 +170,27 @@ describe('report-export query', () => {
     // Assess
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(message);
+  });
+
+  it.each([
+    (target: string) => `EXPLAIN ANALYZE COPY (SELECT 1 AS x) TO ${sqlString(target)}`,
+    (target: string) => `explain /* plan */ analyse COPY (SELECT 1 AS x) TO ${sqlString(target)}`,
+    (target: string) => `SELECT 1; COPY (SELECT 1 AS x) TO ${sqlString(target)}`,
+    (target: string) => `EXPORT DATABASE ${sqlString(target)}`,
+    (target: string) => `ATTACH ${sqlString(target)} AS written`,
+  ])('exits 1 and writes nothing inside --dir for %s', async (make) => {
+    // Prepare
+    const target = path.join(lake, 'calls', 'written-by-query.parquet');
+    const before = await readdir(lake, { recursive: true });
+
+    // Act
+    const run = await runCli(['query', '--dir', lake, make(target)]);
+
+    // Assess
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/query is read-only/);
+    await expect(stat(target)).rejects.toThrow(/ENOENT/);
+    expect(await readdir(lake, { recursive: true })).toEqual(before);
   });
 
   it('exits 1 and writes no file when asked to COPY TO a file inside --dir', async () => {
