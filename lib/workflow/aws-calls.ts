@@ -27,7 +27,8 @@ import { TOKEN_REFRESH_LEASE } from './service-secret';
  * each handler performs (on the locations its environment names), expanded through the
  * stores' own call table (lib/stores/aws-calls.ts), and the calls of the state machine.
  * test/infra/iam-evaluation.test.ts evaluates every one against the synthesized roles.
- * Keep this in step with lib/workflow/handlers.ts and the export core's publish protocol.
+ * test/e2e/workflow/aws-calls-coverage.test.ts records the store operations of real
+ * executions and fails on any this list does not declare for the function that made it.
  */
 
 /** The workflow's functions, one per Lambda task. */
@@ -72,8 +73,12 @@ export interface DeclaredCall {
   readonly permissions: readonly IamPermission[];
 }
 
-/** Sample values the key layout is filled with: every date and run lands under the same prefixes. */
-const SAMPLE = {
+/**
+ * Sample values the key layout is filled with: every date and run lands under the same
+ * prefixes. test/e2e/workflow/aws-calls-coverage.test.ts turns each into a wildcard (with
+ * the part numbers) to match the keys real executions use against these declarations.
+ */
+export const SAMPLE = {
   dt: '2026-11-18',
   runId: 'req-7f3a-0a1b2c3d',
   executionName: 'nightly-2026-11-19',
@@ -131,7 +136,15 @@ function exportUses(layout: OutputLayout): StoreUse[] {
         onKey('put', `write the ${format} manifest`, manifest),
         onKey('deleteMany', `delete a stale ${format} part`, partKey(layout, format, dt, 1)),
         copy(`roll back the ${format} part`, backupKey(layout, runId, part), part),
+        copy(`roll back the ${format} manifest`, backupKey(layout, runId, manifest), manifest),
+        onKey('deleteMany', `roll back a new ${format} manifest`, manifest),
         onKey('deleteMany', `delete the ${format} staging`, staged),
+        onKey('deleteMany', `delete the backup of the ${format} part`, backupKey(layout, runId, part)),
+        onKey(
+          'deleteMany',
+          `delete the backup of the ${format} manifest`,
+          backupKey(layout, runId, manifest),
+        ),
       ];
     }),
   ];

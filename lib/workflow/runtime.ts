@@ -9,6 +9,8 @@ import {
   secretStoreFromUri,
 } from '../stores/from-uri';
 import type { LeaseStore } from '../stores/lease-store';
+import type { ObjectStore } from '../stores/object-store';
+import type { SecretStore } from '../stores/secret-store';
 import { InvalidConfigError } from './errors';
 import { SecretTokenSource } from './service-secret';
 import { settingsFromEnvironment, type WorkflowSettings } from './settings';
@@ -46,6 +48,20 @@ export interface RuntimeOptions extends AdapterOptions {
   httpTimeoutMs?: number;
   /** Refresh the access token this long before its expiry. Default: TOKEN_REFRESH_SKEW_SECONDS. */
   expirySkewMs?: number;
+  /**
+   * Replaces the stores the URIs name before anything uses them (the token source
+   * included), e.g. with wrappers that record each operation. The seam of
+   * test/e2e/workflow/aws-calls-coverage.test.ts, which proves lib/workflow/aws-calls.ts
+   * declares every store operation a handler performs. Default: the stores as built.
+   */
+  observeStores?: (stores: RuntimeStores) => RuntimeStores;
+}
+
+/** The stores a runtime builds from its environment's URIs. */
+export interface RuntimeStores {
+  objects: ObjectStore;
+  leases: LeaseStore;
+  secrets: SecretStore;
 }
 
 /**
@@ -64,12 +80,16 @@ export function createWorkflowRuntime(
       throw new InvalidConfigError(`Invalid workflow settings: ${name} is required`);
     return v;
   };
-  const objects = objectStoreFromUri('OBJECT_STORE_URI', need('OBJECT_STORE_URI'), options);
-  const leases = leaseStoreFromUri('LEASE_STORE_URI', need('LEASE_STORE_URI'), options);
+  const location = objectStoreFromUri('OBJECT_STORE_URI', need('OBJECT_STORE_URI'), options);
+  const builtLeases = leaseStoreFromUri('LEASE_STORE_URI', need('LEASE_STORE_URI'), options);
   const secret = secretStoreFromUri('SECRET_URI', need('SECRET_URI'), options);
+  const built: RuntimeStores = { objects: location.store, leases: builtLeases, secrets: secret.store };
+  const stores = options.observeStores?.(built) ?? built;
+  const objects: ObjectLocation = { ...location, store: stores.objects };
+  const leases = stores.leases;
   const fetchOption = options.fetch === undefined ? {} : { fetch: options.fetch };
   const tokens = new SecretTokenSource({
-    secrets: secret.store,
+    secrets: stores.secrets,
     secretName: secret.name,
     leases,
     expirySkewMs: options.expirySkewMs ?? settings.tokenRefreshSkewSeconds * 1000,
