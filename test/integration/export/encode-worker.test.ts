@@ -2,11 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_ERROR_CODES, exportReportResult } from '../../../lib/export';
 import type { ResultRow } from '../../../lib/spec/types';
 import { LocalDirectoryStore } from '../../../lib/stores';
+import { bundleEncodeWorker } from '../../support/encode-worker-bundle';
 import { resultStreamOf, sampleRow } from '../../support/result-stream';
 import { snapshot } from './failing-store';
 
@@ -29,23 +29,17 @@ function rows(): ResultRow[] {
 
 describe('exportReportResult with the encode worker', () => {
   let dir: string;
+  let bundle: Awaited<ReturnType<typeof bundleEncodeWorker>>;
   let worker: URL;
 
   beforeAll(async () => {
-    // The worker runs as plain JavaScript, as deployments bundle it.
     dir = await mkdtemp(join(tmpdir(), 'worker-'));
-    const outfile = join(dir, 'encode-worker.mjs');
-    await build({
-      entryPoints: [new URL('../../../lib/export/spill/encode-worker.ts', import.meta.url).pathname],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      outfile,
-      logLevel: 'silent',
-    });
-    worker = pathToFileURL(outfile);
+    // The worker runs as plain JavaScript, as deployments bundle it.
+    bundle = await bundleEncodeWorker();
+    worker = bundle.url;
   });
   afterAll(async () => {
+    await bundle.remove();
     await rm(dir, { recursive: true, force: true });
   });
 

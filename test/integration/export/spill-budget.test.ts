@@ -1,11 +1,10 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EXPORT_ERROR_CODES, type ExportOptions, exportReportResult } from '../../../lib/export';
 import { LocalDirectoryStore } from '../../../lib/stores';
+import { bundleEncodeWorker } from '../../support/encode-worker-bundle';
 import { callsOn, resultStreamOf } from '../../support/result-stream';
 import { snapshot } from './failing-store';
 
@@ -46,23 +45,15 @@ describe('exportReportResult with a spill budget', () => {
   let spill: string;
   let store: LocalDirectoryStore;
   let workerFile: URL;
+  let workerBundle: Awaited<ReturnType<typeof bundleEncodeWorker>>;
 
   beforeAll(async () => {
     // The worker runs as plain JavaScript, as deployments bundle it.
-    const dir = await mkdtemp(join(tmpdir(), 'budget-worker-'));
-    const outfile = join(dir, 'encode-worker.mjs');
-    await build({
-      entryPoints: [new URL('../../../lib/export/spill/encode-worker.ts', import.meta.url).pathname],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      outfile,
-      logLevel: 'silent',
-    });
-    workerFile = pathToFileURL(outfile);
+    workerBundle = await bundleEncodeWorker();
+    workerFile = workerBundle.url;
   });
   afterAll(async () => {
-    await rm(new URL('.', workerFile), { recursive: true, force: true });
+    await workerBundle.remove();
   });
   beforeEach(async () => {
     root = await mkdtemp(join(tmpdir(), 'budget-store-'));
