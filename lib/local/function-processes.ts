@@ -9,6 +9,8 @@ const HOST = path.join(import.meta.dirname, 'lambda-host.mjs');
 const MEMORY_POLL_MS = 50;
 /** After an interrupt, how long a task may take to clean up before its process is killed. */
 const ABORT_GRACE_MS = 30_000;
+/** How long an init error message may trail its process's exit. */
+const INIT_ERROR_GRACE_MS = 1_000;
 
 /** A function's failure as Step Functions names it (`error.name` is the Retry/Catch name). */
 export class LambdaInvokeError extends Error {
@@ -89,7 +91,7 @@ export class FunctionProcesses {
     sandbox ??= this.#start();
     let healthy = false;
     try {
-      await Promise.race([sandbox.ready, sandbox.exit.then((why) => Promise.reject(crashed(why)))]);
+      await Promise.race([sandbox.ready, sandbox.exit.then((why) => initCrash(sandbox, why))]);
       const result = await this.#run(sandbox, event, signal);
       healthy = true;
       return result;
@@ -132,7 +134,8 @@ export class FunctionProcesses {
       );
     }
     const exit = new Promise<string>((resolve) => {
-      child.once('exit', (code, sig) => resolve(sig === null ? `exit status ${code}` : `signal: ${sig}`));
+      // 'close', after 'exit': the process's last messages and output have been delivered.
+      child.once('close', (code, sig) => resolve(sig === null ? `exit status ${code}` : `signal: ${sig}`));
       child.once('error', (e) => resolve(e.message));
     });
     const ready = new Promise<void>((resolve, reject) => {
@@ -249,6 +252,21 @@ class HandlerError extends Error {
   constructor(readonly named: LambdaInvokeError) {
     super(named.message);
   }
+}
+
+/**
+ * A process that ended before it was ready: its init error when it sent one (the message
+ * may be handled just after the exit), else a crash.
+ */
+async function initCrash(sandbox: Sandbox, why: string): Promise<never> {
+  const initError = await Promise.race([
+    sandbox.ready.then(
+      () => undefined,
+      (error: unknown) => error,
+    ),
+    new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), INIT_ERROR_GRACE_MS)),
+  ]);
+  throw initError ?? crashed(why);
 }
 
 /** A runtime that exited mid-invocation, as Lambda reports it. */
