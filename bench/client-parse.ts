@@ -20,7 +20,6 @@ import {
   type ReportResultBatchStream,
   TokenProvider,
 } from '../lib/api';
-import { nodeHttpFetch } from '../lib/api/http-node-fetch';
 import { loginWithAutoApproval } from '../lib/local/auto-approve-login';
 
 interface SimInfo {
@@ -82,11 +81,10 @@ async function fromService(
     };
     const tokens = await loginWithAutoApproval(client);
     const auth = new TokenProvider({ client, tokens });
-    // The client's own default fetch, asked for an uncompressed body unless --gzip.
-    const encoding: typeof nodeHttpFetch = (input, init) => {
+    const encoding: typeof fetch = (input, init) => {
       const headers = new Headers(init?.headers);
       if (!gzip) headers.set('accept-encoding', 'identity');
-      return nodeHttpFetch(input, { ...init, headers });
+      return fetch(input, { ...init, headers });
     };
     const api = createClient({
       baseUrl: info.baseUrl,

@@ -10,7 +10,6 @@ import {
   startAttempt,
 } from './http-attempt';
 import { discard, parseErrorBody, parseJson, readBoundedText, streamBody } from './http-body';
-import { nodeHttpFetch } from './http-node-fetch';
 import {
   type AccessTokenSource,
   type FetchLike,
@@ -45,8 +44,7 @@ const BEARER_TOKEN = /^[\x21-\x7e]+$/;
 /**
  * HTTP transport: timeouts, AbortSignal, bounded retries with backoff and Retry-After, one
  * refresh-and-retry on 401, and one error class per failure kind. Keep-alive and gzip come
- * from the default fetch, {@link nodeHttpFetch} (Node's global agent keeps connections
- * alive; it sends `accept-encoding` and decompresses with large chunks). Redirects
+ * from Node's fetch (undici keeps connections alive and sends `accept-encoding`). Redirects
  * are never followed (a 3xx is a {@link RedirectError}) and buffered bodies are bounded by
  * `maxBodyBytes` (a {@link ResponseTooLargeError} past it).
  */
@@ -59,7 +57,7 @@ export class HttpTransport {
 
   constructor(options: TransportOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.#fetch = options.fetch ?? nodeHttpFetch;
+    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
     this.#signal = options.signal;
     this.#auth = options.auth;
     this.#o = {
