@@ -116,7 +116,7 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
   it('refreshes an access token that expires mid-run and keeps every refresh token it is given', async () => {
     // Tokens live 1 s and are used until the service refuses them (a 401, then one refresh).
     h = await startHarness({
-      simulator: { accessTokenTtlSeconds: 1, rotateRefreshTokens: true, reportLatencyMs: 1500 },
+      simulator: { accessTokenTtlSeconds: 2, rotateRefreshTokens: true, reportLatencyMs: 3000 },
       expirySkewMs: 0,
     });
     const before = await h.secretValues();
