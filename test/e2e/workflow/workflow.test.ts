@@ -114,7 +114,7 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
   });
 
   it('refreshes an access token that expires mid-run and keeps every refresh token it is given', async () => {
-    // Tokens live 1 s and are used until the service refuses them (a 401, then one refresh).
+    // Tokens live 2 s and are used until the service refuses them (a 401, then one refresh).
     h = await startHarness({
       simulator: { accessTokenTtlSeconds: 2, rotateRefreshTokens: true, reportLatencyMs: 3000 },
       expirySkewMs: 0,
