@@ -1,5 +1,6 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { processAlive } from '../local/process-alive';
 
 export const OUT_DIR_LOCK_ERROR_CODES = {
   /** Another live process holds `<out>/.report-export.lock`. */
@@ -24,16 +25,6 @@ export class OutDirLockedError extends Error {
 export interface OutDirLock {
   file: string;
   release(): Promise<void>;
-}
-
-/** True while a process with this id exists (signal 0 only checks; EPERM means it exists). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 async function readPid(file: string): Promise<number | null | 'gone'> {
@@ -79,7 +70,7 @@ export async function acquireOutDirLock(outDir: string): Promise<OutDirLock> {
     }
     const holder = await readPid(file);
     if (holder === 'gone') continue;
-    if (holder === null || alive(holder)) throw new OutDirLockedError(outDir, holder);
+    if (holder === null || processAlive(holder)) throw new OutDirLockedError(outDir, holder);
     // Stale: rename first so two takers cannot both remove a fresh lock of a third.
     const stale = `${file}.${process.pid}.stale`;
     await fs.rename(file, stale).catch(() => undefined);

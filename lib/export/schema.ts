@@ -192,20 +192,11 @@ function parquetElement(c: ColumnDefinition): SchemaElement {
     case 'string':
       // JSON: a UTF-8 BYTE_ARRAY holding one JSON value (parquet-format LogicalTypes.md,
       // "JSON"), with the converted type too for readers that know only that.
-      if (c.content === 'json') {
-        return {
-          name: c.name,
-          type: 'BYTE_ARRAY',
-          converted_type: 'JSON',
-          logical_type: { type: 'JSON' },
-          repetition_type,
-        };
-      }
       return {
         name: c.name,
         type: 'BYTE_ARRAY',
-        converted_type: 'UTF8',
-        logical_type: { type: 'STRING' },
+        converted_type: c.content === 'json' ? 'JSON' : 'UTF8',
+        logical_type: { type: c.content === 'json' ? 'JSON' : 'STRING' },
         repetition_type,
       };
     case 'int32':

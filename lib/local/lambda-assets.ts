@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { PROJECT_ROOT } from '../infra/workflow-function';
 import { type CfnTemplate, PLACEHOLDER_CONFIG, readTemplate, synthesizeTemplate } from './definition';
+import { processAlive } from './process-alive';
 
 /** What the bundles are built from: a change to any of these builds them again. */
 const SOURCES = ['lib', 'lambdas', 'package-lock.json', 'tsconfig.json'];
@@ -65,15 +66,6 @@ function takeLock(lock: string): boolean {
       fs.rmSync(lock, { recursive: true, force: true });
     }
     return false;
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
