@@ -9,7 +9,8 @@ export default defineConfig({
     pool: 'forks',
     reporters: ['default', ['json', { outputFile: 'reports/vitest.json' }]],
     typecheck: { enabled: false },
-    // The local workflow runs the deployed bundles: built once, before any test file.
-    globalSetup: ['test/support/lambda-assets-setup.ts'],
+    // The local workflow runs the deployed bundles, the CLI tests the built program: both
+    // built once, before any test file.
+    globalSetup: ['test/support/lambda-assets-setup.ts', 'test/support/cli-build-setup.ts'],
   },
 });

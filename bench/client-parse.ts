@@ -20,6 +20,7 @@ import {
   type ReportResultBatchStream,
   TokenProvider,
 } from '../lib/api';
+import { nodeHttpFetch } from '../lib/api/http/node-fetch';
 import { loginWithAutoApproval } from '../lib/local/auto-approve-login';
 
 interface SimInfo {
@@ -81,10 +82,11 @@ async function fromService(
     };
     const tokens = await loginWithAutoApproval(client);
     const auth = new TokenProvider({ client, tokens });
-    const encoding: typeof fetch = (input, init) => {
+    // The client's own default fetch, asked for an uncompressed body unless --gzip.
+    const encoding: typeof nodeHttpFetch = (input, init) => {
       const headers = new Headers(init?.headers);
       if (!gzip) headers.set('accept-encoding', 'identity');
-      return fetch(input, { ...init, headers });
+      return nodeHttpFetch(input, { ...init, headers });
     };
     const api = createClient({
       baseUrl: info.baseUrl,

@@ -72,6 +72,7 @@ started = performance.now();
     string: 'STRING',
     int32: 'INT32',
     double: 'DOUBLE',
+    boolean: 'BOOLEAN',
     localTimestamp: 'TIMESTAMP',
     utcTimestamp: 'TIMESTAMP',
   } as const;
@@ -107,6 +108,7 @@ started = performance.now();
     string: 'UTF8',
     int32: 'INT32',
     double: 'DOUBLE',
+    boolean: 'BOOLEAN',
     localTimestamp: 'TIMESTAMP_MILLIS',
     utcTimestamp: 'TIMESTAMP_MILLIS',
   };

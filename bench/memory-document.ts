@@ -1,4 +1,4 @@
-import type { ReportResultMetadata, ReportResultStream } from '../lib/api/report-result-stream';
+import type { ReportResultMetadata, ReportResultStream } from '../lib/api/result/stream';
 import type { ReportRunDefinition, ResultRow } from '../lib/spec/types';
 
 /**

@@ -1,6 +1,6 @@
 import { DirectoryClient } from './directories';
 import type { ApiError } from './errors';
-import { type AccessTokenSource, HttpTransport, type TransportOptions } from './http';
+import { type AccessTokenSource, HttpTransport, type TransportOptions } from './http/transport';
 import type { PollTiming } from './report-status';
 import { ReportingClient } from './reporting';
 

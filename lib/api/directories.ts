@@ -8,10 +8,10 @@ import {
 } from '../spec/types';
 import { expectArray, expectObject, parseEnvelope } from './envelope';
 import { NotFoundError, ValidationError } from './errors';
-import type { CallOptions, HttpTransport } from './http';
+import { RETRY_MODES } from './http/retry';
+import type { CallOptions, HttpTransport } from './http/transport';
 import { type PageOptions, paginate } from './paging';
 import { isPhoneField, type PhoneRegion, requireRegion, searchTextFor, toE164 } from './phone';
-import { RETRY_MODES } from './retry';
 import { requireGuid, seg } from './validate';
 
 /** One RFC 6902 operation of a PATCH. Values of `/fields/phoneN` are normalised to E.164. */

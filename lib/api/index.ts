@@ -2,6 +2,7 @@
  * Typed client of the reporting and contact-directory service. No AWS imports.
  * Start with {@link createClient} and {@link TokenProvider}.
  */
+
 export { type ClientOptions, createClient, type ServiceClient } from './client';
 export {
   DirectoryClient,
@@ -9,6 +10,7 @@ export {
   type JsonPatchOperation,
   type WrittenItem,
 } from './directories';
+export { PRODUCTION_AUTH_URL, productionBaseUrl, REGIONS, type Region } from './endpoints';
 export {
   API_TERMINAL_ERROR_NAMES,
   API_TRANSIENT_ERROR_NAMES,
@@ -39,6 +41,7 @@ export {
   UnexpectedStatusError,
   ValidationError,
 } from './errors';
+export { RETRY_MODES, type RetryMode } from './http/retry';
 export {
   type AccessTokenSource,
   type CallOptions,
@@ -49,11 +52,10 @@ export {
   type TextResponse,
   TRANSPORT_DEFAULTS,
   type TransportOptions,
-} from './http';
+} from './http/transport';
 export * from './oauth/index';
 export type { PageOptions } from './paging';
 export { type PhoneRegion, searchTextFor, toE164 } from './phone';
-export type { ReportResultHead, ReportResultMetadata, ReportResultStream } from './report-result-stream';
 export {
   classifyReportStatus,
   type PollTiming,
@@ -73,5 +75,5 @@ export {
   type ParseResultOptions,
   parseReportResultStream,
   type ReportResultBatchStream,
-} from './result-parser';
-export { RETRY_MODES, type RetryMode } from './retry';
+} from './result/parser';
+export type { ReportResultHead, ReportResultMetadata, ReportResultStream } from './result/stream';

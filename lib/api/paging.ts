@@ -1,5 +1,5 @@
 import { expectArray, parseEnvelope } from './envelope';
-import type { CallOptions, HttpTransport } from './http';
+import type { CallOptions, HttpTransport } from './http/transport';
 
 /** Paging of list endpoints. */
 export interface PageOptions extends CallOptions {

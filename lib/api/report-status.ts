@@ -1,6 +1,6 @@
 import type { ReportRequestStatus } from '../spec/types';
 import { PollBudgetExhaustedError, ReportFailedError } from './errors';
-import { abortableSleep } from './retry';
+import { abortableSleep } from './http/retry';
 
 /** What a status string means to the client. */
 export const REPORT_STATE = { complete: 'complete', failed: 'failed', running: 'running' } as const;

@@ -10,13 +10,13 @@ import {
 } from '../spec/types';
 import { expectObject, parseEnvelope } from './envelope';
 import { ApiError, ValidationError } from './errors';
-import type { CallOptions, HttpTransport } from './http';
+import { RETRY_MODES } from './http/retry';
+import type { CallOptions, HttpTransport } from './http/transport';
 import { type PageOptions, paginate } from './paging';
-import type { ReportResultStream } from './report-result-stream';
 import { type PollTiming, pollUntilComplete, SYSTEM_POLL_TIMING, type WaitOptions } from './report-status';
-import { startResultDeadline } from './result-deadline';
-import { type ParseResultOptions, parseReportResultStream } from './result-parser';
-import { RETRY_MODES } from './retry';
+import { startResultDeadline } from './result/deadline';
+import { type ParseResultOptions, parseReportResultStream } from './result/parser';
+import type { ReportResultStream } from './result/stream';
 import { requireDateTimeWithOffset, requireGuid, seg } from './validate';
 
 /** Period of a run: a preset name, or a fixed range whose offsets are sent as given. */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
+import { checkAws } from './aws-preflight';
 import { CONFIG_FILE_OPTION, configOptions, resolveConfig } from './config';
 import { EXECUTION_INPUT_OPTIONS, executionInputOf } from './execution-input-options';
 import {
@@ -17,10 +18,10 @@ import {
 import {
   followChain,
   type SfnDependencies,
-  sfnClientFor,
   startExecution,
   stateMachineArnOf,
-} from './start-command';
+  stateMachineClient,
+} from './sfn-executions';
 import { colors, progress, renderTable } from './terminal';
 
 /** `backfill`: a long range as one execution per chunk, a few at a time, resumable. */
@@ -76,7 +77,8 @@ ones, so an interrupted backfill finishes without starting anything twice.`,
     'report-export backfill --from 2025-01-01 --to 2026-10-31 --parallel 3',
     'report-export backfill --from 2026-01-01 --to 2026-06-30 --report "Lost calls" --chunk-days 14 --json',
   ],
-  notes: 'Exit status: 0 every chunk SUCCEEDED, 1 some failed (run again to retry them), 2 usage error.',
+  notes:
+    'Exit status: 0 every chunk SUCCEEDED, 1 some failed (run again to retry them), 2 usage or configuration error (AWS credentials, region or state machine missing included), before any chunk starts.',
 });
 
 export type ChunkStatus = 'pending' | 'running' | 'succeeded' | 'failed';
@@ -161,6 +163,9 @@ export async function backfillCommand(argv: readonly string[], deps: SfnDependen
     ...(parsed.filterId ? { filterId: parsed.filterId } : {}),
   };
   const stateMachineArn = stateMachineArnOf(await resolveConfig({ flags: v }));
+  // Before the state file or any chunk: without AWS every chunk would start and fail.
+  const { sfn, target } = stateMachineClient(stateMachineArn, deps);
+  await checkAws('backfill', [target]);
   const chunkDays = v['chunk-days'] ?? 31;
   const digest = createHash('sha256')
     .update(JSON.stringify([stateMachineArn, input, chunkDays]))
@@ -187,7 +192,6 @@ export async function backfillCommand(argv: readonly string[], deps: SfnDependen
     );
   }
   const state = previous ?? fresh;
-  const sfn = deps.sfn?.() ?? sfnClientFor(stateMachineArn);
   let saving = Promise.resolve();
   const save = () => {
     saving = saving.then(() => writeState(file, state));

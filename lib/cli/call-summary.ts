@@ -56,14 +56,14 @@ export function distinctCallsSql(scope: CallSummaryScope): string {
   return `SELECT "connId", any_value(dt) AS dt, any_value(start) AS start,
       max(ans) AS ans, max(duration) AS duration
     FROM calls
-    WHERE dt BETWEEN DATE ${sqlString(scope.from)} AND DATE ${sqlString(scope.to)} ${reports}
+    WHERE dt BETWEEN ${sqlString(scope.from)} AND ${sqlString(scope.to)} ${reports}
     GROUP BY "connId"`;
 }
 
 /** The sample query `npm start` prints: calls, answered rate and average talk time per day. */
 export function perDaySql(scope: CallSummaryScope): string {
   return `WITH call AS (${distinctCallsSql(scope)})
-SELECT strftime(dt, '%Y-%m-%d') AS dt, count(*)::INTEGER AS calls,
+SELECT dt, count(*)::INTEGER AS calls,
        (count(*) FILTER (WHERE ans = 1))::INTEGER AS answered,
        avg(duration) FILTER (WHERE ans = 1) AS avg_talk_s
 FROM call GROUP BY dt ORDER BY dt`;
@@ -76,6 +76,43 @@ FROM call GROUP BY ALL`;
 }
 
 const num = (v: unknown): number => (typeof v === 'number' ? v : Number(v ?? 0));
+
+/** A summary report's totals over the window, from the `summaries` table. */
+export interface SummaryReportTotals {
+  reportId: string;
+  /** Days with a published summary. */
+  days: number;
+  /** Summary rows (e.g. users) summed over the days. */
+  rows: number;
+  ans: number;
+  ref: number;
+  lost: number;
+}
+
+/** Totals of the summary reports of the window, per report, in report id order. */
+export async function summarizeSummaryReports(
+  db: LakeDatabase,
+  scope: CallSummaryScope,
+): Promise<SummaryReportTotals[]> {
+  const reports =
+    scope.reportIds === undefined
+      ? ''
+      : `AND report_id IN (${scope.reportIds.map(sqlString).join(', ') || "''"})`;
+  const answer =
+    await db.query(`SELECT report_id, count(DISTINCT dt)::INTEGER AS days, count(*)::INTEGER AS rows,
+      coalesce(sum(ans), 0)::BIGINT AS ans, coalesce(sum(ref), 0)::BIGINT AS ref, coalesce(sum(lost), 0)::BIGINT AS lost
+    FROM summaries
+    WHERE dt BETWEEN ${sqlString(scope.from)} AND ${sqlString(scope.to)} ${reports}
+    GROUP BY report_id ORDER BY report_id`);
+  return answer.rows.map((r) => ({
+    reportId: String(r.report_id),
+    days: num(r.days),
+    rows: num(r.rows),
+    ans: num(r.ans),
+    ref: num(r.ref),
+    lost: num(r.lost),
+  }));
+}
 
 /** Reads the summary of the window from the lake (DuckDB over the files just written). */
 export async function summarizeCalls(db: LakeDatabase, scope: CallSummaryScope): Promise<CallSummary> {

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { isIanaZone } from '../workflow/settings';
+import { PRODUCTION_AUTH_URL, productionBaseUrl, REGIONS, type Region } from '../api/endpoints';
+import { isIanaZone } from '../export/time-zone';
 import { ConfigError, type ValueOption } from './options';
 
 /**
@@ -9,18 +10,6 @@ import { ConfigError, type ValueOption } from './options';
  * `./report-export.config.json` when present), which beats the default. Every value
  * remembers where it came from, so `config show` can say it and an error can name it.
  */
-
-/** Production regions of the service (service-notes.md). */
-export const REGIONS = ['na', 'uk', 'eu', 'au'] as const;
-export type Region = (typeof REGIONS)[number];
-
-/** The one authorization server of every production region. */
-export const PRODUCTION_AUTH_URL = 'https://login.xarios.cloud';
-
-/** `https://api.<region>.myreports.cloud/api`. */
-export function productionBaseUrl(region: Region): string {
-  return `https://api.${region}.myreports.cloud/api`;
-}
 
 export const DEFAULT_CONFIG_FILE = 'report-export.config.json';
 
@@ -115,7 +104,7 @@ export const CONFIG_KEYS = {
     flag: 'lease-store',
     env: 'REPORT_EXPORT_LEASE_STORE_URI',
     value: '<uri>',
-    help: "leases (token refresh, partitions): file:///dir or s3://bucket/prefix; share the deployment's when it uses the same secret (default ./.report-export/leases)",
+    help: "leases (token refresh, partitions): file:///dir or s3://bucket/prefix; share the deployment's when it uses the same secret (default: partitions ./.report-export/leases, token refresh beside the secret file, or per user for a Secrets Manager secret)",
   },
   s3Endpoint: {
     flag: 's3-endpoint',

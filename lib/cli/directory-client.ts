@@ -1,17 +1,15 @@
 import * as fs from 'node:fs/promises';
-import * as path from 'node:path';
 import { createClient, NotFoundError, type PhoneRegion, refreshTokens, type ServiceClient } from '../api';
 import { requireRegion } from '../api/phone';
 import { isGuid } from '../api/validate';
 import type { Directory } from '../spec/types';
 import { LocalFileSecretStore, type SecretStore } from '../stores';
-import { leaseStoreFromUri, secretStoreFromUri } from '../stores/from-uri';
-import type { LeaseStore } from '../stores/lease-store';
-import { LocalLeaseStore } from '../stores/local-lease-store';
+import { secretStoreFromUri } from '../stores/from-uri';
 import { SecretTokenSource } from '../workflow/service-secret';
 import { CONFIG_FILE_OPTION, configOptions, resolveConfig, secretLocation, serviceUrls } from './config';
 import { DIRECTORY_CLI_ERROR_CODES, DirectoryCommandError } from './directory-errors';
 import { UsageError, type ValueOption } from './options';
+import { refreshLeaseStore, warnIfSecretFileOpen } from './secret-access';
 
 /**
  * How a `directory` command reaches the service: the login's secret (a local file or a
@@ -91,7 +89,6 @@ export async function connect(input: ConnectInput): Promise<ServiceClient> {
   const location = secretLocation(config);
   let secrets: SecretStore;
   let secretName: string;
-  let leases: LeaseStore;
   if (location.kind === 'file') {
     if (!(await exists(location.file))) {
       throw new DirectoryCommandError(
@@ -99,18 +96,17 @@ export async function connect(input: ConnectInput): Promise<ServiceClient> {
         `no login: ${location.file} does not exist (${location.where}); run report-export login first, or set ${ACCESS_TOKEN_ENV} with --base-url`,
       );
     }
+    await warnIfSecretFileOpen(location.file);
     secrets = new LocalFileSecretStore(location.file);
     secretName = SECRET_NAME;
-    // Beside the secret, so every command using this login shares the refresh lease.
-    leases = new LocalLeaseStore(path.join(path.dirname(location.file), 'leases'));
   } else {
     const id = location.secretId;
     const uri = id.startsWith('arn:') ? id : `secretsmanager:${id}`;
     ({ store: secrets, name: secretName } = secretStoreFromUri(location.where, uri));
-    leases = new LocalLeaseStore(path.resolve('.report-export', 'leases'));
   }
-  if (config.leaseStore !== undefined)
-    leases = leaseStoreFromUri(config.leaseStore.where, config.leaseStore.value);
+  // The secret's own refresh lease (or the configured store), shared by every command using
+  // this login from any directory.
+  const leases = await refreshLeaseStore(config, {}, location);
   const tokens = new SecretTokenSource({
     secrets,
     secretName,

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs/promises';
+import { parsePhoneNumberWithError } from 'libphonenumber-js';
 import { type PhoneRegion, toE164 } from '../api';
 import { isGuid } from '../api/validate';
 import { DIRECTORY_FIELD_NAMES, type DirectoryFieldName, type DirectoryItemFields } from '../spec/types';
@@ -19,6 +20,14 @@ export interface ContactRow {
   fields: DirectoryItemFields;
 }
 
+/** A row that is applied, but not quite as written (a phone extension dropped). */
+export interface RowWarning {
+  line: number;
+  crmId: string;
+  code: string;
+  reason: string;
+}
+
 /** A row that is not applied, and why. */
 export interface BadRow {
   line: number;
@@ -33,6 +42,8 @@ export interface ContactSheet {
   columns: DirectoryFieldName[];
   rows: ContactRow[];
   bad: BadRow[];
+  /** Rows applied with a change the file's author should know of, by line. */
+  warnings: RowWarning[];
   /** Every crmId the file names (lower case), bad rows included: a sync never deletes these. */
   crmIds: Set<string>;
   /** Records whose crmId could not be read (malformed): one of them may name any crmId. */
@@ -116,7 +127,14 @@ export function readContactSheet(entries: Iterable<CsvEntry>, region: PhoneRegio
     );
   }
   const columns = columnsOf(first.value.fields);
-  const sheet: ContactSheet = { columns, rows: [], bad: [], crmIds: new Set(), unreadable: 0 };
+  const sheet: ContactSheet = {
+    columns,
+    rows: [],
+    bad: [],
+    warnings: [],
+    crmIds: new Set(),
+    unreadable: 0,
+  };
   const firstLineOf = new Map<string, number>();
   for (let next = iterator.next(); !next.done; next = iterator.next()) {
     const entry = next.value;
@@ -152,6 +170,8 @@ export function readContactSheet(entries: Iterable<CsvEntry>, region: PhoneRegio
         continue;
       }
       sheet.rows.push(row);
+      for (const w of row.warnings ?? []) sheet.warnings.push({ line: row.line, crmId: row.crmId, ...w });
+      delete row.warnings;
     }
     const key = row.crmId?.toLowerCase();
     if (key !== undefined && !firstLineOf.has(key)) firstLineOf.set(key, entry.line);
@@ -164,15 +184,32 @@ export function parseContacts(text: string, region: PhoneRegion): ContactSheet {
   return readContactSheet(readCsv(text), region);
 }
 
-/** One record as a contact, or the row's problems (every one, in column order). */
+/** Characters a phone without an extension is written with; anything else may mark one (ext., x, #, ;ext=, ','). */
+const PLAIN_PHONE = /^[\d\s().+\-/]*$/;
+
+/**
+ * The extension `value` carries (`01632 960102 ext. 12` -> `12`), which E.164 cannot hold
+ * and {@link toE164} drops; undefined when it has none.
+ */
+function phoneExtension(value: string, region: PhoneRegion): string | undefined {
+  if (PLAIN_PHONE.test(value)) return undefined;
+  try {
+    return parsePhoneNumberWithError(value, region).ext;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One record as a contact (with what it could not keep), or the row's problems (every one, in column order). */
 function contactOf(
   line: number,
   columns: readonly DirectoryFieldName[],
   cells: readonly string[],
   region: PhoneRegion,
-): ContactRow | BadRow {
+): (ContactRow & { warnings?: { code: string; reason: string }[] }) | BadRow {
   const fields: DirectoryItemFields = {};
   const problems: { code: string; reason: string }[] = [];
+  const warnings: { code: string; reason: string }[] = [];
   let crmId: string | undefined;
   columns.forEach((name, i) => {
     const value = (cells[i] ?? '').trim();
@@ -188,7 +225,15 @@ function contactOf(
     if (value === '') return;
     if (/^phone[1-4]$/.test(name)) {
       try {
-        fields[name] = toE164(name, value, region);
+        const e164 = toE164(name, value, region);
+        fields[name] = e164;
+        const ext = phoneExtension(value, region);
+        if (ext !== undefined) {
+          warnings.push({
+            code: SYNC_ROW_CODES.phoneExtensionDropped,
+            reason: `${name} '${value}': extension ${ext} is not stored (a directory phone is E.164, which has no extension); synced as ${e164}. Keep the extension in another column (e.g. field1) if it is needed`,
+          });
+        }
       } catch {
         problems.push({
           code: SYNC_ROW_CODES.phoneInvalid,
@@ -208,5 +253,5 @@ function contactOf(
       reason: problems.map((p) => p.reason).join('; '),
     };
   }
-  return { line, crmId: crmId as string, fields };
+  return { line, crmId: crmId as string, fields, ...(warnings.length > 0 ? { warnings } : {}) };
 }

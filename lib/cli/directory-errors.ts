@@ -25,6 +25,8 @@ export const SYNC_ROW_CODES = {
   crmIdDuplicate: 'CLI_SYNC_CRM_ID_DUPLICATE',
   crmIdAmbiguous: 'CLI_SYNC_CRM_ID_AMBIGUOUS',
   phoneInvalid: 'CLI_SYNC_PHONE_INVALID',
+  /** Not a failure: the row is applied, its phone without the extension E.164 cannot hold. */
+  phoneExtensionDropped: 'CLI_SYNC_PHONE_EXTENSION_DROPPED',
   requestFailed: 'CLI_SYNC_REQUEST_FAILED',
 } as const;
 export type SyncRowCode = (typeof SYNC_ROW_CODES)[keyof typeof SYNC_ROW_CODES];

@@ -18,7 +18,8 @@ export const DIRECTORY_SYNC_COMMAND = defineCommand({
 phone1..phone4, email, crmId, field1..field10, avatar); a crmId column is required.
 Each row is looked up by crmId: created when absent, replaced when a value differs
 (fields without a column are kept; an empty cell removes the field), left alone when
-equal. Phones are normalised to E.164. Bad rows (malformed, wrong column count,
+equal. Phones are normalised to E.164 (an extension, e.g. 'ext. 12', cannot be kept
+there: the row is applied without it and listed under Warnings). Bad rows (malformed, wrong column count,
 duplicate crmId, bad phone or crmId) are listed with their line and skipped; the other
 rows are applied. Nothing is remembered between runs: run it again after an
 interruption and it finishes the job without duplicates.`,
@@ -87,6 +88,11 @@ export function renderSyncReport(report: SyncReport, c: Colors): string {
       const where = f.line === undefined ? `crmId ${f.crmId ?? '?'}` : `line ${f.line}`;
       lines.push(`  ${where}: ${f.reason} [${f.code}]`);
     }
+  }
+  if (report.warnings.length > 0) {
+    lines.push(c.yellow(`Warnings (${report.warnings.length}):`));
+    for (const w of report.warnings)
+      lines.push(`  line ${w.line ?? '?'} (crmId ${w.crmId ?? '?'}): ${w.reason} [${w.code}]`);
   }
   if (report.deletionsSkipped !== undefined)
     lines.push(c.yellow(`Deletions skipped: ${report.deletionsSkipped}.`));

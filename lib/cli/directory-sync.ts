@@ -52,6 +52,8 @@ export interface SyncReport {
   changes: SyncChange[];
   /** Bad rows of the file and rows the service refused, by line. */
   failures: SyncFailure[];
+  /** Rows applied not quite as written (a phone's extension dropped), by line. */
+  warnings: SyncFailure[];
   /** Why `deleteMissing` deleted nothing, when it was asked for and skipped. */
   deletionsSkipped?: string;
   /** Why the sync stopped before the end (the login is gone, it was interrupted); re-run to finish. */
@@ -145,6 +147,7 @@ export async function syncDirectory(port: SyncDirectoryPort, options: SyncOption
       code,
       reason,
     })),
+    warnings: sheet.warnings.map((w) => ({ ...w })),
   };
   const total = sheet.rows.length;
   let done = 0;

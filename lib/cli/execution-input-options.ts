@@ -53,6 +53,10 @@ export const EXECUTION_INPUT_OPTIONS = {
     help: 'a predefined filter of the service',
     parse: guidValue,
   },
+  'force-replace': {
+    type: 'boolean',
+    help: 'replace published days even with far fewer rows (the shrink guard holds those otherwise)',
+  },
 } as const;
 
 export interface ExecutionInputValues {
@@ -62,6 +66,7 @@ export interface ExecutionInputValues {
   preset?: string | undefined;
   report?: string[] | undefined;
   'filter-id'?: string | undefined;
+  'force-replace'?: boolean | undefined;
 }
 
 /** The execution input of the flags; a usage error naming them when they do not make one. */
@@ -93,6 +98,7 @@ export function executionInputOf(v: ExecutionInputValues): ExecutionInput {
   if (v.preset !== undefined) input.preset = v.preset;
   if (v.report !== undefined) input.reports = v.report;
   if (v['filter-id'] !== undefined) input.filterId = v['filter-id'];
+  if (v['force-replace'] === true) input.forceReplace = true;
   try {
     return parseExecutionInput(input);
   } catch (cause) {

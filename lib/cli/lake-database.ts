@@ -1,7 +1,8 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { COLUMNS, type ColumnKind } from '../export/schema';
+import { type ColumnKind, DATASETS, tableSchema } from '../export/schema';
+import { STACK_DEFAULTS } from '../infra/stack-config';
 
 /** A query's answer: column names in order, rows as JSON values (a BIGINT beyond 2^53 as text, DATE as YYYY-MM-DD). */
 export interface QueryAnswer {
@@ -19,6 +20,7 @@ const DUCKDB_TYPES: Record<ColumnKind, string> = {
   string: 'VARCHAR',
   int32: 'INTEGER',
   double: 'DOUBLE',
+  boolean: 'BOOLEAN',
   localTimestamp: 'TIMESTAMP',
   utcTimestamp: 'TIMESTAMP WITH TIME ZONE',
 };
@@ -47,7 +49,7 @@ async function createRunsView(connection: DuckDBConnection, runsDir: string): Pr
   try {
     await connection.run(
       `CREATE VIEW runs AS SELECT * FROM read_json(${sqlString(glob)}, format = 'newline_delimited',
-         ignore_errors = true, hive_partitioning = true, hive_types = {'dt': DATE}, union_by_name = true)
+         ignore_errors = true, hive_partitioning = true, hive_types = {'dt': VARCHAR}, union_by_name = true)
        WHERE "runId" IS NOT NULL`,
     );
     return true;
@@ -56,6 +58,22 @@ async function createRunsView(connection: DuckDBConnection, runsDir: string): Pr
   }
 }
 
+/**
+ * What Athena has and DuckDB names otherwise, so the deploy guide's Athena queries run here
+ * unchanged: the Glue database as a schema (`report_export.calls`, `.summaries`, `.runs`) and
+ * the Presto functions they use (`json_extract_scalar`, `from_iso8601_timestamp`).
+ */
+async function createCatalogAliases(connection: DuckDBConnection): Promise<void> {
+  await connection.run(`CREATE SCHEMA ${GLUE_DATABASE}`);
+  for (const table of [...Object.values(DATASETS), 'runs'])
+    await connection.run(`CREATE VIEW ${GLUE_DATABASE}.${table} AS SELECT * FROM main.${table}`);
+  await connection.run('CREATE MACRO json_extract_scalar(j, p) AS json_extract_string(j, p)');
+  await connection.run('CREATE MACRO from_iso8601_timestamp(s) AS CAST(s AS TIMESTAMPTZ)');
+}
+
+/** The Glue database the stack creates by default. */
+const GLUE_DATABASE = STACK_DEFAULTS.databaseName;
+
 async function hasFile(dir: string, suffix: string): Promise<boolean> {
   const entries = await fs.readdir(dir, { recursive: true }).catch(() => [] as string[]);
   return entries.some((e) => e.endsWith(suffix));
@@ -63,9 +81,10 @@ async function hasFile(dir: string, suffix: string): Promise<boolean> {
 
 /**
  * Opens an in-memory DuckDB over `dir` (what `npm start` or `run` wrote) with two views:
- * `calls`, the Parquet dataset with its hive partitions typed as Athena sees them
- * (`report_id` VARCHAR, `dt` DATE), and `runs`, the run records (JSON lines under
- * `runs/dt=*`, `dt` a DATE). A table with no files yet is an empty one of the same
+ * `calls` and `summaries`, the Parquet datasets with their partition keys typed as the Glue
+ * tables declare them (`report_id` and `dt` strings: Athena's date projection types only the
+ * key's format, the key stays a string); files of every schema version read by name), and `runs`, the run records (JSON lines under
+ * `runs/dt=*`, `dt` a string). A table with no files yet is an empty one of the same
  * columns, so a query over a fresh directory answers nothing instead of failing.
  * Extensions are never downloaded: the answer must not depend on the network.
  */
@@ -82,23 +101,30 @@ export async function openLake(dir: string): Promise<LakeDatabase> {
   // Statements that only read (DESCRIBE, SHOW and SUMMARIZE are SELECTs to DuckDB).
   const readStatements: ReadonlySet<number> = new Set([StatementType.SELECT, StatementType.EXPLAIN]);
   try {
-    const callsDir = path.join(root, 'calls', 'format=parquet');
-    if (await hasFile(callsDir, '.parquet')) {
-      const glob = path.join(callsDir, '*', '*', '*.parquet');
-      await connection.run(
-        `CREATE VIEW calls AS SELECT * FROM read_parquet(${sqlString(glob)}, hive_partitioning = true,
-           hive_types = {'report_id': VARCHAR, 'dt': DATE}, union_by_name = true)`,
-      );
-    } else {
-      const columns = COLUMNS.map((c) => `"${c.name}" ${DUCKDB_TYPES[c.kind]}`).join(', ');
-      await connection.run(`CREATE TABLE calls (${columns}, dt DATE)`);
+    for (const dataset of Object.values(DATASETS)) {
+      const datasetDir = path.join(root, dataset, 'format=parquet');
+      if (await hasFile(datasetDir, '.parquet')) {
+        const glob = path.join(datasetDir, '*', '*', '*.parquet');
+        // `format=parquet` is a key segment, not a column of the Glue table: left out.
+        await connection.run(
+          `CREATE VIEW ${dataset} AS SELECT * EXCLUDE (format) FROM read_parquet(${sqlString(glob)},
+             hive_partitioning = true, hive_types = {'report_id': VARCHAR, 'dt': VARCHAR, 'format': VARCHAR},
+             union_by_name = true)`,
+        );
+      } else {
+        const columns = tableSchema({ dataset })
+          .columns.map((c) => `"${c.name}" ${DUCKDB_TYPES[c.kind]}`)
+          .join(', ');
+        await connection.run(`CREATE TABLE ${dataset} (${columns}, dt VARCHAR)`);
+      }
     }
     const runsDir = path.join(root, 'runs');
     if (!(await hasFile(runsDir, '.json')) || !(await createRunsView(connection, runsDir))) {
       await connection.run(
-        'CREATE TABLE runs ("runId" VARCHAR, status VARCHAR, "startedAt" VARCHAR, rows BIGINT, dt DATE)',
+        'CREATE TABLE runs ("runId" VARCHAR, status VARCHAR, "startedAt" VARCHAR, rows BIGINT, dt VARCHAR)',
       );
     }
+    await createCatalogAliases(connection);
     // From here on the session only reads what is under the directory: no other file, no
     // network, no extension, and the query cannot lift these settings again.
     await connection.run(`SET allowed_directories = [${sqlString(root)}]`);

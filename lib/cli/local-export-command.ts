@@ -1,5 +1,9 @@
-import { type CallSummary, summarizeCalls } from './call-summary';
+import { DATASETS } from '../export/schema';
+import { type CallSummary, summarizeCalls, summarizeSummaryReports } from './call-summary';
+import { CLI_DEFAULTS, defaultHelp } from './defaults';
 import { calendarDateValue } from './execution-input-options';
+import { refuseFutureDates } from './future-dates';
+import { reserveStdout } from './json-output';
 import { openLake } from './lake-database';
 import type { LocalExportOptions, LocalExportResult } from './local-export';
 import { renderLocalExportReport } from './local-export-report';
@@ -7,14 +11,26 @@ import {
   ConfigError,
   defineCommand,
   HELP_OPTION,
-  integerValue,
   nonEmptyValue,
   parseCommandLine,
   renderHelp,
   UsageError,
+  type ValueParser,
 } from './options';
+import { checkedLocalDir } from './out-location';
 import { renderSummaryPage, writeSummaryPage } from './summary-page';
 import { colors, isInteractive, progress } from './terminal';
+
+/** A count of at least 1; the message says so whatever was given (`-1`, `0`, `many`). */
+function positiveIntegerValue(max: number): ValueParser<number> {
+  return (raw, flag) => {
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || n < 1 || n > max) {
+      throw new UsageError(`${flag} must be a positive integer (1 to ${max}), got '${raw}'`);
+    }
+    return n;
+  };
+}
 
 export { UsageError } from './options';
 
@@ -34,7 +50,7 @@ partitions. Progress goes to stderr; the report to stdout.`,
     out: {
       type: 'string',
       value: '<dir>',
-      help: 'data lake root (default ./data-lake)',
+      help: `data lake root ${defaultHelp(CLI_DEFAULTS.lakeDir, true)}`,
       parse: nonEmptyValue,
     },
     from: {
@@ -52,8 +68,8 @@ partitions. Progress goes to stderr; the report to stdout.`,
     'rows-per-day': {
       type: 'string',
       value: '<n>',
-      help: 'calls the local service generates per weekday (default 2000)',
-      parse: integerValue(1, 1_000_000),
+      help: `calls the local service generates per weekday ${defaultHelp(CLI_DEFAULTS.rowsPerDay)}`,
+      parse: positiveIntegerValue(1_000_000),
     },
     report: { type: 'string', value: '<id|name>', help: 'export only this report', parse: nonEmptyValue },
     'csv-gzip': { type: 'boolean', help: 'write .csv.gz instead of .csv' },
@@ -110,9 +126,33 @@ export function workflowSettingsFromEnv(
 /** Parsed command line: the run's options and how to print. */
 export type LocalExportArgs = LocalExportOptions & { json?: boolean };
 
+/**
+ * `--rows-per-day -1` as `--rows-per-day=-1`: no option starts with a digit, so a negative
+ * number after an option that takes a value is that value, and its parser says what is
+ * wrong with it (not "needs a value"). Nothing after `--` is touched.
+ */
+function inlineNegativeNumbers(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--') return [...out, ...argv.slice(i)];
+    const next = argv[i + 1];
+    const name = /^--([a-z][a-z0-9-]*)$/.exec(arg)?.[1];
+    const option =
+      name !== undefined && Object.hasOwn(LOCAL_EXPORT_COMMAND.options, name)
+        ? LOCAL_EXPORT_COMMAND.options[name as keyof typeof LOCAL_EXPORT_COMMAND.options]
+        : undefined;
+    if (option?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
 /** Parses argv of the local export command; throws UsageError naming the bad option. */
 export function parseLocalExportArgs(argv: readonly string[]): LocalExportArgs | 'help' {
-  const v = parseCommandLine(LOCAL_EXPORT_COMMAND, argv);
+  const v = parseCommandLine(LOCAL_EXPORT_COMMAND, inlineNegativeNumbers(argv));
   if (v.help) return 'help';
   const options: LocalExportArgs = {};
   if (v.out !== undefined) options.outDir = v.out;
@@ -141,11 +181,18 @@ async function readBack(result: LocalExportResult): Promise<{ summary: CallSumma
   try {
     const summary = await summarizeCalls(db, {
       ...result.dates,
-      reportIds: result.reports.map((r) => r.reportId),
+      reportIds: result.reports.filter((r) => r.dataset === DATASETS.calls).map((r) => r.reportId),
+    });
+    const summaryReports = await summarizeSummaryReports(db, {
+      ...result.dates,
+      reportIds: result.reports.filter((r) => r.dataset === DATASETS.summaries).map((r) => r.reportId),
     });
     const html = renderSummaryPage(summary, {
       title: `Calls ${result.dates.from} to ${result.dates.to}`,
       generatedAt: new Date().toISOString(),
+      timeZone: result.timeZone,
+      reports: result.reports,
+      summaryReports,
     });
     return { summary, page: await writeSummaryPage(result.outDir, html) };
   } finally {
@@ -164,6 +211,31 @@ export async function localExportCommand(argv: readonly string[]): Promise<numbe
     return 0;
   }
   const { json, ...options } = args;
+  // Before anything starts: what the command line asks must be possible.
+  if (options.from !== undefined || options.to !== undefined) {
+    refuseFutureDates(options, await localTenantZone());
+  }
+  options.outDir = await checkedLocalDir('--out', options.outDir ?? CLI_DEFAULTS.lakeDir);
+  // --json: stdout is the one document's; anything else printed meanwhile goes to stderr.
+  const stdout = json ? reserveStdout() : undefined;
+  try {
+    return await runCommand(options, json === true, stdout?.write ?? ((text) => process.stdout.write(text)));
+  } finally {
+    stdout?.release();
+  }
+}
+
+/** The time zone of the local service's tenant (its seed's): days are local to it. */
+async function localTenantZone(): Promise<string> {
+  const { createSeed } = await import('../simulator/seed');
+  return createSeed().tenant.timeZoneId;
+}
+
+async function runCommand(
+  options: LocalExportOptions,
+  json: boolean,
+  writeOut: (text: string) => void,
+): Promise<number> {
   const started = performance.now();
   const bar = progress(process.stderr);
   const c = colors(process.stderr);
@@ -204,11 +276,11 @@ export async function localExportCommand(argv: readonly string[]): Promise<numbe
   bar.done();
   const seconds = (performance.now() - started) / 1000;
   if (json) {
-    process.stdout.write(
+    writeOut(
       `${JSON.stringify({ ...result, seconds, perDay: readBackResult?.summary.days ?? null, summaryPage: readBackResult?.page ?? null })}\n`,
     );
   } else {
-    process.stdout.write(renderLocalExportReport(result, readBackResult, { seconds, out: process.stdout }));
+    writeOut(renderLocalExportReport(result, readBackResult, { seconds, out: process.stdout }));
   }
   if (result.status !== 'SUCCEEDED') {
     process.stderr.write(

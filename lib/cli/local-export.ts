@@ -3,12 +3,14 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { OUTPUT_FORMATS } from '../export/layout';
 import type { PartitionManifest } from '../export/publish/publish';
+import { DATASETS, type Dataset } from '../export/schema';
 import { dayBefore, shiftDate } from '../export/window';
-import { startLocalDeployment } from '../local/local-deployment';
+import type { startLocalDeployment } from '../local/local-deployment';
 import { InvalidInputError } from '../workflow/errors';
 import type { ExecutionInput } from '../workflow/input';
 import { type Plan, planExecution } from '../workflow/plan';
 import type { SettingsEnvironment } from '../workflow/settings';
+import { CLI_DEFAULTS } from './defaults';
 import { ExportProgressTracker, type ProgressSink } from './export-progress';
 import { UsageError } from './options';
 import { acquireOutDirLock } from './out-dir-lock';
@@ -50,6 +52,8 @@ export interface LocalExportOptions {
 export interface ReportDays {
   reportId: string;
   reportName: string;
+  /** Where its rows are: `calls`, or `summaries` for a summary report. */
+  dataset: Dataset;
   rows: number;
   /** Files of both formats (a day without calls has none). */
   files: number;
@@ -87,7 +91,7 @@ const MAX_EXECUTIONS = 200;
  * partitions' manifests this run published.
  */
 export async function runLocalExport(options: LocalExportOptions = {}): Promise<LocalExportResult> {
-  const outDir = path.resolve(options.outDir ?? 'data-lake');
+  const outDir = path.resolve(options.outDir ?? CLI_DEFAULTS.lakeDir);
   const secretFile = path.resolve(options.secretsFile ?? SECRETS_DEFAULT);
   const workDir = path.resolve(options.workDir ?? path.dirname(secretFile));
   const progress = options.progress;
@@ -97,16 +101,26 @@ export async function runLocalExport(options: LocalExportOptions = {}): Promise<
   try {
     signal?.throwIfAborted();
     progress?.update('starting the local service and signing in');
+    // Loaded on use: the engine and CDK take a second to load, which no other command pays.
+    const { startLocalDeployment } = await import('../local/local-deployment');
     const deployment = await startLocalDeployment({
       workDir,
       secretFile,
       objectStoreUri: pathToFileURL(outDir).href,
-      simulator: { rowsPerDay: options.rowsPerDay ?? 2000, reportLatencyMs: 300 },
+      // Every template the local service knows, its own inventions included (summaries,
+      // members the schema does not know): what a tenant's workspace holds.
+      simulator: {
+        rowsPerDay: options.rowsPerDay ?? CLI_DEFAULTS.rowsPerDay,
+        reportLatencyMs: 300,
+        extraTemplates: true,
+      },
       settings: { ...options.settings, CSV_GZIP: options.csvGzip ? 'true' : 'false' },
       onBundling: () =>
         progress?.log(
           'building the Lambda bundles as cdk synth does (once after each change of the sources)',
         ),
+      // A killed run's staging (and half-done promotion) is recovered before this one starts.
+      ...(progress === undefined ? {} : { onStagingRecovery: (_, message: string) => progress.log(message) }),
     });
     try {
       return await runOnDeployment(deployment, options, { outDir, secretFile });
@@ -233,6 +247,7 @@ async function readReportDays(
     const report = seen.get(job.reportId) ?? {
       reportId: job.reportId,
       reportName: job.reportName,
+      dataset: DATASETS.calls as Dataset,
       rows: 0,
       files: 0,
       days: [],
@@ -240,18 +255,21 @@ async function readReportDays(
     seen.set(job.reportId, report);
   }
   for (const report of seen.values()) {
-    for (const format of Object.values(OUTPUT_FORMATS)) {
-      const dir = path.join(outDir, 'calls', `format=${format}`, `report_id=${report.reportId}`);
-      const dates = await fs.readdir(dir).catch(() => [] as string[]);
-      for (const entry of dates.sort()) {
-        const dt = entry.replace(/^dt=/, '');
-        if (dt < range.from || dt > range.to) continue;
-        const manifest = await readManifest(path.join(dir, entry, '_manifest.json'));
-        if (manifest === undefined || !requestIds.has(manifest.requestId)) continue;
-        report.files += manifest.files.length;
-        if (format !== OUTPUT_FORMATS.parquet) continue;
-        report.days.push({ dt, rows: manifest.rows });
-        report.rows += manifest.rows;
+    for (const dataset of Object.values(DATASETS)) {
+      for (const format of Object.values(OUTPUT_FORMATS)) {
+        const dir = path.join(outDir, dataset, `format=${format}`, `report_id=${report.reportId}`);
+        const dates = await fs.readdir(dir).catch(() => [] as string[]);
+        for (const entry of dates.sort()) {
+          const dt = entry.replace(/^dt=/, '');
+          if (dt < range.from || dt > range.to) continue;
+          const manifest = await readManifest(path.join(dir, entry, '_manifest.json'));
+          if (manifest === undefined || !requestIds.has(manifest.requestId)) continue;
+          report.dataset = dataset;
+          report.files += manifest.files.length;
+          if (format !== OUTPUT_FORMATS.parquet) continue;
+          report.days.push({ dt, rows: manifest.rows });
+          report.rows += manifest.rows;
+        }
       }
     }
   }

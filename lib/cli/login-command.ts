@@ -3,6 +3,7 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildAuthorizationUrl, exchangeCode, type FetchLike, validateRedirect } from '../api';
 import type { ServiceSecret } from '../workflow/service-secret';
+import { checkAws } from './aws-preflight';
 import {
   CONFIG_FILE_OPTION,
   configOptions,
@@ -22,7 +23,16 @@ import {
   parseOrHelp,
 } from './options';
 import { promptLine } from './prompt';
-import { type AwsClients, openSecretStore } from './secret-access';
+import { bucketTargets, s3ClientFactory } from './s3-client';
+import {
+  type AwsClients,
+  openSecretStore,
+  refreshLeaseStore,
+  refreshLeaseStoreUri,
+  secretsManagerClientFor,
+  secretTargets,
+  underRefreshLease,
+} from './secret-access';
 
 /** `login`: the authorization-code flow for a production tenant, into the deployment's secret. */
 export const LOGIN_COMMAND = defineCommand({
@@ -62,7 +72,8 @@ REPORT_EXPORT_CLIENT_SECRET or the config file, else it is asked for (not echoed
     'REPORT_EXPORT_CLIENT_SECRET=... report-export login --region eu --client-id my-app --secret-id arn:aws:secretsmanager:eu-west-1:123456789012:secret:ReportExport',
     'report-export login --base-url http://127.0.0.1:4010/api --auth-url http://127.0.0.1:4010 --redirect-uri https://127.0.0.1:8000/',
   ],
-  notes: 'Exit status: 0 signed in and stored, 1 failed or timed out, 2 usage or configuration error.',
+  notes: `Exit status: 0 signed in and stored, 1 failed or timed out, 2 usage or configuration error
+(with --secret-id: AWS credentials, region or the secret missing, checked before the sign-in).`,
 });
 
 /** What tests (and embedding code) may replace. */
@@ -119,6 +130,36 @@ async function openBrowser(url: string): Promise<void> {
   child.unref();
 }
 
+/** The Secrets Manager secret and an S3 lease store, checked; the clients login then uses. */
+async function checkAwsForLogin(
+  config: ResolvedConfig,
+  location: ReturnType<typeof secretLocation>,
+  deps: LoginDependencies,
+): Promise<AwsClients> {
+  const sm =
+    deps.secretsManager?.() ??
+    (location.kind === 'secrets-manager' ? secretsManagerClientFor(location.secretId) : undefined);
+  const s3 = deps.s3 ?? s3ClientFactory(config);
+  const clients: AwsClients = { ...deps, s3, ...(sm ? { secretsManager: () => sm } : {}) };
+  await checkAws('login', [
+    ...secretTargets(location, clients, 'exists', deps.secretsManager !== undefined),
+    ...bucketTargets(
+      [
+        {
+          uri: await refreshLeaseStoreUri(config, location),
+          where: config.leaseStore?.where ?? '--lease-store',
+        },
+      ],
+      s3,
+      {
+        injected: deps.s3 !== undefined,
+        ...(config.s3Endpoint === undefined ? {} : { endpoint: config.s3Endpoint.value }),
+      },
+    ),
+  ]);
+  return clients;
+}
+
 export async function loginCommand(argv: readonly string[], deps: LoginDependencies = {}): Promise<number> {
   const v = parseOrHelp(LOGIN_COMMAND, argv);
   if (v === undefined) return 0;
@@ -130,6 +171,9 @@ export async function loginCommand(argv: readonly string[], deps: LoginDependenc
   const redirectUri = config.redirectUri?.value ?? 'http://127.0.0.1:8000/';
   loopbackAddress(redirectUri, config.redirectUri?.where);
   const location = secretLocation(config);
+  // Before the user is asked for anything or signs in: a login whose tokens cannot be
+  // stored (no AWS credentials, no region, no such secret) would be thrown away.
+  const aws = await checkAwsForLogin(config, location, deps);
   const { clientId, clientSecret } = await clientCredentials(config);
   const app = { authUrl: authUrl.value, clientId, clientSecret, redirectUri };
   const { url, state, codeVerifier } = buildAuthorizationUrl({ ...app, pkce: true });
@@ -159,8 +203,11 @@ export async function loginCommand(argv: readonly string[], deps: LoginDependenc
         accessToken: tokens.accessToken,
         accessTokenExpiresAt: tokens.expiresAt,
       };
-      const { store, name } = openSecretStore(location, deps);
-      await store.put(name, value);
+      const { store, name } = openSecretStore(location, aws);
+      // Under the secret's refresh lease: a command refreshing the old login right now
+      // must not store its tokens over these.
+      const leases = await refreshLeaseStore(config, aws, location);
+      await underRefreshLease(leases, () => store.put(name, value), { waitMs: 10_000 });
       return { value, scope: tokens.scope };
     }, timeoutMs);
     const where = location.kind === 'file' ? location.file : location.secretId;

@@ -34,15 +34,63 @@ export async function checkedOutUri(flag: string, out: string, cwd = process.cwd
   } catch (cause) {
     throw new UsageError(`${flag} ${out} is not a file:/// URI of a directory`, { cause });
   }
+  return pathToFileURL(await checkedLocalDir(flag, dir)).href;
+}
+
+/** What is at `p` without following a last symlink: its kind, and a symlink's target. */
+async function describePath(p: string): Promise<string> {
+  const link = await fs.lstat(p).catch(() => undefined);
+  if (link === undefined) return 'missing';
+  if (link.isSymbolicLink()) return `a symbolic link to ${await fs.readlink(p).catch(() => '?')}`;
+  if (link.isFile()) return 'a regular file';
+  if (link.isDirectory()) return 'a directory';
+  return 'neither a file nor a directory';
+}
+
+/**
+ * A local directory for `flag` (created when missing, with its parents), writable and
+ * searchable; its absolute path. Every miss is a UsageError naming the flag and the path
+ * and saying what is there instead: a regular file, a symbolic link to nothing, a parent
+ * that is a file, a directory without write permission.
+ */
+export async function checkedLocalDir(flag: string, out: string, cwd = process.cwd()): Promise<string> {
+  const dir = path.resolve(cwd, out);
+  const link = await fs.lstat(dir).catch(() => undefined);
   const stat = await fs.stat(dir).catch(() => undefined);
-  if (stat !== undefined && !stat.isDirectory()) throw new UsageError(`${flag} ${dir} is not a directory`);
+  if (link?.isSymbolicLink() && stat === undefined) {
+    const target = await fs.readlink(dir).catch(() => '?');
+    throw new UsageError(
+      `${flag} ${dir} is a symbolic link to ${target}, which does not exist: create that directory, or give ${flag} another directory`,
+    );
+  }
+  if (stat !== undefined && !stat.isDirectory()) {
+    throw new UsageError(
+      `${flag} ${dir} is not a directory (it is ${await describePath(dir)}): give ${flag} a directory (created when missing)`,
+    );
+  }
   try {
     if (stat === undefined) await fs.mkdir(dir, { recursive: true });
     // Writable and searchable: the export creates partitions and staging below it.
     await fs.access(dir, constants.W_OK | constants.X_OK);
   } catch (cause) {
-    const reason = (cause as NodeJS.ErrnoException).code ?? (cause as Error).message;
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === 'ENOTDIR' || code === 'EEXIST' || code === 'ENOENT') {
+      // A parent is a file, or a dangling link: name the first part of the path that is in the way.
+      for (let parent = path.dirname(dir); parent !== path.dirname(parent); parent = path.dirname(parent)) {
+        const kind = await describePath(parent);
+        if (kind !== 'a directory' && kind !== 'missing' && !(await isDirectory(parent))) {
+          throw new UsageError(`${flag} ${dir} cannot be created: ${parent} is ${kind}, not a directory`, {
+            cause,
+          });
+        }
+      }
+    }
+    const reason = code ?? (cause as Error).message;
     throw new UsageError(`${flag} ${dir} is not a writable directory (${reason})`, { cause });
   }
-  return pathToFileURL(dir).href;
+  return dir;
+}
+
+async function isDirectory(p: string): Promise<boolean> {
+  return (await fs.stat(p).catch(() => undefined))?.isDirectory() === true;
 }

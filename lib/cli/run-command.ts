@@ -1,9 +1,11 @@
+import { fileURLToPath } from 'node:url';
 import { createClient, refreshTokens } from '../api';
-import { leaseStoreFromUri } from '../stores/from-uri';
+import { describeStagingRecovery, sweepDeadStaging } from '../local/dead-staging';
 import type { MetricsSink } from '../workflow/finalize';
 import type { WorkflowLogger, WorkflowRuntime } from '../workflow/runtime';
 import { SecretTokenSource } from '../workflow/service-secret';
 import { jobsWithinBudget } from '../workflow/settings';
+import { checkAws } from './aws-preflight';
 import {
   CONFIG_FILE_OPTION,
   configOptions,
@@ -12,7 +14,9 @@ import {
   secretLocation,
   serviceUrls,
 } from './config';
+import { CLI_DEFAULTS, defaultHelp } from './defaults';
 import { EXECUTION_INPUT_OPTIONS, executionInputOf } from './execution-input-options';
+import { refuseFutureDates } from './future-dates';
 import {
   choiceValue,
   defineCommand,
@@ -22,13 +26,17 @@ import {
   parseOrHelp,
   UsageError,
 } from './options';
+import { acquireOutDirLock } from './out-dir-lock';
 import { checkedOutUri } from './out-location';
-import { s3ClientFactory } from './s3-client';
+import { bucketTargets, s3ClientFactory } from './s3-client';
 import {
   type AwsClients,
   leaseStoreUri,
   openSecretStore,
+  refreshLeaseStore,
   resolveWorkspace,
+  secretsManagerClientFor,
+  secretTargets,
   secretUri,
   serviceClientFromSecret,
 } from './secret-access';
@@ -49,7 +57,7 @@ into --out (a directory or s3://bucket/prefix). States show on stderr; a summary
     out: {
       type: 'string',
       value: '<dir|s3://bucket/prefix>',
-      help: 'where the data lake is (default ./data-lake)',
+      help: `where the data lake is ${defaultHelp(CLI_DEFAULTS.lakeDir, true)}`,
       parse: nonEmptyValue,
     },
     format: {
@@ -68,7 +76,7 @@ into --out (a directory or s3://bucket/prefix). States show on stderr; a summary
     'wait-ms': {
       type: 'string',
       value: '<ms>',
-      help: 'pause between status polls of a report (default 2000)',
+      help: `pause between status polls of a report ${defaultHelp(CLI_DEFAULTS.pollMs)}`,
       parse: integerValue(0, 600_000),
     },
     ...configOptions([
@@ -87,11 +95,13 @@ into --out (a directory or s3://bucket/prefix). States show on stderr; a summary
     ...HELP_OPTION,
   },
   examples: [
-    'report-export run --date 2026-11-20',
-    'report-export run --from 2026-11-01 --to 2026-11-14 --report "Lost calls" --out ./lake --csv-gzip',
-    'report-export run --preset LastWeek --region uk --out s3://my-lake/calls --json',
+    'report-export run --time-zone Europe/London --date 2026-11-20',
+    'report-export run --time-zone Europe/London --from 2026-11-01 --to 2026-11-14 --report "Lost calls" --out ./lake --csv-gzip',
+    'report-export run --time-zone Europe/London --preset LastWeek --region uk --out s3://my-lake/calls --json',
   ],
-  notes: 'Exit status: 0 the execution SUCCEEDED, 1 it failed, 2 usage or configuration error.',
+  notes: `Exit status: 0 the execution SUCCEEDED, 1 it failed, 2 usage or configuration error: a date
+after today in --time-zone, or AWS credentials, region, the --secret-id secret or the
+s3:// bucket missing (checked before the service is asked anything).`,
 });
 
 function formatsValue(raw: string, flag: string): 'parquet,csv' {
@@ -134,11 +144,14 @@ async function buildRuntime(
   const fetchOption = deps.fetch === undefined ? {} : { fetch: deps.fetch };
   const runtime = createWorkflowRuntime(env, { logger, s3, ...fetchOption });
   const urls = serviceUrls(config);
-  const { store, name } = openSecretStore(secretLocation(config), deps);
+  const location = secretLocation(config);
+  const { store, name } = openSecretStore(location, deps);
   const tokens = new SecretTokenSource({
     secrets: store,
     secretName: name,
-    leases: leaseStoreFromUri('LEASE_STORE_URI', env.LEASE_STORE_URI as string, { s3 }),
+    // The secret's refresh lease, not LEASE_STORE_URI's (the partition leases, by default
+    // under the working directory): every command refreshing this secret takes this one.
+    leases: await refreshLeaseStore(config, { s3 }, location),
     refresh: (client, refreshToken, signal) =>
       refreshTokens({ ...client, ...(urls.authUrl ? { authUrl: urls.authUrl.value } : {}) }, refreshToken, {
         transport: fetchOption,
@@ -175,96 +188,145 @@ function pollBudget(reports: number): { MAX_POLLS_PER_JOB?: string } {
   return {};
 }
 
+/**
+ * What the run needs of AWS (a Secrets Manager secret, an S3 lake or lease store), checked
+ * before the service is asked anything: without it the run would request reports and then
+ * retry its writes for half a minute. Returns the clients the run then uses (the checked ones).
+ */
+async function checkAwsForRun(config: ResolvedConfig, out: string, deps: AwsClients): Promise<AwsClients> {
+  const location = secretLocation(config);
+  let sm: ReturnType<NonNullable<AwsClients['secretsManager']>> | undefined;
+  const secretsManager =
+    deps.secretsManager ??
+    (location.kind === 'secrets-manager'
+      ? () => {
+          sm ??= secretsManagerClientFor(location.secretId);
+          return sm;
+        }
+      : undefined);
+  const s3 = deps.s3 ?? s3ClientFactory(config);
+  const clients: AwsClients = { ...deps, s3, ...(secretsManager ? { secretsManager } : {}) };
+  await checkAws('run', [
+    ...secretTargets(location, clients, 'read', deps.secretsManager !== undefined),
+    ...bucketTargets(
+      [
+        { uri: out, where: '--out' },
+        { uri: leaseStoreUri(config), where: config.leaseStore?.where ?? '--lease-store' },
+      ],
+      s3,
+      {
+        injected: deps.s3 !== undefined,
+        ...(config.s3Endpoint === undefined ? {} : { endpoint: config.s3Endpoint.value }),
+      },
+    ),
+  ]);
+  return clients;
+}
+
 export async function runCommand(argv: readonly string[], deps: AwsClients = {}): Promise<number> {
   const v = parseOrHelp(RUN_COMMAND, argv);
   if (v === undefined) return 0;
   const input = executionInputOf(v);
   const config = await resolveConfig({ flags: v });
   const timeZone = tenantTimeZone(config);
-  const out = await checkedOutUri('--out', v.out ?? 'data-lake');
-  const started = Date.now();
-  const bar = progress(process.stderr);
-  bar.update('Reading the login and the reports of the workspace');
-  const { client } = await serviceClientFromSecret(config, deps);
-  const workspaceId = await resolveWorkspace(config, client);
-  const reports: { id: string; name: string }[] = [];
-  for await (const r of client.reporting.listReports({ workspaceId }))
-    reports.push({ id: r.id, name: r.name });
-  for (const wanted of v.report ?? []) {
-    if (!reports.some((r) => r.id === wanted || r.name.toLowerCase() === wanted.toLowerCase())) {
-      bar.done();
-      throw new UsageError(
-        `--report '${wanted}' is not a report of workspace ${workspaceId} (id or name); reports: ${reports.map((r) => `'${r.name}'`).join(', ')}`,
-      );
+  refuseFutureDates(input, timeZone);
+  const out = await checkedOutUri('--out', v.out ?? CLI_DEFAULTS.lakeDir);
+  const aws = await checkAwsForRun(config, out, deps);
+  // A lake on this machine: one run at a time (the out-dir lock `npm start` takes too), and
+  // what a killed run left there recovered before this one starts.
+  const lakeDir = out.startsWith('file:') ? fileURLToPath(out) : undefined;
+  const lock = lakeDir === undefined ? undefined : await acquireOutDirLock(lakeDir);
+  try {
+    if (lakeDir !== undefined) {
+      for (const r of await sweepDeadStaging(lakeDir))
+        process.stderr.write(`${describeStagingRecovery(r, lakeDir)}\n`);
     }
-  }
-  const env: Record<string, string> = {
-    TIME_ZONE: timeZone,
-    WORKSPACE_ID: workspaceId,
-    REPORTS: JSON.stringify(reports),
-    OBJECT_STORE_URI: out,
-    LEASE_STORE_URI: leaseStoreUri(config),
-    SECRET_URI: secretUri(secretLocation(config)),
-    CSV_GZIP: v['csv-gzip'] ? 'true' : 'false',
-    PARQUET_CODEC: v['parquet-codec'] ?? 'SNAPPY',
-    ...pollBudget(reports.length),
-  };
-  const warnings: string[] = [];
-  const logger: WorkflowLogger = {
-    info: () => {},
-    warn: (message) => warnings.push(message),
-    error: (message) => warnings.push(message),
-  };
-  const runtime = await buildRuntime(config, env, logger, deps);
-  const c = colors(process.stderr);
-  let exported = 0;
-  const metrics = (): MetricsSink => ({ add: () => {}, flush: () => {} });
-  // The engine and the synthesized definition (aws-cdk-lib) load in seconds: only when running.
-  const { runLocalWorkflow } = await import('../local/run-workflow');
-  const { inProcessTasks } = await import('../local/local-tasks');
-  const { workflowLine } = await import('./workflow-command');
-  // This machine is the runtime here (its credentials, its disk): the handlers run in-process.
-  const result = await runLocalWorkflow(input, {
-    tasks: inProcessTasks(runtime, metrics),
-    waitMs: v['wait-ms'] ?? 2000,
-    retryMs: 1000,
-    name: 'cli',
-    onEvent: (e) => {
-      if (e.type === 'StateEntered' && e.state !== undefined) {
-        if (e.state.name === 'ExportResults') exported++;
-        // No clock in the text: off a terminal, a line is printed only when the state changes.
-        bar.update(`${e.state.name}  (${exported} exports started)`);
+    const started = Date.now();
+    const bar = progress(process.stderr);
+    bar.update('Reading the login and the reports of the workspace');
+    const { client } = await serviceClientFromSecret(config, aws);
+    const workspaceId = await resolveWorkspace(config, client);
+    const reports: { id: string; name: string }[] = [];
+    for await (const r of client.reporting.listReports({ workspaceId }))
+      reports.push({ id: r.id, name: r.name });
+    for (const wanted of v.report ?? []) {
+      if (!reports.some((r) => r.id === wanted || r.name.toLowerCase() === wanted.toLowerCase())) {
+        bar.done();
+        throw new UsageError(
+          `--report '${wanted}' is not a report of workspace ${workspaceId} (id or name); reports: ${reports.map((r) => `'${r.name}'`).join(', ')}`,
+        );
       }
-      if (e.type === 'StateRetried' && e.state !== undefined) bar.log(c.yellow(`${e.state.name} retried`));
-    },
-  });
-  bar.done();
-  const line = { ...workflowLine(result, out), seconds: Math.round((Date.now() - started) / 100) / 10 };
-  if (v.json) {
-    process.stdout.write(`${JSON.stringify(line)}\n`);
-  } else {
-    const o = colors(process.stdout);
-    const status = result.status === 'SUCCEEDED' ? o.green(result.status) : o.red(result.status);
-    process.stdout.write(
-      `${status}: ${formatCount(line.rows)} rows in ${formatCount(line.partitions)} partitions (${formatCount(line.files)} files) in ${formatDuration(Date.now() - started)}\n` +
-        `  data  ${out}\n`,
-    );
-    const rows = result.summaries.map((s) => ({
-      run: s.runId,
-      status: s.status,
-      jobs: s.jobs,
-      failed: s.failedJobs,
-      rows: s.rows,
-      partitions: s.partitions,
-    }));
-    if (rows.length > 0)
+    }
+    const env: Record<string, string> = {
+      TIME_ZONE: timeZone,
+      WORKSPACE_ID: workspaceId,
+      REPORTS: JSON.stringify(reports),
+      OBJECT_STORE_URI: out,
+      LEASE_STORE_URI: leaseStoreUri(config),
+      SECRET_URI: secretUri(secretLocation(config)),
+      CSV_GZIP: v['csv-gzip'] ? 'true' : 'false',
+      PARQUET_CODEC: v['parquet-codec'] ?? 'SNAPPY',
+      ...pollBudget(reports.length),
+    };
+    const warnings: string[] = [];
+    const logger: WorkflowLogger = {
+      info: () => {},
+      warn: (message) => warnings.push(message),
+      error: (message) => warnings.push(message),
+    };
+    const runtime = await buildRuntime(config, env, logger, aws);
+    const c = colors(process.stderr);
+    let exported = 0;
+    const metrics = (): MetricsSink => ({ add: () => {}, flush: () => {} });
+    // The engine and the synthesized definition (aws-cdk-lib) load in seconds: only when running.
+    const { runLocalWorkflow } = await import('../local/run-workflow');
+    const { inProcessTasks } = await import('../local/local-tasks');
+    const { workflowLine } = await import('./workflow-command');
+    // This machine is the runtime here (its credentials, its disk): the handlers run in-process.
+    const result = await runLocalWorkflow(input, {
+      tasks: inProcessTasks(runtime, metrics),
+      waitMs: v['wait-ms'] ?? CLI_DEFAULTS.pollMs,
+      retryMs: 1000,
+      name: 'cli',
+      onEvent: (e) => {
+        if (e.type === 'StateEntered' && e.state !== undefined) {
+          if (e.state.name === 'ExportResults') exported++;
+          // No clock in the text: off a terminal, a line is printed only when the state changes.
+          bar.update(`${e.state.name}  (${exported} exports started)`);
+        }
+        if (e.type === 'StateRetried' && e.state !== undefined) bar.log(c.yellow(`${e.state.name} retried`));
+      },
+    });
+    bar.done();
+    const line = { ...workflowLine(result, out), seconds: Math.round((Date.now() - started) / 100) / 10 };
+    if (v.json) {
+      process.stdout.write(`${JSON.stringify(line)}\n`);
+    } else {
+      const o = colors(process.stdout);
+      const status = result.status === 'SUCCEEDED' ? o.green(result.status) : o.red(result.status);
       process.stdout.write(
-        `\n${renderTable(rows, ['run', 'status', 'jobs', 'failed', 'rows', 'partitions'])}`,
+        `${status}: ${formatCount(line.rows)} rows in ${formatCount(line.partitions)} partitions (${formatCount(line.files)} files) in ${formatDuration(Date.now() - started)}\n` +
+          `  data  ${out}\n`,
       );
-    if (result.error !== null) process.stdout.write(`  error ${result.error}\n`);
+      const rows = result.summaries.map((s) => ({
+        run: s.runId,
+        status: s.status,
+        jobs: s.jobs,
+        failed: s.failedJobs,
+        rows: s.rows,
+        partitions: s.partitions,
+      }));
+      if (rows.length > 0)
+        process.stdout.write(
+          `\n${renderTable(rows, ['run', 'status', 'jobs', 'failed', 'rows', 'partitions'])}`,
+        );
+      if (result.error !== null) process.stdout.write(`  error ${result.error}\n`);
+    }
+    // Whatever the output format, a failure says why on stderr (the error name alone does not).
+    if (line.cause !== null) process.stderr.write(`${c.red('cause')} ${line.cause}\n`);
+    for (const w of warnings.slice(0, 20)) process.stderr.write(`warning: ${w}\n`);
+    return result.status === 'SUCCEEDED' ? 0 : 1;
+  } finally {
+    await lock?.release();
   }
-  // Whatever the output format, a failure says why on stderr (the error name alone does not).
-  if (line.cause !== null) process.stderr.write(`${c.red('cause')} ${line.cause}\n`);
-  for (const w of warnings.slice(0, 20)) process.stderr.write(`warning: ${w}\n`);
-  return result.status === 'SUCCEEDED' ? 0 : 1;
 }

@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ObjectLocation } from '../stores/from-uri';
 import { readObject } from '../stores/object-store';
-import type { RunRecord } from '../workflow/finalize';
+import { parseRunRecord, type RunRecord } from '../workflow/run-record';
+import { CLI_DEFAULTS, defaultHelp } from './defaults';
 import { defineCommand, HELP_OPTION, integerValue, nonEmptyValue, parseOrHelp, UsageError } from './options';
 import { colors, formatCount, formatDuration, renderTable } from './terminal';
 
@@ -20,7 +21,7 @@ AWS environment, as the AWS CLI reads them).`,
     dir: {
       type: 'string',
       value: '<dir|s3://bucket/prefix>',
-      help: 'where the export is (default ./data-lake)',
+      help: `where the export is ${defaultHelp(CLI_DEFAULTS.lakeDir, true)}`,
       parse: nonEmptyValue,
     },
     limit: { type: 'string', value: '<n>', help: 'how many runs (default 10)', parse: integerValue(1, 1000) },
@@ -42,20 +43,6 @@ async function storeUri(dir: string): Promise<string> {
 
 function warnUnreadable(key: string, reason: string): void {
   process.stderr.write(`warning: skipped the unreadable run record ${key}: ${reason}\n`);
-}
-
-/** A record, or why the text is not one (the table needs runId and startedAt). */
-export function parseRunRecord(text: string): RunRecord | string {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return `not JSON (${(error as Error).message})`;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not a JSON object';
-  const { runId, startedAt } = value as Record<string, unknown>;
-  if (typeof runId !== 'string' || typeof startedAt !== 'string') return 'no runId or startedAt';
-  return value as RunRecord;
 }
 
 /**
@@ -102,7 +89,7 @@ export async function latestRuns(
 export async function runsCommand(argv: readonly string[]): Promise<number> {
   const v = parseOrHelp(RUNS_COMMAND, argv);
   if (v === undefined) return 0;
-  const records = await latestRuns(await storeUri(v.dir ?? 'data-lake'), v.limit ?? 10);
+  const records = await latestRuns(await storeUri(v.dir ?? CLI_DEFAULTS.lakeDir), v.limit ?? 10);
   if (v.json) {
     process.stdout.write(`${JSON.stringify(records)}\n`);
     return 0;

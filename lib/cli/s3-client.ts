@@ -1,5 +1,6 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { createS3Client } from '../stores/s3-store';
+import { type AwsTarget, quietAwsSdk } from './aws-preflight';
 import type { ResolvedConfig } from './config';
 
 export type S3ClientFactory = () => S3Client;
@@ -14,6 +15,7 @@ export function s3ClientFactory(config: ResolvedConfig): S3ClientFactory {
   let client: S3Client | undefined;
   const endpoint = config.s3Endpoint?.value;
   return () => {
+    quietAwsSdk();
     client ??= createS3Client(
       endpoint === undefined
         ? {}
@@ -21,4 +23,34 @@ export function s3ClientFactory(config: ResolvedConfig): S3ClientFactory {
     );
     return client;
   };
+}
+
+/**
+ * The pre-flight targets of the s3:// locations among `uris` (others are skipped), one per
+ * bucket and prefix: a one-key listing there shows credentials, region and bucket work.
+ */
+export function bucketTargets(
+  uris: readonly { uri: string; where: string }[],
+  s3: S3ClientFactory,
+  options: { injected: boolean; endpoint?: string },
+): AwsTarget[] {
+  const targets: AwsTarget[] = [];
+  const seen = new Set<string>();
+  for (const { uri, where } of uris) {
+    const match = /^s3:\/\/([^/]+)\/?(.*)$/.exec(uri);
+    if (match === null) continue;
+    const [, bucket = '', prefix = ''] = match;
+    if (seen.has(`${bucket}/${prefix}`)) continue;
+    seen.add(`${bucket}/${prefix}`);
+    targets.push({
+      kind: 'bucket',
+      bucket,
+      prefix,
+      client: s3(),
+      where,
+      injected: options.injected,
+      ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
+    });
+  }
+  return targets;
 }

@@ -4,6 +4,7 @@ import {
   type HistoryEvent,
   type SFNClient,
 } from '@aws-sdk/client-sfn';
+import { CLI_DEFAULTS } from './defaults';
 
 /**
  * Following a Step Functions execution from the CLI: new history events are read newest
@@ -103,7 +104,7 @@ export async function followExecution(
   options: FollowOptions = {},
 ): Promise<FollowedExecution> {
   const sleep = options.sleep ?? defaultSleep;
-  const pollMs = options.pollMs ?? 2000;
+  const pollMs = options.pollMs ?? CLI_DEFAULTS.pollMs;
   const maxPolls = options.maxPolls ?? Math.ceil((12 * 3600_000) / Math.max(pollMs, 1));
   let lastId = 0;
   let next: string | null = null;

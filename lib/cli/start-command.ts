@@ -1,24 +1,16 @@
-import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import type { ExecutionInput } from '../workflow/input';
-import { CONFIG_FILE_OPTION, configOptions, type ResolvedConfig, resolveConfig } from './config';
+import { checkAws } from './aws-preflight';
+import { CONFIG_FILE_OPTION, configOptions, resolveConfig } from './config';
+import { CLI_DEFAULTS, defaultHelp } from './defaults';
 import { EXECUTION_INPUT_OPTIONS, executionInputOf } from './execution-input-options';
+import { defineCommand, HELP_OPTION, integerValue, nonEmptyValue, parseOrHelp, UsageError } from './options';
 import {
-  ConfigError,
-  defineCommand,
-  HELP_OPTION,
-  integerValue,
-  nonEmptyValue,
-  parseOrHelp,
-  UsageError,
-} from './options';
-import { type FollowedExecution, followExecution } from './sfn-follow';
+  followChain,
+  type SfnDependencies,
+  startExecution,
+  stateMachineArnOf,
+  stateMachineClient,
+} from './sfn-executions';
 import { colors, progress } from './terminal';
-
-/** What tests replace: the Step Functions client and the pause between polls. */
-export interface SfnDependencies {
-  sfn?: () => SFNClient;
-  sleep?: (ms: number) => Promise<void>;
-}
 
 /** `start`: one execution of the deployed state machine, followed to its end. */
 export const SFN_START_COMMAND = defineCommand({
@@ -29,7 +21,8 @@ export const SFN_START_COMMAND = defineCommand({
 schedule sends) and prints each state as it passes, polling DescribeExecution and
 GetExecutionHistory; a long backfill that continues in new executions (ContinueAsNew)
 is followed along the chain. --no-wait prints the execution ARN and returns at once.
-AWS credentials and region come from the usual AWS environment.`,
+AWS credentials come from the usual AWS environment (the region from the ARN); they
+and the state machine are checked (DescribeStateMachine) before anything is started.`,
   options: {
     ...EXECUTION_INPUT_OPTIONS,
     ...configOptions(['stateMachineArn']),
@@ -44,7 +37,7 @@ AWS credentials and region come from the usual AWS environment.`,
     'poll-ms': {
       type: 'string',
       value: '<ms>',
-      help: 'pause between status polls (default 2000)',
+      help: `pause between status polls ${defaultHelp(CLI_DEFAULTS.pollMs)}`,
       parse: integerValue(100, 600_000),
     },
     json: {
@@ -58,58 +51,8 @@ AWS credentials and region come from the usual AWS environment.`,
     'REPORT_EXPORT_STATE_MACHINE_ARN=arn:... report-export start --preset LastWeek --report "Lost calls" --no-wait',
   ],
   notes:
-    'Exit status: 0 SUCCEEDED (or started, with --no-wait), 1 the execution failed, 2 usage or configuration error.',
+    'Exit status: 0 SUCCEEDED (or started, with --no-wait), 1 the execution failed, 2 usage or configuration error (AWS credentials, region or state machine missing included).',
 });
-
-/** The configured state machine; a ConfigError naming the flag and variable when none. */
-export function stateMachineArnOf(config: ResolvedConfig): string {
-  const arn = config.stateMachineArn?.value;
-  if (arn === undefined) {
-    throw new ConfigError(
-      'needs --state-machine-arn (or REPORT_EXPORT_STATE_MACHINE_ARN, or stateMachineArn in the config file)',
-    );
-  }
-  return arn;
-}
-
-/**
- * A Step Functions client in the state machine's own region (the ARN's fourth field), so
- * no AWS_REGION is needed when an ARN is given; credentials from the usual AWS chain.
- */
-export function sfnClientFor(stateMachineArn: string): SFNClient {
-  const region = stateMachineArn.split(':')[3];
-  return new SFNClient(region === undefined || region === '' ? {} : { region });
-}
-
-/** Starts one execution; returns its ARN. */
-export async function startExecution(
-  sfn: SFNClient,
-  stateMachineArn: string,
-  input: ExecutionInput,
-  name?: string,
-): Promise<string> {
-  const out = await sfn.send(
-    new StartExecutionCommand({ stateMachineArn, input: JSON.stringify(input), ...(name ? { name } : {}) }),
-  );
-  if (!out.executionArn) throw new Error('StartExecution returned no executionArn');
-  return out.executionArn;
-}
-
-/** Follows an execution and the executions it continues in (at most `maxChain`); the last one's outcome. */
-export async function followChain(
-  sfn: SFNClient,
-  executionArn: string,
-  options: Parameters<typeof followExecution>[2] & { maxChain?: number } = {},
-): Promise<{ executions: string[]; last: FollowedExecution }> {
-  const executions = [executionArn];
-  let last = await followExecution(sfn, executionArn, options);
-  while (last.status === 'SUCCEEDED' && last.next !== null) {
-    if (executions.length >= (options.maxChain ?? 200)) break;
-    executions.push(last.next);
-    last = await followExecution(sfn, last.next, options);
-  }
-  return { executions, last };
-}
 
 export async function sfnStartCommand(argv: readonly string[], deps: SfnDependencies = {}): Promise<number> {
   const v = parseOrHelp(SFN_START_COMMAND, argv);
@@ -119,7 +62,8 @@ export async function sfnStartCommand(argv: readonly string[], deps: SfnDependen
     throw new UsageError(`--name must be 1 to 80 letters, digits, '-' or '_', got '${v.name}'`);
   }
   const arn = stateMachineArnOf(await resolveConfig({ flags: v }));
-  const sfn = deps.sfn?.() ?? sfnClientFor(arn);
+  const { sfn, target } = stateMachineClient(arn, deps);
+  await checkAws('start', [target]);
   const executionArn = await startExecution(sfn, arn, input, v.name);
   if (v['no-wait']) {
     process.stdout.write(

@@ -2,8 +2,8 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { startLocalDeployment } from '../local/local-deployment';
 import type { LocalWorkflowResult } from '../local/run-workflow';
+import { CLI_DEFAULTS, defaultHelp } from './defaults';
 import { defineCommand, HELP_OPTION, integerValue, nonEmptyValue, parseOrHelp, UsageError } from './options';
 import { acquireOutDirLock } from './out-dir-lock';
 
@@ -27,13 +27,13 @@ stdout; exits 0 only when the execution SUCCEEDED.`,
     out: {
       type: 'string',
       value: '<dir>',
-      help: 'data lake directory (default ./data-lake)',
+      help: `data lake directory ${defaultHelp(CLI_DEFAULTS.lakeDir, true)}`,
       parse: nonEmptyValue,
     },
     'rows-per-day': {
       type: 'string',
       value: '<n>',
-      help: 'calls the local service generates per weekday (default 2000)',
+      help: `calls the local service generates per weekday ${defaultHelp(CLI_DEFAULTS.rowsPerDay)}`,
       parse: integerValue(1, 1_000_000),
     },
     'wait-ms': {
@@ -106,7 +106,7 @@ export async function workflowCommand(argv: readonly string[]): Promise<number> 
   const v = parseOrHelp(WORKFLOW_COMMAND, argv);
   if (v === undefined) return 0;
   if (v.input === undefined) throw new UsageError('--input is required (try --help)');
-  const out = path.resolve(v.out ?? 'data-lake');
+  const out = path.resolve(v.out ?? CLI_DEFAULTS.lakeDir);
   // One run at a time into a lake: a second is refused, not raced.
   const lock = await acquireOutDirLock(out);
   // Ctrl+C (or a TERM): the tasks in flight abort and clean up, then the temporary directory
@@ -121,10 +121,12 @@ export async function workflowCommand(argv: readonly string[]): Promise<number> 
   process.on('SIGTERM', onSignal);
   const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'report-export-workflow-'));
   try {
+    // Loaded on use: the engine and CDK take a second to load.
+    const { startLocalDeployment } = await import('../local/local-deployment');
     const deployment = await startLocalDeployment({
       workDir,
       objectStoreUri: pathToFileURL(out).href,
-      simulator: { rowsPerDay: v['rows-per-day'] ?? 2000, reportLatencyMs: 300 },
+      simulator: { rowsPerDay: v['rows-per-day'] ?? CLI_DEFAULTS.rowsPerDay, reportLatencyMs: 300 },
     });
     try {
       const result = await deployment.run(v.input, {

@@ -15,6 +15,8 @@ export const EXPORT_ERROR_CODES = {
   verifyFailed: 'EXPORT_VERIFY_FAILED',
   publishFailed: 'EXPORT_PUBLISH_FAILED',
   rollbackFailed: 'EXPORT_ROLLBACK_FAILED',
+  summaryWindowInvalid: 'EXPORT_SUMMARY_WINDOW_INVALID',
+  summaryMismatch: 'EXPORT_SUMMARY_MISMATCH',
 } as const;
 
 export type ExportErrorCode = (typeof EXPORT_ERROR_CODES)[keyof typeof EXPORT_ERROR_CODES];
@@ -78,7 +80,8 @@ export class VerificationError extends ExportError {
     code:
       | typeof EXPORT_ERROR_CODES.countMismatch
       | typeof EXPORT_ERROR_CODES.rowLimitExceeded
-      | typeof EXPORT_ERROR_CODES.verifyFailed,
+      | typeof EXPORT_ERROR_CODES.verifyFailed
+      | typeof EXPORT_ERROR_CODES.summaryMismatch,
     message: string,
     options?: { requestId?: string },
   ) {

@@ -1,8 +1,9 @@
-import type { ReportResultStream } from '../api/report-result-stream';
+import type { ReportResultStream } from '../api/result/stream';
 import type { ObjectStore } from '../stores/object-store';
 import type { ParquetCodec } from './formats/parquet-encoder';
 import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_OPEN_BUFFERS } from './rows/partitioner';
-import type { ExportLogger, OutsideWindowPolicy, UnknownMemberPolicy } from './types';
+import type { Dataset, PromotedColumn } from './schema';
+import type { ExportLogger, OutsideWindowPolicy, SummaryMismatchPolicy, UnknownMemberPolicy } from './types';
 import type { ReportWindow } from './window';
 
 /** Options of one export run. Only `source`, `store` and `reportId` are required. */
@@ -13,10 +14,33 @@ export interface ExportOptions {
   /** The report's id, used in the key layout (`report_id=`). */
   reportId: string;
   /**
-   * Dataset (table) name.
-   * @default 'calls'
+   * Members the deployment made typed columns, per dataset (see `tableSchema`): they leave
+   * `extra` for a column of their name, after every other column.
+   * @default none
    */
-  dataset?: string;
+  promotedColumns?: Partial<Record<Dataset, readonly PromotedColumn[] | undefined>>;
+  /**
+   * When the result's `summary` (the service's own totals) disagrees with the sums over the
+   * rows read: `flag` publishes and reports the mismatch (`reconciliation.matches` false), `fail`
+   * publishes nothing (EXPORT_SUMMARY_MISMATCH). The rows have already reconciled with
+   * `totalCount`, so a disagreement of totals says the service computes them differently
+   * rather than that rows are missing: `flag` keeps the night's data and raises it.
+   * @default 'flag'
+   */
+  summaryMismatch?: SummaryMismatchPolicy;
+  /**
+   * The shrink guard: a partition already published with rows is replaced only when the run
+   * has at least this share of its rows (0 turns the guard off; an empty result over a
+   * published day is always held unless 0 or forceReplace). A held partition keeps its
+   * published files and is listed in the summary's `held`.
+   * @default 0.5
+   */
+  minShareOfPublished?: number;
+  /**
+   * Replace partitions the shrink guard would hold.
+   * @default false
+   */
+  forceReplace?: boolean;
   /**
    * Key prefix without leading or trailing slash.
    * @default '' (none)
@@ -140,8 +164,9 @@ export interface ExportOptions {
 
 /** The defaults of {@link ExportOptions}, in one place. */
 export const EXPORT_DEFAULTS = {
-  dataset: 'calls',
   prefix: '',
+  summaryMismatch: 'flag',
+  minShareOfPublished: 0.5,
   parquetCodec: 'SNAPPY',
   csvGzip: false,
   unknownMembers: 'keep',

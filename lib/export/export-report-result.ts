@@ -25,10 +25,15 @@ export async function exportReportResult(options: ExportOptions): Promise<Export
   try {
     const read = await readPartitions(run, spillRoot);
     phase('read', { rows: read.rows, spilledBytes: read.spilledBytes });
-    const partitions = await publishPartitions(
+    const { published, held } = await publishPartitions(
       {
         store: run.store,
         layout: run.layout,
+        schema: run.schema,
+        reconciliation: read.reconciliation,
+        minShareOfPublished: run.minShareOfPublished,
+        forceReplace: run.forceReplace,
+        logger: run.logger,
         runId: run.runId,
         requestId: run.requestId,
         window: run.manifestWindow,
@@ -40,7 +45,7 @@ export async function exportReportResult(options: ExportOptions): Promise<Export
       },
       read.partitions,
     );
-    return summarize(run, partitions, read);
+    return summarize(run, published, { ...read, held });
   } finally {
     await fs.rm(spillRoot, { recursive: true, force: true });
     phase('cleanup');

@@ -1,4 +1,6 @@
-import type { PartitionOutput } from './types';
+import type { Reconciliation } from './reconcile';
+import type { Dataset } from './schema';
+import type { HeldPartition, PartitionOutput, QualityCounts } from './types';
 
 /**
  * A partition as published. A date of the window for which the run found no rows is
@@ -9,10 +11,14 @@ export interface PartitionSummary {
   rows: number;
   files: number;
   bytes: number;
+  /** Only when some count is not 0. */
+  quality?: QualityCounts;
 }
 
 /** The small result the Lambda and the CLI return. */
 export interface ExportSummary {
+  /** Where the rows went: `calls`, or `summaries` for a summary result. */
+  dataset: Dataset;
   reportId: string;
   requestId: string;
   runId: string;
@@ -30,21 +36,33 @@ export interface ExportSummary {
   droppedRows: number;
   /** Invalid UTF-8 sequences in the result the client replaced with U+FFFD; 0 when none. */
   replacedCharacters: number;
+  /** The rows' sums against the result's summary. */
+  reconciliation: Reconciliation;
+  /** Partitions the shrink guard kept as published (not replaced); empty when none. */
+  held: HeldPartition[];
 }
 
 /** The summary of the partitions a run published. */
 export function summarize(
-  run: { reportId: string; requestId: string; runId: string },
+  run: { reportId: string; requestId: string; runId: string; layout: { dataset: string } },
   partitions: readonly PartitionOutput[],
-  counts: { spilledBytes: number; droppedRows: number; replacedCharacters: number },
+  counts: {
+    spilledBytes: number;
+    droppedRows: number;
+    replacedCharacters: number;
+    reconciliation: Reconciliation;
+    held: HeldPartition[];
+  },
 ): ExportSummary {
   const list = partitions.map((p) => ({
     dt: p.dt,
     rows: p.rows,
     files: p.files.length,
     bytes: p.files.reduce((n, f) => n + f.bytes, 0),
+    ...(p.quality !== undefined && Object.values(p.quality).some((n) => n > 0) ? { quality: p.quality } : {}),
   }));
   return {
+    dataset: run.layout.dataset as Dataset,
     reportId: run.reportId,
     requestId: run.requestId,
     runId: run.runId,
@@ -55,5 +73,7 @@ export function summarize(
     partitions: list,
     droppedRows: counts.droppedRows,
     replacedCharacters: counts.replacedCharacters,
+    reconciliation: counts.reconciliation,
+    held: counts.held,
   };
 }

@@ -54,9 +54,34 @@ export function manifestKey(layout: OutputLayout, format: OutputFormat, dt: stri
   return `${partitionPrefix(layout, format, dt)}/${MANIFEST_NAME}`;
 }
 
+/** Where every run's staging area lies: `<prefix>/_staging` (outside every dataset prefix). */
+export function stagingArea(prefix: string): string {
+  return join(prefix, '_staging');
+}
+
 /** Root of a run's staging area; it lies outside every dataset prefix, so no table reads it. */
-export function stagingRoot(layout: OutputLayout, runId: string): string {
-  return join(layout.prefix, '_staging', runId);
+export function stagingRoot(layout: Pick<OutputLayout, 'prefix'>, runId: string): string {
+  return join(stagingArea(layout.prefix), runId);
+}
+
+/**
+ * Key of the record naming the process that owns a run's staging (host, pid, start time),
+ * written before anything else is staged and deleted last (machine-local stores only).
+ */
+export function stagingOwnerKey(layout: Pick<OutputLayout, 'prefix'>, runId: string): string {
+  return `${stagingRoot(layout, runId)}/_owner.json`;
+}
+
+/** Prefix of a run's promotion journal: one entry per partition and format it promotes. */
+export function journalPrefix(layout: Pick<OutputLayout, 'prefix'>, runId: string): string {
+  return `${stagingRoot(layout, runId)}/_journal/`;
+}
+
+/** Key of the journal entry of one partition (a `dt=...` segment ends in `.json`). */
+export function journalKey(layout: OutputLayout, runId: string, format: OutputFormat, dt: string): string {
+  const partition = partitionPrefix(layout, format, dt);
+  const relative = layout.prefix === '' ? partition : partition.slice(layout.prefix.length + 1);
+  return `${journalPrefix(layout, runId)}${relative}.json`;
 }
 
 /** Key of the backup a run keeps of a published object while it replaces the partition. */

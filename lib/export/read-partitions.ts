@@ -7,8 +7,10 @@ import {
   throwIfAborted,
   VerificationError,
 } from './errors';
+import { type Reconciliation, reconcile } from './reconcile';
 import type { ResolvedExportOptions } from './resolve-export-options';
 import { Partitioner, type PartitionSink } from './rows/partitioner';
+import { emptyQuality } from './rows/quality';
 import { RowMapper } from './rows/row-mapper';
 import { InlineSink, type SpillOptions, WorkerSink } from './spill/partition-sink';
 import { diskFullCode, SpillShortageError } from './spill/spill-budget';
@@ -30,6 +32,8 @@ export interface ReadPartitions {
   droppedRows: number;
   /** Invalid UTF-8 sequences the client replaced with U+FFFD (from the result's metadata). */
   replacedCharacters: number;
+  /** The rows' sums against the result's summary. */
+  reconciliation: Reconciliation;
 }
 
 /**
@@ -43,6 +47,8 @@ export async function readPartitions(run: ResolvedExportOptions, spillRoot: stri
     reportId: run.reportId,
     requestId,
     zone: new ZoneConverter(run.timeZoneId),
+    schema: run.schema,
+    ...(run.summaryDay === undefined ? {} : { day: run.summaryDay }),
     unknownMembers: run.unknownMembers,
     ...(run.rowWindow === undefined ? {} : { window: { ...run.rowWindow, outside: run.outsideWindow } }),
   });
@@ -52,6 +58,7 @@ export async function readPartitions(run: ResolvedExportOptions, spillRoot: stri
     csvGzip: run.csvGzip,
     maxRowsPerFile: run.maxRowsPerFile,
     spillBudgetBytes: run.spillBudgetBytes,
+    schema: run.schema,
   };
   const sink: PartitionSink =
     (run.encodeWorker === false
@@ -76,6 +83,23 @@ export async function readPartitions(run: ResolvedExportOptions, spillRoot: stri
         { requestId },
       );
     }
+    const reconciliation = reconcile(metadata.summary, mapper.totals.totals);
+    if (reconciliation.matches === false) {
+      const message = `The result's summary disagrees with its rows on ${reconciliation.differences.join(', ')}: service ${JSON.stringify(reconciliation.service)}, rows ${JSON.stringify(reconciliation.rows)}`;
+      if (run.summaryMismatch === 'fail') {
+        throw new VerificationError(EXPORT_ERROR_CODES.summaryMismatch, `${message} (summaryMismatch=fail)`, {
+          requestId,
+        });
+      }
+      logger?.warn(
+        "The result's summary disagrees with its rows; published and flagged (summaryMismatch=flag)",
+        {
+          differences: reconciliation.differences,
+          service: reconciliation.service,
+          rows: reconciliation.rows,
+        },
+      );
+    }
     if (dropped > 0) {
       logger?.warn('Rows dated outside the window were dropped (outsideWindow=drop)', {
         droppedRows: dropped,
@@ -98,8 +122,18 @@ export async function readPartitions(run: ResolvedExportOptions, spillRoot: stri
     }
     const partitions = await spill(partitioner.finish(), requestId, partitioner);
     let spilledBytes = 0;
-    for (const p of partitions) for (const f of p.files) spilledBytes += f.bytes;
-    return { partitions, rows: partitioner.rows, spilledBytes, droppedRows: dropped, replacedCharacters };
+    for (const p of partitions) {
+      for (const f of p.files) spilledBytes += f.bytes;
+      p.quality = mapper.quality.byDate.get(p.dt) ?? emptyQuality();
+    }
+    return {
+      partitions,
+      rows: partitioner.rows,
+      spilledBytes,
+      droppedRows: dropped,
+      replacedCharacters,
+      reconciliation,
+    };
   } finally {
     await sink.close();
   }

@@ -1,17 +1,20 @@
 import { createHash, randomUUID } from 'node:crypto';
 import * as os from 'node:os';
-import type { ReportResultStream } from '../api/report-result-stream';
+import type { ReportResultStream } from '../api/result/stream';
 import type { ObjectStore } from '../stores/object-store';
 import { EXPORT_ERROR_CODES, ExportConfigError, ExportError } from './errors';
 import { EXPORT_DEFAULTS, type ExportOptions } from './export-options';
 import { PARQUET_CODECS, type ParquetCodec } from './formats/parquet-encoder';
 import { zstdAvailable } from './formats/zstd';
 import { checkLayout, type OutputLayout } from './layout';
+import { DATASETS, type TableSchema, tableSchema } from './schema';
 import { ZoneConverter } from './time-zone';
 import {
   type ExportLogger,
   OUTSIDE_WINDOW_POLICIES,
   type OutsideWindowPolicy,
+  SUMMARY_MISMATCH_POLICIES,
+  type SummaryMismatchPolicy,
   UNKNOWN_MEMBER_POLICIES,
   type UnknownMemberPolicy,
 } from './types';
@@ -24,6 +27,13 @@ export interface ResolvedExportOptions {
   reportId: string;
   requestId: string;
   layout: OutputLayout;
+  /** The columns of the result's dataset (calls or summaries), promoted ones included. */
+  schema: TableSchema;
+  /** The local day a summary covers (its only partition); undefined for a call list. */
+  summaryDay: string | undefined;
+  summaryMismatch: SummaryMismatchPolicy;
+  minShareOfPublished: number;
+  forceReplace: boolean;
   parquetCodec: ParquetCodec;
   csvGzip: boolean;
   unknownMembers: UnknownMemberPolicy;
@@ -67,19 +77,29 @@ export function resolveExportOptions(options: ExportOptions): ResolvedExportOpti
     throw new ExportConfigError('parquetCodec=ZSTD needs Node >= 22.15 (node:zlib zstd); use SNAPPY here');
   }
   const csvGzip = options.csvGzip ?? EXPORT_DEFAULTS.csvGzip;
+  const head = options.source.head;
+  const dataset = isSummaryResult(head) ? DATASETS.summaries : DATASETS.calls;
+  const schema = tableSchema({ dataset, promoted: options.promotedColumns?.[dataset] ?? [] });
   const layout: OutputLayout = {
     prefix: options.prefix ?? EXPORT_DEFAULTS.prefix,
-    dataset: options.dataset ?? EXPORT_DEFAULTS.dataset,
+    dataset,
     reportId: options.reportId,
     csvExtension: csvGzip ? '.csv.gz' : '.csv',
   };
   checkLayout(layout);
-  const head = options.source.head;
   const requestId = head.requestId;
   const timeZoneId = resolveTimeZone(head.request?.timeZoneId, options.timeZone, requestId);
   const fromWindow = options.window === undefined ? [] : datesOfWindow(options.window, timeZoneId);
   const explicit = options.windowDates === undefined ? undefined : checkWindowDates(options.windowDates);
   const windowed = options.window !== undefined || (explicit !== undefined && explicit.length > 0);
+  const summaryDay =
+    dataset === DATASETS.summaries
+      ? oneDay(explicit !== undefined && explicit.length > 0 ? explicit : fromWindow, requestId)
+      : undefined;
+  const minShare = options.minShareOfPublished ?? EXPORT_DEFAULTS.minShareOfPublished;
+  if (typeof minShare !== 'number' || !(minShare >= 0 && minShare <= 1)) {
+    throw new ExportConfigError(`minShareOfPublished must be a number from 0 to 1, got ${String(minShare)}`);
+  }
   if (options.runId !== undefined && (!RUN_ID.test(options.runId) || /^\.{1,2}$/.test(options.runId))) {
     throw new ExportConfigError(
       `runId must be 1-128 letters, digits, '.', '_' or '-', got '${options.runId}'`,
@@ -91,6 +111,16 @@ export function resolveExportOptions(options: ExportOptions): ResolvedExportOpti
     reportId: options.reportId,
     requestId,
     layout,
+    schema,
+    summaryDay,
+    summaryMismatch: oneOf(
+      'summaryMismatch',
+      options.summaryMismatch,
+      EXPORT_DEFAULTS.summaryMismatch,
+      SUMMARY_MISMATCH_POLICIES,
+    ),
+    minShareOfPublished: minShare,
+    forceReplace: options.forceReplace ?? false,
     parquetCodec,
     csvGzip,
     unknownMembers: oneOf(
@@ -136,6 +166,33 @@ export function resolveExportOptions(options: ExportOptions): ResolvedExportOpti
     encodeWorker: options.encodeWorker ?? defaultWorkerUrl() ?? false,
     signal: options.signal,
   };
+}
+
+/**
+ * A summary result: its `request.displayFields` name fields and none is `start`, so its rows
+ * are totals over the job's window, not calls (an empty or missing list is a call list, as
+ * the spec's example is).
+ */
+export function isSummaryResult(head: ReportResultStream['head']): boolean {
+  const fields: unknown = head.request?.displayFields;
+  if (!Array.isArray(fields) || fields.length === 0) return false;
+  return !fields.some(
+    (f) => (typeof f === 'string' ? f : (f as { fieldName?: unknown })?.fieldName) === 'start',
+  );
+}
+
+/** The one local day a summary covers: its window must be exactly one day. */
+function oneDay(dates: readonly string[], requestId: string): string {
+  if (dates.length !== 1) {
+    throw new ExportError(
+      EXPORT_ERROR_CODES.summaryWindowInvalid,
+      dates.length === 0
+        ? 'A summary result needs its window (one local day): its rows have no start to date them'
+        : `A summary result covers one local day, this window covers ${dates.length} (${dates[0]} .. ${dates.at(-1)}): run it day by day`,
+      { requestId },
+    );
+  }
+  return dates[0] as string;
 }
 
 /**

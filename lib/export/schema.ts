@@ -1,5 +1,6 @@
 import type { SchemaElement } from 'hyparquet';
 import type { ResultRow } from '../spec/types';
+import { ExportConfigError } from './errors';
 
 /**
  * Version of the output schema, written to every manifest and to Parquet key-value metadata.
@@ -16,6 +17,8 @@ export const COLUMN_KINDS = {
   string: 'string',
   int32: 'int32',
   double: 'double',
+  /** true/false: Parquet BOOLEAN. Only a promoted column has it. */
+  boolean: 'boolean',
   /** Wall-clock time in the report's zone, no offset: TIMESTAMP(MILLIS, isAdjustedToUTC=false). */
   localTimestamp: 'localTimestamp',
   /** An instant: TIMESTAMP(MILLIS, isAdjustedToUTC=true). */
@@ -26,6 +29,8 @@ export type ColumnKind = (typeof COLUMN_KINDS)[keyof typeof COLUMN_KINDS];
 /** Where a column's value comes from. */
 export type ColumnSource =
   | { from: 'member'; member: keyof ResultRow }
+  /** A member the spec does not document, promoted by the deployment's configuration. */
+  | { from: 'promoted'; member: string }
   | { from: 'startUtc' }
   | { from: 'reportId' }
   | { from: 'requestId' }
@@ -128,23 +133,132 @@ export const PARTITION_COLUMN = 'dt';
  */
 export const PARTITION_KEYS = ['report_id', PARTITION_COLUMN] as const;
 
-/** Members of a result row that map to a column. */
+/** Members of a result row that map to a column of the `calls` dataset (promoted ones aside). */
 export const KNOWN_MEMBERS: ReadonlySet<string> = new Set(
   COLUMNS.flatMap((c) => (c.source.from === 'member' ? [c.source.member] : [])),
 );
 
-/** Index of the `start` column, used by the partitioner. */
-export const START_COLUMN_INDEX = COLUMNS.findIndex((c) => c.name === 'start');
+/**
+ * The datasets (tables) of the lake. A result whose `request.displayFields` name `start` is a
+ * call list and goes to `calls`; one without (totals per user, per hunt group ...) is a
+ * summary of its job's window and goes to `summaries`, partitioned by the job's local day.
+ */
+export const DATASETS = { calls: 'calls', summaries: 'summaries' } as const;
+export type Dataset = (typeof DATASETS)[keyof typeof DATASETS];
+
+/** Types a deployment may give a promoted column, and the column kind each becomes. */
+export const PROMOTED_TYPES = {
+  string: 'string',
+  int: 'int32',
+  double: 'double',
+  boolean: 'boolean',
+  'timestamp-local': 'localTimestamp',
+} as const satisfies Record<string, ColumnKind>;
+export type PromotedType = keyof typeof PROMOTED_TYPES;
+
+/**
+ * A member the service sends that the spec does not document, made a typed column of a
+ * dataset by configuration: its values leave `extra` for the column of the member's name.
+ */
+export interface PromotedColumn {
+  /** The member's name, which is also the column's. */
+  readonly name: string;
+  readonly type: PromotedType;
+}
+
+/** The columns of one dataset as a deployment configures it: what every file of it holds. */
+export interface TableSchema {
+  readonly dataset: Dataset;
+  readonly columns: readonly ColumnDefinition[];
+  /** Members some column takes: all others go to `extra`. */
+  readonly knownMembers: ReadonlySet<string>;
+  /** Index of `start` (what partitions a call), -1 for a summary. */
+  readonly startIndex: number;
+  readonly promoted: readonly PromotedColumn[];
+}
+
+/** A column name Athena, Glue, DuckDB and Spark all take unquoted. */
+const PROMOTED_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+/** Columns a summary row has no use for: it has no start (its `dt` is its job's day). */
+const CALL_ONLY = new Set(['start', 'start_utc']);
+/** More would not be a column list but a second schema: keep the rest in `extra`. */
+export const MAX_PROMOTED_COLUMNS = 100;
+
+/**
+ * The columns of `dataset` with the deployment's promoted columns: the spec's members,
+ * `start_utc` (calls only), lineage, `extra`, then the promoted columns in the order
+ * declared. They come last so that a CSV reader mapping fields by position (Athena's
+ * OpenCSVSerDe) still reads every earlier column of files written before they were declared.
+ * Rejects (ExportConfigError) a name that is not a plain identifier, that a column already
+ * has (case-insensitively, as Glue and Athena compare names), or an unknown type.
+ */
+export function tableSchema(
+  options: { dataset?: Dataset; promoted?: readonly PromotedColumn[] } = {},
+): TableSchema {
+  const dataset = options.dataset ?? DATASETS.calls;
+  if (!Object.values(DATASETS).includes(dataset)) {
+    throw new ExportConfigError(
+      `dataset must be one of ${Object.values(DATASETS).join(', ')}, got ${String(dataset)}`,
+    );
+  }
+  const promoted = options.promoted ?? [];
+  if (promoted.length > MAX_PROMOTED_COLUMNS) {
+    throw new ExportConfigError(`At most ${MAX_PROMOTED_COLUMNS} promoted columns, got ${promoted.length}`);
+  }
+  const base = dataset === DATASETS.calls ? COLUMNS : COLUMNS.filter((c) => !CALL_ONLY.has(c.name));
+  const taken = new Map([...base.map((c) => c.name), PARTITION_COLUMN].map((n) => [n.toLowerCase(), n]));
+  const extraColumns = promoted.map((p, i): ColumnDefinition => {
+    const where = `promoted column ${i} (${JSON.stringify(p?.name)})`;
+    if (typeof p?.name !== 'string' || !PROMOTED_NAME.test(p.name)) {
+      throw new ExportConfigError(`${where}: the name must match ${PROMOTED_NAME.source}`);
+    }
+    const existing = taken.get(p.name.toLowerCase());
+    if (existing !== undefined) {
+      throw new ExportConfigError(
+        `${where}: the ${dataset} dataset already has a column ${existing} (names compare without case, as in Glue and Athena)`,
+      );
+    }
+    if (!Object.hasOwn(PROMOTED_TYPES, p.type)) {
+      throw new ExportConfigError(
+        `${where}: type must be one of ${Object.keys(PROMOTED_TYPES).join(', ')}, got ${JSON.stringify(p.type)}`,
+      );
+    }
+    taken.set(p.name.toLowerCase(), p.name);
+    return {
+      name: p.name,
+      kind: PROMOTED_TYPES[p.type],
+      nullable: true,
+      description: `Member ${p.name} (${p.type}), promoted from extra by configuration.`,
+      source: { from: 'promoted', member: p.name },
+    };
+  });
+  const columns = [...base, ...extraColumns];
+  return {
+    dataset,
+    columns,
+    knownMembers: new Set(
+      columns.flatMap((c) =>
+        c.source.from === 'member' || c.source.from === 'promoted' ? [c.source.member] : [],
+      ),
+    ),
+    startIndex: columns.findIndex((c) => c.name === 'start'),
+    promoted: promoted.map((p) => ({ name: p.name, type: p.type })),
+  };
+}
+
+/** The `calls` dataset without promoted columns. */
+export const CALLS_SCHEMA: TableSchema = tableSchema();
 
 /** The CSV header line's fields, in column order. */
-export function csvHeader(): string[] {
-  return COLUMNS.map((c) => c.name);
+export function csvHeader(schema: TableSchema = CALLS_SCHEMA): string[] {
+  return schema.columns.map((c) => c.name);
 }
 
 const GLUE_TYPES: Record<ColumnKind, string> = {
   string: 'string',
   int32: 'int',
   double: 'double',
+  boolean: 'boolean',
   localTimestamp: 'timestamp',
   utcTimestamp: 'timestamp',
 };
@@ -164,24 +278,32 @@ export interface GlueColumn {
  * fields) parses TIMESTAMP only as epoch milliseconds and cannot read an empty field as
  * a number, so typed columns would fail on our ISO timestamps and NULLs; cast in a view.
  */
-export function glueColumns(format: 'parquet' | 'csv' = 'parquet'): GlueColumn[] {
+export function glueColumns(
+  format: 'parquet' | 'csv' = 'parquet',
+  schema: TableSchema = CALLS_SCHEMA,
+): GlueColumn[] {
   const keys: readonly string[] = PARTITION_KEYS;
-  return COLUMNS.filter((c) => !keys.includes(c.name)).map((c) => ({
-    Name: c.name,
-    Type: format === 'csv' ? 'string' : GLUE_TYPES[c.kind],
-    Comment: c.description,
-  }));
+  return schema.columns
+    .filter((c) => !keys.includes(c.name))
+    .map((c) => ({
+      Name: c.name,
+      Type: format === 'csv' ? 'string' : GLUE_TYPES[c.kind],
+      Comment: c.description,
+    }));
 }
 
 /** Glue partition keys, in the order of the key layout. */
-export function gluePartitionKeys(): GlueColumn[] {
+export function gluePartitionKeys(dataset: Dataset = DATASETS.calls): GlueColumn[] {
   const report = COLUMNS.find((c) => c.name === 'report_id') as ColumnDefinition;
   return [
     { Name: 'report_id', Type: 'string', Comment: report.description },
     {
       Name: PARTITION_COLUMN,
       Type: 'string',
-      Comment: "Local calendar date (YYYY-MM-DD) of `start` in the report's time zone.",
+      Comment:
+        dataset === DATASETS.calls
+          ? "Local calendar date (YYYY-MM-DD) of `start` in the report's time zone."
+          : "The local calendar day (YYYY-MM-DD) the summary covers, in the report's time zone.",
     },
   ];
 }
@@ -203,6 +325,8 @@ function parquetElement(c: ColumnDefinition): SchemaElement {
       return { name: c.name, type: 'INT32', repetition_type };
     case 'double':
       return { name: c.name, type: 'DOUBLE', repetition_type };
+    case 'boolean':
+      return { name: c.name, type: 'BOOLEAN', repetition_type };
     case 'localTimestamp':
       // The converted type too: parquet-format's LogicalTypes.md ("Deprecated timestamp
       // ConvertedType") says writers *must* annotate local timestamps with the legacy
@@ -228,6 +352,6 @@ function parquetElement(c: ColumnDefinition): SchemaElement {
 }
 
 /** The Parquet schema (root first), derived from the column list. */
-export function parquetSchema(): SchemaElement[] {
-  return [{ name: 'schema', num_children: COLUMNS.length }, ...COLUMNS.map(parquetElement)];
+export function parquetSchema(schema: TableSchema = CALLS_SCHEMA): SchemaElement[] {
+  return [{ name: 'schema', num_children: schema.columns.length }, ...schema.columns.map(parquetElement)];
 }

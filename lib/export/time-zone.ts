@@ -173,3 +173,13 @@ function parseLocalTimeSlow(text: string): number | undefined {
 export function localDate(localMs: number): string {
   return new Date(localMs).toISOString().slice(0, 10);
 }
+
+/** True for a zone name the runtime's Intl knows (IANA names and `UTC`). */
+export function isIanaZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name });
+    return name.length > 0;
+  } catch {
+    return false;
+  }
+}

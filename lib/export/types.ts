@@ -18,6 +18,35 @@ export type UnknownMemberPolicy = (typeof UNKNOWN_MEMBER_POLICIES)[keyof typeof 
 export const OUTSIDE_WINDOW_POLICIES = { fail: 'fail', drop: 'drop' } as const;
 export type OutsideWindowPolicy = (typeof OUTSIDE_WINDOW_POLICIES)[keyof typeof OUTSIDE_WINDOW_POLICIES];
 
+/** What to do when the result's summary disagrees with its rows (see ExportOptions.summaryMismatch). */
+export const SUMMARY_MISMATCH_POLICIES = { flag: 'flag', fail: 'fail' } as const;
+export type SummaryMismatchPolicy =
+  (typeof SUMMARY_MISMATCH_POLICIES)[keyof typeof SUMMARY_MISMATCH_POLICIES];
+
+/**
+ * Data-quality counts of one partition's rows: recorded in its manifests and the run
+ * record, never a reason to fail (rows dated outside the window are, see outsideWindow).
+ */
+export interface QualityCounts {
+  /** Rows without a connId (a call list's rows should each have one). */
+  nullConnId: number;
+  /** Rows whose connId an earlier row of the same partition had. */
+  duplicateConnId: number;
+  /** Rows with a negative ring or duration. */
+  negativeTime: number;
+  /** Rows with ans, ref or lost outside 0..1. */
+  flagOutOfRange: number;
+}
+
+/** A partition the shrink guard kept as published: the run had too few of its rows. */
+export interface HeldPartition {
+  dt: string;
+  /** Rows of the published partition (its Parquet manifest). */
+  publishedRows: number;
+  /** Rows this run would have replaced it with. */
+  rows: number;
+}
+
 /** A finished part file of one format, spilled to local disk and ready to stage. */
 export interface SpilledFile {
   format: OutputFormat;
@@ -33,4 +62,6 @@ export interface PartitionOutput {
   dt: string;
   rows: number;
   files: SpilledFile[];
+  /** Counts over the partition's rows (all 0 for a partition without rows). */
+  quality?: QualityCounts;
 }

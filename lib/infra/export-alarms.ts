@@ -17,6 +17,17 @@ export const FRESHNESS_METRIC = {
   dimensionsMap: { service: 'report-export' },
 } as const;
 
+/** A count Finalize publishes per run (same namespace and dimension as the freshness metric). */
+export function runMetric(metricName: 'PartitionsHeld' | 'SummaryMismatches'): cloudwatch.Metric {
+  return new cloudwatch.Metric({
+    namespace: FRESHNESS_METRIC.namespace,
+    metricName,
+    dimensionsMap: FRESHNESS_METRIC.dimensionsMap,
+    period: Duration.hours(1),
+    statistic: cloudwatch.Stats.SUM,
+  });
+}
+
 export interface AlarmTopicProps {
   /**
    * Address subscribed to the topic.
@@ -103,6 +114,17 @@ export class ExportAlarms extends Construct {
         'The nightly schedule could not start the export; the start is in the dead-letter queue.',
       );
     }
+    // Data the run kept back or published with a doubt: nothing failed, but someone must look.
+    any(
+      'PartitionsHeld',
+      runMetric('PartitionsHeld'),
+      'The shrink guard kept published days a run would have replaced with far fewer rows; the run record names each day and both counts (re-run with forceReplace to replace them).',
+    );
+    any(
+      'SummaryMismatches',
+      runMetric('SummaryMismatches'),
+      "A published result's summary (the service's totals) disagreed with its rows; the run record has both.",
+    );
     this.#freshness(props.freshnessHours ?? 26);
   }
 

@@ -2,13 +2,22 @@ import { Stack } from 'aws-cdk-lib';
 import * as athena from 'aws-cdk-lib/aws-athena';
 import * as glue from 'aws-cdk-lib/aws-glue';
 import { Construct } from 'constructs';
-import { callsTableInput, type LakeLocation, type LakeTableInput, runsTableInput } from './lake-tables';
+import { DATASETS, type Dataset, type PromotedColumn, tableSchema } from '../export/schema';
+import {
+  callsTableInput,
+  type LakeLocation,
+  type LakeTableInput,
+  runsTableInput,
+  summariesTableInput,
+} from './lake-tables';
 
 export interface LakeCatalogProps {
   /** Name of the data lake bucket. */
   readonly bucketName: string;
   readonly prefix: string;
   readonly dataset: string;
+  /** Members promoted to typed columns, per dataset. */
+  readonly promotedColumns?: Partial<Record<Dataset, readonly PromotedColumn[] | undefined>>;
   /** Configured report ids: the `report_id` enum of the projection. */
   readonly reportIds: readonly string[];
   /** First `dt` Athena projects (YYYY-MM-DD): the first day the deployment exports. */
@@ -30,14 +39,15 @@ export interface LakeCatalogProps {
 }
 
 /**
- * What Athena needs and nothing more: a Glue database, the Parquet table and the run
- * records table, both with partition projection (no crawler, no MSCK REPAIR), and a
+ * What Athena needs and nothing more: a Glue database, the Parquet tables (calls,
+ * summaries) and the run records table, all with partition projection (no crawler, no MSCK REPAIR), and a
  * workgroup that enforces its encrypted result location and a per-query scan limit.
  * No CSV table: see lib/infra/README.md ("Why there is no CSV table").
  */
 export class LakeCatalog extends Construct {
   readonly database: glue.CfnDatabase;
   readonly callsTable: glue.CfnTable;
+  readonly summariesTable: glue.CfnTable;
   readonly runsTable: glue.CfnTable;
   readonly workGroup: athena.CfnWorkGroup;
 
@@ -77,7 +87,12 @@ export class LakeCatalog extends Construct {
       t.node.addDependency(this.database);
       return t;
     };
-    this.callsTable = table('CallsTable', callsTableInput(location));
+    const promoted = props.promotedColumns ?? {};
+    this.callsTable = table(
+      'CallsTable',
+      callsTableInput(location, tableSchema({ dataset: DATASETS.calls, promoted: promoted.calls ?? [] })),
+    );
+    this.summariesTable = table('SummariesTable', summariesTableInput(location, promoted.summaries ?? []));
     this.runsTable = table('RunsTable', runsTableInput(location));
 
     this.workGroup = new athena.CfnWorkGroup(this, 'WorkGroup', {

@@ -1,7 +1,17 @@
 import { type OutputFormat, partitionPrefix } from '../export/layout';
-import { type GlueColumn, glueColumns, gluePartitionKeys, PARTITION_COLUMN } from '../export/schema';
-import { type RunRecord, type RunRecordJob, runRecordKey } from '../workflow/finalize';
+import {
+  CALLS_SCHEMA,
+  DATASETS,
+  type GlueColumn,
+  glueColumns,
+  gluePartitionKeys,
+  PARTITION_COLUMN,
+  type PromotedColumn,
+  type TableSchema,
+  tableSchema,
+} from '../export/schema';
 import type { ExecutionInput } from '../workflow/input';
+import { type RunRecord, type RunRecordJob, runRecordKey } from '../workflow/run-record';
 
 /**
  * Glue table definitions of the lake, as plain data (no CDK types: the tests compare them
@@ -85,12 +95,32 @@ function dtProjection(l: LakeLocation): Record<string, string> {
  * configured reports (the workflow exports no others), so a query over every report
  * needs no `WHERE report_id = ...`, which an `injected` projection would demand.
  */
-export function callsTableInput(l: LakeLocation): LakeTableInput {
+export function callsTableInput(l: LakeLocation, schema: TableSchema = CALLS_SCHEMA): LakeTableInput {
+  return datasetTableInput(
+    { ...l, dataset: schema.dataset },
+    schema,
+    'report-export: one row per call record, Parquet, partitioned by report_id and local date dt',
+  );
+}
+
+/** The summaries table: the rows of summary reports (no start), one partition per report and local day. */
+export function summariesTableInput(
+  l: LakeLocation,
+  promoted: readonly PromotedColumn[] = [],
+): LakeTableInput {
+  const schema = tableSchema({ dataset: DATASETS.summaries, promoted });
+  return datasetTableInput(
+    { ...l, dataset: schema.dataset },
+    schema,
+    'report-export: the rows of summary reports (totals per user, hunt group ...), Parquet, partitioned by report_id and the local day dt they cover',
+  );
+}
+
+function datasetTableInput(l: LakeLocation, schema: TableSchema, description: string): LakeTableInput {
   const template = partitionKeyTemplate(l, 'parquet');
   return {
-    name: l.dataset,
-    description:
-      'report-export: one row per call record, Parquet, partitioned by report_id and local date dt',
+    name: schema.dataset,
+    description,
     tableType: 'EXTERNAL_TABLE',
     parameters: {
       classification: 'parquet',
@@ -100,10 +130,10 @@ export function callsTableInput(l: LakeLocation): LakeTableInput {
       ...dtProjection(l),
       'storage.location.template': `s3://${l.bucket}/${template}/`,
     },
-    partitionKeys: gluePartitionKeys(),
+    partitionKeys: gluePartitionKeys(schema.dataset),
     storageDescriptor: {
       location: `s3://${l.bucket}/${rootOf(template)}`,
-      columns: glueColumns('parquet'),
+      columns: glueColumns('parquet', schema),
       inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
       outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
       serdeInfo: { serializationLibrary: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe' },
@@ -122,8 +152,11 @@ const INPUT_TYPES: { [K in keyof Required<ExecutionInput>]: string } = {
   reports: 'array<string>',
   filterId: 'string',
   additionalConditions: 'array<struct<fieldname:string,operator:string,values:array<string>>>',
+  forceReplace: 'boolean',
   parentRunId: 'string',
 };
+const QUALITY_TYPE = 'struct<nullconnid:int,duplicateconnid:int,negativetime:int,flagoutofrange:int>';
+const TOTALS_TYPE = 'struct<ans:bigint,ref:bigint,lost:bigint,ring:double,duration:double>';
 const JOB_TYPES: { [K in keyof RunRecordJob]: string } = {
   jobId: 'string',
   reportId: 'string',
@@ -137,6 +170,11 @@ const JOB_TYPES: { [K in keyof RunRecordJob]: string } = {
   polls: 'int',
   splits: 'int',
   retries: 'int',
+  held: 'array<struct<dt:string,publishedrows:bigint,rows:bigint>>',
+  heldCount: 'int',
+  mismatches: `array<struct<requestid:string,differences:array<string>,service:${TOTALS_TYPE},rows:${TOTALS_TYPE}>>`,
+  mismatchCount: 'int',
+  quality: QUALITY_TYPE,
   firstDate: 'string',
   lastDate: 'string',
   durationMs: 'bigint',
@@ -170,6 +208,9 @@ const RUN_RECORD_TYPES: { [K in keyof RunRecord]: string } = {
   polls: 'int',
   splits: 'int',
   retries: 'int',
+  heldPartitions: 'int',
+  summaryMismatches: 'int',
+  quality: QUALITY_TYPE,
   newestDate: 'string',
   continued: 'boolean',
   error: 'string',

@@ -98,6 +98,7 @@ export class ReportExportStack extends Stack {
       bucketName: this.bucket.bucketName,
       prefix: c.prefix,
       dataset: c.dataset,
+      promotedColumns: c.promotedColumns,
       reportIds: c.reports.map((r) => r.id),
       dataStartDate: c.dataStartDate,
       databaseName: c.databaseName,

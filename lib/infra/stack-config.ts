@@ -1,9 +1,11 @@
 import { z } from 'zod';
-import { EXPORT_DEFAULTS } from '../export/export-options';
 import { checkLayout } from '../export/layout';
+import { DATASETS, type Dataset, type PromotedColumn } from '../export/schema';
+import { isIanaZone } from '../export/time-zone';
+import type { SummaryMismatchPolicy } from '../export/types';
 import { parseCalendarDate } from '../export/window';
 import type { ConfiguredReport } from '../workflow/settings';
-import { isIanaZone, SETTINGS_DEFAULTS } from '../workflow/settings';
+import { PROMOTED_COLUMNS_SCHEMA, SETTINGS_DEFAULTS } from '../workflow/settings';
 import { DEFAULT_EXPORT_EPHEMERAL_MB, DEFAULT_EXPORT_MEMORY_MB } from './export-sizing';
 
 /** Stable codes of the infra module's errors; tests match on these, never on messages. */
@@ -108,6 +110,28 @@ export interface ReportExportConfig {
    */
   readonly parquetCodec?: 'SNAPPY' | 'ZSTD' | 'UNCOMPRESSED';
   /**
+   * Members the service sends that the spec does not document, made typed columns of a
+   * dataset (in the files and the Glue table, after `extra`), e.g.
+   * `{ "calls": [{ "name": "accountCode", "type": "string" }] }`. Per dataset, not per
+   * report: a Glue table has one column list for all its reports, and CSV files are read by
+   * position, so every report's files carry the same columns.
+   * @default none
+   */
+  readonly promotedColumns?: Partial<Record<Dataset, readonly PromotedColumn[] | undefined>>;
+  /**
+   * A result whose summary disagrees with its rows: `flag` (publish, count it in the run
+   * record, alarm) or `fail` (publish nothing, the job fails).
+   * @default 'flag'
+   */
+  readonly summaryMismatch?: SummaryMismatchPolicy;
+  /**
+   * The shrink guard: a published partition is replaced only by a run with at least this
+   * share of its rows (0 turns it off); held ones alarm, and `forceReplace` in the input
+   * replaces them.
+   * @default 0.5
+   */
+  readonly minShareOfPublished?: number;
+  /**
    * Key prefix of the data lake in the bucket.
    * @default 'lake'
    */
@@ -162,6 +186,7 @@ export type ResolvedStackConfig = Required<Omit<ReportExportConfig, 'alarmEmail'
   readonly poll: Required<PollConfig>;
   /** The export's dataset segment (`calls`): fixed by the export core. */
   readonly dataset: string;
+  readonly promotedColumns: Partial<Record<Dataset, readonly PromotedColumn[] | undefined>>;
 };
 
 /** Defaults of the optional settings (the workflow's own defaults where it has one). */
@@ -179,6 +204,8 @@ export const STACK_DEFAULTS = {
   maxRequestsPerJob: SETTINGS_DEFAULTS.maxRequestsPerJob,
   csvGzip: SETTINGS_DEFAULTS.csvGzip,
   parquetCodec: SETTINGS_DEFAULTS.parquetCodec,
+  summaryMismatch: SETTINGS_DEFAULTS.summaryMismatch,
+  minShareOfPublished: SETTINGS_DEFAULTS.minShareOfPublished,
   prefix: 'lake',
   versioning: false,
   accessLogs: true,
@@ -194,7 +221,7 @@ const layoutAccepts = (member: 'prefix' | 'reportId', part: string): boolean => 
   try {
     checkLayout({
       prefix: member === 'prefix' ? part : 'p',
-      dataset: EXPORT_DEFAULTS.dataset,
+      dataset: DATASETS.calls,
       reportId: member === 'reportId' ? part : 'r',
       csvExtension: '.csv',
     });
@@ -261,6 +288,9 @@ const CONFIG_SCHEMA = z.strictObject({
   maxRequestsPerJob: int(1, 200).optional(),
   csvGzip: z.boolean().optional(),
   parquetCodec: z.enum(['SNAPPY', 'ZSTD', 'UNCOMPRESSED']).optional(),
+  promotedColumns: PROMOTED_COLUMNS_SCHEMA.optional(),
+  summaryMismatch: z.enum(['flag', 'fail']).optional(),
+  minShareOfPublished: z.number().min(0).max(1).optional(),
   prefix: z
     .string()
     .refine((p) => layoutAccepts('prefix', p), 'must be key segments of [A-Za-z0-9._-] joined by "/"')
@@ -317,6 +347,9 @@ export function resolveStackConfig(value: unknown): ResolvedStackConfig {
     maxRequestsPerJob: c.maxRequestsPerJob ?? d.maxRequestsPerJob,
     csvGzip: c.csvGzip ?? d.csvGzip,
     parquetCodec: c.parquetCodec ?? d.parquetCodec,
+    promotedColumns: c.promotedColumns ?? {},
+    summaryMismatch: c.summaryMismatch ?? d.summaryMismatch,
+    minShareOfPublished: c.minShareOfPublished ?? d.minShareOfPublished,
     prefix: c.prefix ?? d.prefix,
     alarmEmail: c.alarmEmail,
     versioning: c.versioning ?? d.versioning,
@@ -326,7 +359,7 @@ export function resolveStackConfig(value: unknown): ResolvedStackConfig {
     exportMemoryMb: c.exportMemoryMb ?? d.exportMemoryMb,
     exportEphemeralStorageMb: c.exportEphemeralStorageMb ?? d.exportEphemeralStorageMb,
     databaseName: c.databaseName ?? d.databaseName,
-    dataset: EXPORT_DEFAULTS.dataset,
+    dataset: DATASETS.calls,
   };
 }
 

@@ -16,8 +16,12 @@ export interface WorkflowLocations {
 export function settingsEnvironment(
   c: ResolvedStackConfig,
 ): Required<
-  Omit<SettingsEnvironment, 'MAX_JOBS_PER_EXECUTION' | 'SPILL_BUDGET_BYTES' | 'TOKEN_REFRESH_SKEW_SECONDS'>
-> {
+  Omit<
+    SettingsEnvironment,
+    'MAX_JOBS_PER_EXECUTION' | 'SPILL_BUDGET_BYTES' | 'TOKEN_REFRESH_SKEW_SECONDS' | 'PROMOTED_COLUMNS'
+  >
+> &
+  Pick<SettingsEnvironment, 'PROMOTED_COLUMNS'> {
   return {
     TIME_ZONE: c.timeZone,
     WORKSPACE_ID: c.workspaceId,
@@ -31,6 +35,12 @@ export function settingsEnvironment(
     MAX_REQUESTS_PER_JOB: String(c.maxRequestsPerJob),
     CSV_GZIP: String(c.csvGzip),
     PARQUET_CODEC: c.parquetCodec,
+    SUMMARY_MISMATCH: c.summaryMismatch,
+    MIN_SHARE_OF_PUBLISHED: String(c.minShareOfPublished),
+    // Only when set: most deployments promote nothing, and the environment has 4 KB.
+    ...(Object.values(c.promotedColumns).some((l) => l !== undefined && l.length > 0)
+      ? { PROMOTED_COLUMNS: JSON.stringify(c.promotedColumns) }
+      : {}),
   };
 }
 

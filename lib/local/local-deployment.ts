@@ -1,8 +1,9 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { createClient, type FetchLike, refreshTokens } from '../api';
+import { TEST_PAUSE_VARIABLE } from '../export/publish/test-pause';
 import type { ReportExportConfig } from '../infra/stack-config';
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../simulator';
 import { LocalFileSecretStore } from '../stores';
@@ -12,6 +13,7 @@ import { createWorkflowRuntime, type WorkflowLogger, type WorkflowRuntime } from
 import { SecretTokenSource } from '../workflow/service-secret';
 import type { SettingsEnvironment } from '../workflow/settings';
 import { writeAutoApprovedLogin } from './auto-approve-login';
+import { describeStagingRecovery, type StagingRecovery, sweepDeadStaging } from './dead-staging';
 import {
   type FunctionSpec,
   LOCAL_REGION,
@@ -58,6 +60,12 @@ export interface LocalDeploymentOptions {
   expirySkewMs?: number;
   /** The secret file the login fills (mode 0600). Default `<workDir>/secrets.json`. */
   secretFile?: string;
+  /**
+   * Told of staging a dead run left in a file:// lake, which starting recovers (see
+   * sweepDeadStaging), or leaves when it cannot tell its owner has ended. Default: a process
+   * warning (`REPORT_EXPORT_STAGING_RECOVERED`) on stderr.
+   */
+  onStagingRecovery?: (recovery: StagingRecovery, message: string) => void;
 }
 
 /** What a prepared deployment runs. */
@@ -99,6 +107,10 @@ export interface LocalDeployment {
 export async function startLocalDeployment(options: LocalDeploymentOptions): Promise<LocalDeployment> {
   const workDir = path.resolve(options.workDir);
   await fs.mkdir(workDir, { recursive: true });
+  const objectStoreUri = options.objectStoreUri ?? pathToFileURL(path.join(workDir, 'data-lake')).href;
+  // Before any task runs: what a killed run left in the lake (its staging, a half-done
+  // promotion) is recovered; leases of dead holders are taken over by the lease store.
+  if (objectStoreUri.startsWith('file:')) await recoverLake(fileURLToPath(objectStoreUri), options);
   const sim = await startSimulator({ autoApprove: true, ...options.simulator });
   try {
     const secretFile = path.resolve(options.secretFile ?? path.join(workDir, 'secrets.json'));
@@ -119,7 +131,7 @@ export async function startLocalDeployment(options: LocalDeploymentOptions): Pro
       TIME_ZONE: sim.timeZoneId,
       WORKSPACE_ID: sim.workspaceId,
       REPORTS: JSON.stringify(reports),
-      OBJECT_STORE_URI: options.objectStoreUri ?? pathToFileURL(path.join(workDir, 'data-lake')).href,
+      OBJECT_STORE_URI: objectStoreUri,
       LEASE_STORE_URI: pathToFileURL(path.join(workDir, 'leases')).href,
       SECRET_URI: pathToFileURL(secretFile).href,
       ...(options.settings as Record<string, string> | undefined),
@@ -232,6 +244,22 @@ export async function startLocalDeployment(options: LocalDeploymentOptions): Pro
   }
 }
 
+/** Sweeps the staging of dead runs from a local lake and says what it found (never throws). */
+async function recoverLake(lakeDir: string, options: LocalDeploymentOptions): Promise<void> {
+  const report =
+    options.onStagingRecovery ??
+    ((_: StagingRecovery, message: string) =>
+      process.emitWarning(message, { code: 'REPORT_EXPORT_STAGING_RECOVERED' }));
+  try {
+    for (const r of await sweepDeadStaging(lakeDir)) report(r, describeStagingRecovery(r, lakeDir));
+  } catch (error) {
+    process.emitWarning(
+      `could not look for staging left by ended runs in ${lakeDir}: ${error instanceof Error ? error.message : String(error)}`,
+      { code: 'REPORT_EXPORT_STAGING_RECOVERED' },
+    );
+  }
+}
+
 /** Metrics in CloudWatch's embedded metric format (what Powertools Metrics prints). */
 function isMetricLine(line: string): boolean {
   return line.startsWith('{') && line.includes('"_aws"');
@@ -240,7 +268,7 @@ function isMetricLine(line: string): boolean {
 /**
  * A function's process environment: the template's variables, the local values of the
  * variables the template resolves at deploy time (store URIs, the secret), and what Lambda
- * itself sets. Nothing of this machine's environment leaks in but PATH.
+ * itself sets. Nothing of this machine's environment leaks in but PATH (and a test's pause hook).
  */
 export function functionEnvironment(
   spec: FunctionSpec,
@@ -266,6 +294,9 @@ export function functionEnvironment(
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
     ...(s3Endpoint === undefined ? {} : { AWS_ENDPOINT_URL_S3: s3Endpoint }),
+    // The one variable of this machine's environment passed on, for tests only: stops the
+    // publish step at a phase so a test can kill the run there (lib/export/publish/test-pause.ts).
+    ...(process.env[TEST_PAUSE_VARIABLE] ? { [TEST_PAUSE_VARIABLE]: process.env[TEST_PAUSE_VARIABLE] } : {}),
     ...spec.environment,
     ...local,
   };

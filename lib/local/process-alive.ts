@@ -1,9 +1,12 @@
-/** True while a process with this id exists (signal 0 only checks; EPERM means it exists). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+// The checks live with the stores (the local lease store records its holders' identity and
+// stores may not import lib/local); the local runtime and the CLI take them from here.
+export {
+  currentProcess,
+  describeProcess,
+  type ProcessIdentity,
+  parseProcessIdentity,
+  processAlive,
+  processGone,
+  processStartedAtMs,
+  processStartTime,
+} from '../stores/process-identity';

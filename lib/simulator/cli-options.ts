@@ -6,10 +6,10 @@ import {
   type OptionValues,
   parseCommandLine,
   renderHelp,
-} from '../cli/options';
+} from '../command-line/options';
 import type { SimulatorOptions } from './index';
 
-export { UsageError } from '../cli/options';
+export { UsageError } from '../command-line/options';
 
 /** Every option of `npm run sim`, with its help text and value check. */
 export const SIM_OPTIONS = {
@@ -48,6 +48,14 @@ export const SIM_OPTIONS = {
     value: '<f>',
     help: "result rows as 'object' (default) or 'array' (ordered like displayFields)",
     parse: choiceValue(['object', 'array']),
+  },
+  'extra-templates': {
+    type: 'boolean',
+    help: "the default workspace also lists the simulator's own templates (CallListWithDetails, SummaryByUser)",
+  },
+  'summary-mismatch': {
+    type: 'boolean',
+    help: "every result's summary disagrees with its rows (ans +1, duration +60)",
   },
   'data-dir': {
     type: 'string',
@@ -108,6 +116,8 @@ export function parseSimArgs(argv: readonly string[]): SimCli {
   set('rowsPerDay', v['rows-per-day']);
   set('rowLimit', v['row-limit']);
   set('rowFormat', v['row-format']);
+  set('extraTemplates', v['extra-templates'] ? true : undefined);
+  set('summaryMismatch', v['summary-mismatch'] ? true : undefined);
   set('dataDir', v['data-dir']);
   set('seed', v.seed);
   set('accessTokenTtlSeconds', v['access-token-ttl']);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SIM_ERROR_CODES, SimulatorError } from './errors';
+import { GUID_PATTERN } from './prng';
 
 /** Where a fault applies: a family of endpoints, or `*` for every one. */
 export const FAULT_ROUTES = [
@@ -47,6 +48,18 @@ export const FAULT_RULE_SCHEMA = z.discriminatedUnion('kind', [
     times,
   }),
   z.object({ route: z.literal('request'), kind: z.literal('report-stuck'), times }),
+  z.object({
+    route: z.literal('data'),
+    kind: z.literal('summary-mismatch'),
+    reportId: z.string().regex(GUID_PATTERN).optional(),
+    times,
+  }),
+  z.object({
+    route: z.literal('data'),
+    kind: z.literal('empty-result'),
+    reportId: z.string().regex(GUID_PATTERN).optional(),
+    times,
+  }),
 ]);
 
 /**
@@ -56,6 +69,10 @@ export const FAULT_RULE_SCHEMA = z.discriminatedUnion('kind', [
  * - reset: destroy the socket after `afterBytes` bytes of the (uncompressed) data body.
  * - truncate: end the data body cleanly after `afterBytes` bytes.
  * - report-fail / report-stuck: the next report request(s) end `Failed` / never complete.
+ * - summary-mismatch: the next result(s) (of `reportId` only, when given) carry a summary that
+ *   disagrees with their rows (ans +1, duration +60); the rows are untouched.
+ * - empty-result: the next result(s) (of `reportId` only, when given) have no rows at all, a
+ *   totalCount of 0 and a zero summary: a service that lost the window's calls.
  */
 export type FaultRule =
   | {
@@ -69,7 +86,9 @@ export type FaultRule =
   | { route: 'data'; kind: 'reset'; afterBytes: number; times?: number }
   | { route: 'data'; kind: 'truncate'; afterBytes: number; times?: number }
   | { route: 'request'; kind: 'report-fail'; statusMessage?: string; times?: number }
-  | { route: 'request'; kind: 'report-stuck'; times?: number };
+  | { route: 'request'; kind: 'report-stuck'; times?: number }
+  | { route: 'data'; kind: 'summary-mismatch'; reportId?: string; times?: number }
+  | { route: 'data'; kind: 'empty-result'; reportId?: string; times?: number };
 
 export type FaultKind = FaultRule['kind'];
 
@@ -126,15 +145,22 @@ export class FaultController {
     return this.#armed.map((a) => ({ rule: a.rule, remaining: a.remaining }));
   }
 
-  /** Consumes and returns the oldest armed rule of one of the kinds matching the route. */
+  /**
+   * Consumes and returns the oldest armed rule of one of the kinds matching the route (and,
+   * for a rule naming a `reportId`, the call's `reportId`).
+   */
   take<K extends FaultKind>(
     route: Exclude<FaultRoute, '*'>,
     kinds: readonly K[],
+    target: { reportId?: string } = {},
   ): Extract<FaultRule, { kind: K }> | undefined {
     const index = this.#armed.findIndex(
       (a) =>
         (a.rule.route === route || a.rule.route === '*') &&
-        (kinds as readonly string[]).includes(a.rule.kind),
+        (kinds as readonly string[]).includes(a.rule.kind) &&
+        (!('reportId' in a.rule) ||
+          a.rule.reportId === undefined ||
+          a.rule.reportId.toLowerCase() === target.reportId?.toLowerCase()),
     );
     if (index < 0) return undefined;
     const armed = this.#armed[index] as ArmedRule;

@@ -39,6 +39,13 @@ export interface SimulatorOptions {
   rowLimit?: number;
   /** Result rows as objects (the spec, default) or arrays ordered like request.displayFields (the notes). */
   rowFormat?: RowFormat;
+  /** The default workspace also has the reports of EXTRA_TEMPLATE_REPORTS (`seed.ts`). Default false. */
+  extraTemplates?: boolean;
+  /**
+   * Every result's summary disagrees with its rows (ans +1, duration +60), as the
+   * `summary-mismatch` fault does for its next `times` results. Default false.
+   */
+  summaryMismatch?: boolean;
 }
 
 /** A running local service. */
@@ -80,7 +87,7 @@ export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 5400;
  */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const clock = options.clock ?? SYSTEM_CLOCK;
-  const seed = createSeed(options.seed ?? DEFAULT_SEED);
+  const seed = createSeed(options.seed ?? DEFAULT_SEED, { extraTemplates: options.extraTemplates ?? false });
   const rowLimit = options.rowLimit ?? DEFAULT_ROW_LIMIT;
   let oauth: OAuthServer | undefined;
   const faults = new FaultController(() => oauth?.expireIssuedAccessTokens());
@@ -99,6 +106,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     latencyMs: options.reportLatencyMs ?? DEFAULT_REPORT_LATENCY_MS,
     rowLimit,
     rowFormat: options.rowFormat ?? 'object',
+    summaryMismatch: options.summaryMismatch ?? false,
   });
   registerDirectoryRoutes(router, {
     store,

@@ -58,6 +58,22 @@ export interface SeedData {
 /** Default seed of the generator and of every id. */
 export const DEFAULT_SEED = 20_260_101;
 
+/**
+ * Reports of the simulator's own templates (README: "Templates of the simulator's own"),
+ * as [name, templateName]: added to the default workspace, after its other reports, with
+ * {@link SeedOptions.extraTemplates}.
+ */
+export const EXTRA_TEMPLATE_REPORTS = [
+  ['Call list with details', 'CallListWithDetails'],
+  ['Summary by user', 'SummaryByUser'],
+] as const satisfies readonly (readonly [string, string])[];
+
+/** Choices of {@link createSeed} beyond the seed. */
+export interface SeedOptions {
+  /** Add {@link EXTRA_TEMPLATE_REPORTS} to the default workspace. Default false. */
+  extraTemplates?: boolean;
+}
+
 const CONTACTS: DirectoryItemFields[] = [
   {
     title: 'Ms',
@@ -149,9 +165,14 @@ const SUPPLIERS: DirectoryItemFields[] = [
   },
 ];
 
-/** Builds the seeded tenant, workspaces, reports, directories and credentials. */
-export function createSeed(seed: number = DEFAULT_SEED): SeedData {
+/**
+ * Builds the seeded tenant, workspaces, reports, directories and credentials. The extra
+ * reports draw their ids from a sequence of their own, so every other id is the same with
+ * or without them.
+ */
+export function createSeed(seed: number = DEFAULT_SEED, options: SeedOptions = {}): SeedData {
   const ids = new Prng(mixSeed(seed, labelSeed('ids')));
+  const extraIds = new Prng(mixSeed(seed, labelSeed('extra-template-reports')));
   const tenant: Tenant = {
     id: ids.guid(),
     name: 'Acme Contact Centre',
@@ -159,11 +180,11 @@ export function createSeed(seed: number = DEFAULT_SEED): SeedData {
     countryCode: 'GB',
     locale: 'en-GB',
   };
-  const report = (name: string, templateName: string): SeedReport => ({
-    id: ids.guid(),
+  const report = (name: string, templateName: string, from = ids): SeedReport => ({
+    id: from.guid(),
     name,
     templateName,
-    defaultFilterId: ids.guid(),
+    defaultFilterId: from.guid(),
   });
   const workspaces: SeedWorkspace[] = [
     {
@@ -183,6 +204,11 @@ export function createSeed(seed: number = DEFAULT_SEED): SeedData {
       reports: [report('Support calls', 'CallListByUser')],
     },
   ];
+  if (options.extraTemplates === true) {
+    const main = workspaces[0] as SeedWorkspace;
+    for (const [name, templateName] of EXTRA_TEMPLATE_REPORTS)
+      main.reports.push(report(name, templateName, extraIds));
+  }
   const directory = (
     name: string,
     description: string,

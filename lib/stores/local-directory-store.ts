@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import {
   checkKey,
   invalidKey,
+  type MachineLocalStore,
   OBJECT_STORE_ERROR_CODES,
   type ObjectBody,
   type ObjectInfo,
@@ -26,8 +27,10 @@ const NAME_MAX = 255;
  * directory, is fsynced, then renamed over the target: rename(2) within one file system
  * is atomic, so readers see the old or the new file, never a partial one.
  */
-export class LocalDirectoryStore implements ObjectStore {
+export class LocalDirectoryStore implements ObjectStore, MachineLocalStore {
   readonly root: string;
+  /** Its files are on this machine: a dead run's staging is recovered by the next run here. */
+  readonly machineLocal = true;
 
   constructor(root: string) {
     this.root = path.resolve(root);
@@ -163,6 +166,34 @@ export class LocalDirectoryStore implements ObjectStore {
     }
   }
 
+  /**
+   * Deletes the temporary files of writes that never finished under `prefix` (their process
+   * was killed between writing and renaming): listings never show them, so nothing else
+   * would. Only for a prefix no live process writes to (the caller knows its writer has
+   * ended). Resolves with the names of the files removed, relative to the root.
+   */
+  async removeUnfinishedWrites(prefix: string): Promise<string[]> {
+    const slash = prefix.lastIndexOf('/');
+    const base = slash < 0 ? '' : prefix.slice(0, slash);
+    if (base !== '') checkKey(base);
+    const dir = base === '' ? this.root : path.join(this.root, ...base.split('/'));
+    let names: string[];
+    try {
+      names = (await fs.readdir(dir, { recursive: true })).map(String);
+    } catch (cause) {
+      if (isNotFound(cause)) return [];
+      throw wrap(cause, 'list', prefix);
+    }
+    const removed: string[] = [];
+    for (const name of names) {
+      const key = [base, ...name.split(path.sep)].filter((s) => s !== '').join('/');
+      if (!path.basename(name).includes(TEMP_MARKER) || !key.startsWith(prefix)) continue;
+      await fs.rm(path.join(dir, name), { force: true });
+      removed.push(key);
+    }
+    return removed;
+  }
+
   async deleteMany(keys: readonly string[]): Promise<void> {
     const parents = new Set<string>();
     for (const key of keys) {
@@ -206,6 +237,9 @@ export class LocalDirectoryStore implements ObjectStore {
         await syncFile(temp);
       }
       await fs.rename(temp, target);
+      // When the target already is a link to the source's file (a backup restored over a key
+      // never replaced), rename(2) does nothing and leaves the temporary link: remove it.
+      await fs.rm(temp, { force: true });
       await syncDirectory(path.dirname(target));
     } catch (cause) {
       await fs.rm(temp, { force: true });

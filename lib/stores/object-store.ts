@@ -41,6 +41,27 @@ export interface ObjectStore {
   copy(fromKey: string, toKey: string): Promise<void>;
 }
 
+/**
+ * A store whose objects are files on this machine (the local directory store) says so with
+ * `machineLocal: true`. What a process that died left in it (a run's staging) can then be
+ * recovered by the next run on this machine, which can tell whether that process still
+ * runs (lib/export/publish/recover-staging.ts); a store shared by machines (S3) cannot.
+ * A wrapper that does not repeat the flag turns the recovery off for what it wraps.
+ */
+export interface MachineLocalStore {
+  readonly machineLocal: true;
+  /**
+   * Deletes what writes cut short by a dead process left under `prefix` (files the store's
+   * listings never show), where the store has such leftovers.
+   */
+  removeUnfinishedWrites?(prefix: string): Promise<string[]>;
+}
+
+/** True for a store on this machine's disk (see MachineLocalStore). */
+export function isMachineLocal(store: ObjectStore): boolean {
+  return (store as Partial<MachineLocalStore>).machineLocal === true;
+}
+
 /** Stable codes of object store failures; callers match on these, never on messages. */
 export const OBJECT_STORE_ERROR_CODES = {
   notFound: 'STORE_NOT_FOUND',
@@ -87,6 +108,17 @@ export async function readObject(store: ObjectStore, key: string): Promise<Uint8
   const chunks: Uint8Array[] = [];
   for await (const chunk of await store.get(key)) chunks.push(chunk);
   return Buffer.concat(chunks);
+}
+
+/** An object's bytes, or undefined when there is none: one read, no HEAD first. */
+export async function readObjectIfPresent(store: ObjectStore, key: string): Promise<Uint8Array | undefined> {
+  try {
+    return await readObject(store, key);
+  } catch (error) {
+    if (error instanceof ObjectStoreError && error.code === OBJECT_STORE_ERROR_CODES.notFound)
+      return undefined;
+    throw error;
+  }
 }
 
 /** Collects a listing (tests, small prefixes). */

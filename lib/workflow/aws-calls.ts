@@ -1,4 +1,3 @@
-import { EXPORT_DEFAULTS } from '../export/export-options';
 import {
   backupKey,
   manifestKey,
@@ -9,6 +8,7 @@ import {
   stagedKey,
   stagingRoot,
 } from '../export/layout';
+import { DATASETS } from '../export/schema';
 import {
   AWS_CALLS,
   type AwsCallName,
@@ -19,7 +19,7 @@ import {
 import { parseS3Uri } from '../stores/from-uri';
 import { DEFAULT_LEASE_PREFIX, leaseObjectKey } from '../stores/s3-lease-store';
 import { publishLease } from './export-task';
-import { runRecordKey } from './finalize';
+import { runRecordKey } from './run-record';
 import { TOKEN_REFRESH_LEASE } from './service-secret';
 
 /**
@@ -134,6 +134,9 @@ function exportUses(layout: OutputLayout): StoreUse[] {
         copy(`back up the ${format} partition's manifest`, manifest, backupKey(layout, runId, manifest)),
         copy(`promote the staged ${format} part`, staged, part),
         onKey('put', `write the ${format} manifest`, manifest),
+        ...(format === OUTPUT_FORMATS.parquet
+          ? [onKey('get', 'read the published rows (shrink guard)', manifest)]
+          : []),
         onKey('deleteMany', `delete a stale ${format} part`, partKey(layout, format, dt, 1)),
         copy(`roll back the ${format} part`, backupKey(layout, runId, part), part),
         copy(`roll back the ${format} manifest`, backupKey(layout, runId, manifest), manifest),
@@ -165,7 +168,9 @@ export function functionStoreUses(fn: WorkflowFunctionName, env: StoreEnvironmen
       return [
         ...TOKEN_USES,
         ...reports.flatMap((r) =>
-          exportUses({ prefix, dataset: EXPORT_DEFAULTS.dataset, reportId: r.id, csvExtension }),
+          Object.values(DATASETS).flatMap((dataset) =>
+            exportUses({ prefix, dataset, reportId: r.id, csvExtension }),
+          ),
         ),
       ];
     }

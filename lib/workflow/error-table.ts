@@ -119,6 +119,10 @@ export const SOURCE_ERROR_CODES = {
   [EXPORT_ERROR_CODES.publishFailed]: W.storeFailed,
   [EXPORT_ERROR_CODES.rollbackFailed]: W.exportFailed,
   [EXPORT_ERROR_CODES.spillBudgetExceeded]: W.spillBudgetExceeded,
+  // The task runs a summary day by day: a longer window reaching the core is a defect.
+  [EXPORT_ERROR_CODES.summaryWindowInvalid]: W.exportFailed,
+  // summaryMismatch=fail: the operator asked for a hard stop.
+  [EXPORT_ERROR_CODES.summaryMismatch]: W.exportFailed,
 } as const satisfies Record<ApiErrorCode | OAuthErrorCode | ExportErrorCode, TaskErrorCode | typeof BY_CAUSE>;
 
 function namesWith(...outcomes: ErrorOutcome[]): TaskErrorName[] {

@@ -1,12 +1,24 @@
 import type { ReportingClient, ReportResultStream } from '../api';
 import { type ExportLogger, type ExportSummary, exportReportResult, type ParquetCodec } from '../export';
+import type { ExportOptions } from '../export/export-options';
+import { isSummaryResult } from '../export/resolve-export-options';
+import type { SummaryMismatchPolicy } from '../export/types';
 import { datesOfWindow, dayWindow } from '../export/window';
+import { describeLeaseHolder } from '../stores/lease-holder';
 import type { Lease, LeaseStore } from '../stores/lease-store';
 import type { ObjectStore } from '../stores/object-store';
 import { toWorkflowError } from './classify';
 import { concatResults } from './concat-result';
 import { DeadlineError, LeaseBusyError } from './errors';
-import { cursorOf, type JobCursor, type JobTaskInput, type PendingWindow } from './job-cursor';
+import {
+  cursorOf,
+  type JobCursor,
+  type JobTaskInput,
+  MAX_HELD_LISTED,
+  MAX_MISMATCHES_LISTED,
+  type PendingWindow,
+} from './job-cursor';
+import { sumQuality } from './run-record';
 import { splitWindow } from './split-window';
 
 /**
@@ -39,6 +51,12 @@ export interface ExportTaskDeps {
   /** Fires when the run's user interrupts it (local runs): stop, never split. */
   interrupted?: AbortSignal;
   now?: () => Date;
+  /** Members promoted to typed columns, per dataset. */
+  promotedColumns?: ExportOptions['promotedColumns'];
+  /** What a summary that disagrees with its rows does (default flag). */
+  summaryMismatch?: SummaryMismatchPolicy;
+  /** The shrink guard's share (default 0.5). */
+  minShareOfPublished?: number;
   /** Lease lifetime. Default PUBLISH_LEASE_TTL_MS. */
   leaseTtlMs?: number;
   owner: string;
@@ -99,6 +117,17 @@ export async function exportResults(input: JobTaskInput, deps: ExportTaskDeps): 
     }
     const window = piece.from === undefined ? undefined : { from: piece.from, to: piece.to as string };
     const dates = window === undefined ? undefined : datesOfWindow(window, zone);
+    if (isSummaryResult(source.head) && dates !== undefined && dates.length > 1) {
+      // A summary's rows are totals over its window: it is one day's partition only when
+      // the window is one day. Run it again day by day (the first request is wasted once).
+      source.cancel(new Error('a summary is exported day by day'));
+      const days = splitWindow(piece, dates, zone, deps.minSplitMinutes);
+      deps.logger?.warn?.('a summary report runs day by day; window split', {
+        jobId: input.job.jobId,
+        days: days.length,
+      });
+      return { ...cursor, queue: [...days, ...rest], splits: cursor.splits + 1, status: 'None', done: false };
+    }
     const summary = await publishUnderLease(input, deps, source, window, dates);
     return advance(cursor, rest, summary);
   } catch (error) {
@@ -144,8 +173,26 @@ function advance(cursor: JobCursor, rest: PendingWindow[], summary: ExportSummar
   const dates = summary.partitions.map((p) => p.dt).sort();
   const first = dates[0] ?? '';
   const last = dates[dates.length - 1] ?? '';
+  const quality = sumQuality([cursor.quality, ...summary.partitions.flatMap((p) => p.quality ?? [])]);
+  const r = summary.reconciliation;
+  const mismatch = r.matches === false;
   return {
     ...cursor,
+    held: [...cursor.held, ...summary.held].slice(0, MAX_HELD_LISTED),
+    heldCount: cursor.heldCount + summary.held.length,
+    mismatches: mismatch
+      ? [
+          ...cursor.mismatches,
+          {
+            requestId: summary.requestId,
+            differences: r.differences,
+            service: r.service as Record<string, number> | null,
+            rows: r.rows as unknown as Record<string, number>,
+          },
+        ].slice(0, MAX_MISMATCHES_LISTED)
+      : cursor.mismatches,
+    mismatchCount: cursor.mismatchCount + (mismatch ? 1 : 0),
+    quality,
     queue: rest,
     ready: [],
     status: 'None',
@@ -181,8 +228,10 @@ async function publishUnderLease(
       });
       if (lease === undefined) {
         source.cancel(new Error('partition lease busy'));
+        // Who holds it and until when, where the store can tell (a local one; not S3).
+        const holder = await describeLeaseHolder(deps.leases, key);
         throw new LeaseBusyError(
-          `Another execution is publishing report ${input.job.reportName} for ${key.split('/').pop()}; retried later`,
+          `Another execution is publishing report ${input.job.reportName} for ${key.split('/').pop()}${holder === undefined ? '' : ` (lease ${key} ${holder})`}; retried later`,
         );
       }
       held.push(lease);
@@ -196,6 +245,10 @@ async function publishUnderLease(
       parquetCodec: deps.parquetCodec,
       ...(deps.spillBudgetBytes === undefined ? {} : { spillBudgetBytes: deps.spillBudgetBytes }),
       timeZone: deps.timeZone,
+      ...(deps.promotedColumns === undefined ? {} : { promotedColumns: deps.promotedColumns }),
+      ...(deps.summaryMismatch === undefined ? {} : { summaryMismatch: deps.summaryMismatch }),
+      ...(deps.minShareOfPublished === undefined ? {} : { minShareOfPublished: deps.minShareOfPublished }),
+      ...(input.job.forceReplace === true ? { forceReplace: true } : {}),
       ...(window === undefined ? {} : { window }),
       ...(dates === undefined ? {} : { windowDates: dates }),
       ...(deps.signal === undefined ? {} : { signal: deps.signal }),

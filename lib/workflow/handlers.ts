@@ -1,9 +1,10 @@
 import { toWorkflowError } from './classify';
 import { exportResults } from './export-task';
-import { type FinalizeInput, type FinalizeOutput, finalizeRun, type MetricsSink } from './finalize';
+import { type FinalizeOutput, finalizeRun, type MetricsSink } from './finalize';
 import type { JobCursor, JobTaskInput } from './job-cursor';
 import { type JobOptions, type Plan, planExecution } from './plan';
 import { checkStatus, requestReport } from './report-tasks';
+import type { FinalizeInput } from './run-record';
 import type { WorkflowRuntime } from './runtime';
 
 /** What the Lambda context gives a handler: time left before the deadline. */
@@ -93,6 +94,9 @@ export function createExportResultsHandler(runtime: WorkflowRuntime) {
         csvGzip: s.csvGzip,
         parquetCodec: s.parquetCodec,
         ...(s.spillBudgetBytes === undefined ? {} : { spillBudgetBytes: s.spillBudgetBytes }),
+        promotedColumns: s.promotedColumns,
+        summaryMismatch: s.summaryMismatch,
+        minShareOfPublished: s.minShareOfPublished,
         logger: runtime.logger,
         owner: runtime.owner,
         ...(signal === undefined ? {} : { signal }),
@@ -103,6 +107,8 @@ export function createExportResultsHandler(runtime: WorkflowRuntime) {
         rows: cursor.rows,
         partitions: cursor.partitions,
         done: cursor.done,
+        ...(cursor.heldCount > 0 ? { held: cursor.held, heldCount: cursor.heldCount } : {}),
+        ...(cursor.mismatchCount > 0 ? { summaryMismatches: cursor.mismatchCount } : {}),
       });
       return cursor;
     });

@@ -52,6 +52,11 @@ export const EXECUTION_INPUT_SCHEMA = z
     reports: z.array(z.string().min(1).max(200)).min(1).max(100).optional(),
     filterId: z.string().refine(isGuid, 'must be a GUID').optional(),
     additionalConditions: z.array(condition).max(50).optional(),
+    /**
+     * Replace published partitions even with far fewer rows (an empty result included):
+     * what the shrink guard would hold. For an operator who knows the service corrected them.
+     */
+    forceReplace: z.boolean().optional(),
     /** Set by the workflow itself when a long backfill continues in a new execution. */
     parentRunId: z.string().max(200).optional(),
   })

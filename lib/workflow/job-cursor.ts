@@ -1,4 +1,19 @@
+import { emptyQuality } from '../export/rows/quality';
+import type { HeldPartition, QualityCounts } from '../export/types';
 import type { Job } from './plan';
+
+/** Held partitions listed per job (the rest counted): the cursor travels in state (256 KB). */
+export const MAX_HELD_LISTED = 31;
+/** Summary mismatches listed per job (the rest counted). */
+export const MAX_MISMATCHES_LISTED = 5;
+
+/** A result whose summary disagreed with its rows, published and flagged (summaryMismatch=flag). */
+export interface SummaryMismatch {
+  requestId: string;
+  differences: string[];
+  service: Record<string, number> | null;
+  rows: Record<string, number>;
+}
 
 /**
  * A window still to request. Pieces of one busy local day carry `day`: they are requested
@@ -39,6 +54,14 @@ export interface JobCursor {
   partitions: number;
   files: number;
   bytes: number;
+  /** Partitions the shrink guard held (published ones kept), the first MAX_HELD_LISTED. */
+  held: HeldPartition[];
+  heldCount: number;
+  /** Results whose summary disagreed with their rows, the first MAX_MISMATCHES_LISTED. */
+  mismatches: SummaryMismatch[];
+  mismatchCount: number;
+  /** Data-quality counts summed over the partitions published. */
+  quality: QualityCounts;
   /** Local dates published (first and last), for freshness. */
   firstDate: string;
   lastDate: string;
@@ -78,6 +101,11 @@ export function firstCursor(job: Job, now: Date): JobCursor {
     partitions: 0,
     files: 0,
     bytes: 0,
+    held: [],
+    heldCount: 0,
+    mismatches: [],
+    mismatchCount: 0,
+    quality: emptyQuality(),
     firstDate: '',
     lastDate: '',
     startedAt: now.toISOString(),
@@ -90,6 +118,6 @@ export function firstCursor(job: Job, now: Date): JobCursor {
 export function cursorOf(input: JobTaskInput, now: Date): JobCursor {
   const c = input.cursor;
   return c !== undefined && Array.isArray((c as Partial<JobCursor>).queue)
-    ? (c as JobCursor)
+    ? { ...firstCursor(input.job, now), ...(c as JobCursor) }
     : firstCursor(input.job, now);
 }

@@ -20,6 +20,8 @@ export interface Job {
   /** Absent for a preset job: the service resolves the preset. */
   window?: JobWindow;
   preset?: string;
+  /** Replace partitions the shrink guard would hold (the input's forceReplace). */
+  forceReplace?: true;
 }
 
 /** What every job of an execution shares. */
@@ -61,6 +63,7 @@ export function planExecution(raw: unknown, settings: WorkflowSettings, context:
     maxRequestsPerJob: settings.maxRequestsPerJob,
   };
   const runId = safeRunId(context.executionName);
+  const force = input.forceReplace === true ? { forceReplace: true as const } : {};
   if (reports.length > settings.maxJobsPerExecution) {
     throw new InvalidInputError(
       `reports: ${reports.length} reports exceed the ${settings.maxJobsPerExecution} jobs one execution may run; start one execution per group of at most ${settings.maxJobsPerExecution} reports`,
@@ -68,7 +71,13 @@ export function planExecution(raw: unknown, settings: WorkflowSettings, context:
   }
   if (input.preset !== undefined) {
     const preset = input.preset;
-    const jobs = reports.map((r, i) => ({ jobId: jobId(i), reportId: r.id, reportName: r.name, preset }));
+    const jobs = reports.map((r, i) => ({
+      jobId: jobId(i),
+      reportId: r.id,
+      reportName: r.name,
+      preset,
+      ...force,
+    }));
     return {
       runId,
       mode: 'preset',
@@ -86,7 +95,7 @@ export function planExecution(raw: unknown, settings: WorkflowSettings, context:
   const jobs: Job[] = [];
   for (const window of taken) {
     for (const r of reports)
-      jobs.push({ jobId: jobId(jobs.length), reportId: r.id, reportName: r.name, window });
+      jobs.push({ jobId: jobId(jobs.length), reportId: r.id, reportName: r.name, window, ...force });
   }
   const last = taken[taken.length - 1] as JobWindow;
   const plan: Plan = {
@@ -109,6 +118,7 @@ export function planExecution(raw: unknown, settings: WorkflowSettings, context:
       ...(input.additionalConditions === undefined
         ? {}
         : { additionalConditions: input.additionalConditions }),
+      ...(input.forceReplace === undefined ? {} : { forceReplace: input.forceReplace }),
       parentRunId: runId,
     };
   }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AccessTokenSource, OAuthClientConfig, TokenSet } from '../api';
+import { describeLeaseHolder } from '../stores/lease-holder';
 import type { LeaseStore } from '../stores/lease-store';
 import { SECRET_STORE_ERROR_CODES, type SecretStore } from '../stores/secret-store';
 import { LeaseBusyError, loginRequired, ServiceUnavailableError, StoreFailedError } from './errors';
@@ -125,7 +126,11 @@ export class SecretTokenSource implements AccessTokenSource {
         });
       if (lease === undefined) {
         if (this.#o.now() >= deadline) {
-          throw new LeaseBusyError('Another task is refreshing the access token; retry later');
+          // Who holds it and until when, where the store can tell (a local one; not S3).
+          const holder = await describeLeaseHolder(this.#o.leases, TOKEN_REFRESH_LEASE);
+          throw new LeaseBusyError(
+            `Another task is refreshing the access token${holder === undefined ? '' : ` (lease ${TOKEN_REFRESH_LEASE} ${holder})`}; retry later`,
+          );
         }
         await this.#o.sleep(Math.min(2000, 100 * 2 ** attempt));
         const fresh = await this.read();

@@ -1,4 +1,15 @@
 import { z } from 'zod';
+import { EXPORT_DEFAULTS } from '../export/export-options';
+import {
+  DATASETS,
+  type Dataset,
+  PROMOTED_TYPES,
+  type PromotedColumn,
+  type PromotedType,
+  tableSchema,
+} from '../export/schema';
+import { isIanaZone } from '../export/time-zone';
+import type { SummaryMismatchPolicy } from '../export/types';
 import { InvalidConfigError } from './errors';
 
 /** A report the deployment exports by default (id from the service, name for people). */
@@ -43,6 +54,12 @@ export interface WorkflowSettings {
   spillBudgetBytes: number | undefined;
   /** Refresh the access token this long before its expiry. */
   tokenRefreshSkewSeconds: number;
+  /** Members made typed columns, per dataset (checked like the export core checks them). */
+  promotedColumns: Partial<Record<Dataset, PromotedColumn[] | undefined>>;
+  /** A result whose summary disagrees with its rows: publish and flag, or fail. */
+  summaryMismatch: SummaryMismatchPolicy;
+  /** The shrink guard: a published partition is replaced only with at least this share of its rows. */
+  minShareOfPublished: number;
 }
 
 /** Step Functions keeps at most 25,000 events per execution; plans keep 20% of it spare. */
@@ -94,7 +111,32 @@ export const SETTINGS_DEFAULTS = {
   csvGzip: false,
   parquetCodec: 'SNAPPY',
   tokenRefreshSkewSeconds: 300,
+  summaryMismatch: EXPORT_DEFAULTS.summaryMismatch,
+  minShareOfPublished: EXPORT_DEFAULTS.minShareOfPublished,
 } as const;
+
+/** A dataset's promoted columns, checked as the export core checks them (names, types, clashes). */
+function promotedList(dataset: Dataset) {
+  return z
+    .array(z.strictObject({ name: z.string(), type: z.enum(Object.keys(PROMOTED_TYPES) as [PromotedType]) }))
+    .superRefine((promoted, ctx) => {
+      try {
+        tableSchema({ dataset, promoted });
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    })
+    .optional();
+}
+
+/**
+ * Promoted columns per dataset, `{"calls": [{"name": "accountCode", "type": "string"}],
+ * "summaries": [...]}`: the PROMOTED_COLUMNS setting and the stack config's `promotedColumns`.
+ */
+export const PROMOTED_COLUMNS_SCHEMA = z.strictObject({
+  calls: promotedList(DATASETS.calls),
+  summaries: promotedList(DATASETS.summaries),
+});
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -125,6 +167,20 @@ const ENV_SCHEMA = z.object({
   PARQUET_CODEC: z.enum(['SNAPPY', 'ZSTD', 'UNCOMPRESSED']).default(SETTINGS_DEFAULTS.parquetCodec),
   SPILL_BUDGET_BYTES: int(1, Number.MAX_SAFE_INTEGER).optional(),
   TOKEN_REFRESH_SKEW_SECONDS: int(0, 3600).default(SETTINGS_DEFAULTS.tokenRefreshSkewSeconds),
+  PROMOTED_COLUMNS: z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'is not JSON' });
+        return z.NEVER;
+      }
+    })
+    .pipe(PROMOTED_COLUMNS_SCHEMA)
+    .optional(),
+  SUMMARY_MISMATCH: z.enum(['flag', 'fail']).default(SETTINGS_DEFAULTS.summaryMismatch),
+  MIN_SHARE_OF_PUBLISHED: z.coerce.number().min(0).max(1).default(SETTINGS_DEFAULTS.minShareOfPublished),
 });
 
 /** The environment variable names the handlers read. */
@@ -144,6 +200,7 @@ export function settingsFromEnvironment(env: Record<string, string | undefined>)
     factor: 2,
     maxPollsPerJob: e.MAX_POLLS_PER_JOB,
   };
+  const promotedColumns = e.PROMOTED_COLUMNS ?? {};
   const budget = jobsWithinBudget({ poll, maxRequestsPerJob: e.MAX_REQUESTS_PER_JOB });
   if (e.REPORTS.length > budget) {
     throw new InvalidConfigError(
@@ -169,15 +226,8 @@ export function settingsFromEnvironment(env: Record<string, string | undefined>)
     parquetCodec: e.PARQUET_CODEC,
     spillBudgetBytes: e.SPILL_BUDGET_BYTES,
     tokenRefreshSkewSeconds: e.TOKEN_REFRESH_SKEW_SECONDS,
+    promotedColumns,
+    summaryMismatch: e.SUMMARY_MISMATCH,
+    minShareOfPublished: e.MIN_SHARE_OF_PUBLISHED,
   };
-}
-
-/** True for a zone name the runtime's Intl knows (IANA names and `UTC`). */
-export function isIanaZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: name });
-    return name.length > 0;
-  } catch {
-    return false;
-  }
 }

@@ -176,6 +176,6 @@ describe('report-export run', () => {
     // Assess
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('--report <id|name> ...');
-    expect(r.stdout).toContain('report-export run --date');
+    expect(r.stdout).toContain('report-export run --time-zone Europe/London --date');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sfnClientFor } from '../../lib/cli/start-command';
+import { sfnClientFor } from '../../lib/cli/sfn-executions';
 
 describe('sfnClientFor', () => {
   it('uses the region of the state machine ARN when no AWS_REGION is set', async () => {

@@ -1,14 +1,9 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type CliProcess, runCli, startCli } from '../support/cli-process';
-
-/** Every file under `dir` (relative paths), none when it does not exist. */
-async function filesUnder(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { recursive: true }).catch(() => [] as string[]);
-  return entries.map(String);
-}
+import { filesUnder } from '../support/files';
 
 describe('npm start (interrupted)', () => {
   let work: string;
@@ -64,6 +59,6 @@ describe('npm start (interrupted)', () => {
     // Assess
     expect(again.stderr).not.toMatch(/export failed|another report-export/);
     expect(again.code).toBe(0);
-    expect(again.stdout).toMatch(/Exported [\d,]+ rows of 3 report\(s\), 2026-03-01 \.\. 2026-03-28/);
+    expect(again.stdout).toMatch(/Exported [\d,]+ rows of 5 report\(s\), 2026-03-01 \.\. 2026-03-28/);
   }, 240_000);
 });

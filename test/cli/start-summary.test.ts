@@ -4,6 +4,7 @@ import { ExportProgressTracker } from '../../lib/cli/export-progress';
 import type { LocalExportResult } from '../../lib/cli/local-export';
 import { rowsTable } from '../../lib/cli/local-export-report';
 import { renderSummaryPage } from '../../lib/cli/summary-page';
+import { roundAxis } from '../../lib/cli/svg-charts';
 import type { Job } from '../../lib/workflow/plan';
 
 function summary(days: number): CallSummary {
@@ -38,6 +39,71 @@ describe('renderSummaryPage', () => {
     expect(count(chart('weekday-hour'), /<rect class="cell"/g)).toBe(168);
     // The day without calls keeps its slot with an empty bar and says so.
     expect(chart('answer-rate-per-day')).toContain('2026-03-03: no calls answered');
+  });
+
+  it('names the call-list reports it counts and lists the summary reports apart when both are exported', () => {
+    // Act: a 'Lost calls' export alone answers nothing: the page must say what it covers.
+    const html = renderSummaryPage(summary(3), {
+      title: 'Calls',
+      generatedAt: 'now',
+      reports: [
+        { reportId: 'r-lost', reportName: 'Lost calls', dataset: 'calls' },
+        { reportId: 'r-sum', reportName: 'Summary <by> user', dataset: 'summaries' },
+      ],
+      summaryReports: [{ reportId: 'r-sum', days: 3, rows: 12, ans: 30, ref: 2, lost: 7 }],
+    });
+
+    // Assess
+    expect(html).toMatch(/Calls of &ldquo;Lost calls&rdquo;: a call none of them lists is not counted here/);
+    expect(html).not.toMatch(/Calls of [^<]*Summary/);
+    expect(html).toContain('<h2>Summary reports (table summaries)</h2>');
+    expect(html).toContain(
+      '<tr><td>Summary &#60;by&#62; user</td><td>3</td><td>12</td><td>30</td><td>2</td><td>7</td></tr>',
+    );
+  });
+
+  it('names the time zone, writes each value above its bar, titles the heatmap axes and draws its legend', () => {
+    // Act
+    const html = renderSummaryPage(summary(3), {
+      title: 'Calls',
+      generatedAt: 'now',
+      timeZone: 'Europe/London',
+    });
+
+    // Assess
+    expect(html).toContain('(local dates in Europe/London)');
+    expect(html).toContain("Calls by weekday and hour (local time of the call's start, Europe/London)");
+    // (The page's style names the charts too: slice from the svg elements.)
+    const calls = html.slice(
+      html.indexOf('<svg data-chart="calls-per-day"'),
+      html.indexOf('<svg data-chart="answer-rate'),
+    );
+    expect([...calls.matchAll(/<text class="value"[^>]*>([^<]*)</g)].map((m) => m[1])).toEqual([
+      '10',
+      '11',
+      '0',
+    ]);
+    const heat = html.slice(html.indexOf('<svg data-chart="weekday-hour"'));
+    expect(heat).toContain('>weekday<');
+    expect(heat).toContain('>hour of day (local time, Europe/London)<');
+    expect(heat.match(/<rect class="legend"/g)).toHaveLength(5);
+    // The legend runs from 0 to the busiest cell (7 x 23 = 161 calls).
+    expect([...heat.matchAll(/<text class="tick"[^>]*>([^<]*)</g)].map((m) => m[1])).toEqual([
+      '0',
+      '40',
+      '81',
+      '121',
+      '161',
+    ]);
+  });
+
+  it.each([
+    [13, 15, [0, 3, 6, 9, 12, 15]],
+    [100, 100, [0, 25, 50, 75, 100]],
+    [1234, 1500, [0, 300, 600, 900, 1200, 1500]],
+    [0.7, 0.8, [0, 0.2, 0.4, 0.6, 0.8]],
+  ])('rounds an axis up to %d -> top %d with round ticks', (max, top, ticks) => {
+    expect(roundAxis(max)).toEqual({ top, ticks });
   });
 
   it('loads nothing from elsewhere and escapes text when the title holds markup', () => {

@@ -21,7 +21,7 @@ describe('report-export (default command: npm start)', () => {
 
     // Assess
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^Commands:/);
+    expect(run.stdout).toMatch(/^Usage: report-export <command> \[options\].*\n\nCommands:/);
     for (const name of ['local', 'query', 'runs', 'sim'])
       expect(run.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
     expect(run.stdout).toContain('--rows-per-day <n>');
@@ -29,7 +29,7 @@ describe('report-export (default command: npm start)', () => {
   });
 
   it.each([
-    [['--rows-per-day', '0'], /--rows-per-day must be an integer from 1 to 1000000, got '0'/],
+    [['--rows-per-day', '0'], /--rows-per-day must be a positive integer \(1 to 1000000\), got '0'/],
     [['--from', '2026-02-30'], /--from must be a calendar date YYYY-MM-DD, got '2026-02-30'/],
     [['--to', 'yesterday'], /--to must be a calendar date/],
     [['--from', '2026-03-10', '--to', '2026-03-01'], /--from 2026-03-10 is after --to 2026-03-01/],

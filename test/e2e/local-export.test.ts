@@ -31,13 +31,16 @@ function printedReportIds(stdout: string): Map<string, string> {
   return ids;
 }
 
-/** `report_id|dt|rows` for every partition with rows, counted by DuckDB from the files. */
+/**
+ * `report_id|dt|rows` for every partition with rows, counted by DuckDB from the files of both
+ * datasets (calls, and summaries for the summary report), read together by column name.
+ */
 async function countedByDuckdb(lake: string, format: 'parquet' | 'csv'): Promise<string[]> {
-  const glob = path.join(lake, 'calls', `format=${format}`, '*', '*', `*.${format}`);
+  const glob = path.join(lake, '*', `format=${format}`, '*', '*', `*.${format}`);
   const reader =
     format === 'parquet'
-      ? `read_parquet(${sqlString(glob)}, hive_partitioning=true)`
-      : `read_csv(${sqlString(glob)}, hive_partitioning=true, header=true)`;
+      ? `read_parquet(${sqlString(glob)}, hive_partitioning=true, union_by_name=true)`
+      : `read_csv(${sqlString(glob)}, hive_partitioning=true, header=true, union_by_name=true)`;
   const rows = await duckdbQuery(
     `SELECT report_id, strftime(dt, '%Y-%m-%d') AS dt, count(*)::INTEGER AS n FROM ${reader} GROUP BY ALL`,
   );
@@ -92,11 +95,18 @@ describe('npm start (bin/report-export.ts, default command)', () => {
     expect(first.code).toBe(0);
     const table = printedRows(first.stdout);
     expect([...table.keys()]).toEqual(['2026-03-27', '2026-03-28', '2026-03-29', '2026-03-30', 'total']);
-    expect(printedReportIds(first.stdout).size).toBe(3);
+    // Every report of the workspace: the spec's call lists and the local service's own templates.
+    expect([...printedReportIds(first.stdout).keys()].sort()).toEqual([
+      'Call list by hunt group',
+      'Call list by user',
+      'Call list with details',
+      'Lost calls',
+      'Summary by user',
+    ]);
     expect(first.stdout).toMatch(/Calls per day/);
     // Progress went to stderr: requested, polls, rows and partitions published.
     expect(first.stderr).toMatch(
-      /3\/3 requested, \d+ polls, 3\/3 exported: [\d,]+ rows, 12 partitions published/,
+      /5\/5 requested, \d+ polls, 5\/5 exported: [\d,]+ rows, 20 partitions published/,
     );
   });
 
@@ -178,7 +188,7 @@ describe('npm start (a range continued in several executions)', () => {
 
   beforeAll(async () => {
     work = await mkdtemp(path.join(tmpdir(), 'npm-start-chain-'));
-    // One day per window and one window (3 reports) per execution: 3 dates, 3 executions.
+    // One day per window and one window (5 reports) per execution: 3 dates, 3 executions.
     run = await runCli(
       [
         '--out',
@@ -194,7 +204,7 @@ describe('npm start (a range continued in several executions)', () => {
       ],
       {
         timeoutMs: 90_000,
-        env: { REPORT_EXPORT_MAX_JOBS_PER_EXECUTION: '3', REPORT_EXPORT_MAX_WINDOW_DAYS: '1' },
+        env: { REPORT_EXPORT_MAX_JOBS_PER_EXECUTION: '5', REPORT_EXPORT_MAX_WINDOW_DAYS: '1' },
       },
     );
   }, 120_000);
@@ -215,9 +225,9 @@ describe('npm start (a range continued in several executions)', () => {
   });
 
   it('counts progress over every execution and never looks finished early when the range is continued', () => {
-    // Assess: the last status covers all 9 jobs; no status line claims all done before that.
+    // Assess: the last status covers all 15 jobs; no status line claims all done before that.
     expect(run.stderr).toMatch(
-      /^execution 3\/3: 9\/9 requested, \d+ polls, 9\/9 exported: [\d,]+ rows, 9 partitions published$/m,
+      /^execution 3\/3: 15\/15 requested, \d+ polls, 15\/15 exported: [\d,]+ rows, 15 partitions published$/m,
     );
     expect(run.stderr).not.toMatch(
       /^(execution [12]\/3: )?\d+\/(\d+) requested, \d+ polls, \2\/\2 exported/m,

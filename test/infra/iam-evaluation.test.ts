@@ -1,6 +1,5 @@
 import type { EvaluationResult } from '@cloud-copilot/iam-simulate';
 import { describe, expect, it } from 'vitest';
-import { EXPORT_DEFAULTS } from '../../lib/export/export-options';
 import { manifestKey, partKey } from '../../lib/export/layout';
 import { STATE_NAMES } from '../../lib/infra/state-names';
 import { AWS_CALLS, type IamPermission } from '../../lib/stores/aws-calls';
@@ -153,7 +152,7 @@ const lake = parseS3Uri('OBJECT_STORE_URI', exporter.env.OBJECT_STORE_URI);
 const reportId = (JSON.parse(exporter.env.REPORTS) as { id: string }[])[0]?.id ?? '';
 const layout = {
   prefix: lake.prefix,
-  dataset: EXPORT_DEFAULTS.dataset,
+  dataset: 'calls',
   reportId,
   csvExtension: '.csv',
 } as const;

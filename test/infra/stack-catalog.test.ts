@@ -1,11 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { parquetMetadata } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportReportResult } from '../../lib/export';
-import { glueColumns, gluePartitionKeys } from '../../lib/export/schema';
+import { DATASETS, glueColumns, gluePartitionKeys, tableSchema } from '../../lib/export/schema';
 import { cdkFeatureFlags } from '../../lib/infra/cdk-context';
 import {
   callsTableInput,
@@ -15,10 +16,12 @@ import {
   runRecordColumns,
   runRecordKeyTemplate,
   runsTableInput,
+  summariesTableInput,
 } from '../../lib/infra/lake-tables';
 import { ReportExportStack } from '../../lib/infra/report-export-stack';
 import { LocalDirectoryStore, listAll } from '../../lib/stores';
-import { buildRunRecord, finalizeRun } from '../../lib/workflow/finalize';
+import { finalizeRun } from '../../lib/workflow/finalize';
+import { buildRunRecord } from '../../lib/workflow/run-record';
 import { callsOn, resultStreamOf } from '../support/result-stream';
 
 const LOCATION: LakeLocation = {
@@ -39,21 +42,52 @@ function resolveTemplate(template: string, values: { reportId?: string; dt: stri
 /** The directory part of a key. */
 const dirOf = (key: string) => key.slice(0, key.lastIndexOf('/'));
 
+/** Members a tenant's report sends beyond the spec's, two of them promoted. */
+const PROMOTED = [
+  { name: 'accountCode', type: 'string' },
+  { name: 'recorded', type: 'boolean' },
+] as const;
+const SUMMARY_FIELDS = ['userName', 'userNum', 'calls', 'ans', 'ref', 'lost', 'ring', 'duration'];
+
 describe('lake tables against the keys the export writes', () => {
   let root: string;
   let store: LocalDirectoryStore;
   const DAYS = ['2026-06-01', '2026-06-02'];
+  const SUMMARY_DAY = '2026-06-02';
 
   beforeAll(async () => {
     // Prepare: a real export (Parquet and gzip CSV) and a real run record into a directory.
     root = await mkdtemp(join(tmpdir(), 'catalog-'));
     store = new LocalDirectoryStore(root);
     await exportReportResult({
-      source: resultStreamOf(callsOn(DAYS, 3, 'c')),
+      source: resultStreamOf(
+        callsOn(DAYS, 3, 'c').map((r, i) => ({
+          ...r,
+          accountCode: `A${i}`,
+          recorded: i % 2 === 0,
+          queue: i,
+        })),
+      ),
       store,
       reportId: 'rep-2',
       prefix: LOCATION.prefix,
       csvGzip: true,
+      promotedColumns: { calls: PROMOTED },
+    });
+    // A summary report (no start among its fields) over one local day.
+    await exportReportResult({
+      source: resultStreamOf(
+        [
+          { userName: 'Ann', userNum: '201', calls: 4, ans: 3, ref: 0, lost: 1, ring: 12.5, duration: 300 },
+          { userName: 'Bob', userNum: '202', calls: 1, ans: 1, ref: 0, lost: 0, ring: 2, duration: 45 },
+        ] as never[],
+        { displayFields: SUMMARY_FIELDS, requestId: 'req-sum' },
+      ),
+      store,
+      reportId: 'rep-1',
+      prefix: LOCATION.prefix,
+      csvGzip: true,
+      windowDates: [SUMMARY_DAY],
     });
     const record = {
       input: { date: '2026-06-02' },
@@ -86,6 +120,67 @@ describe('lake tables against the keys the export writes', () => {
         resolveTemplate(partitionKeyTemplate(LOCATION, format), { reportId: 'rep-2', dt }),
       );
       expect([...new Set(parts.map(dirOf))].sort()).toEqual(expected.sort());
+    },
+  );
+
+  it('resolves the summaries template to the directories of the summary parts the export wrote', async () => {
+    // Act
+    const location = { ...LOCATION, dataset: DATASETS.summaries };
+    const keys = (await listAll(store, `${LOCATION.prefix}/summaries/format=parquet/`)).map((o) => o.key);
+    const table = summariesTableInput(LOCATION);
+
+    // Assess
+    const parts = keys.filter((k) => /\/part-\d{5}\.parquet$/.test(k));
+    expect([...new Set(parts.map(dirOf))]).toEqual([
+      resolveTemplate(partitionKeyTemplate(location, 'parquet'), { reportId: 'rep-1', dt: SUMMARY_DAY }),
+    ]);
+    expect(table.parameters['storage.location.template']).toBe(
+      `s3://lake-bucket/${partitionKeyTemplate(location, 'parquet')}/`,
+    );
+    expect(table.storageDescriptor.location).toBe('s3://lake-bucket/tenant/lake/summaries/format=parquet/');
+    expect(await listAll(store, `${LOCATION.prefix}/calls/format=parquet/report_id=rep-1/`)).toEqual([]);
+  });
+
+  it.each([
+    {
+      dataset: DATASETS.calls,
+      reportId: 'rep-2',
+      dt: '2026-06-01',
+      input: () => callsTableInput(LOCATION, tableSchema({ promoted: PROMOTED })),
+    },
+    {
+      dataset: DATASETS.summaries,
+      reportId: 'rep-1',
+      dt: SUMMARY_DAY,
+      input: () => summariesTableInput(LOCATION),
+    },
+  ])(
+    'declares exactly the columns of the $dataset Parquet files the export wrote, in their order and types',
+    async ({ dataset, reportId, dt, input }) => {
+      // Prepare: the file's own schema, read back from its footer.
+      const key = `${LOCATION.prefix}/${dataset}/format=parquet/report_id=${reportId}/dt=${dt}/part-00000.parquet`;
+      const bytes = await readFile(join(root, key));
+      const schema = parquetMetadata(
+        bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length),
+      ).schema;
+      const HIVE: Record<string, string> = {
+        BYTE_ARRAY: 'string',
+        INT32: 'int',
+        DOUBLE: 'double',
+        INT64: 'timestamp',
+        BOOLEAN: 'boolean',
+      };
+
+      // Act
+      const table = input();
+
+      // Assess: every file column but the partition key report_id, with the Hive type of its physical type.
+      const fileColumns = schema
+        .slice(1)
+        .filter((e) => e.name !== 'report_id')
+        .map((e) => [e.name, HIVE[e.type as string]]);
+      expect(table.storageDescriptor.columns.map((c) => [c.Name, c.Type])).toEqual(fileColumns);
+      expect(table.partitionKeys.map((c) => c.Name)).toEqual(['report_id', 'dt']);
     },
   );
 
@@ -190,11 +285,11 @@ describe('ReportExportStack catalog', () => {
     return found.Properties.TableInput;
   }
 
-  it('registers exactly the Parquet table and the run records table, no CSV table', () => {
+  it('registers exactly the Parquet tables (calls, summaries) and the run records table, no CSV table', () => {
     const names = (Object.values(template.findResources('AWS::Glue::Table')) as TableResource[]).map(
       (t) => t.Properties.TableInput.Name,
     );
-    expect(names.sort()).toEqual(['calls', 'runs']);
+    expect(names.sort()).toEqual(['calls', 'runs', 'summaries']);
     template.resourceCountIs('AWS::Glue::Database', 1);
   });
 
@@ -209,7 +304,7 @@ describe('ReportExportStack catalog', () => {
     });
   });
 
-  it.each(['calls', 'runs'])(
+  it.each(['calls', 'summaries', 'runs'])(
     'projects dt of %s from the configured dataStartDate to NOW, not from an early default',
     (name) => {
       expect(table(name).Parameters).toMatchObject({

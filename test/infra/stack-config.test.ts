@@ -99,6 +99,12 @@ describe('resolveStackConfig', () => {
     [{ dataStartDate: 20210101 }, 'dataStartDate 20210101 must be a "YYYY-MM-DD" string'],
     [{ databaseName: 'Report-Export' }, 'databaseName "Report-Export"'],
     [{ unknownSetting: 1 }, 'unknownSetting'],
+    [{ promotedColumns: { calls: [{ name: 'userName', type: 'string' }] } }, 'promotedColumns.calls'],
+    [{ promotedColumns: { calls: [{ name: 'a b', type: 'string' }] } }, 'promotedColumns.calls'],
+    [{ promotedColumns: { calls: [{ name: 'x', type: 'money' }] } }, 'promotedColumns.calls.0.type'],
+    [{ promotedColumns: { facts: [] } }, 'facts'],
+    [{ summaryMismatch: 'warn' }, 'summaryMismatch "warn"'],
+    [{ minShareOfPublished: 1.5 }, 'minShareOfPublished 1.5'],
   ])('names the setting when the configuration has %j', (override, named) => {
     // Act
     const act = () => resolveStackConfig({ ...CONFIG, ...override });
@@ -130,6 +136,12 @@ describe('workflowEnvironment', () => {
       poll: { initialSeconds: 3, maxSeconds: 30, maxPollsPerJob: 12 },
       csvGzip: true,
       parquetCodec: 'ZSTD',
+      promotedColumns: {
+        calls: [{ name: 'accountCode', type: 'string' }],
+        summaries: [{ name: 'calls', type: 'int' }],
+      },
+      summaryMismatch: 'fail',
+      minShareOfPublished: 0.25,
     });
 
     // Act
@@ -144,6 +156,12 @@ describe('workflowEnvironment', () => {
       poll: { initialSeconds: 3, maxSeconds: 30, maxPollsPerJob: 12 },
       csvGzip: true,
       parquetCodec: 'ZSTD',
+      promotedColumns: {
+        calls: [{ name: 'accountCode', type: 'string' }],
+        summaries: [{ name: 'calls', type: 'int' }],
+      },
+      summaryMismatch: 'fail',
+      minShareOfPublished: 0.25,
     });
   });
 
@@ -171,11 +189,13 @@ describe('workflowEnvironment', () => {
         'MAX_POLLS_PER_JOB',
         'MAX_REQUESTS_PER_JOB',
         'MAX_WINDOW_DAYS',
+        'MIN_SHARE_OF_PUBLISHED',
         'MIN_SPLIT_MINUTES',
         'PARQUET_CODEC',
         'POLL_INITIAL_SECONDS',
         'POLL_MAX_SECONDS',
         'REPORTS',
+        'SUMMARY_MISMATCH',
         'TIME_ZONE',
         'WORKSPACE_ID',
       ].sort(),

@@ -31,10 +31,10 @@ describe('ReportExportStack resources', () => {
     ['AWS::Scheduler::Schedule', 1],
     ['AWS::StepFunctions::StateMachine', 1],
     ['AWS::Glue::Database', 1],
-    ['AWS::Glue::Table', 2],
+    ['AWS::Glue::Table', 3],
     ['AWS::Athena::WorkGroup', 1],
     // Four alarms to the topic, and the two silent inputs of the freshness composite.
-    ['AWS::CloudWatch::Alarm', 6],
+    ['AWS::CloudWatch::Alarm', 8],
     ['AWS::CloudWatch::CompositeAlarm', 1],
   ])('has %s x%i', (type, count) => {
     template.resourceCountIs(type, count);
@@ -151,6 +151,8 @@ describe('ReportExportStack resources', () => {
     ['ExecutionsFailed', { Namespace: 'AWS/States', Threshold: 1, TreatMissingData: 'notBreaching' }],
     ['ExecutionsTimedOut', { Namespace: 'AWS/States', Threshold: 1, TreatMissingData: 'notBreaching' }],
     ['ExecutionThrottled', { Namespace: 'AWS/States', Threshold: 1, TreatMissingData: 'notBreaching' }],
+    ['PartitionsHeld', { Namespace: 'ReportExport', Threshold: 1, TreatMissingData: 'notBreaching' }],
+    ['SummaryMismatches', { Namespace: 'ReportExport', Threshold: 1, TreatMissingData: 'notBreaching' }],
     [
       'ApproximateNumberOfMessagesVisible',
       { Namespace: 'AWS/SQS', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' },

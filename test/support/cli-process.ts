@@ -10,8 +10,14 @@ export interface CliRun {
 }
 
 export interface CliProcessOptions {
-  /** The entry point, relative to the repository root. Default `bin/report-export.ts`. */
+  /**
+   * The entry point, relative to the repository root: a `.ts` script runs with tsx as a
+   * loader, anything else with node alone. Default the built program, as installed:
+   * `dist/cli/report-export.mjs` (test/support/cli-build-setup.ts builds it first).
+   */
   script?: string;
+  /** Text written to the program's stdin, then closed. Default: no stdin. */
+  stdin?: string;
   /** Variables set on top of the base environment (NO_COLOR=1 is always set). */
   env?: NodeJS.ProcessEnv;
   /**
@@ -47,6 +53,8 @@ export interface CliProcess {
 }
 
 const CLEAN_ENV_KEYS = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'NODE_OPTIONS'];
+/** The program as `npm ci` builds it (package.json `bin`). */
+export const BUILT_PROGRAM = 'dist/cli/report-export.mjs';
 const POLL_MS = 20;
 
 function baseEnv(clean: boolean | undefined): NodeJS.ProcessEnv {
@@ -58,12 +66,14 @@ function baseEnv(clean: boolean | undefined): NodeJS.ProcessEnv {
 
 /** Starts the script with node and tsx as a loader (no wrapper process in between). */
 export function startCli(args: readonly string[], options: CliProcessOptions = {}): CliProcess {
-  const script = options.script ?? 'bin/report-export.ts';
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const script = options.script ?? BUILT_PROGRAM;
+  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...loader, script, ...args], {
+    stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     detached: true,
     env: { ...baseEnv(options.cleanEnv), NO_COLOR: '1', ...options.env },
   });
+  if (options.stdin !== undefined) child.stdin?.end(options.stdin);
   let out = '';
   let err = '';
   let closed = false;

@@ -1,5 +1,5 @@
-import type { ReportResultMetadata, ReportResultStream } from '../../lib/api/report-result-stream';
-import type { ReportRunDefinition, ResultRow } from '../../lib/spec/types';
+import type { ReportResultMetadata, ReportResultStream } from '../../lib/api/result/stream';
+import type { ReportRunDefinition, ResultRow, SummaryEntry } from '../../lib/spec/types';
 
 export interface TestStreamOptions {
   requestId?: string;
@@ -14,6 +14,10 @@ export interface TestStreamOptions {
   rowLimitExceeded?: boolean;
   /** Throw this error after yielding this many rows (a truncated body). */
   failAfter?: { rows: number; error: Error };
+  /** `request.displayFields` (names); default none. Without `start` the result is a summary. */
+  displayFields?: readonly string[];
+  /** The result's `summary` done() reports. Default []. */
+  summary?: SummaryEntry[];
 }
 
 /** A ReportResultStream over an array, as the client would hand it to the export core. */
@@ -27,6 +31,9 @@ export function resultStreamOf(
     requestId,
     reportId: 'report-1',
     ...(options.timeZoneId === null ? {} : { timeZoneId: options.timeZoneId ?? 'Europe/London' }),
+    ...(options.displayFields === undefined
+      ? {}
+      : { displayFields: options.displayFields.map((fieldName) => ({ fieldName, mandatory: false })) }),
     metadata: { timezoneDateFrom: '2026-01-01T00:00:00', timezoneDateTo: '2026-12-31T23:59:59' },
   } as unknown as ReportRunDefinition;
   const head = {
@@ -65,7 +72,7 @@ export function resultStreamOf(
       queryDuration: 0,
       totalDuration: 0,
       queryCount: 1,
-      summary: [],
+      summary: options.summary ?? [],
       status: 1,
       statusMessage: 'Complete',
       rowsRead: yielded,

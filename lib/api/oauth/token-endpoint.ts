@@ -1,7 +1,7 @@
-import { type CallOptions, HttpTransport, type TextResponse, type TransportOptions } from '../http';
-import { parseErrorBody } from '../http-body';
-import { RETRY_MODES } from '../retry';
-import { createStatusError } from '../status-error';
+import { parseErrorBody } from '../http/body';
+import { RETRY_MODES } from '../http/retry';
+import { createStatusError } from '../http/status-error';
+import { type CallOptions, HttpTransport, type TextResponse, type TransportOptions } from '../http/transport';
 import type { OAuthClientConfig } from './authorization';
 import { InvalidOAuthResponseError, LoginRequiredError, TokenEndpointError } from './errors';
 

@@ -1,4 +1,4 @@
-import type { AccessTokenSource, HttpTransport } from '../http';
+import type { AccessTokenSource, HttpTransport } from '../http/transport';
 import type { OAuthClientConfig } from './authorization';
 import { NoRefreshTokenError, TokenPersistenceError } from './errors';
 import { refreshTokens, type TokenEndpointTransport, type TokenSet } from './token-endpoint';

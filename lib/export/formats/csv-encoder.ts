@@ -5,7 +5,7 @@ import {
   type RunDictionaries,
   textStart,
 } from '../rows/column-buffer';
-import { COLUMNS, type ColumnKind, csvHeader } from '../schema';
+import { CALLS_SCHEMA, type ColumnKind, csvHeader, type TableSchema } from '../schema';
 import { CHUNK_BYTES, recycleChunk, recycleChunks, takeChunk } from './chunk-pool';
 
 /**
@@ -23,14 +23,20 @@ import { CHUNK_BYTES, recycleChunk, recycleChunks, takeChunk } from './chunk-poo
  */
 export class CsvFileEncoder {
   readonly #gzip: boolean;
-  readonly #kinds: readonly ColumnKind[] = COLUMNS.map((c) => c.kind);
+  readonly #schema: TableSchema;
+  readonly #kinds: readonly ColumnKind[];
+  /** Bytes of separators a record has beyond its fields: commas and CRLF. */
+  readonly #separators: number;
   #rows = 0;
   #out: Buffer = EMPTY;
   #o = 0;
   #chunks: Uint8Array[] = [];
 
-  constructor(options: { gzip?: boolean } = {}) {
+  constructor(options: { gzip?: boolean; schema?: TableSchema | undefined } = {}) {
     this.#gzip = options.gzip ?? false;
+    this.#schema = options.schema ?? CALLS_SCHEMA;
+    this.#kinds = this.#schema.columns.map((c) => c.kind);
+    this.#separators = this.#kinds.length + 2;
   }
 
   get rows(): number {
@@ -38,7 +44,7 @@ export class CsvFileEncoder {
   }
 
   header(): Uint8Array {
-    const bytes = Buffer.from(csvHeaderLine(), 'utf8');
+    const bytes = Buffer.from(csvHeaderLine(this.#schema), 'utf8');
     // level 6 and no mtime/name: the same rows always give the same bytes.
     return this.#gzip ? gzipSync(bytes) : bytes;
   }
@@ -71,6 +77,7 @@ export class CsvFileEncoder {
           const kind = kinds[c];
           if (kind === 'localTimestamp') this.#timestamp(v, false);
           else if (kind === 'utcTimestamp') this.#timestamp(v, true);
+          else if (kind === 'boolean') this.#ascii(v === 0 ? 'false' : 'true');
           else this.#ascii(String(v));
         }
       }
@@ -120,7 +127,7 @@ export class CsvFileEncoder {
    * column and CRLF), which are written without a check of their own.
    */
   #ensure(need: number): void {
-    const room = need + RECORD_SEPARATORS;
+    const room = need + this.#separators;
     if (this.#o + room > this.#out.length) this.#flushChunk(room);
   }
 
@@ -275,8 +282,6 @@ const EMPTY = Buffer.alloc(0);
 /** Fields longer than this are written across chunks (#bigText). */
 const BIG_FIELD = 64 * 1024;
 const QUOTE_BYTE = new Uint8Array([34]);
-/** Bytes of separators a record has beyond its fields: commas and CRLF. */
-const RECORD_SEPARATORS = COLUMNS.length + 2;
 const DAY_MS = 86_400_000;
 const COMMA = 44;
 const QUOTE = 34;
@@ -296,15 +301,15 @@ const FIELDS = new WeakMap<RunDictionaries, (Uint8Array | undefined)[][]>();
 function entryFields(dictionaries: RunDictionaries): (Uint8Array | undefined)[][] {
   let fields = FIELDS.get(dictionaries);
   if (fields === undefined) {
-    fields = COLUMNS.map(() => []);
+    fields = dictionaries.schema.columns.map(() => []);
     FIELDS.set(dictionaries, fields);
   }
   return fields;
 }
 
 /** The header record, CRLF included, as every CSV part starts (before gzip). */
-export function csvHeaderLine(): string {
-  return `${csvHeader().map(quoteText).join(',')}\r\n`;
+export function csvHeaderLine(schema: TableSchema = CALLS_SCHEMA): string {
+  return `${csvHeader(schema).map(quoteText).join(',')}\r\n`;
 }
 
 function quoteText(v: string): string {

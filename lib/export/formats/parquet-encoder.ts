@@ -1,8 +1,8 @@
 import type { CompressionCodec, SchemaElement } from 'hyparquet';
 import { type BufferedColumn, type ColumnBuffer, textStart } from '../rows/column-buffer';
-import { COLUMNS, type ColumnDefinition } from '../schema';
+import { CALLS_SCHEMA, type ColumnDefinition, parquetSchema, type TableSchema } from '../schema';
 import { ChunkedOutput, recycleChunks } from './chunk-pool';
-import { type ColumnChunkFacts, FILE_SCHEMA, footerBytes, RowGroupLog } from './parquet-footer';
+import { type ColumnChunkFacts, footerBytes, RowGroupLog } from './parquet-footer';
 import { PARQUET_PRIMITIVES } from './parquet-primitives';
 import {
   type ChunkDictionary,
@@ -37,6 +37,8 @@ export interface ParquetEncoderOptions {
   codec?: ParquetCodec;
   /** Rows per data page; pages of about 1 MiB suit every reader. Default 16,384. */
   rowsPerPage?: number;
+  /** The dataset's columns. Default `calls` without promoted columns. */
+  schema?: TableSchema | undefined;
 }
 
 const MAGIC = new Uint8Array([0x50, 0x41, 0x52, 0x31]);
@@ -107,13 +109,26 @@ function compressorFor(codec: ParquetCodec): Compressor {
   return zstd;
 }
 
+/** The file schema of each table schema, made once: every encoder of a thread shares it (read only). */
+const FILE_SCHEMAS = new WeakMap<TableSchema, SchemaElement[]>();
+
+function fileSchema(schema: TableSchema): SchemaElement[] {
+  let elements = FILE_SCHEMAS.get(schema);
+  if (elements === undefined) {
+    elements = parquetSchema(schema);
+    FILE_SCHEMAS.set(schema, elements);
+  }
+  return elements;
+}
+
 /** Streams one Parquet file: header, row groups, footer, as byte chunks. */
 export class ParquetFileEncoder {
   readonly #codec: CompressionCodec;
   readonly #compress: Compressor;
   readonly #rowsPerPage: number;
-  readonly #schema: SchemaElement[] = FILE_SCHEMA;
-  readonly #rowGroups = new RowGroupLog();
+  readonly #columns: readonly ColumnDefinition[];
+  readonly #schema: SchemaElement[];
+  readonly #rowGroups: RowGroupLog;
   readonly #output = new ChunkedOutput();
   #offset = 0;
   #rows = 0;
@@ -122,6 +137,10 @@ export class ParquetFileEncoder {
     this.#codec = options.codec ?? 'SNAPPY';
     this.#compress = compressorFor(this.#codec);
     this.#rowsPerPage = options.rowsPerPage ?? 16_384;
+    const schema = options.schema ?? CALLS_SCHEMA;
+    this.#columns = schema.columns;
+    this.#schema = fileSchema(schema);
+    this.#rowGroups = new RowGroupLog(schema);
   }
 
   /** Rows written so far. */
@@ -142,8 +161,8 @@ export class ParquetFileEncoder {
     const start = this.#offset;
     const chunks: ColumnChunkFacts[] = [];
     let uncompressedTotal = 0;
-    for (let i = 0; i < COLUMNS.length; i++) {
-      const chunk = this.#column(buffer, i, COLUMNS[i] as ColumnDefinition, n);
+    for (let i = 0; i < this.#columns.length; i++) {
+      const chunk = this.#column(buffer, i, this.#columns[i] as ColumnDefinition, n);
       chunks.push(chunk);
       uncompressedTotal += chunk.uncompressedSize;
     }

@@ -1,5 +1,5 @@
 import type { ColumnChunk, CompressionCodec, FileMetaData, RowGroup, SchemaElement } from 'hyparquet';
-import { COLUMNS, type ColumnDefinition, parquetSchema, SCHEMA_VERSION } from '../schema';
+import { type ColumnDefinition, SCHEMA_VERSION, type TableSchema } from '../schema';
 import { PARQUET_PRIMITIVES, PINNED_HYPARQUET_WRITER } from './parquet-primitives';
 
 const { ByteWriter, writeMetadata } = PARQUET_PRIMITIVES;
@@ -33,7 +33,6 @@ export interface RowGroupFacts {
 
 const GROUP_FIELDS = 4;
 const CHUNK_FIELDS = 10;
-const STRIDE = GROUP_FIELDS + CHUNK_FIELDS * COLUMNS.length;
 
 /**
  * The footer metadata of one file's row groups, kept as numbers in one growing
@@ -42,21 +41,30 @@ const STRIDE = GROUP_FIELDS + CHUNK_FIELDS * COLUMNS.length;
  * 20 KB per row group, which over 3,000 open partitions was 60 MB of live heap.
  */
 export class RowGroupLog {
-  #values = new Float64Array(STRIDE);
+  readonly #columns: readonly ColumnDefinition[];
+  /** Numbers per row group. */
+  readonly #stride: number;
+  #values: Float64Array;
   #groups = 0;
+
+  constructor(schema: TableSchema) {
+    this.#columns = schema.columns;
+    this.#stride = GROUP_FIELDS + CHUNK_FIELDS * schema.columns.length;
+    this.#values = new Float64Array(this.#stride);
+  }
 
   get size(): number {
     return this.#groups;
   }
 
   add(group: RowGroupFacts, chunks: readonly ColumnChunkFacts[]): void {
-    if ((this.#groups + 1) * STRIDE > this.#values.length) {
+    if ((this.#groups + 1) * this.#stride > this.#values.length) {
       const bigger = new Float64Array(this.#values.length * 2);
       bigger.set(this.#values);
       this.#values = bigger;
     }
     const v = this.#values;
-    let o = this.#groups * STRIDE;
+    let o = this.#groups * this.#stride;
     v[o++] = group.rows;
     v[o++] = group.fileOffset;
     v[o++] = group.uncompressedSize;
@@ -81,7 +89,7 @@ export class RowGroupLog {
     const out: RowGroup[] = [];
     const v = this.#values;
     for (let g = 0; g < this.#groups; g++) {
-      let o = g * STRIDE;
+      let o = g * this.#stride;
       const rows = v[o] as number;
       const group = {
         num_rows: BigInt(rows),
@@ -91,8 +99,8 @@ export class RowGroupLog {
       };
       o += GROUP_FIELDS;
       const columns: ColumnChunk[] = [];
-      for (let i = 0; i < COLUMNS.length; i++, o += CHUNK_FIELDS) {
-        const column = COLUMNS[i] as ColumnDefinition;
+      for (let i = 0; i < this.#columns.length; i++, o += CHUNK_FIELDS) {
+        const column = this.#columns[i] as ColumnDefinition;
         const element = schema[i + 1] as SchemaElement;
         columns.push(chunkOf(column, element, codec, rows, v.subarray(o, o + CHUNK_FIELDS)));
       }
@@ -167,6 +175,3 @@ export function footerBytes(
   writer.appendUint32(0x31524150);
   return writer.getBytes().slice();
 }
-
-/** The file schema (see schema.ts), made once: every encoder of a thread shares it (read only). */
-export const FILE_SCHEMA: SchemaElement[] = parquetSchema();

@@ -172,9 +172,13 @@ export function writePlainNumbers(
   a: number,
   b: number,
 ): void {
-  const width = column.kind === 'int32' ? 4 : 8;
   let values = 0;
   for (let r = a; r < b; r++) values += c.present[r] as number;
+  if (column.kind === 'boolean') {
+    writePlainBooleans(writer, c, a, b, values);
+    return;
+  }
+  const width = column.kind === 'int32' ? 4 : 8;
   writer.ensure(width * values);
   const view = writer.view;
   let o = writer.index;
@@ -195,6 +199,22 @@ export function writePlainNumbers(
   writer.index = o;
 }
 
+/** PLAIN BOOLEAN: one bit per non-null value, least significant bit first (parquet-format Encodings.md). */
+function writePlainBooleans(writer: ByteWriter, c: NumberColumn, a: number, b: number, values: number): void {
+  const size = Math.ceil(values / 8);
+  writer.ensure(size);
+  const bytes = new Uint8Array(writer.view.buffer, writer.view.byteOffset + writer.index, size);
+  bytes.fill(0);
+  let k = 0;
+  for (let r = a; r < b; r++) {
+    if (c.present[r] !== 1) continue;
+    if (c.values[r] !== 0) bytes[k >> 3] = (bytes[k >> 3] as number) | (1 << (k & 7));
+    k++;
+  }
+  writer.offset += size;
+  writer.index += size;
+}
+
 /** Null count of the first n rows. */
 export function nullCount(c: BufferedColumn, n: number): number {
   let values = 0;
@@ -207,7 +227,8 @@ export function statistics(column: ColumnDefinition, c: BufferedColumn, n: numbe
   const stats: { null_count: bigint; min_value?: number | bigint; max_value?: number | bigint } = {
     null_count: BigInt(nulls),
   };
-  if (c.type !== 'number' || nulls === n) return stats;
+  // Booleans: the null count only (min/max of a BOOLEAN are not numbers to the footer's writer).
+  if (c.type !== 'number' || nulls === n || column.kind === 'boolean') return stats;
   let min = Number.POSITIVE_INFINITY;
   let max = Number.NEGATIVE_INFINITY;
   for (let r = 0; r < n; r++) {

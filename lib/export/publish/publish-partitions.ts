@@ -1,10 +1,16 @@
 import { EXPORT_ERROR_CODES, ExportError, throwIfAborted } from '../errors';
-import type { PartitionOutput } from '../types';
+import type { ExportLogger, HeldPartition, PartitionOutput } from '../types';
 import { cleanStaging, type PublishContext, promote, stage } from './publish';
+import { guardShrink } from './shrink-guard';
+import { testPause } from './test-pause';
 import { verifyPartitions } from './verify';
 
 export interface PublishRun extends PublishContext {
   csvGzip: boolean;
+  /** The shrink guard (see shrink-guard.ts). */
+  minShareOfPublished: number;
+  forceReplace: boolean;
+  logger: ExportLogger | undefined;
   /** Dates published even without rows: their earlier parts are deleted. */
   windowDates: readonly string[];
   signal: AbortSignal | undefined;
@@ -21,13 +27,23 @@ export interface PublishRun extends PublishContext {
 export async function publishPartitions(
   run: PublishRun,
   withRows: PartitionOutput[],
-): Promise<PartitionOutput[]> {
-  await verifyPartitions(withRows, run.requestId, { csvGzip: run.csvGzip });
-  const partitions = withEmptyDates(withRows, run.windowDates);
-  run.phase('write', { partitions: partitions.length });
+): Promise<{ published: PartitionOutput[]; held: HeldPartition[] }> {
+  await verifyPartitions(withRows, run.requestId, { csvGzip: run.csvGzip, schema: run.schema });
+  const { replace: partitions, held } = await guardShrink(
+    {
+      store: run.store,
+      layout: run.layout,
+      minShare: run.minShareOfPublished,
+      force: run.forceReplace,
+      logger: run.logger,
+    },
+    withEmptyDates(withRows, run.windowDates),
+  );
+  run.phase('write', { partitions: partitions.length, held: held.length });
   let keepStaging = false;
   try {
     throwIfAborted(run.signal, run.requestId);
+    await testPause('publish');
     await stage(run, partitions);
     run.phase('stage');
     throwIfAborted(run.signal, run.requestId);
@@ -38,7 +54,7 @@ export async function publishPartitions(
       keepStaging = error instanceof ExportError && error.code === EXPORT_ERROR_CODES.rollbackFailed;
       throw error;
     }
-    return partitions;
+    return { published: partitions, held };
   } finally {
     if (!keepStaging) await cleanStaging(run.store, run.layout, run.runId);
   }

@@ -1,7 +1,10 @@
-import type { ObjectStore } from '../../stores/object-store';
+import { isMachineLocal, type ObjectStore } from '../../stores/object-store';
+import { currentProcess } from '../../stores/process-identity';
 import { EXPORT_ERROR_CODES, ExportError, PublishError, VerificationError } from '../errors';
 import {
   backupKey,
+  journalKey,
+  journalPrefix,
   MANIFEST_NAME,
   manifestKey,
   type OutputFormat,
@@ -9,22 +12,30 @@ import {
   partitionPrefix,
   partKey,
   stagedKey,
+  stagingOwnerKey,
   stagingRoot,
 } from '../layout';
-import { SCHEMA_VERSION } from '../schema';
-import type { PartitionOutput, SpilledFile } from '../types';
+import type { Reconciliation } from '../reconcile';
+import { emptyQuality } from '../rows/quality';
+import { type PromotedColumn, SCHEMA_VERSION, type TableSchema } from '../schema';
+import type { PartitionOutput, QualityCounts, SpilledFile } from '../types';
 import { forEachLimited } from './concurrency';
+import { testPause } from './test-pause';
 
 /**
  * The publish protocol and the guarantees readers get.
  *
  * 1. Stage: every file of the run is written under `<prefix>/_staging/<runId>/`, outside
- *    every dataset prefix, so no table or crawler reads it.
+ *    every dataset prefix, so no table or crawler reads it. In a machine-local store
+ *    (`isMachineLocal`: the local directory, never S3) an owner record `_owner.json`
+ *    naming this process (host, pid, start time) is written first and deleted last.
  * 2. Verify: rows read equal the service's totalCount; per partition the Parquet rows,
  *    the CSV rows and the rows routed to it are equal; every staged object has the size
  *    written. Any failure up to here publishes nothing and deletes the staging area.
  * 3. Promote, partition by partition: back up the partition's current objects into the
- *    staging area, copy the staged parts over the final keys, write `_manifest.json`
+ *    staging area (in a machine-local store, then write the partition's journal entry
+ *    `_journal/<partition>.json`: its objects, their backups, the keys it will write),
+ *    copy the staged parts over the final keys, write `_manifest.json`
  *    (the commit marker: it lists exactly the files of the partition with rows, bytes and
  *    sha256), then delete parts of an earlier run that this run did not overwrite.
  *    A partition without files (a date of the window for which the run found no rows)
@@ -52,17 +63,44 @@ import { forEachLimited } from './concurrency';
  *   dates: a date of the window without rows is emptied (a 0-row manifest, no parts);
  *   dates outside the window are never touched.
  *
+ * Cleaning the staging deletes the journal first (nothing asks for a rollback from then on),
+ * the staged files and backups next, the owner record last.
+ *
+ * A process that dies (Lambda timeout, OOM, `kill -9`) cannot clean up or roll back. Before
+ * promotion that leaves only staging: nothing is published. DURING promotion, partitions
+ * promoted so far show the new run, the others the earlier one, and a partition caught
+ * between its part copy and its manifest has new data under the old manifest (or, with
+ * several parts, a mix of both runs' parts). Each partition and format stays whole for a
+ * reader of files with the default file cap (one atomic replace each), not for a reader
+ * following the manifest. What repairs it depends on the store:
+ * - machine-local (a local run; recover-staging.ts, called by the next local run on this
+ *   machine before it starts, under the lake's out-dir lock): a staging root whose owner
+ *   record names a process of this host that has ended is recovered. Every partition with a
+ *   journal entry is rolled back from its backups, as the dead process would have done
+ *   (the backups are complete: the entry is written after them and before any replace;
+ *   a partition without an entry was never touched), unless its manifest is now another
+ *   run's (published since: left as it is); then the staging is deleted. Rolled back, not
+ *   finished: the dead run never verified its promotion nor reported success, and a
+ *   partition with its parts and manifest from different runs must not outlive it. So a
+ *   dead run leaves earlier partitions as a failed one does (byte-identical), even when the
+ *   next run exports another window; the next run of the same window replaces them again.
+ *   Until that next local run, readers see the mix above. The recovery also removes the
+ *   temporary files of writes the kill cut short (in the staging and the journaled
+ *   partitions; listings never show them).
+ *   A root whose owner runs, runs on another host, or has no owner record (an older
+ *   version's) is never touched: it is reported. A run whose rollback failed
+ *   (EXPORT_ROLLBACK_FAILED) keeps its journal, so the recovery retries that rollback.
+ * - S3 (Lambda): no owner record or journal is written, nothing is swept: a run cannot tell
+ *   whether a process elsewhere still uses a staging root. The next run of the same window
+ *   repairs the partitions (it replaces every partition again); the backups of the
+ *   partitions it overwrote stay under the staging prefix, which a bucket lifecycle rule
+ *   expires (a few days, longer than any run).
+ *
+ * Tests can stop the publish step at a phase to kill the run there (test-pause.ts).
+ *
  * What it does not give (an object store has no multi-object transaction):
- * - a process that dies DURING promotion (Lambda timeout, OOM, kill) cannot roll back:
- *   partitions promoted so far show the new run, the others the earlier one, and a
- *   partition caught between its part copy and its manifest has new data under the old
- *   manifest. Each partition and format stays whole with the default file cap (one atomic
- *   replace each). The next run of the same window repairs it (it replaces every
- *   partition again); the backups of the partitions it overwrote are under the staging
- *   prefix. A death before promotion publishes nothing.
- * - staging of a process that died is not deleted by anyone: expire `<prefix>/_staging/`
- *   with a bucket lifecycle rule (a few days, longer than any run) rather than sweeping it
- *   from a run, because another run may be using it.
+ * - on S3, a run that dies during promotion leaves the mix above until the same window is
+ *   run again (see above);
  * - without a window (`window` / `windowDates` options) the run knows only the dates it
  *   has rows for: a date without rows keeps its earlier partition.
  */
@@ -89,15 +127,23 @@ export interface PartitionManifest {
   files: ManifestFile[];
   runId: string;
   exportedAt: string;
+  /** Columns promoted from `extra` by configuration (name and type), in column order. */
+  promotedColumns: PromotedColumn[];
+  /** The partition's data-quality counts. */
+  quality: QualityCounts;
+  /** The run's rows against the result's summary (the whole result, not this partition). */
+  reconciliation: Reconciliation | null;
 }
 
 export interface PublishContext {
   store: ObjectStore;
   layout: OutputLayout;
+  schema: TableSchema;
   runId: string;
   requestId: string;
   window: { from: string | null; to: string | null };
   exportedAt: string;
+  reconciliation: Reconciliation | null;
 }
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -113,6 +159,7 @@ export async function stage(
 ): Promise<void> {
   const { store, layout, runId } = context;
   const files = partitions.flatMap((partition) => partition.files.map((file) => ({ partition, file })));
+  if (isMachineLocal(store)) await writeOwner(context);
   await forEachLimited(files, concurrency, async ({ partition, file }) => {
     const key = stagedKey(layout, runId, partKey(layout, file.format, partition.dt, file.part));
     let sizes: [number, number | undefined];
@@ -136,10 +183,54 @@ export async function stage(
         { requestId: context.requestId },
       );
     }
+    await testPause('stage');
   });
 }
 
-interface Touched {
+/** What a staging owner record holds (`_owner.json` at the root of a run's staging). */
+export interface StagingOwnerRecord {
+  host: string;
+  pid: number;
+  /** Start time of the process (clock ticks since boot; absent off Linux). */
+  start?: string;
+  runId: string;
+  /** When staging began (ISO). */
+  at: string;
+}
+
+/** Names this process as the owner of the run's staging, before anything is staged. */
+async function writeOwner(context: PublishContext): Promise<void> {
+  const { store, layout, runId } = context;
+  const record: StagingOwnerRecord = { ...currentProcess(), runId, at: new Date().toISOString() };
+  const key = stagingOwnerKey(layout, runId);
+  try {
+    await store.put(key, `${JSON.stringify(record)}\n`, { contentType: 'application/json' });
+  } catch (cause) {
+    throw new PublishError(EXPORT_ERROR_CODES.stagingFailed, `Staging ${key} failed`, {
+      cause,
+      requestId: context.requestId,
+    });
+  }
+}
+
+/**
+ * One partition's entry of the promotion journal (machine-local stores), written once its
+ * objects are backed up and before any of them is replaced: what a later run needs to roll
+ * the partition back when this process dies mid-promotion (recover-staging.ts).
+ */
+export interface JournalEntry {
+  runId: string;
+  /** The partition's prefix (no trailing slash). */
+  partition: string;
+  manifest: string;
+  /** Every object the partition held before, and its backup. */
+  backups: { key: string; backup: string }[];
+  /** Every key the promotion writes: its parts and the manifest. */
+  writes: string[];
+}
+
+/** A key a promotion replaced, deleted or created, and its backup (none: it was created). */
+export interface Touched {
   key: string;
   backup: string | undefined;
 }
@@ -160,7 +251,7 @@ export async function promote(
     await forEachLimited(jobs, concurrency, ({ partition, format }) =>
       promoteOne(
         context,
-        partition.dt,
+        partition,
         format,
         partition.files.filter((f) => f.format === format),
         touched,
@@ -191,13 +282,14 @@ export async function promote(
 
 async function promoteOne(
   context: PublishContext,
-  dt: string,
+  partition: PartitionOutput,
   format: OutputFormat,
   files: readonly SpilledFile[],
   touched: Touched[],
   known: Set<string>,
 ): Promise<void> {
   const { store, layout, runId } = context;
+  const dt = partition.dt;
   const prefix = `${partitionPrefix(layout, format, dt)}/`;
   const existing: string[] = [];
   for await (const info of store.list(prefix)) existing.push(info.key);
@@ -212,6 +304,19 @@ async function promoteOne(
     known.add(key);
     touched.push({ key, backup: backups.get(key) });
   };
+  const mKey = manifestKey(layout, format, dt);
+  if (isMachineLocal(store)) {
+    const entry: JournalEntry = {
+      runId,
+      partition: prefix.slice(0, -1),
+      manifest: mKey,
+      backups: [...backups].map(([key, backup]) => ({ key, backup })),
+      writes: [...files.map((f) => partKey(layout, format, dt, f.part)), mKey],
+    };
+    await store.put(journalKey(layout, runId, format, dt), `${JSON.stringify(entry)}\n`, {
+      contentType: 'application/json',
+    });
+  }
 
   const newKeys = new Set<string>();
   for (const file of files) {
@@ -239,8 +344,11 @@ async function promoteOne(
     })),
     runId,
     exportedAt: context.exportedAt,
+    promotedColumns: [...context.schema.promoted],
+    quality: partition.quality ?? emptyQuality(),
+    reconciliation: context.reconciliation,
   };
-  const mKey = manifestKey(layout, format, dt);
+  await testPause('promote');
   record(mKey);
   await store.put(mKey, `${JSON.stringify(manifest, null, 2)}\n`, { contentType: 'application/json' });
 
@@ -249,7 +357,12 @@ async function promoteOne(
   if (stale.length > 0) await store.deleteMany(stale);
 }
 
-async function rollback(store: ObjectStore, touched: readonly Touched[]): Promise<void> {
+/**
+ * Restores what `touched` names: backed-up keys from their backups, parts first and
+ * manifests last (a restored manifest never names a missing part), then deletes the keys
+ * that had no backup (created by the run). Idempotent: running it again changes nothing.
+ */
+export async function rollback(store: ObjectStore, touched: readonly Touched[]): Promise<void> {
   const created: string[] = [];
   // Parts first, manifests last, so a restored manifest never names a missing part.
   const ordered = [...touched].sort(
@@ -269,11 +382,30 @@ export async function cleanStaging(
   runId: string,
 ): Promise<boolean> {
   try {
-    const keys: string[] = [];
-    for await (const info of store.list(`${stagingRoot(layout, runId)}/`)) keys.push(info.key);
-    if (keys.length > 0) await store.deleteMany(keys);
+    await deleteStaging(store, layout, runId);
     return true;
   } catch {
     return false;
   }
+}
+
+/**
+ * Deletes a run's staging: the promotion journal first (from then on nothing asks for a
+ * rollback), then the staged files and backups, and the owner record last (a staging root
+ * with files never lacks its owner). Throws what the store throws.
+ */
+export async function deleteStaging(
+  store: ObjectStore,
+  layout: Pick<OutputLayout, 'prefix'>,
+  runId: string,
+): Promise<void> {
+  const keys: string[] = [];
+  for await (const info of store.list(`${stagingRoot(layout, runId)}/`)) keys.push(info.key);
+  const journal = journalPrefix(layout, runId);
+  const owner = stagingOwnerKey(layout, runId);
+  const entries = keys.filter((k) => k.startsWith(journal));
+  const rest = keys.filter((k) => !k.startsWith(journal) && k !== owner);
+  if (entries.length > 0) await store.deleteMany(entries);
+  if (rest.length > 0) await store.deleteMany(rest);
+  if (keys.includes(owner)) await store.deleteMany([owner]);
 }

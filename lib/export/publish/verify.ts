@@ -2,6 +2,7 @@ import { open } from 'node:fs/promises';
 import { parquetMetadata } from 'hyparquet';
 import { EXPORT_ERROR_CODES, VerificationError } from '../errors';
 import { csvHeaderLine } from '../formats/csv-encoder';
+import type { TableSchema } from '../schema';
 import type { PartitionOutput, SpilledFile } from '../types';
 import { forEachLimited } from './concurrency';
 import { scanCsvFile } from './csv-scan';
@@ -33,11 +34,11 @@ async function parquetFooterRows(file: string): Promise<number> {
  */
 async function rowsInFile(
   file: SpilledFile,
-  csvGzip: boolean,
+  options: { csvGzip: boolean; schema: TableSchema | undefined },
   fail: (reason: string) => never,
 ): Promise<number> {
   if (file.format === 'parquet') return parquetFooterRows(file.path);
-  const scan = await scanCsvFile(file.path, csvHeaderLine(), csvGzip);
+  const scan = await scanCsvFile(file.path, csvHeaderLine(options.schema), options.csvGzip);
   if (!scan.headerMatches) fail('does not start with the header');
   if (!scan.complete) fail('does not end with a complete record');
   if (scan.sha256 !== file.sha256) fail('has other bytes than were written');
@@ -51,16 +52,20 @@ async function rowsInFile(
 export async function verifyPartitions(
   partitions: readonly PartitionOutput[],
   requestId: string,
-  options: { csvGzip?: boolean; concurrency?: number } = {},
+  options: { csvGzip?: boolean; concurrency?: number; schema?: TableSchema } = {},
 ): Promise<void> {
   const error = (message: string) =>
     new VerificationError(EXPORT_ERROR_CODES.verifyFailed, message, { requestId });
   const files = partitions.flatMap((p) => p.files.map((file) => ({ dt: p.dt, file })));
   await forEachLimited(files, options.concurrency ?? 4, async ({ dt, file }) => {
     const where = `Partition dt=${dt}: ${file.format} part ${file.part}`;
-    const rows = await rowsInFile(file, options.csvGzip ?? false, (reason) => {
-      throw error(`${where} ${reason}`);
-    });
+    const rows = await rowsInFile(
+      file,
+      { csvGzip: options.csvGzip ?? false, schema: options.schema },
+      (reason) => {
+        throw error(`${where} ${reason}`);
+      },
+    );
     if (rows !== file.rows) throw error(`${where} holds ${rows} rows, ${file.rows} were written`);
   });
   for (const p of partitions) {

@@ -1,4 +1,4 @@
-import { COLUMNS } from '../schema';
+import { CALLS_SCHEMA, type TableSchema } from '../schema';
 import type { ArrayPool, ArrayRecycler } from './array-pool';
 
 /**
@@ -85,10 +85,16 @@ export class StringDictionary {
  * plus per-entry byte caches the encoders fill lazily.
  */
 export class RunDictionaries {
-  readonly columns: (StringDictionary | undefined)[] = COLUMNS.map((c) =>
-    c.kind === 'string' ? new StringDictionary() : undefined,
-  );
-  readonly #utf8: (Uint8Array | undefined)[][] = COLUMNS.map(() => []);
+  /** The columns of the run's dataset. */
+  readonly schema: TableSchema;
+  readonly columns: (StringDictionary | undefined)[];
+  readonly #utf8: (Uint8Array | undefined)[][];
+
+  constructor(schema: TableSchema = CALLS_SCHEMA) {
+    this.schema = schema;
+    this.columns = schema.columns.map((c) => (c.kind === 'string' ? new StringDictionary() : undefined));
+    this.#utf8 = schema.columns.map(() => []);
+  }
 
   entries(column: number): readonly string[] {
     return (this.columns[column] as StringDictionary).entries;
@@ -148,12 +154,13 @@ export class ColumnBuffer {
       | { columns: BufferedColumn[]; rows: number; recycler: ArrayRecycler },
   ) {
     this.dictionaries = dictionaries;
-    this.#textBytes = COLUMNS.map(() => 0);
+    const columns = dictionaries.schema.columns;
+    this.#textBytes = columns.map(() => 0);
     if ('pool' in from) {
       const { modes, pool } = from;
       this.#pool = pool;
       this.#recycler = pool;
-      this.columns = COLUMNS.map((c, i) => {
+      this.columns = columns.map((c, i) => {
         if (c.kind !== 'string') return this.#numberColumn(INITIAL_ROWS);
         return modes[i] === 'indexed' ? this.#indexedColumn(INITIAL_ROWS) : this.#textColumn(INITIAL_ROWS);
       });

@@ -1,16 +1,25 @@
-import { rawMembersOf } from '../../api/report-result-stream';
+import { rawMembersOf } from '../../api/result/stream';
 import type { ResultRow } from '../../spec/types';
 import { EXPORT_ERROR_CODES, ExportConfigError, RowConversionError, RowOutsideWindowError } from '../errors';
-import { COLUMNS, type ColumnDefinition, KNOWN_MEMBERS } from '../schema';
+import { TotalsCounter } from '../reconcile';
+import { CALLS_SCHEMA, type ColumnDefinition, type TableSchema } from '../schema';
 import { localDate, parseLocalTime, type ZoneConverter } from '../time-zone';
 import { type OutsideWindowPolicy, UNKNOWN_MEMBER_POLICIES, type UnknownMemberPolicy } from '../types';
 import { ArrayPool } from './array-pool';
 import { ColumnBuffer, RunDictionaries, type StringMode } from './column-buffer';
+import { QualityCounter } from './quality';
 
 export interface RowMapperOptions {
   reportId: string;
   requestId: string;
   zone: ZoneConverter;
+  /** The dataset's columns. Default: `calls` without promoted columns. */
+  schema?: TableSchema;
+  /**
+   * The local day every row belongs to, for a schema without `start` (a summary of the job's
+   * day); required then, refused otherwise.
+   */
+  day?: string;
   /** Default 'keep': in the `extra` column. */
   unknownMembers?: UnknownMemberPolicy;
   /** The window rows must fall in; without it every date is accepted. */
@@ -41,12 +50,19 @@ type Appender = (row: ResultRow, buffer: ColumnBuffer, localMs: number, utcMs: n
  */
 export class RowMapper {
   /** The run's string dictionaries, shared by every buffer this mapper fills. */
-  readonly dictionaries = new RunDictionaries();
+  readonly dictionaries: RunDictionaries;
+  /** Data-quality counts of the rows appended, per date. */
+  readonly quality: QualityCounter;
+  /** Sums of the service's summary members over every row read (dropped ones too). */
+  readonly totals = new TotalsCounter();
   /** Arrays for the buffers, reused once released. */
   readonly pool = new ArrayPool();
   readonly #appenders: Appender[];
   readonly #policy: UnknownMemberPolicy;
   readonly #zone: ZoneConverter;
+  readonly #known: ReadonlySet<string>;
+  /** The day of every row (a summary), or undefined when `start` dates each row. */
+  readonly #day: string | undefined;
   /** Names of the members kept in `extra`, in the order first seen (the first MAX_NAMES_LISTED). */
   readonly #kept = new Set<string>();
   /** `extra` of the row being appended. */
@@ -67,7 +83,19 @@ export class RowMapper {
     this.#policy = policy;
     this.#zone = options.zone;
     this.#window = options.window;
-    this.#appenders = COLUMNS.map((c, i) => this.#appender(c, i, options));
+    const schema = options.schema ?? CALLS_SCHEMA;
+    if (schema.startIndex < 0 !== (options.day !== undefined)) {
+      throw new ExportConfigError(
+        schema.startIndex < 0
+          ? `The ${schema.dataset} dataset has no start: the day its rows belong to is required`
+          : 'A day for every row is only for a dataset without start',
+      );
+    }
+    this.#day = options.day;
+    this.#known = schema.knownMembers;
+    this.dictionaries = new RunDictionaries(schema);
+    this.quality = new QualityCounter({ calls: schema.startIndex >= 0 });
+    this.#appenders = schema.columns.map((c, i) => this.#appender(c, i, options));
   }
 
   /** An empty buffer; string columns whose dictionary is still open are indexed. */
@@ -94,14 +122,17 @@ export class RowMapper {
    */
   append(row: ResultRow, target: ColumnBuffer | ((dt: string) => ColumnBuffer)): string | undefined {
     const index = this.#rowIndex++;
+    this.totals.add(row);
     let other = false;
+    const known = this.#known;
     for (const key in row) {
-      if (!KNOWN_MEMBERS.has(key)) {
+      if (!known.has(key)) {
         other = true;
         break;
       }
     }
     this.#other = other ? this.#otherMembers(row, index) : null;
+    if (this.#day !== undefined) return this.#appendTo(row, target, this.#day, Number.NaN, Number.NaN);
     const start = row.start;
     const localMs = typeof start === 'string' ? parseLocalTime(start) : undefined;
     if (localMs === undefined) {
@@ -120,7 +151,18 @@ export class RowMapper {
     }
     const dt = this.#lastDate;
     if (!this.#lastInWindow) return this.#outside(dt, index, start as string);
+    return this.#appendTo(row, target, dt, localMs, utcMs);
+  }
+
+  #appendTo(
+    row: ResultRow,
+    target: ColumnBuffer | ((dt: string) => ColumnBuffer),
+    dt: string,
+    localMs: number,
+    utcMs: number,
+  ): string {
     const buffer = typeof target === 'function' ? target(dt) : target;
+    this.quality.add(dt, row);
     buffer.reserveRow();
     const appenders = this.#appenders;
     for (let i = 0; i < appenders.length; i++) (appenders[i] as Appender)(row, buffer, localMs, utcMs);
@@ -150,13 +192,13 @@ export class RowMapper {
     let text = '';
     if (raw !== undefined) {
       for (const [name, json] of raw) {
-        if (KNOWN_MEMBERS.has(name)) continue;
+        if (this.#known.has(name)) continue;
         this.#keep(name, index);
         text += `${text === '' ? '{' : ','}${JSON.stringify(name)}:${json}`;
       }
     }
     for (const key in row) {
-      if (KNOWN_MEMBERS.has(key) || raw?.has(key)) continue;
+      if (this.#known.has(key) || raw?.has(key)) continue;
       // A row of a stream is parsed JSON: its values stringify.
       const json = JSON.stringify((row as Record<string, unknown>)[key]) as string | undefined;
       if (json === undefined) continue; // absent, as a known member would be
@@ -188,14 +230,35 @@ export class RowMapper {
     }
     if (source.from === 'startUtc') return (_row, buffer, _local, utc) => buffer.setNumber(i, utc);
     if (source.from === 'otherMembers') return (_row, buffer) => buffer.setString(i, this.#other);
-    const name = source.member;
+    const name = source.member as keyof ResultRow;
+    // A promoted member may be named like an Object.prototype member (`constructor`): only
+    // the row's own member is its value.
+    const get: (row: ResultRow) => unknown =
+      source.from === 'promoted'
+        ? (row) => (Object.hasOwn(row, name) ? row[name] : undefined)
+        : (row) => row[name];
     const rowIndex = () => this.#rowIndex - 1;
     switch (c.kind) {
       case 'localTimestamp':
-        return (_row, buffer, local) => buffer.setNumber(i, local);
+        if (source.from === 'member') return (_row, buffer, local) => buffer.setNumber(i, local);
+        // A promoted member: a date-time without offset, like start.
+        return (row, buffer) => {
+          const v: unknown = get(row);
+          if (v === undefined || v === null) return buffer.setNumber(i, null);
+          const ms = typeof v === 'string' ? parseLocalTime(v) : undefined;
+          if (ms === undefined) throw invalid(rowIndex(), name, 'a date-time without offset');
+          buffer.setNumber(i, ms);
+        };
+      case 'boolean':
+        return (row, buffer) => {
+          const v: unknown = get(row);
+          if (v === undefined || v === null) buffer.setNumber(i, null);
+          else if (typeof v === 'boolean') buffer.setNumber(i, v ? 1 : 0);
+          else throw invalid(rowIndex(), name, 'true or false');
+        };
       case 'string':
         return (row, buffer) => {
-          const v: unknown = row[name];
+          const v: unknown = get(row);
           if (typeof v === 'string') buffer.setString(i, v);
           else if (v === undefined || v === null) buffer.setString(i, null);
           // A number the client parsed is one a double holds exactly (others arrive as
@@ -205,7 +268,7 @@ export class RowMapper {
         };
       case 'int32':
         return (row, buffer) => {
-          const v = toNumber(row[name]);
+          const v = toNumber(get(row));
           if (v !== null && (!Number.isInteger(v) || v < -2_147_483_648 || v > 2_147_483_647)) {
             throw invalid(rowIndex(), name, 'a 32-bit integer');
           }
@@ -213,7 +276,7 @@ export class RowMapper {
         };
       case 'double':
         return (row, buffer) => {
-          const v = toNumber(row[name]);
+          const v = toNumber(get(row));
           if (v !== null && !Number.isFinite(v)) throw invalid(rowIndex(), name, 'a finite number');
           buffer.setNumber(i, v);
         };

@@ -15,7 +15,7 @@ if (port === null) throw new Error('encode-worker must run as a worker thread');
 /** Every part file of the run is written here, so this sink's budget counts them all. */
 const sink = new InlineSink(workerData as SpillOptions);
 /** Mirror of the main thread's run dictionaries (new entries arrive with the next row group sent, before any row group can use them). */
-const dictionaries = new RunDictionaries();
+const dictionaries = new RunDictionaries((workerData as SpillOptions).schema);
 /** Arrays of written row groups, sent back to the main thread's pool. */
 const returned = new ArrayCollector();
 let queue: Promise<void> = Promise.resolve();

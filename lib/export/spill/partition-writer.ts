@@ -5,6 +5,7 @@ import { CsvFileEncoder } from '../formats/csv-encoder';
 import { type ParquetCodec, ParquetFileEncoder } from '../formats/parquet-encoder';
 import type { OutputFormat } from '../layout';
 import type { ColumnBuffer } from '../rows/column-buffer';
+import type { TableSchema } from '../schema';
 import type { PartitionOutput, SpilledFile } from '../types';
 import type { SpillBudget } from './spill-budget';
 
@@ -16,6 +17,8 @@ export interface PartitionWriterOptions {
   maxRowsPerFile: number;
   /** Formats this writer produces. Default both. */
   formats?: readonly OutputFormat[];
+  /** The dataset's columns. Default `calls` without promoted columns. */
+  schema?: TableSchema;
 }
 
 interface OpenFile {
@@ -97,8 +100,8 @@ export class PartitionWriter {
     for (const format of this.#formats) {
       const encoder: FileEncoder =
         format === 'parquet'
-          ? new ParquetFileEncoder({ codec: this.#options.parquetCodec })
-          : new CsvFileEncoder({ gzip: this.#options.csvGzip });
+          ? new ParquetFileEncoder({ codec: this.#options.parquetCodec, schema: this.#options.schema })
+          : new CsvFileEncoder({ gzip: this.#options.csvGzip, schema: this.#options.schema });
       const part = { format, encoder, file: newFile(path.join(dir, `${name}.${format}`)) };
       await append(part.file, [encoder.header()], this.#budget);
       open.push(part);

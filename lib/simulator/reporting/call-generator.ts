@@ -2,10 +2,12 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { labelSeed, mixSeed, Prng } from '../prng';
 import { dateOfEpochDay, localEpochDayAt, offsetMinutesAt, startOfLocalDay } from '../time-zone';
 import { type CallPopulation, createCallPopulation } from './call-population';
-import { CallDraft, type CallTally } from './call-rows';
+import { CallDraft, type CallTally, emptyTally } from './call-rows';
 import type { CallFilter } from './report-templates';
+import { addToUser, sortedUsers, type UserTotals } from './user-totals';
 
 export { CALL_DIRECTION, CALL_TYPE, type CallTally, emptyTally } from './call-rows';
+export type { UserTotals } from './user-totals';
 
 /** Share of a weekday's volume on Saturday and Sunday. */
 const WEEKEND_SHARE = { 6: 0.15, 7: 0.08 } as const;
@@ -16,6 +18,13 @@ export interface CallGeneratorOptions {
   rowsPerDay: number;
   /** IANA zone: days, business hours and the rows' `start` are local to it. */
   timeZone: string;
+}
+
+export interface RowBatchOptions {
+  /** About this many characters per batch (default 65,536). */
+  batchChars?: number;
+  /** Rows carry the detail members of `CallListWithDetails` (default false). */
+  details?: boolean;
 }
 
 /** Calls looked at between two turns of the event loop (a sparse template emits few rows). */
@@ -110,7 +119,8 @@ export class CallGenerator {
    * `limit`, as JSON text in batches of about `batchChars` characters (rows separated by
    * commas, the batches joined with a comma by the caller). A batch also ends after
    * {@link CALLS_PER_SLICE} calls looked at, so it may be empty: the caller's cue to let
-   * other work run. `tally` accumulates the emitted rows.
+   * other work run. `tally` accumulates the emitted rows. With `details`, rows carry the
+   * detail members of `CallListWithDetails`.
    */
   *rowBatches(
     startMs: number,
@@ -118,7 +128,7 @@ export class CallGenerator {
     limit: number,
     tally: CallTally,
     filter?: CallFilter,
-    batchChars = 65_536,
+    { batchChars = 65_536, details = false }: RowBatchOptions = {},
   ): Generator<string> {
     const days: number[] = [];
     this.#forEachDay(startMs, endMs, (day) => days.push(day));
@@ -134,7 +144,7 @@ export class CallGenerator {
       for (let i = from; i < to && tally.rows < limit; i++) {
         const call = this.#callAt(day, i);
         if (filter === undefined || filter(call)) {
-          const row = call.render(rng, clock(times[i] as number), tally);
+          const row = call.render(rng, clock(times[i] as number), tally, details);
           batch = batch.length === 0 ? row : `${batch},${row}`;
         }
         if (batch.length >= batchChars || ++looked >= CALLS_PER_SLICE) {
@@ -145,6 +155,50 @@ export class CallGenerator {
       }
     }
     if (batch.length > 0) yield batch;
+  }
+
+  /**
+   * Totals per extension user (the one a call's row names in userName) of the calls with
+   * start in [startMs, endMs) that `filter` keeps, in extension order: the same calls,
+   * ring and duration as {@link rowBatches} writes, with no row limit. Works in slices.
+   */
+  async userTotalsAsync(startMs: number, endMs: number, filter?: CallFilter): Promise<UserTotals[]> {
+    const steps = this.#userTotalSteps(startMs, endMs, filter);
+    let step = steps.next();
+    while (!step.done) {
+      await nextTurn();
+      step = steps.next();
+    }
+    return step.value;
+  }
+
+  *#userTotalSteps(
+    startMs: number,
+    endMs: number,
+    filter: CallFilter | undefined,
+  ): Generator<void, UserTotals[]> {
+    const days: number[] = [];
+    this.#forEachDay(startMs, endMs, (day) => days.push(day));
+    const byUser = new Map<string, UserTotals>();
+    let looked = 0;
+    for (const day of days) {
+      const times = this.dayTimes(day);
+      const to = lowerBound(times, endMs);
+      for (let i = lowerBound(times, startMs); i < to; i++) {
+        const call = this.#callAt(day, i);
+        const agent = call.userAgent;
+        if (agent !== undefined && (filter === undefined || filter(call))) {
+          const one = emptyTally();
+          call.render(this.#rowRng, '', one);
+          addToUser(byUser, agent, one);
+        }
+        if (++looked >= CALLS_PER_SLICE) {
+          looked = 0;
+          yield;
+        }
+      }
+    }
+    return sortedUsers(byUser);
   }
 
   /** The drafted call `index` of a local day (the shared draft, valid until the next call). */

@@ -1,4 +1,5 @@
 import { formatGuid, type Prng } from '../prng';
+import { renderCallDetails } from './call-details';
 import type { Agent, CallPopulation, ExternalParty, HuntGroup } from './call-population';
 import type { CallShape } from './report-templates';
 
@@ -27,7 +28,8 @@ export function emptyTally(): CallTally {
  * One call in two steps over one seeded sequence: {@link draft} makes the draws that
  * decide who called whom and how it ended (enough for a report template to keep or drop
  * the call, so counting never writes rows); {@link render} continues the same sequence
- * for ring, duration and docId and writes the row. One instance is reused for every call.
+ * for ring, duration and docId (and, when asked, the detail members) and writes the row.
+ * One instance is reused for every call.
  */
 export class CallDraft implements CallShape {
   direction: CallShape['direction'] = 'inbound';
@@ -81,8 +83,16 @@ export class CallDraft implements CallShape {
     return this;
   }
 
-  /** Writes the drafted call as a JSON row (same `rng`, right after {@link draft}) and adds it to `tally`. */
-  render(rng: Prng, start: string, tally: CallTally): string {
+  /** The extension user the row names in userName/userNum (undefined when it names none). */
+  get userAgent(): Agent | undefined {
+    return this.user ? this.#agent : undefined;
+  }
+
+  /**
+   * Writes the drafted call as a JSON row (same `rng`, right after {@link draft}) and adds it
+   * to `tally`. With `details`, the detail members of `CallListWithDetails` follow docId.
+   */
+  render(rng: Prng, start: string, tally: CallTally, details = false): string {
     const { ans, ref, lost } = this;
     const agent = this.#agent as Agent;
     let s = `{"connId":"${formatGuid(...this.#id)}","start":"${start}"`;
@@ -128,6 +138,8 @@ export class CallDraft implements CallShape {
     tally.lost += lost;
     tally.ring += ring;
     tally.duration += duration;
-    return `${s},"callType":${callType},"callDir":${callDir},"ans":${ans},"ref":${ref},"lost":${lost},"ring":${ring},"duration":${duration}${tail},"docId":"${rng.guid()}"}`;
+    const row = `${s},"callType":${callType},"callDir":${callDir},"ans":${ans},"ref":${ref},"lost":${lost},"ring":${ring},"duration":${duration}${tail},"docId":"${rng.guid()}"`;
+    if (!details) return `${row}}`;
+    return `${row}${renderCallDetails(rng, { direction: this.direction, huntGroup: this.huntGroup, ans, duration })}}`;
   }
 }

@@ -1,7 +1,7 @@
 /**
- * What each report template keeps of the tenant's calls. The spec names only the
+ * What each report template makes of the tenant's calls. The spec names only the
  * template of its example (a call list by user); the others are the simulator's reading
- * of the seeded reports' names (documented in lib/simulator/README.md).
+ * of the seeded reports' names or its own inventions (documented in lib/simulator/README.md).
  */
 
 /** The facts of a call a template decides on (known before its row is written). */
@@ -20,26 +20,53 @@ export interface CallShape {
 /** Keeps a call in a report's rows or leaves it out. */
 export type CallFilter = (call: Readonly<CallShape>) => boolean;
 
+/**
+ * How a template's rows are made of the calls it keeps:
+ * - `calls`: one row per call, the spec's result row;
+ * - `call-details`: the same rows plus the simulator's detail members (accountCode, queueSeconds,
+ *   cost, recorded, trunk), after docId;
+ * - `user-totals`: one row per extension user over the whole window (no start, no connId).
+ */
+export type RowLayout = 'calls' | 'call-details' | 'user-totals';
+
 export interface ReportTemplate {
   /** What the rows are, for people. */
   rows: string;
-  includes: CallFilter;
+  /** The calls the rows are made of; every call when absent. */
+  includes?: CallFilter;
+  /** Default `calls`. */
+  layout?: RowLayout;
 }
 
+const withUser: CallFilter = (c) => c.user;
+
 export const REPORT_TEMPLATES = {
-  CallListByUser: { rows: 'calls with an extension user (userName present)', includes: (c) => c.user },
+  CallListByUser: { rows: 'calls with an extension user (userName present)', includes: withUser },
   CallListByHuntGroup: {
     rows: 'calls that reached a hunt group (hgNum present)',
     includes: (c) => c.huntGroup,
   },
   LostCalls: { rows: 'lost calls (lost = 1)', includes: (c) => c.lost === 1 },
+  CallListWithDetails: { rows: 'every call, with the detail members', layout: 'call-details' },
+  SummaryByUser: {
+    rows: 'one row of totals per extension user, over the calls CallListByUser lists',
+    includes: withUser,
+    layout: 'user-totals',
+  },
 } as const satisfies Record<string, ReportTemplate>;
 
 export type ReportTemplateName = keyof typeof REPORT_TEMPLATES;
 
-/** The filter of a template; undefined (every call) for a template the simulator does not know. */
-export function templateFilter(templateName: string): CallFilter | undefined {
-  return Object.hasOwn(REPORT_TEMPLATES, templateName)
-    ? REPORT_TEMPLATES[templateName as ReportTemplateName].includes
-    : undefined;
+/** A template as a result is built from it. */
+export interface ResolvedTemplate {
+  /** Undefined: every call. */
+  filter: CallFilter | undefined;
+  layout: RowLayout;
+}
+
+/** The template of a report; a template the simulator does not know lists every call. */
+export function resolveTemplate(templateName: string): ResolvedTemplate {
+  if (!Object.hasOwn(REPORT_TEMPLATES, templateName)) return { filter: undefined, layout: 'calls' };
+  const template: ReportTemplate = REPORT_TEMPLATES[templateName as ReportTemplateName];
+  return { filter: template.includes, layout: template.layout ?? 'calls' };
 }

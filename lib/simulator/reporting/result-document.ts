@@ -1,37 +1,23 @@
-import type { DisplayField, ReportRunDefinition, SummaryEntry } from '../../spec/types';
+import type { ReportRunDefinition, SummaryEntry } from '../../spec/types';
 import type { Tenant } from '../seed';
 import { abbreviationAt, formatUtcTimestamp, formatWithOffset } from '../time-zone';
 import type { CallTally } from './call-generator';
+import { DISPLAY_FIELDS, displayFieldsOf } from './display-fields';
 import type { StoredReportRequest } from './report-requests';
+import { resolveTemplate } from './report-templates';
 
 /** The service's row limit per result. */
 export const DEFAULT_ROW_LIMIT = 1_000_000;
 
-/** Columns in the order the spec lists them, plus docId which rows also carry. */
-export const DISPLAY_FIELDS: DisplayField[] = [
-  'connId',
-  'start',
-  'userName',
-  'userNum',
-  'cli',
-  'cliName',
-  'hgNum',
-  'callType',
-  'callDir',
-  'ans',
-  'ref',
-  'lost',
-  'ring',
-  'duration',
-  'calledUserNum',
-  'calledUserName',
-  'callUserName',
-  'callUserNum',
-  'hgName',
-  'docId',
-].map((fieldName) => ({ fieldName, mandatory: fieldName === 'connId' || fieldName === 'start' }));
+export { DISPLAY_FIELDS } from './display-fields';
 
-/** The `request` member of the result: the request as run. */
+/**
+ * What the `summary-mismatch` fault adds to the summary entry (the rows stay as they are),
+ * so a client that checks the summary against the rows sees them disagree.
+ */
+export const SUMMARY_MISMATCH = { ans: 1, duration: 60 } as const;
+
+/** The `request` member of the result: the request as run (displayFields those of its template's rows). */
 export function runDefinition(
   request: StoredReportRequest,
   tenant: Tenant,
@@ -40,6 +26,7 @@ export function runDefinition(
   const tz = tenant.timeZoneId;
   const from = formatWithOffset(tz, request.startMs);
   const to = formatWithOffset(tz, request.endMs);
+  const { layout } = resolveTemplate(request.report.templateName);
   return {
     requestId: request.requestId,
     dateCreated: formatUtcTimestamp(request.createdMs),
@@ -50,8 +37,8 @@ export function runDefinition(
       { fieldName: 'start', operator: '>=', values: [from] },
       { fieldName: 'start', operator: '<', values: [to] },
     ],
-    sortFields: [{ fieldName: 'start', direction: 0 }],
-    displayFields: DISPLAY_FIELDS,
+    sortFields: [{ fieldName: layout === 'user-totals' ? 'userNum' : 'start', direction: 0 }],
+    displayFields: displayFieldsOf(layout),
     childDisplayFields: [],
     ignoreDisplayFields: false,
     metadata: {
@@ -113,10 +100,20 @@ export function resultHead(
   return `${text.slice(0, -1)},"data":[`;
 }
 
-/** Text after the rows: summary (totals of the emitted rows), status and row limit. */
-export function resultTail(tally: CallTally, rowLimit: number): string {
+/**
+ * Text after the rows: summary (totals of the emitted rows, off by {@link SUMMARY_MISMATCH}
+ * when `mismatch`), status and row limit.
+ */
+export function resultTail(tally: CallTally, rowLimit: number, mismatch = false): string {
+  const skew = mismatch ? SUMMARY_MISMATCH : { ans: 0, duration: 0 };
   const summary: SummaryEntry[] = [
-    { ans: tally.ans, ref: tally.ref, lost: tally.lost, ring: tally.ring, duration: tally.duration },
+    {
+      ans: tally.ans + skew.ans,
+      ref: tally.ref,
+      lost: tally.lost,
+      ring: tally.ring,
+      duration: tally.duration + skew.duration,
+    },
   ];
   return `],${JSON.stringify({ summary, status: 1, statusMessage: 'Report processing is complete.', rowLimit }).slice(1)}`;
 }
@@ -126,14 +123,21 @@ export type RowFormat = 'object' | 'array';
 
 const DISPLAY_FIELD_NAMES = DISPLAY_FIELDS.map((f) => f.fieldName);
 
-/** Passes object batches through, or rewrites them as arrays (null where a member is omitted). */
-export function* formatBatches(batches: Iterable<string>, format: RowFormat): Generator<string> {
+/**
+ * Passes object batches through, or rewrites them as arrays ordered like `fieldNames` (the
+ * result's displayFields; null where a member is omitted).
+ */
+export function* formatBatches(
+  batches: Iterable<string>,
+  format: RowFormat,
+  fieldNames: readonly string[] = DISPLAY_FIELD_NAMES,
+): Generator<string> {
   if (format === 'object') {
     yield* batches;
     return;
   }
   for (const batch of batches) {
     const rows = JSON.parse(`[${batch}]`) as Record<string, unknown>[];
-    yield rows.map((row) => JSON.stringify(DISPLAY_FIELD_NAMES.map((name) => row[name] ?? null))).join(',');
+    yield rows.map((row) => JSON.stringify(fieldNames.map((name) => row[name] ?? null))).join(',');
   }
 }

@@ -8,7 +8,8 @@ import type { RouteContext, Router } from '../http/router';
 import { isGuid } from '../prng';
 import type { SeedData, SeedReport, SeedWorkspace } from '../seed';
 import { formatUtcTimestamp, formatWithOffset } from '../time-zone';
-import { type CallGenerator, emptyTally } from './call-generator';
+import { type CallGenerator, type CallTally, emptyTally } from './call-generator';
+import { fieldNamesOf } from './display-fields';
 import {
   REPORT_STATUS,
   type RequestFate,
@@ -16,9 +17,10 @@ import {
   statusAt,
   validateRunBody,
 } from './report-requests';
-import { templateFilter } from './report-templates';
+import { type CallFilter, type RowLayout, resolveTemplate } from './report-templates';
 import { formatBatches, type RowFormat, resultHead, resultTail } from './result-document';
 import { streamResult } from './result-stream';
+import { renderUserTotals, sumOfUsers } from './user-totals';
 
 export interface ReportingDeps {
   seed: SeedData;
@@ -30,6 +32,15 @@ export interface ReportingDeps {
   rowLimit: number;
   /** Rows as objects (the spec) or as arrays ordered like request.displayFields (the notes). */
   rowFormat: RowFormat;
+  /** Every result's summary disagrees with its rows (as the `summary-mismatch` fault does once). */
+  summaryMismatch?: boolean;
+}
+
+/** The rows of a result: how many match, their JSON text, and their totals once written. */
+interface ResultRows {
+  totalCount: number;
+  batches: Iterable<string>;
+  totals: () => CallTally;
 }
 
 /** Parses optional `pageIndex`/`pageSize` (0-based, like the sibling APIs); 400 names a bad value. */
@@ -145,21 +156,57 @@ export function registerReportingRoutes(router: Router, deps: ReportingDeps): vo
     if (current.status !== REPORT_STATUS.complete) {
       throw new ReportNotReadyError(`Report request is not complete (status ${current.status}).`);
     }
-    const filter = templateFilter(request.report.templateName);
-    const totalCount = await deps.generator.countInWindowAsync(request.startMs, request.endMs, filter);
+    const { filter, layout } = resolveTemplate(request.report.templateName);
+    const mismatch =
+      deps.summaryMismatch === true ||
+      deps.faults.take('data', ['summary-mismatch'], { reportId: request.report.id }) !== undefined;
+    const empty = deps.faults.take('data', ['empty-result'], { reportId: request.report.id }) !== undefined;
+    const rows: ResultRows = empty
+      ? { totalCount: 0, batches: [], totals: emptyTally }
+      : layout === 'user-totals'
+        ? await userTotalRows(request, filter)
+        : await callRows(request, filter, layout);
     const cut = deps.faults.take('data', ['reset', 'truncate']);
-    const tally = emptyTally();
     await streamResult({
       req: ctx.req,
       res: ctx.res,
-      head: resultHead(request, seed.tenant, totalCount, deps.rowLimit),
-      batches: formatBatches(
-        deps.generator.rowBatches(request.startMs, request.endMs, deps.rowLimit, tally, filter),
-        deps.rowFormat,
-      ),
-      tail: () => resultTail(tally, deps.rowLimit),
+      head: resultHead(request, seed.tenant, rows.totalCount, deps.rowLimit),
+      batches: formatBatches(rows.batches, deps.rowFormat, fieldNamesOf(layout)),
+      tail: () => resultTail(rows.totals(), deps.rowLimit, mismatch),
       cut,
     });
+  };
+
+  /** One row per call the template keeps, written while streaming. */
+  const callRows = async (
+    request: StoredReportRequest,
+    filter: CallFilter | undefined,
+    layout: RowLayout,
+  ): Promise<ResultRows> => {
+    const totalCount = await deps.generator.countInWindowAsync(request.startMs, request.endMs, filter);
+    const tally = emptyTally();
+    const details = layout === 'call-details';
+    return {
+      totalCount,
+      batches: deps.generator.rowBatches(request.startMs, request.endMs, deps.rowLimit, tally, filter, {
+        details,
+      }),
+      totals: () => tally,
+    };
+  };
+
+  /** One row per extension user over the whole window: the calls are summed before the first row. */
+  const userTotalRows = async (
+    request: StoredReportRequest,
+    filter: CallFilter | undefined,
+  ): Promise<ResultRows> => {
+    const users = await deps.generator.userTotalsAsync(request.startMs, request.endMs, filter);
+    const emitted = users.slice(0, deps.rowLimit);
+    return {
+      totalCount: users.length,
+      batches: [emitted.map(renderUserTotals).join(',')],
+      totals: () => sumOfUsers(emitted),
+    };
   };
 
   for (const spelling of ['results', 'requests']) {

@@ -1,5 +1,4 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { EXPORT_DEFAULTS } from '../../../lib/export/export-options';
 import { partKey } from '../../../lib/export/layout';
 import type { LocalDeploymentOptions } from '../../../lib/local/local-deployment';
 import { inProcessTasks } from '../../../lib/local/local-tasks';
@@ -119,7 +118,7 @@ describe('declared AWS calls of the workflow (lib/workflow/aws-calls.ts)', () =>
     const report = harness.deployment.reports[0]?.id as string;
     const layout = {
       prefix: 'lake',
-      dataset: EXPORT_DEFAULTS.dataset,
+      dataset: 'calls',
       reportId: report,
       csvExtension: '.csv' as const,
     };

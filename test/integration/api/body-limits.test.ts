@@ -123,6 +123,27 @@ describe('bounded response bodies', () => {
     expect((body as { data: string }).data).toHaveLength(MiB - 64);
   });
 
+  it('fails with ProtocolError, never a short value, when a gzip body stops mid-stream', async () => {
+    // Prepare
+    const gz = await new Promise<Buffer>((resolve) => {
+      const z = createGzip();
+      const out: Buffer[] = [];
+      z.on('data', (c: Buffer) => out.push(c)).on('end', () => resolve(Buffer.concat(out)));
+      z.end(JSON.stringify({ data: Array.from({ length: 20_000 }, (_, i) => i) }));
+    });
+    const server = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.end(gz.subarray(0, gz.length >> 1));
+    });
+    const transport = new HttpTransport({ baseUrl: server.url, maxRetries: 0 });
+    // Act
+    const error = await transport
+      .requestJson({ method: 'GET', path: '/v1.0/status' })
+      .catch((e: unknown) => e);
+    // Assess
+    expect(error).toHaveProperty('code', API_ERROR_CODES.protocol);
+  });
+
   it('fails a refresh with ResponseTooLargeError after one request when the token body is a gzip bomb', async () => {
     // Prepare
     const server = await serve((_req, res) => {

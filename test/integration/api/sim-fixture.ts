@@ -1,11 +1,13 @@
 import {
   type ClientOptions,
   createClient,
+  type FetchLike,
   type ServiceClient,
   TokenProvider,
   type TokenProviderOptions,
   type TokenSet,
 } from '../../../lib/api';
+import { nodeHttpFetch } from '../../../lib/api/http/node-fetch';
 import { loginWithAutoApproval } from '../../../lib/local/auto-approve-login';
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../../../lib/simulator/index';
 
@@ -30,14 +32,14 @@ export function login(sim: RunningSimulator, pkce = true): Promise<TokenSet> {
   return loginWithAutoApproval(clientConfig(sim), { pkce });
 }
 
-/** A fetch that counts the calls to the token endpoint. */
-export function countingFetch(): { fetch: typeof fetch; tokenCalls: () => number; calls: () => number } {
+/** The transport's default fetch, counting the calls to the token endpoint. */
+export function countingFetch(): { fetch: FetchLike; tokenCalls: () => number; calls: () => number } {
   let tokenCalls = 0;
   let calls = 0;
-  const counted: typeof fetch = (input, init) => {
+  const counted: FetchLike = (input, init) => {
     calls++;
     if (String(input).endsWith('/connect/token')) tokenCalls++;
-    return fetch(input, init);
+    return nodeHttpFetch(input, init);
   };
   return { fetch: counted, tokenCalls: () => tokenCalls, calls: () => calls };
 }

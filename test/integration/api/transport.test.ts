@@ -1,7 +1,8 @@
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient, TokenProvider } from '../../../lib/api';
+import { createClient, type FetchLike, TokenProvider } from '../../../lib/api';
+import { nodeHttpFetch } from '../../../lib/api/http/node-fetch';
 import { clientConfig, connect, login, type RunningSimulator, startTestSimulator } from './sim-fixture';
 
 const RANGE = { start: '2026-11-02T00:00:00+00:00', end: '2026-11-03T00:00:00+00:00' };
@@ -17,8 +18,8 @@ describe('the transport against the local service', () => {
     // Prepare
     sim = await startTestSimulator();
     const encodings: (string | null)[] = [];
-    const recording: typeof fetch = async (input, init) => {
-      const response = await fetch(input, init);
+    const recording: FetchLike = async (input, init) => {
+      const response = await nodeHttpFetch(input, init);
       if (String(input).endsWith('/data')) encodings.push(response.headers.get('content-encoding'));
       return response;
     };
@@ -44,12 +45,13 @@ describe('the transport against the local service', () => {
     const onConnect = (): void => {
       connects++;
     };
-    diagnosticsChannel.subscribe('undici:client:connected', onConnect);
+    // Every client socket, whichever HTTP client opens it (node:http or undici).
+    diagnosticsChannel.subscribe('net.client.socket', onConnect);
     // Act
     try {
       for (let i = 0; i < 10; i++) await api.directories.getDirectory(sim.directoryIds[0] as string);
     } finally {
-      diagnosticsChannel.unsubscribe('undici:client:connected', onConnect);
+      diagnosticsChannel.unsubscribe('net.client.socket', onConnect);
     }
     // Assess
     expect(connects).toBeLessThan(5);

@@ -80,7 +80,13 @@ describe('exportReportResult publish protocol', () => {
     const source = resultStreamOf(calls(2, 3, 'new'), { requestId: 'req-new' });
 
     // Act
-    const summary = await exportReportResult({ source, store, reportId, maxRowsPerFile: 4 });
+    const summary = await exportReportResult({
+      source,
+      store,
+      reportId,
+      maxRowsPerFile: 4,
+      forceReplace: true,
+    });
 
     // Assess
     expect(summary.partitions.map((p) => [p.dt, p.rows, p.files])).toEqual([
@@ -180,7 +186,22 @@ describe('exportReportResult publish protocol', () => {
 
   it.each([
     { name: 'maxRowsPerFile is 0', options: { maxRowsPerFile: 0 }, setting: 'maxRowsPerFile' },
-    { name: 'the dataset has a slash', options: { dataset: 'a/b' }, setting: 'dataset' },
+    { name: 'the prefix has a space', options: { prefix: 'a b' }, setting: 'prefix' },
+    {
+      name: 'the shrink guard share is above 1',
+      options: { minShareOfPublished: 2 },
+      setting: 'minShareOfPublished',
+    },
+    {
+      name: 'the summary policy is unknown',
+      options: { summaryMismatch: 'warn' },
+      setting: 'summaryMismatch',
+    },
+    {
+      name: 'a promoted column is named like a known one',
+      options: { promotedColumns: { calls: [{ name: 'ConnId', type: 'string' }] } },
+      setting: 'connId',
+    },
     { name: 'the codec is unknown', options: { parquetCodec: 'LZO' }, setting: 'parquetCodec' },
     {
       name: 'the unknown-member policy is unknown',

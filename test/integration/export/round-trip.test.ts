@@ -111,6 +111,7 @@ describe('exportReportResult round trip', () => {
           string: 'VARCHAR',
           int32: 'INTEGER',
           double: 'DOUBLE',
+          boolean: 'BOOLEAN',
           localTimestamp: 'TIMESTAMP',
           utcTimestamp: 'TIMESTAMPTZ',
         }[c.kind];

@@ -61,6 +61,7 @@ describe('exportReportResult with a window', () => {
       maxRowsPerFile: 4,
       runId: 'run-2',
       window: windowOf('2026-06-01', '2026-06-03'),
+      forceReplace: true, // past the shrink guard (shrink-guard.test.ts)
     });
 
     // Assess
@@ -107,6 +108,7 @@ describe('exportReportResult with a window', () => {
       store,
       reportId,
       window: windowOf('2026-06-02', '2026-06-03'),
+      forceReplace: true,
     });
 
     // Assess
@@ -157,6 +159,7 @@ describe('exportReportResult with a window', () => {
       maxRowsPerFile: 4,
       window: windowOf('2026-06-01', '2026-06-04'),
       windowDates: ['2026-06-04', '2026-06-01'],
+      forceReplace: true,
     });
 
     // Assess
@@ -192,6 +195,7 @@ describe('exportReportResult with a window', () => {
         reportId,
         maxRowsPerFile: 4,
         window: windowOf('2026-06-01', c.to),
+        forceReplace: true,
       });
 
       // Assess

@@ -11,7 +11,7 @@ import {
   type TransportOptions,
   UnauthorizedError,
 } from '../../../lib/api';
-import { createStatusError } from '../../../lib/api/status-error';
+import { createStatusError } from '../../../lib/api/http/status-error';
 import {
   empty,
   envelope,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseReportResultStream } from '../../../lib/api';
-import { rawMembersOf } from '../../../lib/api/report-result-stream';
-import { isSpecRowMember } from '../../../lib/api/result-members';
+import { isSpecRowMember } from '../../../lib/api/result/members';
+import { rawMembersOf } from '../../../lib/api/result/stream';
 import { RESULT_ROW_FIELDS, type ResultRow } from '../../../lib/spec/types';
 
 /** A result document around `data` written as is (raw JSON text, not re-serialized). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ResultScanner } from '../../../lib/api/result-scanner';
+import { ResultScanner } from '../../../lib/api/result/scanner';
 
 const MIB = 1024 * 1024;
 

@@ -37,8 +37,11 @@ describe('parseLocalExportArgs', () => {
   });
 
   it.each([
-    [['--rows-per-day', 'many'], /--rows-per-day must be an integer/],
-    [['--rows-per-day', '0'], /--rows-per-day must be an integer/],
+    [['--rows-per-day', 'many'], /--rows-per-day must be a positive integer \(1 to 1000000\), got 'many'/],
+    [['--rows-per-day', '0'], /--rows-per-day must be a positive integer \(1 to 1000000\), got '0'/],
+    // A negative number is the option's value (no option starts with a digit), not a missing one.
+    [['--rows-per-day', '-1'], /--rows-per-day must be a positive integer \(1 to 1000000\), got '-1'/],
+    [['--rows-per-day=-1'], /--rows-per-day must be a positive integer \(1 to 1000000\), got '-1'/],
     [['--from', '2026-02-30'], /--from must be a calendar date YYYY-MM-DD, got '2026-02-30'/],
     [['--to', 'yesterday'], /--to must be a calendar date/],
     [['--bogus'], /unknown option '--bogus'/],

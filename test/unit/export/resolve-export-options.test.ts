@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { EXPORT_DEFAULTS, type ExportOptions } from '../../../lib/export/export-options';
+import type { ExportOptions } from '../../../lib/export/export-options';
 import { resolveExportOptions } from '../../../lib/export/resolve-export-options';
 import { windowForDates } from '../../../lib/export/window';
 import { LocalDirectoryStore } from '../../../lib/stores';
@@ -23,7 +23,7 @@ describe('resolveExportOptions', () => {
     // Assess
     expect(run).toMatchObject({
       requestId: 'req-1',
-      layout: { prefix: '', dataset: EXPORT_DEFAULTS.dataset, reportId: 'rep-1', csvExtension: '.csv' },
+      layout: { prefix: '', dataset: 'calls', reportId: 'rep-1', csvExtension: '.csv' },
       parquetCodec: 'SNAPPY',
       csvGzip: false,
       unknownMembers: 'keep',

@@ -55,6 +55,11 @@ describe('FaultController', () => {
     ['a negative latency', { route: 'data', kind: 'latency', ms: -1 }],
     ['zero times', { route: 'data', kind: 'status', status: 500, times: 0 }],
     ['report-fail on data', { route: 'data', kind: 'report-fail' }],
+    ['summary-mismatch on request', { route: 'request', kind: 'summary-mismatch' }],
+    [
+      'summary-mismatch with a reportId that is no GUID',
+      { route: 'data', kind: 'summary-mismatch', reportId: 'r1' },
+    ],
   ])('throws InvalidFaultRuleError when the rule has %s', (_case, rule) => {
     // Prepare
     const faults = new FaultController();
@@ -62,6 +67,37 @@ describe('FaultController', () => {
     const act = () => faults.inject(rule as FaultRule);
     // Assess
     expect(act).toThrow(InvalidFaultRuleError);
+  });
+
+  it('takes a summary-mismatch rule only for its report when the rule names a reportId', () => {
+    // Prepare
+    const mine = 'AAAAAAAA-0000-4000-8000-000000000001';
+    const other = 'aaaaaaaa-0000-4000-8000-000000000002';
+    const faults = new FaultController();
+    faults.inject({ route: 'data', kind: 'summary-mismatch', reportId: mine });
+    // Act
+    const forOther = faults.take('data', ['summary-mismatch'], { reportId: other });
+    const forNone = faults.take('data', ['summary-mismatch']);
+    const forMine = faults.take('data', ['summary-mismatch'], { reportId: mine.toLowerCase() });
+    // Assess
+    expect(forOther).toBeUndefined();
+    expect(forNone).toBeUndefined();
+    expect(forMine).toEqual({ route: 'data', kind: 'summary-mismatch', reportId: mine });
+    expect(faults.pending()).toEqual([]);
+  });
+
+  it('takes a summary-mismatch rule for any report when the rule names none', () => {
+    // Prepare
+    const faults = new FaultController();
+    faults.inject({ route: 'data', kind: 'summary-mismatch', times: 2 });
+    // Act
+    const taken = [
+      faults.take('data', ['summary-mismatch'], { reportId: 'aaaaaaaa-0000-4000-8000-000000000002' }),
+      faults.take('data', ['summary-mismatch']),
+      faults.take('data', ['summary-mismatch']),
+    ];
+    // Assess
+    expect(taken.map((rule) => rule?.kind)).toEqual(['summary-mismatch', 'summary-mismatch', undefined]);
   });
 
   it('calls the expiry hook when expireAccessTokens is called', () => {

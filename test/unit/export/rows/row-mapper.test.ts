@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RAW_MEMBERS } from '../../../../lib/api/report-result-stream';
+import { RAW_MEMBERS } from '../../../../lib/api/result/stream';
 import type { ColumnBuffer } from '../../../../lib/export/rows/column-buffer';
 import { RowMapper } from '../../../../lib/export/rows/row-mapper';
 import { COLUMNS } from '../../../../lib/export/schema';

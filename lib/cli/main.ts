@@ -1,0 +1,124 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { BACKFILL_COMMAND, backfillCommand } from './backfill-command';
+import { COMPLETION_SHELLS, completionScript } from './completion';
+import { CONFIG_COMMAND, configCommand } from './config-command';
+import { DIRECTORY_COMMAND, directoryCommand } from './directory-command';
+import { LOCAL_EXPORT_COMMAND, LOCAL_EXPORT_USAGE, localExportCommand } from './local-export-command';
+import { LOGIN_COMMAND, loginCommand } from './login-command';
+import { type CommandSpec, renderCommandList, renderHelp, UsageError } from './options';
+import { QUERY_COMMAND, queryCommand } from './query-command';
+import { RUN_COMMAND, runCommand } from './run-command';
+import { RUNS_COMMAND, runsCommand } from './runs-command';
+import { REPORTS_COMMAND, reportsCommand, WORKSPACES_COMMAND, workspacesCommand } from './service-commands';
+import { SIM_CLI_COMMAND, simCommand } from './sim-command';
+import { SFN_START_COMMAND, sfnStartCommand } from './start-command';
+import { WORKFLOW_COMMAND, workflowCommand } from './workflow-command';
+
+/** The program's name, as installed (`package.json` `bin`). */
+export const PROGRAM = 'report-export';
+
+/** A command: its spec (name, summary, options) and what runs it. */
+interface Command {
+  spec: CommandSpec;
+  run: (argv: readonly string[]) => Promise<number>;
+}
+
+/** Every command, in the order the help lists them. */
+export const COMMANDS: readonly Command[] = [
+  { spec: LOCAL_EXPORT_COMMAND, run: localExportCommand },
+  { spec: QUERY_COMMAND, run: queryCommand },
+  { spec: RUNS_COMMAND, run: runsCommand },
+  { spec: SIM_CLI_COMMAND, run: (argv) => simCommand(argv) },
+  { spec: WORKFLOW_COMMAND, run: workflowCommand },
+  { spec: LOGIN_COMMAND, run: (argv) => loginCommand(argv) },
+  { spec: WORKSPACES_COMMAND, run: (argv) => workspacesCommand(argv) },
+  { spec: REPORTS_COMMAND, run: (argv) => reportsCommand(argv) },
+  { spec: RUN_COMMAND, run: (argv) => runCommand(argv) },
+  { spec: SFN_START_COMMAND, run: (argv) => sfnStartCommand(argv) },
+  { spec: BACKFILL_COMMAND, run: (argv) => backfillCommand(argv) },
+  { spec: CONFIG_COMMAND, run: configCommand },
+  { spec: DIRECTORY_COMMAND, run: directoryCommand },
+];
+
+/** Commands of the program itself, listed after the others. */
+const PROGRAM_COMMANDS = [
+  { name: 'help', summary: 'Shows the help of a command: report-export help <command>.' },
+  {
+    name: 'completion',
+    summary: `Prints a shell completion script: report-export completion ${COMPLETION_SHELLS.join('|')}.`,
+  },
+] as const;
+
+const DEFAULT_COMMAND = 'local';
+
+/** The package's version (`package.json` two folders up, from the sources and from the build). */
+export function programVersion(): string {
+  const file = path.resolve(import.meta.dirname, '..', '..', 'package.json');
+  return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
+}
+
+function topLevelHelp(): string {
+  const width =
+    Math.max(
+      ...[...COMMANDS.map((c) => c.spec.name), ...PROGRAM_COMMANDS.map((c) => c.name)].map((n) => n.length),
+    ) + 2;
+  return [
+    `Usage: ${PROGRAM} <command> [options]     (no command: ${DEFAULT_COMMAND}, the whole export on this machine)`,
+    '',
+    renderCommandList(COMMANDS.map((c) => c.spec)).trimEnd(),
+    ...PROGRAM_COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
+    '',
+    `Run '${PROGRAM} <command> --help' (or '${PROGRAM} help <command>') for a command's options and examples.`,
+    `Options: --help, --version.`,
+    '',
+    LOCAL_EXPORT_USAGE,
+  ].join('\n');
+}
+
+/**
+ * The program: picks the command from argv (without node and script) and runs it; resolves
+ * with the exit code. A leading option belongs to the default command (`npm start -- --from
+ * ...`). Usage errors are thrown (UsageError, exit 2), as each command's are.
+ */
+export async function main(
+  argv: readonly string[],
+  out: NodeJS.WritableStream = process.stdout,
+): Promise<number> {
+  const [command = DEFAULT_COMMAND, ...rest] = argv;
+  if (command === '--help' || command === '-h' || (command === 'help' && rest.length === 0)) {
+    out.write(topLevelHelp());
+    return 0;
+  }
+  if (command === '--version' || command === '-V') {
+    out.write(`${programVersion()}\n`);
+    return 0;
+  }
+  if (command === 'help') {
+    const [name, ...extra] = rest;
+    if (extra.length > 0) throw new UsageError(`help takes one command, got '${rest.join(' ')}'`);
+    const entry = COMMANDS.find((c) => c.spec.name === name);
+    if (entry === undefined) throw new UsageError(`help: unknown command '${name}' (try ${PROGRAM} --help)`);
+    out.write(renderHelp(entry.spec));
+    return 0;
+  }
+  if (command === 'completion') {
+    const shell = rest[0];
+    if (rest.length !== 1 || !(COMPLETION_SHELLS as readonly string[]).includes(shell as string)) {
+      throw new UsageError(`completion takes one shell: ${COMPLETION_SHELLS.join(', ')}`);
+    }
+    out.write(
+      completionScript(
+        shell as (typeof COMPLETION_SHELLS)[number],
+        PROGRAM,
+        COMMANDS.map((c) => c.spec),
+        PROGRAM_COMMANDS,
+      ),
+    );
+    return 0;
+  }
+  const name = command.startsWith('-') ? DEFAULT_COMMAND : command;
+  const entry = COMMANDS.find((c) => c.spec.name === name);
+  if (entry === undefined) throw new UsageError(`unknown command '${command}' (try ${PROGRAM} --help)`);
+  return entry.run(command.startsWith('-') ? [command, ...rest] : rest);
+}

@@ -1,0 +1,255 @@
+import { parseArgs } from 'node:util';
+
+/**
+ * Command-line options shared by every command (`npm start`, `npm run sim`, later
+ * subcommands): each command declares its options once, with help text and a value
+ * parser; parsing, usage errors and `--help` are the same everywhere.
+ */
+
+export const CLI_ERROR_CODES = {
+  usage: 'CLI_USAGE',
+  /** A configuration value (flag, REPORT_EXPORT_* variable or config file) that is not acceptable. */
+  config: 'CLI_CONFIG_INVALID',
+  /** `login` saw no redirect before `--timeout`. */
+  loginTimeout: 'CLI_LOGIN_TIMEOUT',
+  /** `login`: the loopback redirect could not be served (port taken, bad certificate). */
+  loopback: 'CLI_LOOPBACK_FAILED',
+  /** `login`: the token response had no refresh token (the export needs one). */
+  noRefreshToken: 'CLI_NO_REFRESH_TOKEN',
+  /** `start` / `backfill`: an execution ended other than SUCCEEDED. */
+  executionFailed: 'CLI_EXECUTION_FAILED',
+  /** `backfill`: the state file cannot be read or written. */
+  stateFile: 'CLI_STATE_FILE',
+} as const;
+export type CliErrorCode = (typeof CLI_ERROR_CODES)[keyof typeof CLI_ERROR_CODES];
+
+/** Exit status of a command line that cannot run (as BSD sysexits and most shells use it). */
+export const USAGE_EXIT_CODE = 2;
+
+/** A command line that cannot run: the message names the flag or argument at fault. */
+export class UsageError extends Error {
+  override readonly name: string = 'UsageError';
+  readonly code: CliErrorCode = CLI_ERROR_CODES.usage;
+  readonly exitCode = USAGE_EXIT_CODE;
+}
+
+/**
+ * A configuration value that is not acceptable, from a flag, a `REPORT_EXPORT_*` variable
+ * or the config file; the message names where it came from. Exit 2 like any usage error.
+ */
+export class ConfigError extends UsageError {
+  override readonly name: string = 'ConfigError';
+  override readonly code: CliErrorCode = CLI_ERROR_CODES.config;
+}
+
+/** A command that ran and failed for a reason of its own (not a usage error): exit 1. */
+export class CommandError extends Error {
+  override readonly name: string = 'CommandError';
+  readonly code: CliErrorCode;
+  constructor(code: CliErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** Reads an option's text; throws UsageError (message naming `flag`) when it is not acceptable. */
+export type ValueParser<T> = (raw: string, flag: string) => T;
+
+/** An option that takes a value, e.g. `--port <n>` or `--port=<n>`. */
+export interface ValueOption<T = string> {
+  type: 'string';
+  /** Placeholder in the help, e.g. `<n>`. */
+  value: string;
+  help: string;
+  short?: string;
+  /** Default: the text as given. */
+  parse?: ValueParser<T>;
+  /** Given more than once is a usage error unless the option is {@link RepeatableOption}. */
+  multiple?: false;
+}
+
+/** An option that may be given several times, e.g. `--report A --report B`; values in order. */
+export interface RepeatableOption<T = string> extends Omit<ValueOption<T>, 'multiple'> {
+  multiple: true;
+}
+
+/** A switch, e.g. `--json`; it takes no value. */
+export interface FlagOption {
+  type: 'boolean';
+  help: string;
+  short?: string;
+}
+
+/** `-h, --help`: every command takes it, with the same words. */
+export const HELP_OPTION = {
+  help: { type: 'boolean', short: 'h', help: 'show this help' },
+} as const satisfies Record<'help', FlagOption>;
+
+export type OptionSpec = ValueOption<unknown> | RepeatableOption<unknown> | FlagOption;
+export type OptionSpecs = Record<string, OptionSpec>;
+
+/** What a command registers: its options and the text of its `--help`. */
+export interface CommandSpec<O extends OptionSpecs = OptionSpecs> {
+  /** Name in a command list, e.g. `local`. */
+  name: string;
+  /** First line of the help, e.g. `Usage: npm run sim -- [options]`. */
+  usage: string;
+  /** One line for a command list; also opens the help. */
+  summary: string;
+  /** More paragraphs after the summary. */
+  description?: string;
+  options: O;
+  examples: readonly string[];
+  /** Paragraph after the examples. */
+  notes?: string;
+}
+
+/**
+ * Parsed values: switches are booleans, value options their parsed value or undefined,
+ * repeatable options the list of values given (undefined when none).
+ */
+export type OptionValues<O extends OptionSpecs> = {
+  [K in keyof O]: O[K] extends FlagOption
+    ? boolean
+    : O[K] extends RepeatableOption<infer T>
+      ? T[] | undefined
+      : O[K] extends ValueOption<infer T>
+        ? T | undefined
+        : never;
+};
+
+/** Declares a command with its option types kept (so values come out typed). */
+export function defineCommand<O extends OptionSpecs>(spec: CommandSpec<O>): CommandSpec<O> {
+  return spec;
+}
+
+const flagName = (name: string): string => `--${name}`;
+
+/**
+ * Parses argv (without node and script) against the command's options. Unknown flags,
+ * missing values, values given to switches, stray arguments and bad values are UsageErrors
+ * naming the flag.
+ */
+export function parseCommandLine<O extends OptionSpecs>(
+  spec: CommandSpec<O>,
+  argv: readonly string[],
+): OptionValues<O> {
+  const config = Object.fromEntries(
+    Object.entries(spec.options).map(([name, o]) => [
+      name,
+      o.short === undefined ? { type: o.type } : { type: o.type, short: o.short },
+    ]),
+  );
+  // Not strict: every problem is reported here in one wording, naming the flag.
+  const { tokens } = parseArgs({
+    args: [...argv],
+    options: config,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  const values: Record<string, unknown> = {};
+  for (const [name, o] of Object.entries(spec.options))
+    values[name] = o.type === 'boolean' ? false : undefined;
+  for (const token of tokens) {
+    if (token.kind === 'positional') throw new UsageError(`unexpected argument '${token.value}'`);
+    if (token.kind !== 'option') continue;
+    const option = Object.hasOwn(spec.options, token.name) ? spec.options[token.name] : undefined;
+    if (option === undefined) throw new UsageError(`unknown option '${token.rawName}' (see --help)`);
+    const flag = flagName(token.name);
+    if (option.type === 'boolean') {
+      if (token.value !== undefined) throw new UsageError(`${flag} takes no value, got '${token.value}'`);
+      values[token.name] = true;
+      continue;
+    }
+    // `--port --json`: parseArgs would take the next flag as the value.
+    if (token.value === undefined || (!token.inlineValue && token.value.startsWith('-'))) {
+      throw new UsageError(`${flag} needs a value ${option.value}`);
+    }
+    if (option.multiple !== true && values[token.name] !== undefined) {
+      throw new UsageError(`${flag} is given more than once`);
+    }
+    const value = option.parse ? option.parse(token.value, flag) : token.value;
+    values[token.name] =
+      option.multiple === true ? [...((values[token.name] as unknown[] | undefined) ?? []), value] : value;
+  }
+  return values as OptionValues<O>;
+}
+
+/** Parsed values, or undefined once `--help` is printed (the command then exits 0). */
+export function parseOrHelp<O extends OptionSpecs>(
+  spec: CommandSpec<O>,
+  argv: readonly string[],
+): OptionValues<O> | undefined {
+  const v = parseCommandLine(spec, argv);
+  if ((v as { help?: boolean }).help === true) {
+    process.stdout.write(renderHelp(spec));
+    return undefined;
+  }
+  return v;
+}
+
+/** The `--help` text: usage, summary, options with their help, examples. */
+export function renderHelp(spec: CommandSpec): string {
+  const rows = Object.entries(spec.options).map(([name, o]) => {
+    const flag = `${o.short === undefined ? '    ' : `-${o.short}, `}${flagName(name)}`;
+    const left = o.type === 'string' ? `${flag} ${o.value}${o.multiple === true ? ' ...' : ''}` : flag;
+    return [left, o.help] as const;
+  });
+  const width = Math.max(...rows.map(([left]) => left.length)) + 2;
+  const sections = [
+    spec.usage,
+    [spec.summary, spec.description].filter((p) => p !== undefined).join('\n\n'),
+    `Options:\n${rows.map(([left, help]) => `  ${left.padEnd(width)}${help}`).join('\n')}`,
+    `Examples:\n${spec.examples.map((e) => `  ${e}`).join('\n')}`,
+    ...(spec.notes === undefined ? [] : [spec.notes]),
+  ];
+  return `${sections.join('\n\n')}\n`;
+}
+
+/** A list of commands for a multi-command program's `--help`. */
+export function renderCommandList(commands: readonly CommandSpec[]): string {
+  const width = Math.max(...commands.map((c) => c.name.length)) + 2;
+  return `Commands:\n${commands.map((c) => `  ${c.name.padEnd(width)}${c.summary}`).join('\n')}\n`;
+}
+
+/** The line a program prints for a failure: `<program>: <message> [<code>]`. */
+export function describeFailure(program: string, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown } | null)?.code;
+  return `${program}: ${message}${typeof code === 'string' ? ` [${code}]` : ''}\n`;
+}
+
+/** Exit status for a failure: 2 for a usage error, else 1. */
+export function exitCodeOf(error: unknown): number {
+  return error instanceof UsageError ? error.exitCode : 1;
+}
+
+// Value parsers: each message names the flag and quotes what was given.
+
+/** An integer from `min` to `max` written in decimal digits. */
+export function integerValue(min: number, max: number): ValueParser<number> {
+  return (raw, flag) => {
+    const n = Number(raw);
+    if (!/^-?\d+$/.test(raw) || n < min || n > max) {
+      throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got '${raw}'`);
+    }
+    return n;
+  };
+}
+
+/** One of the listed words. */
+export function choiceValue<const T extends string>(choices: readonly T[]): ValueParser<T> {
+  return (raw, flag) => {
+    if (!(choices as readonly string[]).includes(raw)) {
+      throw new UsageError(`${flag} must be one of ${choices.map((c) => `'${c}'`).join(', ')}, got '${raw}'`);
+    }
+    return raw as T;
+  };
+}
+
+/** Any text but the empty one. */
+export const nonEmptyValue: ValueParser<string> = (raw, flag) => {
+  if (raw.length === 0) throw new UsageError(`${flag} must not be empty`);
+  return raw;
+};

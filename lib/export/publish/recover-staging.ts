@@ -1,0 +1,158 @@
+import { hostname } from 'node:os';
+import {
+  isMachineLocal,
+  type MachineLocalStore,
+  type ObjectStore,
+  readObject,
+  readObjectIfPresent,
+} from '../../stores/object-store';
+import { type ProcessIdentity, parseProcessIdentity, processGone } from '../../stores/process-identity';
+import { journalPrefix, stagingArea, stagingOwnerKey, stagingRoot } from '../layout';
+import { deleteStaging, type JournalEntry, rollback, type Touched } from './publish';
+
+/** What became of one run's staging area that a recovery found. */
+export interface StagingRecovery {
+  runId: string;
+  /** Key prefix of the staging root (no trailing slash). */
+  root: string;
+  /** The process its owner record names; undefined when it has none (an older version's). */
+  owner: ProcessIdentity | undefined;
+  /**
+   * `recovered`: its owner had ended; its partial promotion was rolled back and the staging
+   * deleted. `other-host`: owned by a process on another machine, left. `unowned`: no owner
+   * record, left. `failed`: its owner had ended but the rollback or the delete failed; left
+   * as it is (the backups with it). A root whose owner still runs is not reported.
+   */
+  outcome: 'recovered' | 'other-host' | 'unowned' | 'failed';
+  /** Partitions rolled back to their objects before the run (prefixes, no trailing slash). */
+  restored: string[];
+  /** Partitions it had begun to promote that another run has published since: not touched. */
+  superseded: string[];
+  /** Why it failed (outcome `failed`). */
+  error?: unknown;
+}
+
+export interface RecoverStagingOptions {
+  /** Whether the owner has ended. Default processGone: same host, pid gone or reused. */
+  gone?: (owner: ProcessIdentity) => boolean;
+}
+
+/**
+ * Recovers the staging that runs on this machine left when their process died (a kill, a
+ * crash) in a machine-local store, under `<prefix>/_staging/`. For each run whose owner
+ * record names a process of this host that has ended: every partition its promotion journal
+ * lists (the run had backed it up and begun to replace it) is rolled back from the backups,
+ * unless another run has published it since; then the staging is deleted (the journal
+ * first, the owner record last, as a run cleans its own), with what writes the kill cut
+ * short left there and in those partitions. A root whose owner still runs,
+ * runs on another host, or is not named, is left. Rolling back is idempotent, so a recovery
+ * that dies itself is finished by the next one.
+ *
+ * Only for a store no other machine writes to (see MachineLocalStore), by a caller that
+ * keeps other runs of this machine out of the lake meanwhile (the out-dir lock); for any
+ * other store it does nothing: S3 staging expires by a lifecycle rule.
+ */
+export async function recoverDeadStaging(
+  store: ObjectStore,
+  prefix: string,
+  options: RecoverStagingOptions = {},
+): Promise<StagingRecovery[]> {
+  if (!isMachineLocal(store)) return [];
+  const gone = options.gone ?? processGone;
+  const area = `${stagingArea(prefix)}/`;
+  const runIds = new Set<string>();
+  for await (const info of store.list(area)) {
+    const runId = info.key.slice(area.length).split('/')[0];
+    if (runId !== undefined && runId !== '') runIds.add(runId);
+  }
+  const layout = { prefix };
+  const out: StagingRecovery[] = [];
+  for (const runId of runIds) {
+    const root = stagingRoot(layout, runId);
+    const owner = await readOwner(store, stagingOwnerKey(layout, runId));
+    const base = { runId, root, owner, restored: [], superseded: [] };
+    if (owner === undefined) {
+      // A run deletes its owner record last: a root left empty since was being cleaned.
+      if (await hasAny(store, `${root}/`)) out.push({ ...base, outcome: 'unowned' });
+      continue;
+    }
+    if (owner.host !== hostname()) {
+      out.push({ ...base, outcome: 'other-host' });
+      continue;
+    }
+    if (!gone(owner)) continue;
+    const recovery: StagingRecovery = { ...base, outcome: 'recovered', restored: [], superseded: [] };
+    const unfinished = (store as Partial<MachineLocalStore>).removeUnfinishedWrites?.bind(store);
+    try {
+      for await (const info of store.list(journalPrefix(layout, runId))) {
+        const entry = JSON.parse(
+          Buffer.from(await readObject(store, info.key)).toString('utf8'),
+        ) as JournalEntry;
+        // A write the kill cut short leaves its temporary file beside the key: in a
+        // partition the run journaled (it writes nowhere else outside its staging).
+        await unfinished?.(`${entry.partition}/`);
+        if (!(await stillOurs(store, entry, runId))) {
+          recovery.superseded.push(entry.partition);
+          continue;
+        }
+        await rollback(store, touchedBy(entry));
+        recovery.restored.push(entry.partition);
+      }
+      await unfinished?.(`${root}/`);
+      await deleteStaging(store, layout, runId);
+    } catch (error) {
+      recovery.outcome = 'failed';
+      recovery.error = error;
+    }
+    out.push(recovery);
+  }
+  return out;
+}
+
+/** The keys a journal entry's promotion may have touched, as the in-process rollback records them. */
+function touchedBy(entry: JournalEntry): Touched[] {
+  const backedUp = new Set(entry.backups.map((b) => b.key));
+  return [
+    ...entry.backups.map((b) => ({ key: b.key, backup: b.backup })),
+    ...entry.writes.filter((k) => !backedUp.has(k)).map((key) => ({ key, backup: undefined })),
+  ];
+}
+
+/**
+ * True when the partition still holds what the dead run (or the time before it) left: its
+ * manifest is missing, is the dead run's, or is the one the run backed up. A manifest of
+ * any other run means that run has published the partition since: rolling back would undo it.
+ */
+async function stillOurs(store: ObjectStore, entry: JournalEntry, runId: string): Promise<boolean> {
+  const current = await readIfPresent(store, entry.manifest);
+  if (current === undefined) return true;
+  try {
+    if ((JSON.parse(current.toString('utf8')) as { runId?: unknown }).runId === runId) return true;
+  } catch {
+    // not JSON: compared with the backup below
+  }
+  const backup = entry.backups.find((b) => b.key === entry.manifest);
+  if (backup === undefined) return false;
+  const before = await readIfPresent(store, backup.backup);
+  return before?.equals(current) === true;
+}
+
+async function hasAny(store: ObjectStore, prefix: string): Promise<boolean> {
+  for await (const _ of store.list(prefix)) return true;
+  return false;
+}
+
+async function readIfPresent(store: ObjectStore, key: string): Promise<Buffer | undefined> {
+  const bytes = await readObjectIfPresent(store, key);
+  return bytes === undefined ? undefined : Buffer.from(bytes);
+}
+
+async function readOwner(store: ObjectStore, key: string): Promise<ProcessIdentity | undefined> {
+  const text = await readIfPresent(store, key);
+  if (text === undefined) return undefined;
+  try {
+    return parseProcessIdentity(JSON.parse(text.toString('utf8')));
+  } catch {
+    return undefined;
+  }
+}

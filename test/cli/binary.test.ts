@@ -1,0 +1,136 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportReportResult } from '../../lib/export';
+import { LocalDirectoryStore } from '../../lib/stores';
+import { BUILT_PROGRAM, runCli } from '../support/cli-process';
+import { callsOn, resultStreamOf } from '../support/result-stream';
+
+/** The built program (package.json `bin`), run with node alone: no tsx, no TypeScript. */
+describe('the built program (dist/cli/report-export.mjs)', () => {
+  let work: string;
+  let lake: string;
+
+  beforeAll(async () => {
+    work = await mkdtemp(path.join(tmpdir(), 'binary-'));
+    lake = path.join(work, 'lake');
+    await exportReportResult({
+      source: resultStreamOf(callsOn(['2026-06-01', '2026-06-02'], 3, 'b')),
+      store: new LocalDirectoryStore(lake),
+      reportId: 'rep-1',
+    });
+  });
+  afterAll(async () => {
+    await rm(work, { recursive: true, force: true });
+  });
+
+  it('is what package.json names as its bin', async () => {
+    const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { bin: Record<string, string> };
+    expect(pkg.bin).toEqual({ 'report-export': BUILT_PROGRAM });
+  });
+
+  it('prints the package version when given --version', async () => {
+    // Act
+    const run = await runCli(['--version']);
+
+    // Assess
+    const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { version: string };
+    expect(run).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
+  });
+
+  it("prints a command's help for help <command>, the same as <command> --help", async () => {
+    // Act
+    const [viaHelp, viaFlag] = await Promise.all([runCli(['help', 'query']), runCli(['query', '--help'])]);
+
+    // Assess
+    expect(viaHelp.code).toBe(0);
+    expect(viaHelp.stdout).toMatch(/^Usage: report-export query/);
+    expect(viaHelp.stdout).toBe(viaFlag.stdout);
+  });
+
+  it("lists every command and says how to get a command's help when given --help", async () => {
+    const run = await runCli(['--help']);
+    expect(run.code).toBe(0);
+    for (const name of ['local', 'query', 'runs', 'run', 'start', 'backfill', 'login', 'help', 'completion'])
+      expect(run.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
+    expect(run.stdout).toContain("Run 'report-export <command> --help'");
+  });
+
+  it.each([
+    [['help', 'nope'], /help: unknown command 'nope'/],
+    [['completion', 'tcsh'], /completion takes one shell: bash, zsh, fish/],
+    [['completion'], /completion takes one shell/],
+  ])('exits 2 naming the problem for %j', async (argv, message) => {
+    const run = await runCli(argv);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+  });
+
+  it("completes command names and a command's flags in bash", async () => {
+    // Prepare
+    const script = (await runCli(['completion', 'bash'])).stdout;
+    const complete = (words: string[]) =>
+      execFileSync(
+        'bash',
+        [
+          '-c',
+          `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _report_export; printf '%s\\n' "\${COMPREPLY[@]}"`,
+        ],
+        { encoding: 'utf8' },
+      )
+        .trim()
+        .split('\n');
+
+    // Act / Assess
+    expect(complete(['report-export', 'qu'])).toEqual(['query']);
+    expect(complete(['report-export', 'query', '--fo'])).toEqual(['--format']);
+    expect(complete(['report-export', 'run', '--force'])).toEqual(['--force-replace']);
+    expect(complete(['report-export', 'completion', 'f'])).toEqual(['fish']);
+  });
+
+  it.each(['zsh', 'fish'] as const)('prints a %s completion script naming every command', async (shell) => {
+    const run = await runCli(['completion', shell]);
+    expect(run.code).toBe(0);
+    if (shell === 'zsh') expect(run.stdout).toMatch(/^autoload -U \+X bashcompinit && bashcompinit\n/);
+    else
+      expect(run.stdout).toMatch(
+        /complete -c report-export -n '__fish_seen_subcommand_from query' -l format -r/,
+      );
+    for (const name of ['local', 'query', 'backfill']) expect(run.stdout).toContain(name);
+  });
+
+  it('reads the SQL from stdin (-) and from a file (-f) as from the argument', async () => {
+    // Prepare
+    const sql = 'SELECT dt::VARCHAR AS dt, count(*)::INTEGER AS n FROM calls GROUP BY dt ORDER BY dt';
+    const file = path.join(work, 'q.sql');
+    await writeFile(file, `-- per day\n${sql}\n`);
+
+    // Act
+    const [fromArg, fromStdin, fromFile] = await Promise.all([
+      runCli(['query', '--dir', lake, '--json', sql]),
+      runCli(['query', '--dir', lake, '--json', '-'], { stdin: sql }),
+      runCli(['query', '--dir', lake, '--json', '-f', file]),
+    ]);
+
+    // Assess
+    expect(JSON.parse(fromArg.stdout)).toEqual([
+      { dt: '2026-06-01', n: 3 },
+      { dt: '2026-06-02', n: 3 },
+    ]);
+    expect(fromStdin).toMatchObject({ code: 0, stdout: fromArg.stdout });
+    expect(fromFile).toMatchObject({ code: 0, stdout: fromArg.stdout });
+  });
+
+  it('exits 2 when the SQL is given twice, or the file holds none', async () => {
+    const empty = path.join(work, 'empty.sql');
+    await writeFile(empty, '  \n');
+    const both = await runCli(['query', '--dir', lake, '-f', empty, 'SELECT 1']);
+    const none = await runCli(['query', '--dir', lake, '-f', empty]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/as an argument or with --file, not both/);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/holds no SQL/);
+  });
+});

@@ -1,0 +1,313 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { exportReportResult } from '../../../lib/export';
+import { recoverDeadStaging } from '../../../lib/export/publish/recover-staging';
+import type { ResultRow } from '../../../lib/spec/types';
+import {
+  LocalDirectoryStore,
+  listAll,
+  type ObjectBody,
+  type ObjectStore,
+  readObject,
+} from '../../../lib/stores';
+import { callsOn, resultStreamOf } from '../../support/result-stream';
+import { snapshot } from './failing-store';
+
+/** Calls over `days` days from 2026-06-01, `perDay` each, in time order. */
+function calls(days: number, perDay: number, tag: string): ResultRow[] {
+  const dates = Array.from({ length: days }, (_, d) =>
+    new Date(Date.UTC(2026, 5, 1 + d)).toISOString().slice(0, 10),
+  );
+  return callsOn(dates, perDay, tag);
+}
+
+type Mutation = 'put' | 'copy' | 'deleteMany';
+
+/**
+ * A machine-local store that "dies" at the n-th mutation matching `at`: from that call on,
+ * every put, copy and delete hangs for good (nothing more is written), as after a kill -9.
+ * `dead` resolves once that call has been reached and the mutations already under way have
+ * finished: the store then holds exactly what the dead process left.
+ */
+class DyingStore implements ObjectStore {
+  readonly machineLocal = true;
+  readonly #inner: ObjectStore;
+  readonly #at: (operation: Mutation, key: string) => boolean;
+  #remaining: number;
+  #inFlight = 0;
+  #died = false;
+  #onDead: (() => void) | undefined;
+  readonly dead: Promise<void>;
+
+  constructor(inner: ObjectStore, nth: number, at: (operation: Mutation, key: string) => boolean) {
+    this.#inner = inner;
+    this.#remaining = nth;
+    this.#at = at;
+    this.dead = new Promise((resolve) => {
+      this.#onDead = resolve;
+    });
+  }
+
+  async #mutate<T>(operation: Mutation, key: string, run: () => Promise<T>): Promise<T> {
+    if (!this.#died && this.#at(operation, key) && --this.#remaining === 0) this.#died = true;
+    if (this.#died) {
+      if (this.#inFlight === 0) this.#onDead?.();
+      return new Promise<T>(() => {});
+    }
+    this.#inFlight++;
+    try {
+      return await run();
+    } finally {
+      this.#inFlight--;
+      if (this.#died && this.#inFlight === 0) this.#onDead?.();
+    }
+  }
+
+  put(key: string, body: ObjectBody) {
+    return this.#mutate('put', key, () => this.#inner.put(key, body));
+  }
+  putFile(key: string, file: string) {
+    return this.#mutate('put', key, () => this.#inner.putFile(key, file));
+  }
+  get(key: string) {
+    return this.#inner.get(key);
+  }
+  head(key: string) {
+    return this.#inner.head(key);
+  }
+  list(prefix: string) {
+    return this.#inner.list(prefix);
+  }
+  deleteMany(keys: readonly string[]) {
+    return this.#mutate('deleteMany', keys[0] ?? '', () => this.#inner.deleteMany(keys));
+  }
+  copy(from: string, to: string) {
+    return this.#mutate('copy', to, () => this.#inner.copy(from, to));
+  }
+}
+
+/** Waits until `store` has died under `work`; fails should `work` end (or fail) first. */
+async function diesBeforeItEnds(store: DyingStore, work: Promise<unknown>): Promise<void> {
+  const ended = work.then(
+    () => 'ended',
+    (error: unknown) => `failed: ${String(error)}`,
+  );
+  const outcome = await Promise.race([store.dead.then(() => 'died'), ended]);
+  expect(outcome).toBe('died');
+}
+
+/** A pid no process has any more (a child that has exited). */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', '']);
+  return child.pid as number;
+}
+
+const isManifest = (key: string) => key.endsWith('/_manifest.json') && !key.startsWith('_staging/');
+
+describe('recoverDeadStaging (a local run killed while it published)', () => {
+  let root: string;
+  let store: LocalDirectoryStore;
+  let earlier: Map<string, string>;
+  const reportId = 'rep-1';
+
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), 'recover-'));
+    store = new LocalDirectoryStore(root);
+    // An earlier run: 3 days, 3 parts per partition (file cap 4 rows, 10 rows a day).
+    await exportReportResult({
+      source: resultStreamOf(calls(3, 10, 'old'), { requestId: 'req-old' }),
+      store,
+      reportId,
+      maxRowsPerFile: 4,
+    });
+    earlier = await snapshot(store);
+  });
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  /** The staging roots (run ids) under `_staging/`. */
+  async function stagingRuns(): Promise<string[]> {
+    const keys = (await listAll(store, '_staging/')).map((o) => o.key.split('/')[1] as string);
+    return [...new Set(keys)];
+  }
+
+  /** Makes the run's owner record name a process that has ended, as after a kill. */
+  async function ownerDies(runId: string): Promise<void> {
+    const key = `_staging/${runId}/_owner.json`;
+    const record = JSON.parse(Buffer.from(await readObject(store, key)).toString()) as Record<
+      string,
+      unknown
+    >;
+    expect(record).toMatchObject({ host: hostname(), pid: process.pid, runId });
+    await store.put(key, JSON.stringify({ ...record, pid: deadPid(), start: '1' }));
+  }
+
+  /** Starts a smaller run (1 part per partition) that dies at the n-th mutation matching `at`. */
+  async function runThatDies(
+    nth: number,
+    at: (operation: Mutation, key: string) => boolean,
+  ): Promise<string> {
+    const dying = new DyingStore(store, nth, at);
+    const run = exportReportResult({
+      source: resultStreamOf(calls(3, 3, 'new'), { requestId: 'req-new' }),
+      store: dying,
+      reportId,
+      maxRowsPerFile: 4,
+      forceReplace: true,
+    });
+    await diesBeforeItEnds(dying, run);
+    const [runId] = await stagingRuns();
+    expect(runId).toBeDefined();
+    await ownerDies(runId as string);
+    return runId as string;
+  }
+
+  it('rolls a half-done promotion back to the earlier partitions, byte for byte, and deletes the staging', async () => {
+    // Prepare: the run dies at its 3rd manifest: two partitions promoted (their stale parts
+    // maybe not deleted yet), others with new parts under the old manifest.
+    const runId = await runThatDies(3, (op, key) => op === 'put' && isManifest(key));
+    const manifests = await Promise.all(
+      [...earlier.keys()]
+        .filter(isManifest)
+        .map(async (k) => JSON.parse(Buffer.from(await readObject(store, k)).toString()).runId as string),
+    );
+    expect(manifests.filter((r) => r === runId)).toHaveLength(2);
+    expect((await listAll(store, `_staging/${runId}/_journal/`)).length).toBeGreaterThan(2);
+    // Writes the kill cut short: temporary files beside a key, which listings never show.
+    const cutShort = [
+      'calls/format=csv/report_id=rep-1/dt=2026-06-01/_manifest.json.~tmp-1',
+      `_staging/${runId}/calls/format=csv/report_id=rep-1/dt=2026-06-03/part-00000.csv.~tmp-2`,
+    ];
+    for (const key of cutShort) await writeFile(join(root, key), 'partial');
+
+    // Act
+    const results = await recoverDeadStaging(store, '');
+
+    // Assess
+    expect(results).toMatchObject([{ runId, outcome: 'recovered', superseded: [] }]);
+    expect(results[0]?.restored.length).toBeGreaterThan(2);
+    expect(await snapshot(store)).toEqual(earlier);
+    const files = (await readdir(root, { recursive: true })).map(String);
+    expect(files.filter((f) => f.includes('.~tmp-') || f.startsWith('_staging'))).toEqual([]);
+  });
+
+  it('leaves partitions another run has published since and still deletes the staging', async () => {
+    // Prepare: the run dies mid-promotion; a later run publishes the same days.
+    const runId = await runThatDies(3, (op, key) => op === 'put' && isManifest(key));
+    await exportReportResult({
+      source: resultStreamOf(calls(3, 5, 'later'), { requestId: 'req-later' }),
+      store,
+      reportId,
+      forceReplace: true,
+    });
+    const later = new Map([...(await snapshot(store))].filter(([k]) => !k.startsWith('_staging/')));
+
+    // Act
+    const results = await recoverDeadStaging(store, '');
+
+    // Assess
+    expect(results).toMatchObject([{ runId, outcome: 'recovered', restored: [] }]);
+    expect(results[0]?.superseded.length).toBeGreaterThan(2);
+    expect(await snapshot(store)).toEqual(later);
+  });
+
+  it('deletes the staging of a run that died while staging, publishing nothing', async () => {
+    // Prepare: the 3rd staged file is never written.
+    const runId = await runThatDies(3, (op, key) => op === 'put' && key.startsWith('_staging/'));
+
+    // Act
+    const results = await recoverDeadStaging(store, '');
+
+    // Assess
+    expect(results).toMatchObject([{ runId, outcome: 'recovered', restored: [], superseded: [] }]);
+    expect(await snapshot(store)).toEqual(earlier);
+  });
+
+  it('keeps the new partitions of a run that died while deleting its staging after promoting', async () => {
+    // Prepare: the run promoted every partition, deleted its journal, then died.
+    const runId = await runThatDies(2, (op, key) => op === 'deleteMany' && key.startsWith('_staging/'));
+    expect(await listAll(store, `_staging/${runId}/_journal/`)).toEqual([]);
+    const promoted = new Map([...(await snapshot(store))].filter(([k]) => !k.startsWith('_staging/')));
+
+    // Act
+    const results = await recoverDeadStaging(store, '');
+
+    // Assess
+    expect(results).toMatchObject([{ runId, outcome: 'recovered', restored: [] }]);
+    expect(await snapshot(store)).toEqual(promoted);
+    expect([...promoted.values()]).not.toEqual([...earlier.values()]);
+  });
+
+  it('finishes the rollback when the recovery itself dies half-way', async () => {
+    // Prepare: the run dies mid-promotion; a first recovery dies at its 4th copy.
+    const runId = await runThatDies(3, (op, key) => op === 'put' && isManifest(key));
+    const dyingRecovery = new DyingStore(store, 4, (op) => op === 'copy');
+    await diesBeforeItEnds(dyingRecovery, recoverDeadStaging(dyingRecovery, ''));
+
+    // Act
+    const results = await recoverDeadStaging(store, '');
+
+    // Assess
+    expect(results).toMatchObject([{ runId, outcome: 'recovered' }]);
+    expect(await snapshot(store)).toEqual(earlier);
+  });
+
+  it('leaves the staging of a run whose process still runs, of another host, or with no owner', async () => {
+    // Prepare: a live run (this process) dies nowhere but is stopped before promoting.
+    const live = new DyingStore(store, 1, (op, key) => op === 'copy' && !key.startsWith('_staging/'));
+    const run = exportReportResult({
+      source: resultStreamOf(calls(3, 3, 'new'), { requestId: 'req-new' }),
+      store: live,
+      reportId,
+      forceReplace: true,
+    });
+    await diesBeforeItEnds(live, run);
+    const [liveRun] = await stagingRuns();
+    await store.put(
+      '_staging/elsewhere-1/_owner.json',
+      JSON.stringify({ host: `not-${hostname()}`, pid: deadPid(), runId: 'elsewhere-1', at: '' }),
+    );
+    await store.put('_staging/elsewhere-1/calls/x.parquet', 'x');
+    await store.put('_staging/old-version-1/calls/x.parquet', 'x');
+    const before = await snapshot(store);
+
+    // Act
+    const results = await recoverDeadStaging(store, '');
+
+    // Assess
+    expect(results.map((r) => [r.runId, r.outcome]).sort()).toEqual([
+      ['elsewhere-1', 'other-host'],
+      ['old-version-1', 'unowned'],
+    ]);
+    expect(liveRun).toBeDefined();
+    expect(await snapshot(store)).toEqual(before);
+  });
+
+  it('does nothing in a store that is not machine-local, where runs write no owner record nor journal', async () => {
+    // Prepare: a store that does not say it is machine-local (as S3 does not), dying mid-promotion.
+    const remote = new DyingStore(store, 3, (op, key) => op === 'put' && isManifest(key));
+    Object.defineProperty(remote, 'machineLocal', { value: false });
+    const run = exportReportResult({
+      source: resultStreamOf(calls(3, 3, 'new'), { requestId: 'req-new' }),
+      store: remote,
+      reportId,
+      maxRowsPerFile: 4,
+      forceReplace: true,
+    });
+    await diesBeforeItEnds(remote, run);
+    const left = await snapshot(store);
+
+    // Act
+    const results = await recoverDeadStaging(remote, '');
+
+    // Assess
+    expect(results).toEqual([]);
+    expect(await snapshot(store)).toEqual(left);
+    expect([...left.keys()].filter((k) => /_owner\.json|_journal\//.test(k))).toEqual([]);
+    expect([...left.keys()].some((k) => k.includes('/_backup/'))).toBe(true);
+  });
+});
