@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-import { exitAfterOutput } from '../lib/cli/exit-after-output';
 import { main, PROGRAM } from '../lib/cli/main';
-import { describeFailure, exitCodeOf } from '../lib/cli/options';
+import { exitAfterOutput } from '../lib/cli/shared/exit-after-output';
+import { describeFailure, exitCodeOf } from '../lib/command-line/options';
 
 main(process.argv.slice(2)).then(
   (code) => exitAfterOutput(code),

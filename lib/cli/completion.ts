@@ -1,4 +1,4 @@
-import type { CommandSpec } from './options';
+import type { CommandSpec } from '../command-line/options';
 
 /** Shells `completion` writes a script for. */
 export const COMPLETION_SHELLS = ['bash', 'zsh', 'fish'] as const;

@@ -1,19 +1,24 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BACKFILL_COMMAND, backfillCommand } from './backfill-command';
+import { type CommandSpec, renderCommandList, renderHelp, UsageError } from '../command-line/options';
+import { BACKFILL_COMMAND, backfillCommand } from './commands/backfill/command';
+import { CONFIG_COMMAND, configCommand } from './commands/config/command';
+import { DIRECTORY_COMMAND, directoryCommand } from './commands/directory/command';
+import { LOCAL_EXPORT_COMMAND, LOCAL_EXPORT_USAGE, localExportCommand } from './commands/local/command';
+import { LOGIN_COMMAND, loginCommand } from './commands/login/command';
+import { QUERY_COMMAND, queryCommand } from './commands/query/command';
+import { RUN_COMMAND, runCommand } from './commands/run/command';
+import { RUNS_COMMAND, runsCommand } from './commands/runs/command';
+import {
+  REPORTS_COMMAND,
+  reportsCommand,
+  WORKSPACES_COMMAND,
+  workspacesCommand,
+} from './commands/service/command';
+import { SIM_CLI_COMMAND, simCommand } from './commands/sim/command';
+import { SFN_START_COMMAND, sfnStartCommand } from './commands/start/command';
+import { WORKFLOW_COMMAND, workflowCommand } from './commands/workflow/command';
 import { COMPLETION_SHELLS, completionScript } from './completion';
-import { CONFIG_COMMAND, configCommand } from './config-command';
-import { DIRECTORY_COMMAND, directoryCommand } from './directory-command';
-import { LOCAL_EXPORT_COMMAND, LOCAL_EXPORT_USAGE, localExportCommand } from './local-export-command';
-import { LOGIN_COMMAND, loginCommand } from './login-command';
-import { type CommandSpec, renderCommandList, renderHelp, UsageError } from './options';
-import { QUERY_COMMAND, queryCommand } from './query-command';
-import { RUN_COMMAND, runCommand } from './run-command';
-import { RUNS_COMMAND, runsCommand } from './runs-command';
-import { REPORTS_COMMAND, reportsCommand, WORKSPACES_COMMAND, workspacesCommand } from './service-commands';
-import { SIM_CLI_COMMAND, simCommand } from './sim-command';
-import { SFN_START_COMMAND, sfnStartCommand } from './start-command';
-import { WORKFLOW_COMMAND, workflowCommand } from './workflow-command';
 
 /** The program's name, as installed (`package.json` `bin`). */
 export const PROGRAM = 'report-export';

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
  * A hook for tests only: `REPORT_EXPORT_TEST_PAUSE=<point>[#<n>]:<file>` stops the publish
  * step of this process for good at the n-th time (default the first) it reaches `<point>`,
  * after writing `<file>` (this process's pid and the point), so that a test can kill the run
- * at a known phase (test/cli/start-kill.test.ts). Every later arrival at the point stops
+ * at a known phase (test/cli/local/kill.test.ts). Every later arrival at the point stops
  * too. Points:
  *
  * - `publish`: the run's rows are exported and verified, its leases held, nothing staged;

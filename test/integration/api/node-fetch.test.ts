@@ -23,7 +23,7 @@ import {
 } from '../../../lib/api';
 import { nodeHttpFetch } from '../../../lib/api/http/node-fetch';
 import { isUnsentConnectionError } from '../../../lib/api/http/retry';
-import { createSelfSignedCertificate } from '../../../lib/cli/self-signed-cert';
+import { createSelfSignedCertificate } from '../../../lib/cli/commands/login/self-signed-cert';
 import { writeUntilGone } from './loopback-server';
 
 const MiB = 1024 * 1024;

@@ -58,4 +58,30 @@ describe('lib/ folders', () => {
     for (const f of Object.keys(ALLOWED)) visit(f, []);
     expect(order).toHaveLength(Object.keys(ALLOWED).length);
   });
+
+  it('in lib/cli: a command folder imports the shared folders, never another command', () => {
+    // Prepare: lib/cli as gh lays out its program: commands/<command>/ over shared/ and aws/.
+    const cli = path.join(LIB, 'cli');
+    const graph = importGraph(readSources(cli));
+    const partOf = (file: string) => {
+      const [top = '', name = ''] = path.relative(cli, file).split(path.sep);
+      return top === 'commands' ? `commands/${name}` : top.endsWith('.ts') ? 'program' : top;
+    };
+    const mayImport = (from: string, to: string) =>
+      from === to ||
+      from === 'program' ||
+      (from.startsWith('commands/') && (to === 'shared' || to === 'aws')) ||
+      (from === 'aws' && to === 'shared');
+
+    // Act
+    const against = [...graph].flatMap(([from, targets]) =>
+      targets
+        .filter((to) => to.startsWith(cli) && !mayImport(partOf(from), partOf(to)))
+        .map((to) => `${path.relative(cli, from)} -> ${path.relative(cli, to)}`),
+    );
+
+    // Assess
+    expect(new Set([...graph.keys()].map(partOf)).size).toBeGreaterThan(12);
+    expect(against).toEqual([]);
+  });
 });

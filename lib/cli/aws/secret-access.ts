@@ -1,0 +1,227 @@
+import { createHash } from 'node:crypto';
+import { realpath, stat } from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { createClient, type FetchLike, refreshTokens, type ServiceClient } from '../../api';
+import { ConfigError } from '../../command-line/options';
+import { LocalFileSecretStore, SecretsManagerStore } from '../../stores';
+import { leaseStoreFromUri } from '../../stores/from-uri';
+import type { Lease, LeaseStore } from '../../stores/lease-store';
+import type { SecretStore } from '../../stores/secret-store';
+import { SecretTokenSource, type ServiceSecret, TOKEN_REFRESH_LEASE } from '../../workflow/service-secret';
+import { type ResolvedConfig, type SecretLocation, secretLocation, serviceUrls } from '../shared/config';
+import { type AwsTarget, quietAwsSdk, regionOfArn } from './preflight';
+import type { S3ClientFactory } from './s3-client';
+
+/** Clients the commands build from the environment by default; tests pass doubles. */
+export interface AwsClients {
+  secretsManager?: () => SecretsManagerClient;
+  s3?: S3ClientFactory;
+  fetch?: FetchLike;
+}
+
+/** The store holding the secret and the secret's name in it (`service` in a local file). */
+export function openSecretStore(
+  location: SecretLocation,
+  clients: AwsClients = {},
+): { store: SecretStore; name: string } {
+  if (location.kind === 'file') return { store: new LocalFileSecretStore(location.file), name: 'service' };
+  const client = clients.secretsManager?.() ?? secretsManagerClientFor(location.secretId);
+  return { store: new SecretsManagerStore({ client }), name: location.secretId };
+}
+
+/**
+ * A Secrets Manager client in the secret's own region when it is given as an ARN (so no
+ * AWS_REGION is needed then), else the SDK's default region; credentials from the usual chain.
+ */
+export function secretsManagerClientFor(secretId: string): SecretsManagerClient {
+  quietAwsSdk();
+  const region = regionOfArn(secretId);
+  return new SecretsManagerClient(region === undefined ? {} : { region });
+}
+
+/**
+ * The pre-flight target of a Secrets Manager secret (none for a secret file): `read` for
+ * a command that reads it next, `exists` for `login`, which writes it. `injected`: the
+ * client is the caller's (only the cheap call is made on it).
+ */
+export function secretTargets(
+  location: SecretLocation,
+  clients: Pick<AwsClients, 'secretsManager'>,
+  use: 'read' | 'exists',
+  injected = clients.secretsManager !== undefined,
+): AwsTarget[] {
+  if (location.kind === 'file') return [];
+  const client = clients.secretsManager?.() ?? secretsManagerClientFor(location.secretId);
+  return [{ kind: 'secret', secretId: location.secretId, client, use, where: location.where, injected }];
+}
+
+/**
+ * Warns (on `write`, stderr by default) when a secret file may be read by other users
+ * (any group or other permission bit): its tokens sign in as the tenant. Returns whether
+ * it warned. A missing file, or a platform without POSIX modes, is not warned about.
+ */
+export async function warnIfSecretFileOpen(
+  file: string,
+  write: (text: string) => void = (text) => process.stderr.write(text),
+): Promise<boolean> {
+  if (process.platform === 'win32') return false;
+  const info = await stat(file).catch(() => undefined);
+  if (info === undefined || !info.isFile() || (info.mode & 0o077) === 0) return false;
+  const mode = (info.mode & 0o777).toString(8).padStart(3, '0');
+  const shown = path.resolve(file);
+  write(
+    `warning: the secret file ${shown} may be read by other users (mode ${mode}); it holds the login's tokens: chmod 600 ${shown}\n`,
+  );
+  return true;
+}
+
+/** The workflow's `SECRET_URI` for a location (file URL, Secrets Manager ARN or `secretsmanager:<name>`). */
+export function secretUri(location: SecretLocation): string {
+  if (location.kind === 'file') return pathToFileURL(location.file).href;
+  return location.secretId.startsWith('arn:') ? location.secretId : `secretsmanager:${location.secretId}`;
+}
+
+/**
+ * The lease store URI of the workflow's partition leases: configured, else
+ * `./.report-export/leases`. The token-refresh lease is not taken here unless configured
+ * (see {@link refreshLeaseStoreUri}).
+ */
+export function leaseStoreUri(config: ResolvedConfig, cwd = process.cwd()): string {
+  return config.leaseStore?.value ?? pathToFileURL(path.resolve(cwd, '.report-export', 'leases')).href;
+}
+
+/**
+ * Where the token-refresh lease lives: the configured lease store (`--lease-store`, to
+ * share a deployment's), else a place that belongs to the secret, whatever the working
+ * directory. With a rotating service, two commands that refresh one secret under two
+ * different leases redeem one refresh token twice, and the service then revokes the login.
+ *
+ * - A secret file: `<its directory>/.<its name>.leases/`, beside the file's real path
+ *   (symlinks resolved). Beside the secret rather than in a per-user directory keyed by
+ *   its path: every process that can refresh the secret can write there (the secret
+ *   store itself writes a temporary file beside the secret and renames it over), whoever
+ *   runs it (two users of one service account's file, a container with the directory
+ *   mounted elsewhere: a per-user or per-path key would give each its own lease); it goes
+ *   where the secret goes, and two secrets in one directory do not wait on each other.
+ * - A Secrets Manager secret: this user's cache (`$XDG_CACHE_HOME` or `~/.cache`)
+ *   `report-export/leases/<hash of the secret id>`: commands on this machine share it from
+ *   any directory. A deployment refreshing the same secret has its own lease store: pass
+ *   it as --lease-store to share it.
+ */
+export async function refreshLeaseStoreUri(
+  config: ResolvedConfig,
+  location: SecretLocation = secretLocation(config),
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string> {
+  if (config.leaseStore !== undefined) return config.leaseStore.value;
+  if (location.kind === 'file') {
+    const file = await realpath(location.file).catch(() => path.resolve(location.file));
+    return pathToFileURL(path.join(path.dirname(file), `.${path.basename(file)}.leases`)).href;
+  }
+  const cache =
+    env.XDG_CACHE_HOME !== undefined && path.isAbsolute(env.XDG_CACHE_HOME)
+      ? env.XDG_CACHE_HOME
+      : path.join(os.homedir(), '.cache');
+  const key = createHash('sha256').update(location.secretId).digest('hex').slice(0, 32);
+  return pathToFileURL(path.join(cache, 'report-export', 'leases', key)).href;
+}
+
+/** The lease store of the token-refresh lease ({@link refreshLeaseStoreUri}). */
+export async function refreshLeaseStore(
+  config: ResolvedConfig,
+  clients: Pick<AwsClients, 's3'> = {},
+  location: SecretLocation = secretLocation(config),
+): Promise<LeaseStore> {
+  return leaseStoreFromUri(
+    config.leaseStore?.where ?? '--lease-store',
+    await refreshLeaseStoreUri(config, location),
+    clients.s3 ? { s3: clients.s3 } : {},
+  );
+}
+
+/**
+ * Runs `write` (a login storing new tokens) under the token-refresh lease, so that a
+ * command refreshing the old tokens at that moment cannot store them over the new ones.
+ * Waits up to `waitMs` for the lease, then writes anyway: a fresh login is never thrown away.
+ */
+export async function underRefreshLease<T>(
+  leases: LeaseStore,
+  write: () => Promise<T>,
+  options: { waitMs?: number; owner?: string } = {},
+): Promise<T> {
+  const deadline = Date.now() + (options.waitMs ?? 20_000);
+  const owner = options.owner ?? `login-${process.pid}`;
+  let lease: Lease | undefined;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      lease = await leases.acquire(TOKEN_REFRESH_LEASE, { ttlMs: 60_000, owner });
+    } catch {
+      break; // a store that fails (an S3 lease store without credentials) is not waited on
+    }
+    if (lease !== undefined || Date.now() >= deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 100 * 2 ** attempt)));
+  }
+  try {
+    return await write();
+  } finally {
+    await lease?.release().catch(() => {});
+  }
+}
+
+/** A client of the service on the stored secret: tokens refreshed under the lease, rotated ones stored. */
+export async function serviceClientFromSecret(
+  config: ResolvedConfig,
+  clients: AwsClients = {},
+): Promise<{ client: ServiceClient; secret: ServiceSecret; tokens: SecretTokenSource }> {
+  const location = secretLocation(config);
+  if (location.kind === 'file' && (await stat(location.file).catch(() => undefined)) === undefined) {
+    throw new ConfigError(
+      `the secret file ${path.resolve(location.file)} (--secret-file) does not exist: run report-export login first, or pass the --secret-file it wrote`,
+    );
+  }
+  if (location.kind === 'file') await warnIfSecretFileOpen(location.file);
+  const { store, name } = openSecretStore(location, clients);
+  const fetchOption = clients.fetch === undefined ? {} : { fetch: clients.fetch };
+  const tokens = new SecretTokenSource({
+    secrets: store,
+    secretName: name,
+    leases: await refreshLeaseStore(config, clients, location),
+    refresh: (client, refreshToken, signal) =>
+      refreshTokens(client, refreshToken, { transport: fetchOption, ...(signal ? { signal } : {}) }),
+  });
+  const secret = await tokens.read();
+  const baseUrl = serviceUrls(config).baseUrl?.value ?? secret.baseUrl;
+  const client = createClient({
+    baseUrl,
+    auth: tokens,
+    timeoutMs: 30_000,
+    ...(config.workspace ? { workspaceId: config.workspace.value } : {}),
+    ...fetchOption,
+  });
+  return { client, secret, tokens };
+}
+
+/** The configured workspace, else the service's default one (else its first). */
+export async function resolveWorkspace(config: ResolvedConfig, client: ServiceClient): Promise<string> {
+  let first: string | undefined;
+  let preferred: string | undefined;
+  const ids: string[] = [];
+  for await (const w of client.reporting.listWorkspaces()) {
+    ids.push(w.id);
+    if (w.default) preferred ??= w.id;
+    first ??= w.id;
+  }
+  // A mistyped id would otherwise surface later as a bare 404 of some report call.
+  if (config.workspace) {
+    if (ids.includes(config.workspace.value)) return config.workspace.value;
+    throw new ConfigError(
+      `${config.workspace.where === 'default' ? '--workspace' : config.workspace.where} ${config.workspace.value} is not a workspace of this login; workspaces: ${ids.join(', ') || 'none'}`,
+    );
+  }
+  if (preferred !== undefined) return preferred;
+  if (first === undefined) throw new Error('The service lists no workspace for this login');
+  return first;
+}

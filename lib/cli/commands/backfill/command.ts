@@ -1,0 +1,281 @@
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
+import {
+  CLI_ERROR_CODES,
+  CommandError,
+  defineCommand,
+  HELP_OPTION,
+  integerValue,
+  nonEmptyValue,
+  parseOrHelp,
+  UsageError,
+} from '../../../command-line/options';
+import { checkAws } from '../../aws/preflight';
+import {
+  followChain,
+  type SfnDependencies,
+  startExecution,
+  stateMachineArnOf,
+  stateMachineClient,
+} from '../../aws/sfn-executions';
+import { CONFIG_FILE_OPTION, configOptions, resolveConfig } from '../../shared/config';
+import { EXECUTION_INPUT_OPTIONS, executionInputOf } from '../../shared/execution-input-options';
+import { colors, progress, renderTable } from '../../shared/terminal';
+
+/** `backfill`: a long range as one execution per chunk, a few at a time, resumable. */
+export const BACKFILL_COMMAND = defineCommand({
+  name: 'backfill',
+  usage: 'Usage: report-export backfill --from <d> --to <d> [options]',
+  summary:
+    'Exports a long range on the deployed state machine: one execution per chunk, bounded parallel, resumable.',
+  description: `Splits --from..--to into chunks of --chunk-days local days and runs one execution
+per chunk, at most --parallel at a time (each execution still splits its chunk into
+jobs and continues in new executions when its history budget needs it). A state file
+records every chunk's execution and outcome: running the same command again skips the
+chunks that succeeded, re-attaches to the ones still running and retries the failed
+ones, so an interrupted backfill finishes without starting anything twice.`,
+  options: {
+    from: EXECUTION_INPUT_OPTIONS.from,
+    to: EXECUTION_INPUT_OPTIONS.to,
+    report: EXECUTION_INPUT_OPTIONS.report,
+    'filter-id': EXECUTION_INPUT_OPTIONS['filter-id'],
+    'chunk-days': {
+      type: 'string',
+      value: '<n>',
+      help: 'days per execution (default 31)',
+      parse: integerValue(1, 366),
+    },
+    parallel: {
+      type: 'string',
+      value: '<n>',
+      help: 'executions at a time (default 2)',
+      parse: integerValue(1, 10),
+    },
+    'state-file': {
+      type: 'string',
+      value: '<path>',
+      help: 'progress record (default ./.report-export/backfill-<hash>.json)',
+      parse: nonEmptyValue,
+    },
+    'poll-ms': {
+      type: 'string',
+      value: '<ms>',
+      help: 'pause between status polls (default 5000)',
+      parse: integerValue(100, 600_000),
+    },
+    ...configOptions(['stateMachineArn']),
+    ...CONFIG_FILE_OPTION,
+    json: {
+      type: 'boolean',
+      help: 'print one JSON line {stateFile, chunks: [{from, to, status, executionArn}], ...}',
+    },
+    ...HELP_OPTION,
+  },
+  examples: [
+    'report-export backfill --from 2025-01-01 --to 2026-10-31 --parallel 3',
+    'report-export backfill --from 2026-01-01 --to 2026-06-30 --report "Lost calls" --chunk-days 14 --json',
+  ],
+  notes:
+    'Exit status: 0 every chunk SUCCEEDED, 1 some failed (run again to retry them), 2 usage or configuration error (AWS credentials, region or state machine missing included), before any chunk starts.',
+});
+
+export type ChunkStatus = 'pending' | 'running' | 'succeeded' | 'failed';
+
+export interface ChunkRecord {
+  from: string;
+  to: string;
+  status: ChunkStatus;
+  executionArn?: string;
+  /** Executions started for this chunk (a retry names its execution by attempt). */
+  attempts: number;
+  error?: string;
+}
+
+export interface BackfillState {
+  version: 1;
+  stateMachineArn: string;
+  input: { from: string; to: string; reports?: string[]; filterId?: string };
+  chunkDays: number;
+  chunks: ChunkRecord[];
+}
+
+const DAY_MS = 86_400_000;
+const toDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** Inclusive [from, to] in consecutive chunks of at most `days` days. */
+export function splitRange(from: string, to: string, days: number): { from: string; to: string }[] {
+  const out: { from: string; to: string }[] = [];
+  const end = Date.parse(`${to}T00:00:00Z`);
+  for (let start = Date.parse(`${from}T00:00:00Z`); start <= end; start += days * DAY_MS) {
+    out.push({ from: toDate(start), to: toDate(Math.min(end, start + (days - 1) * DAY_MS)) });
+  }
+  return out;
+}
+
+async function readState(file: string): Promise<BackfillState | undefined> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (cause) {
+    if ((cause as { code?: string }).code === 'ENOENT') return undefined;
+    throw new CommandError(CLI_ERROR_CODES.stateFile, `cannot read the backfill state file ${file}`, {
+      cause,
+    });
+  }
+  try {
+    return JSON.parse(text) as BackfillState;
+  } catch (cause) {
+    throw new CommandError(
+      CLI_ERROR_CODES.stateFile,
+      `the backfill state file ${file} is not JSON; remove it to start over`,
+      { cause },
+    );
+  }
+}
+
+/** Writes the state whole (temp file, rename), so an interruption never leaves half a record. */
+async function writeState(file: string, state: BackfillState): Promise<void> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  await fs.writeFile(tmp, `${JSON.stringify(state, null, 2)}\n`);
+  await fs.rename(tmp, file);
+}
+
+/** The execution name of a chunk's attempt: a repeated StartExecution of it is idempotent. */
+function executionName(state: BackfillState, chunk: ChunkRecord): string {
+  const key = createHash('sha256')
+    .update(JSON.stringify([state.stateMachineArn, state.input]))
+    .digest('hex');
+  return `backfill-${chunk.from}-${chunk.to}-${key.slice(0, 12)}-${chunk.attempts}`;
+}
+
+export async function backfillCommand(argv: readonly string[], deps: SfnDependencies = {}): Promise<number> {
+  const v = parseOrHelp(BACKFILL_COMMAND, argv);
+  if (v === undefined) return 0;
+  if (v.from === undefined || v.to === undefined) throw new UsageError('backfill needs --from and --to');
+  const parsed = executionInputOf(v);
+  const input = {
+    from: v.from,
+    to: v.to,
+    ...(parsed.reports ? { reports: parsed.reports } : {}),
+    ...(parsed.filterId ? { filterId: parsed.filterId } : {}),
+  };
+  const stateMachineArn = stateMachineArnOf(await resolveConfig({ flags: v }));
+  // Before the state file or any chunk: without AWS every chunk would start and fail.
+  const { sfn, target } = stateMachineClient(stateMachineArn, deps);
+  await checkAws('backfill', [target]);
+  const chunkDays = v['chunk-days'] ?? 31;
+  const digest = createHash('sha256')
+    .update(JSON.stringify([stateMachineArn, input, chunkDays]))
+    .digest('hex');
+  const file = path.resolve(
+    v['state-file'] ?? path.join('.report-export', `backfill-${digest.slice(0, 12)}.json`),
+  );
+  const fresh: BackfillState = {
+    version: 1,
+    stateMachineArn,
+    input,
+    chunkDays,
+    chunks: splitRange(v.from, v.to, chunkDays).map((c) => ({ ...c, status: 'pending', attempts: 0 })),
+  };
+  const previous = await readState(file);
+  if (
+    previous &&
+    JSON.stringify([previous.stateMachineArn, previous.input, previous.chunkDays]) !==
+      JSON.stringify([stateMachineArn, input, chunkDays])
+  ) {
+    throw new CommandError(
+      CLI_ERROR_CODES.stateFile,
+      `the state file ${file} records another backfill; pass another --state-file or remove it`,
+    );
+  }
+  const state = previous ?? fresh;
+  let saving = Promise.resolve();
+  const save = () => {
+    saving = saving.then(() => writeState(file, state));
+    return saving;
+  };
+  await save();
+
+  const bar = progress(process.stderr);
+  const c = colors(process.stderr);
+  const skipped = state.chunks.filter((ch) => ch.status === 'succeeded').length;
+  const count = (s: ChunkStatus) => state.chunks.filter((ch) => ch.status === s).length;
+  const show = () =>
+    bar.update(
+      `backfill ${count('succeeded')}/${state.chunks.length} chunks done, ${count('running')} running, ${count('failed')} failed`,
+    );
+  if (skipped > 0) bar.log(`${skipped} chunks already done (${file})`);
+  const queue = state.chunks.filter((ch) => ch.status !== 'succeeded');
+  const follow = { ...(deps.sleep ? { sleep: deps.sleep } : {}), pollMs: v['poll-ms'] ?? 5000 };
+
+  const runChunk = async (chunk: ChunkRecord) => {
+    // Re-attach to an execution a previous run left running; else start the next attempt.
+    let arn = chunk.status === 'running' ? chunk.executionArn : undefined;
+    if (arn !== undefined) {
+      const d = await sfn.send(new DescribeExecutionCommand({ executionArn: arn }));
+      if (d.status !== 'RUNNING' && d.status !== 'SUCCEEDED') arn = undefined;
+    }
+    if (arn === undefined) {
+      chunk.attempts += 1;
+      arn = await startExecution(
+        sfn,
+        stateMachineArn,
+        { ...input, from: chunk.from, to: chunk.to },
+        executionName(state, chunk),
+      );
+    }
+    chunk.status = 'running';
+    chunk.executionArn = arn;
+    delete chunk.error;
+    await save();
+    show();
+    const { last } = await followChain(sfn, arn, follow);
+    chunk.status = last.status === 'SUCCEEDED' ? 'succeeded' : 'failed';
+    if (last.status !== 'SUCCEEDED') chunk.error = `${last.status}${last.error ? `: ${last.error}` : ''}`;
+    await save();
+    bar.log(
+      `${chunk.from}..${chunk.to}  ${chunk.status === 'succeeded' ? c.green('SUCCEEDED') : c.red(chunk.error ?? 'FAILED')}`,
+    );
+    show();
+  };
+
+  show();
+  const workers = Array.from({ length: Math.min(v.parallel ?? 2, Math.max(queue.length, 1)) }, async () => {
+    for (let chunk = queue.shift(); chunk !== undefined; chunk = queue.shift()) {
+      try {
+        await runChunk(chunk);
+      } catch (error) {
+        // One chunk's AWS error must not stop the others; it is retried on the next run.
+        chunk.status = 'failed';
+        chunk.error = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+        await save();
+        bar.log(`${chunk.from}..${chunk.to}  ${c.red(chunk.error)}`);
+      }
+    }
+  });
+  await Promise.all(workers);
+  bar.done();
+  const failed = count('failed');
+  if (v.json) {
+    process.stdout.write(
+      `${JSON.stringify({ stateFile: file, succeeded: count('succeeded'), failed, skipped, chunks: state.chunks })}\n`,
+    );
+  } else {
+    const rows = state.chunks.map((ch) => ({
+      from: ch.from,
+      to: ch.to,
+      status: ch.status,
+      execution: ch.executionArn ?? '',
+      error: ch.error ?? '',
+    }));
+    process.stdout.write(renderTable(rows, ['from', 'to', 'status', 'execution', 'error']));
+    if (failed > 0)
+      process.stdout.write(
+        `\n${failed} chunks failed; run the same command again to retry them (state: ${file})\n`,
+      );
+  }
+  return failed === 0 ? 0 : 1;
+}

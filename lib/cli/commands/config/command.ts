@@ -1,0 +1,133 @@
+import * as fs from 'node:fs/promises';
+import {
+  defineCommand,
+  HELP_OPTION,
+  parseOrHelp,
+  renderHelp,
+  UsageError,
+} from '../../../command-line/options';
+import type { ServiceSecret } from '../../../workflow/service-secret';
+import {
+  CONFIG_FILE_OPTION,
+  CONFIG_KEYS,
+  type ConfigKey,
+  type ConfigValue,
+  configOptions,
+  FLAG_KEYS,
+  type ResolvedConfig,
+  resolveConfig,
+  secretLocation,
+  serviceUrls,
+} from '../../shared/config';
+import { colors, renderTable } from '../../shared/terminal';
+
+/** What `config show` prints in place of a secret value. */
+export const MASK = '********';
+
+const ALL_FLAGS = configOptions(FLAG_KEYS);
+
+/** `config show`: the effective configuration and where each value came from. */
+export const CONFIG_COMMAND = defineCommand({
+  name: 'config',
+  usage: 'Usage: report-export config show [options]',
+  summary: 'Shows the effective configuration and where each value comes from (secrets masked).',
+  description: `Each setting comes from a flag, else a REPORT_EXPORT_* variable, else the config
+file (--config <path>, REPORT_EXPORT_CONFIG, or ./report-export.config.json when
+present), else its default. The client secret is read from REPORT_EXPORT_CLIENT_SECRET
+or the config file only, and is never shown. When the secret is a local file that
+exists, what it holds is summarised too (tokens masked).`,
+  options: {
+    ...ALL_FLAGS,
+    ...CONFIG_FILE_OPTION,
+    json: { type: 'boolean', help: 'print JSON: {settings: {<key>: {value, source, where}}, secret}' },
+    ...HELP_OPTION,
+  },
+  examples: [
+    'report-export config show',
+    'REPORT_EXPORT_REGION=uk report-export config show --secret-file ./prod.json --json',
+  ],
+});
+
+/** One setting as shown: secrets masked. */
+export interface ShownSetting {
+  value: string;
+  source: ConfigValue['source'];
+  where: string;
+}
+
+function shown(key: ConfigKey | 'effectiveBaseUrl' | 'effectiveAuthUrl', v: ConfigValue): ShownSetting {
+  const secret = key in CONFIG_KEYS && 'secret' in CONFIG_KEYS[key as ConfigKey];
+  return { value: secret ? MASK : v.value, source: v.source, where: v.where };
+}
+
+/** The settings as `config show` reports them (secret values masked). */
+export function describeConfig(config: ResolvedConfig): Record<string, ShownSetting> {
+  const out: Record<string, ShownSetting> = {};
+  for (const key of Object.keys(CONFIG_KEYS) as ConfigKey[]) {
+    const v = config[key];
+    if (v !== undefined) out[key] = shown(key, v);
+  }
+  const urls = serviceUrls(config);
+  if (urls.baseUrl && config.baseUrl === undefined) out.baseUrl = shown('effectiveBaseUrl', urls.baseUrl);
+  if (urls.authUrl && config.authUrl === undefined) out.authUrl = shown('effectiveAuthUrl', urls.authUrl);
+  return out;
+}
+
+/** What a local secret file holds, without a secret value. */
+export async function describeSecretFile(file: string): Promise<Record<string, string> | undefined> {
+  let all: Record<string, unknown>;
+  try {
+    all = JSON.parse(await fs.readFile(file, 'utf8')) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  const s = all.service as Partial<ServiceSecret> | undefined;
+  if (typeof s !== 'object' || s === null) return undefined;
+  const mask = (v: unknown) => (typeof v === 'string' && v !== '' ? MASK : '(none)');
+  return {
+    authUrl: String(s.authUrl ?? ''),
+    baseUrl: String(s.baseUrl ?? ''),
+    clientId: String(s.clientId ?? ''),
+    clientSecret: mask(s.clientSecret),
+    redirectUri: String(s.redirectUri ?? ''),
+    refreshToken: mask(s.refreshToken),
+    accessToken: mask(s.accessToken),
+    accessTokenExpiresAt:
+      typeof s.accessTokenExpiresAt === 'number' ? new Date(s.accessTokenExpiresAt).toISOString() : '(none)',
+  };
+}
+
+export async function configCommand(argv: readonly string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === undefined) throw new UsageError('config needs a subcommand: config show');
+  if (sub === '--help' || sub === '-h') {
+    process.stdout.write(renderHelp(CONFIG_COMMAND));
+    return 0;
+  }
+  if (sub !== 'show') throw new UsageError(`unknown subcommand 'config ${sub}' (try: config show)`);
+  const v = parseOrHelp(CONFIG_COMMAND, rest);
+  if (v === undefined) return 0;
+  const config = await resolveConfig({ flags: v });
+  const settings = describeConfig(config);
+  const location = secretLocation(config);
+  const secret = location.kind === 'file' ? await describeSecretFile(location.file) : undefined;
+  if (v.json) {
+    process.stdout.write(
+      `${JSON.stringify({ configFile: config.file ?? null, settings, secretLocation: location, secret: secret ?? null })}\n`,
+    );
+    return 0;
+  }
+  const c = colors(process.stdout);
+  const rows = Object.entries(settings).map(([key, s]) => ({ setting: key, value: s.value, from: s.where }));
+  process.stdout.write(renderTable(rows, ['setting', 'value', 'from'], { header: c.bold }));
+  process.stdout.write(`\nconfig file: ${config.file ?? '(none)'}\n`);
+  const where = location.kind === 'file' ? location.file : `Secrets Manager ${location.secretId}`;
+  process.stdout.write(
+    `secret:      ${where}${secret === undefined && location.kind === 'file' ? ' (not written yet: run login)' : ''}\n`,
+  );
+  if (secret !== undefined) {
+    const secretRows = Object.entries(secret).map(([key, value]) => ({ key, value }));
+    process.stdout.write(`\n${renderTable(secretRows, ['key', 'value'], { header: c.bold })}`);
+  }
+  return 0;
+}

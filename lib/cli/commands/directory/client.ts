@@ -1,0 +1,175 @@
+import * as fs from 'node:fs/promises';
+import {
+  createClient,
+  NotFoundError,
+  type PhoneRegion,
+  refreshTokens,
+  type ServiceClient,
+} from '../../../api';
+import { requireRegion } from '../../../api/phone';
+import { isGuid } from '../../../api/validate';
+import { UsageError, type ValueOption } from '../../../command-line/options';
+import type { Directory } from '../../../spec/types';
+import { LocalFileSecretStore, type SecretStore } from '../../../stores';
+import { secretStoreFromUri } from '../../../stores/from-uri';
+import { SecretTokenSource } from '../../../workflow/service-secret';
+import { refreshLeaseStore, warnIfSecretFileOpen } from '../../aws/secret-access';
+import {
+  CONFIG_FILE_OPTION,
+  configOptions,
+  resolveConfig,
+  secretLocation,
+  serviceUrls,
+} from '../../shared/config';
+import { DIRECTORY_CLI_ERROR_CODES, DirectoryCommandError } from './errors';
+
+/**
+ * How a `directory` command reaches the service: the login's secret (a local file or a
+ * Secrets Manager secret, refreshed and rotated under a lease like the workflow does), or
+ * for scripts and tests an access token in `REPORT_EXPORT_ACCESS_TOKEN` with `--base-url`.
+ */
+
+/** Name of the secret inside a local secret file (`{ "service": ServiceSecret }`). */
+const SECRET_NAME = 'service';
+
+/** Variable of a bare access token (never a flag: a flag shows in `ps`). */
+export const ACCESS_TOKEN_ENV = 'REPORT_EXPORT_ACCESS_TOKEN';
+/** Variable naming the directory when `--directory` is not given. */
+export const DIRECTORY_ENV = 'REPORT_EXPORT_DIRECTORY';
+
+const regionValue = (raw: string, flag: string): PhoneRegion => {
+  try {
+    return requireRegion(raw.toUpperCase());
+  } catch {
+    throw new UsageError(`${flag} must be an ISO 3166 country code such as GB, US or DE, got '${raw}'`);
+  }
+};
+
+/** Options every `directory` subcommand takes: where the service and the directory are. */
+export const CONNECTION_OPTIONS = {
+  directory: {
+    type: 'string',
+    value: '<id|name>',
+    help: `the directory: its id, or its exact name (else ${DIRECTORY_ENV})`,
+  } as ValueOption<string>,
+  ...CONFIG_FILE_OPTION,
+  ...configOptions(['region', 'baseUrl', 'secretFile', 'secretId', 'leaseStore']),
+} as const;
+
+/** `--default-region`: the country of phone numbers written without +country code. */
+export const PHONE_REGION_OPTION = {
+  'default-region': {
+    type: 'string',
+    value: '<CC>',
+    help: 'country of phone numbers without a +country code, e.g. GB, US (default GB)',
+    parse: regionValue,
+  } as ValueOption<PhoneRegion>,
+} as const;
+
+export interface ConnectInput {
+  /** Parsed option values (flag name -> value). */
+  flags: Readonly<Record<string, unknown>>;
+  env?: Readonly<Record<string, string | undefined>>;
+  defaultRegion?: PhoneRegion | undefined;
+  /** Per-attempt timeout of every call. Default the client's (30 s). */
+  timeoutMs?: number;
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await fs.access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The service client of the configured login. */
+export async function connect(input: ConnectInput): Promise<ServiceClient> {
+  const env = input.env ?? process.env;
+  const config = await resolveConfig({ flags: input.flags, env });
+  const { baseUrl } = serviceUrls(config);
+  const common = {
+    ...(input.defaultRegion === undefined ? {} : { defaultRegion: input.defaultRegion }),
+    ...(input.timeoutMs === undefined ? {} : { timeoutMs: input.timeoutMs }),
+  };
+  const token = env[ACCESS_TOKEN_ENV];
+  if (token !== undefined && token !== '') {
+    if (baseUrl === undefined) throw new UsageError(`${ACCESS_TOKEN_ENV} needs --base-url (or --region)`);
+    return createClient({ baseUrl: baseUrl.value, accessToken: token, ...common });
+  }
+  const location = secretLocation(config);
+  let secrets: SecretStore;
+  let secretName: string;
+  if (location.kind === 'file') {
+    if (!(await exists(location.file))) {
+      throw new DirectoryCommandError(
+        DIRECTORY_CLI_ERROR_CODES.credentialsMissing,
+        `no login: ${location.file} does not exist (${location.where}); run report-export login first, or set ${ACCESS_TOKEN_ENV} with --base-url`,
+      );
+    }
+    await warnIfSecretFileOpen(location.file);
+    secrets = new LocalFileSecretStore(location.file);
+    secretName = SECRET_NAME;
+  } else {
+    const id = location.secretId;
+    const uri = id.startsWith('arn:') ? id : `secretsmanager:${id}`;
+    ({ store: secrets, name: secretName } = secretStoreFromUri(location.where, uri));
+  }
+  // The secret's own refresh lease (or the configured store), shared by every command using
+  // this login from any directory.
+  const leases = await refreshLeaseStore(config, {}, location);
+  const tokens = new SecretTokenSource({
+    secrets,
+    secretName,
+    leases,
+    refresh: (client, refreshToken, signal) =>
+      refreshTokens(client, refreshToken, signal === undefined ? {} : { signal }),
+  });
+  const secret = await tokens.read();
+  return createClient({ baseUrl: baseUrl?.value ?? secret.baseUrl, auth: tokens, ...common });
+}
+
+/**
+ * The directory named by `ref` (`--directory`, else {@link DIRECTORY_ENV}): an id is read
+ * (so a wrong one is reported as such, not as "no match"); a name is looked up among all
+ * directories, ignoring case.
+ */
+export async function resolveDirectory(
+  api: ServiceClient,
+  ref: string | undefined,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<Directory> {
+  const wanted = ref ?? env[DIRECTORY_ENV];
+  if (wanted === undefined || wanted === '') {
+    throw new UsageError(`--directory is required (an id or a name; or set ${DIRECTORY_ENV})`);
+  }
+  if (isGuid(wanted)) {
+    try {
+      return await api.directories.getDirectory(wanted);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      throw new DirectoryCommandError(
+        DIRECTORY_CLI_ERROR_CODES.directoryNotFound,
+        `no directory has id ${wanted}`,
+        { cause: error },
+      );
+    }
+  }
+  const all: Directory[] = [];
+  for await (const d of api.directories.listDirectories()) all.push(d);
+  const matches = all.filter((d) => d.name.toLowerCase() === wanted.toLowerCase());
+  const [only] = matches;
+  if (matches.length === 1 && only !== undefined) return only;
+  if (matches.length > 1) {
+    throw new DirectoryCommandError(
+      DIRECTORY_CLI_ERROR_CODES.directoryAmbiguous,
+      `${matches.length} directories are named '${wanted}': give the id (${matches.map((d) => d.id).join(', ')})`,
+    );
+  }
+  const names = all.map((d) => `'${d.name}' (${d.id})`).join(', ');
+  throw new DirectoryCommandError(
+    DIRECTORY_CLI_ERROR_CODES.directoryNotFound,
+    `no directory is named '${wanted}'; directories: ${names || 'none'}`,
+  );
+}

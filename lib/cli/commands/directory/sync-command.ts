@@ -1,0 +1,171 @@
+import * as path from 'node:path';
+import type { PhoneRegion } from '../../../api';
+import {
+  defineCommand,
+  HELP_OPTION,
+  integerValue,
+  nonEmptyValue,
+  parseOrHelp,
+  UsageError,
+} from '../../../command-line/options';
+import type { Directory } from '../../../spec/types';
+import { type Colors, colors, isInteractive, progress } from '../../shared/terminal';
+import { CONNECTION_OPTIONS, connect, PHONE_REGION_OPTION, resolveDirectory } from './client';
+import { parseContacts, readContactsFile } from './contacts';
+import { DIRECTORY_CLI_ERROR_CODES, DirectoryCommandError } from './errors';
+import { writeJson } from './output';
+import { type SyncReport, syncDirectory } from './sync';
+
+/** `directory sync --csv <file>`: upserts the file's rows by crmId. */
+export const DIRECTORY_SYNC_COMMAND = defineCommand({
+  name: 'sync',
+  usage: 'Usage: report-export directory sync --directory <id|name> --csv <file> [options]',
+  summary: 'Makes a directory hold the contacts of a CSV file, matched by crmId.',
+  description: `The header row names directory fields (title, fullName, companyName, jobTitle,
+phone1..phone4, email, crmId, field1..field10, avatar); a crmId column is required.
+Each row is looked up by crmId: created when absent, replaced when a value differs
+(fields without a column are kept; an empty cell removes the field), left alone when
+equal. Phones are normalised to E.164 (an extension, e.g. 'ext. 12', cannot be kept
+there: the row is applied without it and listed under Warnings). Bad rows (malformed, wrong column count,
+duplicate crmId, bad phone or crmId) are listed with their line and skipped; the other
+rows are applied. Nothing is remembered between runs: run it again after an
+interruption and it finishes the job without duplicates.`,
+  options: {
+    csv: {
+      type: 'string',
+      value: '<file>',
+      help: 'contacts file: CSV (RFC 4180), UTF-8, header row',
+      parse: nonEmptyValue,
+    },
+    'dry-run': { type: 'boolean', help: 'look up every row and print the plan; change nothing' },
+    'delete-missing': {
+      type: 'boolean',
+      help: 'also delete items whose crmId the file does not name (never when a row is unreadable)',
+    },
+    concurrency: {
+      type: 'string',
+      value: '<n>',
+      help: 'rows in flight at once (default 4)',
+      parse: integerValue(1, 16),
+    },
+    ...PHONE_REGION_OPTION,
+    ...CONNECTION_OPTIONS,
+    json: { type: 'boolean', help: 'print the report as JSON (for scripts)' },
+    ...HELP_OPTION,
+  },
+  examples: [
+    'report-export directory sync --directory "Company contacts" --csv contacts.csv --dry-run',
+    'report-export directory sync --directory "Company contacts" --csv contacts.csv --default-region US',
+    'report-export directory sync --directory 7d0e… --csv contacts.csv --delete-missing --json',
+  ],
+  notes: `Exit status: 0 when every row is in place, 1 when a row failed or the sync stopped
+(the report says which; run again to finish), 2 for a usage error.`,
+});
+
+/** Every `step` rows on a log (one line per row would flood it), every row on a terminal. */
+function progressStep(total: number, live: boolean): number {
+  return live ? 1 : Math.max(1, Math.ceil(total / 20));
+}
+
+function counts(r: SyncReport): string {
+  return `${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged, ${r.deleted} deleted, ${r.failed} failed`;
+}
+
+/** The report for people: the plan (dry run), the summary, bad rows, and what to do next. */
+export function renderSyncReport(report: SyncReport, c: Colors): string {
+  const lines: string[] = [];
+  if (report.dryRun && report.changes.length > 0) {
+    lines.push('Plan:');
+    for (const ch of report.changes) {
+      const where = ch.line === undefined ? '' : `line ${ch.line}  `;
+      const what = ch.changedFields === undefined ? '' : `  (${ch.changedFields.join(', ')})`;
+      lines.push(
+        `  ${ch.action.padEnd(6)}  ${where}${ch.crmId}${ch.label === undefined ? '' : `  ${ch.label}`}${what}`,
+      );
+    }
+  }
+  const failed = report.failed > 0 ? c.red(`${report.failed} failed`) : `${report.failed} failed`;
+  const summary = report.dryRun
+    ? `Dry run (nothing changed): would create ${report.created}, update ${report.updated}, delete ${report.deleted}; ${report.unchanged} unchanged; ${failed}.`
+    : `Created ${report.created}, updated ${report.updated}, unchanged ${report.unchanged}, deleted ${report.deleted}, ${failed}.`;
+  lines.push(c.bold(summary));
+  if (report.failures.length > 0) {
+    lines.push(`Failed rows (${report.failures.length}):`);
+    for (const f of report.failures) {
+      const where = f.line === undefined ? `crmId ${f.crmId ?? '?'}` : `line ${f.line}`;
+      lines.push(`  ${where}: ${f.reason} [${f.code}]`);
+    }
+  }
+  if (report.warnings.length > 0) {
+    lines.push(c.yellow(`Warnings (${report.warnings.length}):`));
+    for (const w of report.warnings)
+      lines.push(`  line ${w.line ?? '?'} (crmId ${w.crmId ?? '?'}): ${w.reason} [${w.code}]`);
+  }
+  if (report.deletionsSkipped !== undefined)
+    lines.push(c.yellow(`Deletions skipped: ${report.deletionsSkipped}.`));
+  if (report.stopped !== undefined) {
+    lines.push(
+      c.red(`Stopped before the end: ${report.stopped.reason} [${report.stopped.code}].`),
+      'Run the same command again to finish: rows already applied are found by crmId and left alone.',
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function checkColumns(columns: readonly string[], directory: Directory): void {
+  const foreign = columns.filter((c) => !directory.fields.includes(c));
+  if (foreign.length > 0) {
+    throw new DirectoryCommandError(
+      DIRECTORY_CLI_ERROR_CODES.columnNotInDirectory,
+      `directory '${directory.name}' has no field ${foreign.join(', ')} (its fields: ${directory.fields.join(', ')}); remove the column(s)`,
+    );
+  }
+}
+
+export async function directorySync(argv: readonly string[]): Promise<number> {
+  const v = parseOrHelp(DIRECTORY_SYNC_COMMAND, argv);
+  if (v === undefined) return 0;
+  if (v.csv === undefined) throw new UsageError('--csv is required (see --help)');
+  const region: PhoneRegion = v['default-region'] ?? 'GB';
+  // The file first: its problems need no network and no login.
+  const sheet = parseContacts(await readContactsFile(v.csv), region);
+  const api = await connect({ flags: v, defaultRegion: region });
+  const directory = await resolveDirectory(api, v.directory);
+  checkColumns(sheet.columns, directory);
+
+  const bar = progress(process.stderr);
+  const step = progressStep(sheet.rows.length, isInteractive(process.stderr));
+  bar.log(
+    `${path.basename(v.csv)}: ${sheet.rows.length + sheet.bad.length} rows (${sheet.bad.length} bad) -> directory '${directory.name}'${v['dry-run'] ? ' (dry run)' : ''}`,
+  );
+  const interrupt = new AbortController();
+  const onSigint = () => interrupt.abort();
+  process.once('SIGINT', onSigint);
+  let report: SyncReport;
+  try {
+    report = await syncDirectory(api.directories, {
+      directoryId: directory.id,
+      sheet,
+      deleteMissing: v['delete-missing'],
+      dryRun: v['dry-run'],
+      concurrency: v.concurrency ?? 4,
+      signal: interrupt.signal,
+      onProgress: (r, done, total) => {
+        if (done % step === 0 || done === total) bar.update(`${done}/${total}: ${counts(r)}`);
+      },
+    });
+  } finally {
+    process.off('SIGINT', onSigint);
+    bar.done();
+  }
+  if (v.json) {
+    writeJson(process.stdout, {
+      directory: { id: directory.id, name: directory.name },
+      file: v.csv,
+      ...report,
+    });
+  } else {
+    process.stdout.write(renderSyncReport(report, colors(process.stdout)));
+  }
+  return report.failed === 0 && report.stopped === undefined ? 0 : 1;
+}

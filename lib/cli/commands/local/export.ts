@@ -1,0 +1,285 @@
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { UsageError } from '../../../command-line/options';
+import { OUTPUT_FORMATS } from '../../../export/layout';
+import type { PartitionManifest } from '../../../export/publish/publish';
+import { DATASETS, type Dataset } from '../../../export/schema';
+import { dayBefore, shiftDate } from '../../../export/window';
+import type { startLocalDeployment } from '../../../local/local-deployment';
+import { InvalidInputError } from '../../../workflow/errors';
+import type { ExecutionInput } from '../../../workflow/input';
+import { type Plan, planExecution } from '../../../workflow/plan';
+import type { SettingsEnvironment } from '../../../workflow/settings';
+import { CLI_DEFAULTS } from '../../shared/defaults';
+import { acquireOutDirLock } from '../../shared/out-dir-lock';
+import { ExportProgressTracker, type ProgressSink } from './progress';
+
+/** Options of {@link runLocalExport}; every member has a default. */
+export interface LocalExportOptions {
+  /** Root of the local data lake. Default `./data-lake`. */
+  outDir?: string;
+  /** The secret a login fills (client credentials, tokens), mode 0600. Default `./.report-export/secrets.json`. */
+  secretsFile?: string;
+  /** First local date (YYYY-MM-DD). Default: 6 days before `to` (7 days in all). */
+  from?: string;
+  /** Last local date (YYYY-MM-DD), inclusive. Default: yesterday in the tenant's time zone. */
+  to?: string;
+  /** Generated calls per weekday in the local service. Default 2,000. */
+  rowsPerDay?: number;
+  /** Export only this report (id or name); default every report of the workspace. */
+  reportId?: string;
+  /** Gzip the CSV files. */
+  csvGzip?: boolean;
+  /** Where progress goes (a terminal `progress()` in the CLI). */
+  progress?: ProgressSink;
+  /** Name the running state in the progress status (a live terminal line). */
+  progressDetail?: boolean;
+  /** Leases of the local workflow. Default the secret file's directory. */
+  workDir?: string;
+  /** Every Wait state of the state machine lasts this long here. Default 200 ms. */
+  waitMs?: number;
+  /** Workflow settings on top of the defaults (e.g. MAX_JOBS_PER_EXECUTION, MAX_WINDOW_DAYS). */
+  settings?: SettingsEnvironment;
+  /**
+   * Interrupts the run: the tasks in flight abort (nothing half-published, leases released,
+   * staging removed) and the returned promise rejects once they have settled.
+   */
+  signal?: AbortSignal;
+}
+
+/** One report's rows per local date, as its partitions' manifests state them. */
+export interface ReportDays {
+  reportId: string;
+  reportName: string;
+  /** Where its rows are: `calls`, or `summaries` for a summary report. */
+  dataset: Dataset;
+  rows: number;
+  /** Files of both formats (a day without calls has none). */
+  files: number;
+  days: { dt: string; rows: number }[];
+}
+
+export interface LocalExportResult {
+  status: 'SUCCEEDED' | 'FAILED';
+  /** Error name and message of the first failure (a job's, or the execution's). */
+  error: string | null;
+  cause: string | null;
+  outDir: string;
+  secretFile: string;
+  timeZone: string;
+  dates: { from: string; to: string };
+  reports: ReportDays[];
+  rows: number;
+  /** Run records Finalize wrote, relative to `outDir`. */
+  runRecords: string[];
+  executions: number;
+  /** Extension of the CSV files: `csv`, or `csv.gz` with `csvGzip`. */
+  csvExtension: 'csv' | 'csv.gz';
+}
+
+const DAYS_DEFAULT = 7;
+const SECRETS_DEFAULT = '.report-export/secrets.json';
+/** As lib/local's default: a chain longer than this is not run. */
+const MAX_EXECUTIONS = 200;
+
+/**
+ * The main job on this machine, through the deployed workflow's own definition: starts the
+ * local service, logs in (auto-approval), keeps the tokens in a local secret file, and
+ * executes the synthesized state machine (lib/local) for every report over the window,
+ * writing Parquet and CSV into a local data lake. Rows per report and day come from the
+ * partitions' manifests this run published.
+ */
+export async function runLocalExport(options: LocalExportOptions = {}): Promise<LocalExportResult> {
+  const outDir = path.resolve(options.outDir ?? CLI_DEFAULTS.lakeDir);
+  const secretFile = path.resolve(options.secretsFile ?? SECRETS_DEFAULT);
+  const workDir = path.resolve(options.workDir ?? path.dirname(secretFile));
+  const progress = options.progress;
+  const signal = options.signal;
+  // Before anything starts: a second run into the same lake is refused, not raced.
+  const lock = await acquireOutDirLock(outDir);
+  try {
+    signal?.throwIfAborted();
+    progress?.update('starting the local service and signing in');
+    // Loaded on use: the engine and CDK take a second to load, which no other command pays.
+    const { startLocalDeployment } = await import('../../../local/local-deployment');
+    const deployment = await startLocalDeployment({
+      workDir,
+      secretFile,
+      objectStoreUri: pathToFileURL(outDir).href,
+      // Every template the local service knows, its own inventions included (summaries,
+      // members the schema does not know): what a tenant's workspace holds.
+      simulator: {
+        rowsPerDay: options.rowsPerDay ?? CLI_DEFAULTS.rowsPerDay,
+        reportLatencyMs: 300,
+        extraTemplates: true,
+      },
+      settings: { ...options.settings, CSV_GZIP: options.csvGzip ? 'true' : 'false' },
+      onBundling: () =>
+        progress?.log(
+          'building the Lambda bundles as cdk synth does (once after each change of the sources)',
+        ),
+      // A killed run's staging (and half-done promotion) is recovered before this one starts.
+      ...(progress === undefined ? {} : { onStagingRecovery: (_, message: string) => progress.log(message) }),
+    });
+    try {
+      return await runOnDeployment(deployment, options, { outDir, secretFile });
+    } finally {
+      await deployment.close();
+    }
+  } finally {
+    await lock.release();
+  }
+}
+
+type Deployment = Awaited<ReturnType<typeof startLocalDeployment>>;
+
+async function runOnDeployment(
+  deployment: Deployment,
+  options: LocalExportOptions,
+  paths: { outDir: string; secretFile: string },
+): Promise<LocalExportResult> {
+  const { outDir, secretFile } = paths;
+  const { progress, signal } = options;
+  const { sim } = deployment;
+  progress?.log(`local service ${sim.baseUrl}; signed in as ${sim.username}; tokens in ${secretFile}`);
+  signal?.throwIfAborted();
+  const to = options.to ?? dayBefore(new Date(), sim.timeZoneId);
+  const from = options.from ?? shiftDate(to, -(DAYS_DEFAULT - 1));
+  const input: ExecutionInput = {
+    from,
+    to,
+    ...(options.reportId === undefined ? {} : { reports: [options.reportId] }),
+  };
+  const plans = planChainOrUsage(input, deployment, options.reportId);
+  // Synthesizing the state machine (CDK) takes seconds, and building the Lambda bundles more
+  // after a change of the sources: say so rather than sit silent.
+  progress?.update('preparing the workflow definition');
+  await deployment.prepare();
+  signal?.throwIfAborted();
+  const tracker = new ExportProgressTracker(
+    plans.map((p) => p.jobs),
+    progress,
+    options.progressDetail ?? false,
+  );
+  progress?.update(tracker.status());
+  const result = await deployment.run(input, {
+    waitMs: options.waitMs ?? 200,
+    name: 'start',
+    maxExecutions: MAX_EXECUTIONS,
+    ...(signal === undefined ? {} : { signal }),
+    onEvent: (event, execution) => tracker.onEvent(event, deployment.logLines, execution),
+  });
+  tracker.finish(deployment.logLines);
+  const reports = await readReportDays(outDir, plans, { from, to }, tracker.requestIds);
+  const failed = result.executions.find((e) => e.status === 'FAILED');
+  return {
+    status: result.status,
+    error: result.error,
+    cause: failed?.cause ?? result.summaries.find((s) => s.cause !== null)?.cause ?? null,
+    outDir,
+    secretFile: deployment.secretFile,
+    timeZone: sim.timeZoneId,
+    dates: { from, to },
+    reports,
+    rows: reports.reduce((n, r) => n + r.rows, 0),
+    runRecords: result.summaries.map((s) => s.runRecordKey),
+    executions: result.executions.length,
+    csvExtension: options.csvGzip ? 'csv.gz' : 'csv',
+  };
+}
+
+/**
+ * The plans of every execution of the chain (Plan continues a long range in new executions),
+ * before any report runs, so progress counts the whole range.
+ */
+function planChainOrUsage(
+  input: ExecutionInput,
+  deployment: { runtime: { settings: Parameters<typeof planExecution>[1] } },
+  report: string | undefined,
+): Plan[] {
+  const plans = [planOrUsage(input, deployment, report)];
+  for (let next = plans[0]?.continuation; next !== undefined; ) {
+    if (plans.length >= MAX_EXECUTIONS) {
+      throw new UsageError(
+        `--from/--to: the range needs more than ${MAX_EXECUTIONS} executions; export it in parts or use backfill`,
+      );
+    }
+    const plan = planOrUsage(next, deployment, report);
+    plans.push(plan);
+    next = plan.continuation;
+  }
+  return plans;
+}
+
+/** The plan Plan would make, before any report runs: an unknown report or a bad range is the user's to fix (exit 2). */
+function planOrUsage(
+  input: ExecutionInput,
+  deployment: { runtime: { settings: Parameters<typeof planExecution>[1] } },
+  report: string | undefined,
+): Plan {
+  try {
+    return planExecution(input, deployment.runtime.settings, { executionName: 'start-preview' });
+  } catch (cause) {
+    // Only the input is the user's to fix; anything else (settings) is a failure, exit 1.
+    if (!(cause instanceof InvalidInputError)) throw cause;
+    const message = cause.message;
+    if (report !== undefined && message.startsWith('reports:')) {
+      throw new UsageError(`--report '${report}' is not a report of the workspace (${message})`, { cause });
+    }
+    throw new UsageError(`--from/--to: ${message}`, { cause });
+  }
+}
+
+/**
+ * Rows per report and date from the manifests this run wrote (its report runs' request ids),
+ * over every date of the requested range, whichever execution of the chain exported it.
+ */
+async function readReportDays(
+  outDir: string,
+  plans: readonly Plan[],
+  range: { from: string; to: string },
+  requestIds: ReadonlySet<string>,
+): Promise<ReportDays[]> {
+  const seen = new Map<string, ReportDays>();
+  for (const job of plans.flatMap((p) => p.jobs)) {
+    if (seen.has(job.reportId)) continue;
+    const report = seen.get(job.reportId) ?? {
+      reportId: job.reportId,
+      reportName: job.reportName,
+      dataset: DATASETS.calls as Dataset,
+      rows: 0,
+      files: 0,
+      days: [],
+    };
+    seen.set(job.reportId, report);
+  }
+  for (const report of seen.values()) {
+    for (const dataset of Object.values(DATASETS)) {
+      for (const format of Object.values(OUTPUT_FORMATS)) {
+        const dir = path.join(outDir, dataset, `format=${format}`, `report_id=${report.reportId}`);
+        const dates = await fs.readdir(dir).catch(() => [] as string[]);
+        for (const entry of dates.sort()) {
+          const dt = entry.replace(/^dt=/, '');
+          if (dt < range.from || dt > range.to) continue;
+          const manifest = await readManifest(path.join(dir, entry, '_manifest.json'));
+          if (manifest === undefined || !requestIds.has(manifest.requestId)) continue;
+          report.dataset = dataset;
+          report.files += manifest.files.length;
+          if (format !== OUTPUT_FORMATS.parquet) continue;
+          report.days.push({ dt, rows: manifest.rows });
+          report.rows += manifest.rows;
+        }
+      }
+    }
+  }
+  return [...seen.values()];
+}
+
+async function readManifest(file: string): Promise<PartitionManifest | undefined> {
+  try {
+    return JSON.parse(await fs.readFile(file, 'utf8')) as PartitionManifest;
+  } catch {
+    return undefined;
+  }
+}

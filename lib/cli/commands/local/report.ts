@@ -1,0 +1,96 @@
+import * as path from 'node:path';
+import { colors, formatCount, renderTable, type TerminalStream } from '../../shared/terminal';
+import type { CallSummary } from './call-summary';
+import type { LocalExportResult } from './export';
+
+/** The table of rows per day (rows) and report (columns), with totals. */
+export function rowsTable(result: LocalExportResult): string {
+  const dates = [...new Set(result.reports.flatMap((r) => r.days.map((d) => d.dt)))].sort();
+  const header = (name: string, i: number) =>
+    result.reports.some((r, j) => j !== i && r.reportName === name) ? `${name} (${i + 1})` : name;
+  type Row = Record<string, string | number>;
+  const rows: Row[] = dates.map((dt) => {
+    const row: Row = { dt };
+    let total = 0;
+    result.reports.forEach((r, i) => {
+      const n = r.days.find((d) => d.dt === dt)?.rows ?? 0;
+      row[`r${i}`] = n;
+      total += n;
+    });
+    row.total = total;
+    return row;
+  });
+  const totals: Row = { dt: 'total', total: result.rows };
+  result.reports.forEach((r, i) => {
+    totals[`r${i}`] = r.rows;
+  });
+  rows.push(totals);
+  const count = (v: unknown) => formatCount(Number(v));
+  return renderTable(rows, [
+    { key: 'dt', header: 'date' },
+    ...result.reports.map((r, i) => ({
+      key: `r${i}`,
+      header: header(r.reportName, i),
+      align: 'right' as const,
+      format: count,
+    })),
+    { key: 'total', header: 'all reports', align: 'right', format: count },
+  ]);
+}
+
+/** The sample query's answer as a table. */
+export function perDayTable(summary: CallSummary): string {
+  return renderTable(
+    summary.days.map((d) => ({
+      dt: d.dt,
+      calls: formatCount(d.calls),
+      answered: d.answerRate === null ? '-' : `${(d.answerRate * 100).toFixed(1)} %`,
+      talk: d.avgTalkSeconds === null ? '-' : `${d.avgTalkSeconds.toFixed(0)} s`,
+    })),
+    [
+      { key: 'dt', header: 'date' },
+      { key: 'calls', align: 'right' },
+      { key: 'answered', align: 'right' },
+      { key: 'talk', header: 'avg talk time', align: 'right' },
+    ],
+  );
+}
+
+/** What `npm start` prints on stdout when done. */
+export function renderLocalExportReport(
+  result: LocalExportResult,
+  readBack: { summary: CallSummary; page: string } | undefined,
+  context: { seconds: number; out: TerminalStream },
+): string {
+  const c = colors(context.out);
+  const example = (format: 'parquet' | 'csv', ext: string) =>
+    path.join(result.outDir, 'calls', `format=${format}`, 'report_id=<id>', 'dt=<date>', `part-00000.${ext}`);
+  const nameWidth = Math.max(0, ...result.reports.map((r) => r.reportName.length));
+  const verdict =
+    result.status === 'SUCCEEDED' ? c.green('Exported') : c.red('Export FAILED after publishing');
+  const lines = [
+    '',
+    `${verdict} ${c.bold(formatCount(result.rows))} rows of ${result.reports.length} report(s), ${result.dates.from} .. ${result.dates.to} (${result.timeZone}), in ${context.seconds.toFixed(1)} s`,
+    '',
+    c.bold('Rows per day and report'),
+    rowsTable(result),
+    c.bold('Files'),
+    `  Parquet   ${example('parquet', 'parquet')}`,
+    `  CSV       ${example('csv', result.csvExtension)}`,
+    ...result.reports.map((r) => `  ${r.reportName.padEnd(nameWidth)}  report_id=${r.reportId}`),
+    ...(readBack === undefined ? [] : [`  Summary   ${readBack.page}`]),
+    ...result.runRecords.map((key) => `  Run       ${path.join(result.outDir, key)}`),
+    `  Secret    ${result.secretFile} (mode 0600)`,
+    '',
+  ];
+  if (readBack !== undefined) {
+    lines.push(
+      c.bold('Calls per day') +
+        c.dim(' (DuckDB over the files just written; a call once across reports; answered: ans = 1)'),
+      perDayTable(readBack.summary),
+      `More: npx tsx bin/report-export.ts query --dir ${result.outDir} "SELECT dt, count(*) FROM calls GROUP BY dt ORDER BY dt"`,
+      '',
+    );
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,148 @@
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { formatCount } from '../../shared/terminal';
+import type { CallSummary, SummaryReportTotals } from './call-summary';
+import { barChart, escapeHtml, heatmap } from './svg-charts';
+
+const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
+
+const percent = (rate: number | null): string =>
+  rate === null ? 'no calls' : `${(rate * 100).toFixed(1)} %`;
+
+/** Name of the page in the data lake's root. */
+export const SUMMARY_PAGE_NAME = 'summary.html';
+
+/**
+ * The summary page: calls per day, answer rate per day and a weekday x hour heatmap of the
+ * window, as one self-contained HTML file. Inline CSS and SVG only, and a Content Security
+ * Policy that forbids every fetch, so the page shows the same offline and can be mailed.
+ */
+export function renderSummaryPage(
+  summary: CallSummary,
+  context: {
+    title: string;
+    generatedAt: string;
+    /** The IANA zone the dates and hours are local to. */
+    timeZone?: string;
+    /** The reports the page covers, and where their rows are. */
+    reports?: readonly { reportId: string; reportName: string; dataset: string }[];
+    /** Totals of the summary reports (their rows are not calls: not in the charts). */
+    summaryReports?: readonly SummaryReportTotals[];
+  },
+): string {
+  const callsChart = barChart(
+    summary.days.map((d) => ({
+      label: d.dt.slice(5),
+      value: d.calls,
+      title: `${d.dt}: ${formatCount(d.calls)} calls`,
+    })),
+    {
+      id: 'calls-per-day',
+      label: 'Calls per day',
+      formatTick: (v) => formatCount(v),
+      formatValue: (v) => formatCount(Math.round(v)),
+    },
+  );
+  const rateChart = barChart(
+    summary.days.map((d) => ({
+      label: d.dt.slice(5),
+      value: d.answerRate,
+      title: `${d.dt}: ${percent(d.answerRate)} answered (${formatCount(d.answered)} of ${formatCount(d.calls)})`,
+    })),
+    {
+      id: 'answer-rate-per-day',
+      label: 'Answer rate per day',
+      max: 1,
+      formatTick: (v) => `${Math.round(v * 100)} %`,
+      formatValue: (v) => `${Math.round(v * 100)}%`,
+    },
+  );
+  const heat = heatmap(
+    summary.heatmap.map((c) => ({
+      row: c.weekday - 1,
+      column: c.hour,
+      value: c.calls,
+      title: `${WEEKDAYS[c.weekday - 1]} ${String(c.hour).padStart(2, '0')}:00: ${formatCount(c.calls)} calls`,
+    })),
+    {
+      id: 'weekday-hour',
+      label: 'Calls by weekday and hour',
+      rows: WEEKDAYS,
+      columns: Array.from({ length: 24 }, (_, h) => String(h).padStart(2, '0')),
+      rowTitle: 'weekday',
+      columnTitle: `hour of day (local time${context.timeZone === undefined ? '' : `, ${context.timeZone}`})`,
+      formatValue: (v) => formatCount(v),
+    },
+  );
+  const answered = summary.days.reduce((n, d) => n + d.answered, 0);
+  const title = escapeHtml(context.title);
+  const reports = context.reports ?? [];
+  const callReports = reports.filter((r) => r.dataset === 'calls');
+  const nameOf = (id: string) => reports.find((r) => r.reportId === id)?.reportName ?? id;
+  const covered =
+    reports.length === 0
+      ? ''
+      : `<p class="meta">Calls of ${callReports.length === 0 ? 'no call-list report' : callReports.map((r) => `&ldquo;${escapeHtml(r.reportName)}&rdquo;`).join(', ')}: a call none of them lists is not counted here (a &ldquo;Lost calls&rdquo; report alone shows no answered call).</p>`;
+  const summaries =
+    (context.summaryReports ?? []).length === 0
+      ? ''
+      : `<h2>Summary reports (table summaries)</h2>
+<table><thead><tr><th>report</th><th>days</th><th>rows</th><th>ans</th><th>ref</th><th>lost</th></tr></thead><tbody>
+${(context.summaryReports ?? [])
+  .map(
+    (s) =>
+      `<tr><td>${escapeHtml(nameOf(s.reportId))}</td><td>${s.days}</td><td>${formatCount(s.rows)}</td><td>${formatCount(s.ans)}</td><td>${formatCount(s.ref)}</td><td>${formatCount(s.lost)}</td></tr>`,
+  )
+  .join('\n')}
+</tbody></table>
+<p class="meta">Their rows are the service's totals (per user ...) for each local day, not calls: they are not in the charts above.</p>`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>${title}</title>
+<style>
+  body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 780px; color: #1b2733; padding: 0 1rem; }
+  h1 { font-size: 1.4rem; margin-bottom: .2rem; } h2 { font-size: 1.05rem; margin: 2rem 0 .4rem; }
+  p.meta { color: #5b6b7a; margin-top: 0; }
+  svg { width: 100%; height: auto; background: #fff; }
+  .bar { fill: #2f6fb5; } [data-chart="answer-rate-per-day"] .bar { fill: #2e8b57; }
+  .grid { stroke: #e3e8ee; } .tick, .label, .value { font-size: 11px; fill: #5b6b7a; } .value { fill: #1b2733; }
+  dl { display: grid; grid-template-columns: max-content auto; gap: .2rem 1rem; }
+  dt { color: #5b6b7a; } dd { margin: 0; }
+  table { border-collapse: collapse; } th, td { padding: .15rem .6rem; text-align: right; } th:first-child, td:first-child { text-align: left; }
+</style>
+</head>
+<body>
+<h1>${title}</h1>
+<p class="meta">${escapeHtml(summary.from)} to ${escapeHtml(summary.to)} (local dates${context.timeZone === undefined ? '' : ` in ${escapeHtml(context.timeZone)}`}) &middot; generated ${escapeHtml(context.generatedAt)}</p>
+${covered}
+<dl>
+  <dt>Calls</dt><dd>${formatCount(summary.calls)}</dd>
+  <dt>Answered</dt><dd>${formatCount(answered)} (${percent(summary.calls === 0 ? null : answered / summary.calls)})</dd>
+</dl>
+<h2>Calls per day</h2>
+${callsChart}
+<h2>Answer rate per day</h2>
+${rateChart}
+<h2>Calls by weekday and hour (local time of the call's start${context.timeZone === undefined ? '' : `, ${escapeHtml(context.timeZone)}`})</h2>
+${heat}
+<p class="meta">A call is counted once across reports (by connId); answered means ans = 1.</p>
+${summaries}
+</body>
+</html>
+`;
+}
+
+/** Writes the page into `outDir` (atomically: a reader never sees half a page); returns its path. */
+export async function writeSummaryPage(outDir: string, html: string): Promise<string> {
+  const file = path.join(outDir, SUMMARY_PAGE_NAME);
+  const temp = `${file}.${process.pid}.tmp`;
+  await fs.mkdir(outDir, { recursive: true });
+  await fs.writeFile(temp, html);
+  await fs.rename(temp, file);
+  return file;
+}

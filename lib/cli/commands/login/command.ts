@@ -1,0 +1,229 @@
+import { spawn } from 'node:child_process';
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
+import { buildAuthorizationUrl, exchangeCode, type FetchLike, validateRedirect } from '../../../api';
+import {
+  CLI_ERROR_CODES,
+  CommandError,
+  ConfigError,
+  defineCommand,
+  HELP_OPTION,
+  integerValue,
+  parseOrHelp,
+} from '../../../command-line/options';
+import type { ServiceSecret } from '../../../workflow/service-secret';
+import { checkAws } from '../../aws/preflight';
+import { bucketTargets, s3ClientFactory } from '../../aws/s3-client';
+import {
+  type AwsClients,
+  openSecretStore,
+  refreshLeaseStore,
+  refreshLeaseStoreUri,
+  secretsManagerClientFor,
+  secretTargets,
+  underRefreshLease,
+} from '../../aws/secret-access';
+import {
+  CONFIG_FILE_OPTION,
+  configOptions,
+  type ResolvedConfig,
+  resolveConfig,
+  secretLocation,
+  serviceUrls,
+} from '../../shared/config';
+import { promptLine } from '../../shared/prompt';
+import { type LoopbackOptions, loopbackAddress, openLoopbackRedirect } from './loopback-redirect';
+
+/** `login`: the authorization-code flow for a production tenant, into the deployment's secret. */
+export const LOGIN_COMMAND = defineCommand({
+  name: 'login',
+  usage: 'Usage: report-export login [options]',
+  summary: 'Signs in to the service in a browser and stores client credentials and tokens in the secret.',
+  description: `Prints (and opens, on a terminal) the authorization URL, listens on the registered
+loopback redirect (http, or https with a self-signed certificate made for this login),
+checks the state, uses PKCE, exchanges the code and stores client id and secret, URLs
+and tokens in a Secrets Manager secret (--secret-id) or a local file (--secret-file,
+mode 0600). No token or secret is ever printed. The client secret comes from
+REPORT_EXPORT_CLIENT_SECRET or the config file, else it is asked for (not echoed).`,
+  options: {
+    ...configOptions([
+      'region',
+      'baseUrl',
+      'authUrl',
+      'clientId',
+      'redirectUri',
+      'secretFile',
+      'secretId',
+      'leaseStore',
+    ]),
+    ...CONFIG_FILE_OPTION,
+    timeout: {
+      type: 'string',
+      value: '<seconds>',
+      help: 'give up when no sign-in arrives in time (default 300)',
+      parse: integerValue(1, 3600),
+    },
+    'no-open': { type: 'boolean', help: 'only print the URL; do not open a browser' },
+    json: { type: 'boolean', help: 'print one JSON line (where the secret is, expiry; never a token)' },
+    ...HELP_OPTION,
+  },
+  examples: [
+    'report-export login --region uk --client-id my-app --secret-file ./.report-export/login.json',
+    'REPORT_EXPORT_CLIENT_SECRET=... report-export login --region eu --client-id my-app --secret-id arn:aws:secretsmanager:eu-west-1:123456789012:secret:ReportExport',
+    'report-export login --base-url http://127.0.0.1:4010/api --auth-url http://127.0.0.1:4010 --redirect-uri https://127.0.0.1:8000/',
+  ],
+  notes: `Exit status: 0 signed in and stored, 1 failed or timed out, 2 usage or configuration error
+(with --secret-id: AWS credentials, region or the secret missing, checked before the sign-in).`,
+});
+
+/** What tests (and embedding code) may replace. */
+export interface LoginDependencies extends AwsClients {
+  /** Called with the authorization URL once the redirect listens (tests drive a browser here). */
+  onAuthorizationUrl?: (url: string) => void;
+  loopback?: LoopbackOptions;
+}
+
+/** The JSON line of `login --json`. */
+export interface LoginLine {
+  secret: string;
+  authUrl: string;
+  baseUrl: string;
+  clientId: string;
+  redirectUri: string;
+  accessTokenExpiresAt: string;
+  scope: string | null;
+}
+
+async function clientCredentials(
+  config: ResolvedConfig,
+): Promise<{ clientId: string; clientSecret: string }> {
+  const interactive = process.stdin.isTTY === true;
+  let clientId = config.clientId?.value;
+  if (clientId === undefined) {
+    if (!interactive) throw new ConfigError('login needs --client-id (or REPORT_EXPORT_CLIENT_ID)');
+    clientId = await promptLine('Client id: ');
+  }
+  let clientSecret = config.clientSecret?.value;
+  if (clientSecret === undefined) {
+    if (!interactive) {
+      throw new ConfigError(
+        'login needs the client secret in REPORT_EXPORT_CLIENT_SECRET (or the config file)',
+      );
+    }
+    clientSecret = await promptLine('Client secret (not shown): ', { hidden: true });
+  }
+  if (clientId === '' || clientSecret === '')
+    throw new ConfigError('client id and client secret must not be empty');
+  return { clientId, clientSecret };
+}
+
+/** Opens `url` with xdg-open / open when on a terminal; silently nothing when it cannot. */
+async function openBrowser(url: string): Promise<void> {
+  const opener = process.platform === 'darwin' ? 'open' : 'xdg-open';
+  const dirs = (process.env.PATH ?? '').split(':').filter(Boolean);
+  const found = await Promise.any(dirs.map((d) => access(join(d, opener)).then(() => true))).catch(
+    () => false,
+  );
+  if (!found) return;
+  const child = spawn(opener, [url], { stdio: 'ignore', detached: true });
+  child.on('error', () => {});
+  child.unref();
+}
+
+/** The Secrets Manager secret and an S3 lease store, checked; the clients login then uses. */
+async function checkAwsForLogin(
+  config: ResolvedConfig,
+  location: ReturnType<typeof secretLocation>,
+  deps: LoginDependencies,
+): Promise<AwsClients> {
+  const sm =
+    deps.secretsManager?.() ??
+    (location.kind === 'secrets-manager' ? secretsManagerClientFor(location.secretId) : undefined);
+  const s3 = deps.s3 ?? s3ClientFactory(config);
+  const clients: AwsClients = { ...deps, s3, ...(sm ? { secretsManager: () => sm } : {}) };
+  await checkAws('login', [
+    ...secretTargets(location, clients, 'exists', deps.secretsManager !== undefined),
+    ...bucketTargets(
+      [
+        {
+          uri: await refreshLeaseStoreUri(config, location),
+          where: config.leaseStore?.where ?? '--lease-store',
+        },
+      ],
+      s3,
+      {
+        injected: deps.s3 !== undefined,
+        ...(config.s3Endpoint === undefined ? {} : { endpoint: config.s3Endpoint.value }),
+      },
+    ),
+  ]);
+  return clients;
+}
+
+export async function loginCommand(argv: readonly string[], deps: LoginDependencies = {}): Promise<number> {
+  const v = parseOrHelp(LOGIN_COMMAND, argv);
+  if (v === undefined) return 0;
+  const config = await resolveConfig({ flags: v });
+  const { baseUrl, authUrl } = serviceUrls(config);
+  if (baseUrl === undefined || authUrl === undefined) {
+    throw new ConfigError('login needs --region uk|na|eu|au, or --base-url and --auth-url');
+  }
+  const redirectUri = config.redirectUri?.value ?? 'http://127.0.0.1:8000/';
+  loopbackAddress(redirectUri, config.redirectUri?.where);
+  const location = secretLocation(config);
+  // Before the user is asked for anything or signs in: a login whose tokens cannot be
+  // stored (no AWS credentials, no region, no such secret) would be thrown away.
+  const aws = await checkAwsForLogin(config, location, deps);
+  const { clientId, clientSecret } = await clientCredentials(config);
+  const app = { authUrl: authUrl.value, clientId, clientSecret, redirectUri };
+  const { url, state, codeVerifier } = buildAuthorizationUrl({ ...app, pkce: true });
+
+  const loopback = await openLoopbackRedirect(redirectUri, deps.loopback);
+  try {
+    process.stderr.write(
+      `Open this URL in a browser and sign in (waiting on ${loopback.origin}):\n\n  ${url.href}\n\n`,
+    );
+    if (deps.onAuthorizationUrl) deps.onAuthorizationUrl(url.href);
+    else if (!v['no-open'] && process.stderr.isTTY === true) await openBrowser(url.href);
+    const timeoutMs = (v.timeout ?? 300) * 1000;
+    const secret = await loopback.next(async (params) => {
+      const { code } = validateRedirect(params, state);
+      const fetchOption: { fetch?: FetchLike } = deps.fetch ? { fetch: deps.fetch } : {};
+      const tokens = await exchangeCode(app, { code, codeVerifier }, { transport: fetchOption });
+      if (tokens.refreshToken === undefined) {
+        throw new CommandError(
+          CLI_ERROR_CODES.noRefreshToken,
+          'The authorization server issued no refresh token (was offline_access granted?); the export cannot run unattended without one',
+        );
+      }
+      const value: ServiceSecret = {
+        ...app,
+        baseUrl: baseUrl.value,
+        refreshToken: tokens.refreshToken,
+        accessToken: tokens.accessToken,
+        accessTokenExpiresAt: tokens.expiresAt,
+      };
+      const { store, name } = openSecretStore(location, aws);
+      // Under the secret's refresh lease: a command refreshing the old login right now
+      // must not store its tokens over these.
+      const leases = await refreshLeaseStore(config, aws, location);
+      await underRefreshLease(leases, () => store.put(name, value), { waitMs: 10_000 });
+      return { value, scope: tokens.scope };
+    }, timeoutMs);
+    const where = location.kind === 'file' ? location.file : location.secretId;
+    const line: LoginLine = {
+      secret: where,
+      authUrl: app.authUrl,
+      baseUrl: baseUrl.value,
+      clientId,
+      redirectUri,
+      accessTokenExpiresAt: new Date(secret.value.accessTokenExpiresAt ?? 0).toISOString(),
+      scope: secret.scope ?? null,
+    };
+    if (v.json) process.stdout.write(`${JSON.stringify(line)}\n`);
+    else process.stdout.write(`Signed in as client ${clientId}; stored the login in ${where}\n`);
+    return 0;
+  } finally {
+    await loopback.close();
+  }
+}

@@ -1,0 +1,175 @@
+import { createReadStream } from 'node:fs';
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import {
+  choiceValue,
+  defineCommand,
+  HELP_OPTION,
+  nonEmptyValue,
+  parseOrHelp,
+  UsageError,
+} from '../../../command-line/options';
+import { CLI_DEFAULTS, defaultHelp } from '../../shared/defaults';
+import { openLake, type QueryAnswer } from '../../shared/lake-database';
+import { colors, renderTable } from '../../shared/terminal';
+
+/** Error codes of `query` (CLI_ prefix, as every CLI code). */
+export const QUERY_ERROR_CODES = { failed: 'CLI_QUERY_FAILED' } as const;
+
+/** DuckDB refused or failed the statement; the message is DuckDB's. */
+export class QueryFailedError extends Error {
+  override readonly name = 'QueryFailedError';
+  readonly code = QUERY_ERROR_CODES.failed;
+}
+
+const FORMATS = ['table', 'csv', 'json'] as const;
+
+/** `query`: SQL over a local export directory. */
+export const QUERY_COMMAND = defineCommand({
+  name: 'query',
+  usage: 'Usage: report-export query [--dir <dir>] [--format table|csv|json] <sql>',
+  summary: 'Runs SQL with DuckDB over a local export (tables calls, summaries and runs, as in Glue).',
+  description: `Tables, named and typed as the Glue catalog has them (also as report_export.<table>, so
+the deploy guide's Athena queries run here unchanged, json_extract_scalar included):
+  calls      the Parquet dataset with its hive partitions: report_id and dt (strings, as in Glue; dt the
+             local date of start) and every column of the schema (start is local wall time);
+             members the schema does not know are in extra (JSON text):
+             json_extract_scalar(extra, '$.accountCode')
+  summaries  the rows of summary reports (no start): dt is the local day they total
+  runs       the run records (JSON lines under <dir>/runs/dt=*/), dt the UTC date of the run
+A table without files yet is empty. Nothing is fetched from the network.`,
+  options: {
+    dir: {
+      type: 'string',
+      value: '<dir>',
+      help: `the export directory ${defaultHelp(CLI_DEFAULTS.lakeDir, true)}`,
+      parse: nonEmptyValue,
+    },
+    format: {
+      type: 'string',
+      value: '<table|csv|json>',
+      help: 'output: a table (default), CSV with a header, or a JSON array of row objects',
+      parse: choiceValue(FORMATS),
+    },
+    json: { type: 'boolean', help: 'same as --format json' },
+    file: {
+      type: 'string',
+      short: 'f',
+      value: '<file.sql>',
+      help: "read the SQL from a file ('-' for stdin) instead of the argument",
+      parse: nonEmptyValue,
+    },
+    ...HELP_OPTION,
+  },
+  examples: [
+    'report-export query --dir ./data-lake "SELECT dt, count(*) FROM calls GROUP BY dt ORDER BY dt"',
+    'report-export query --format csv "SELECT report_id, dt, count(*) AS n FROM calls GROUP BY ALL" > counts.csv',
+    'report-export query --json "SELECT runId, status, rows FROM runs ORDER BY startedAt DESC LIMIT 5"',
+    'report-export query -f daily.sql --format csv',
+    "echo 'SELECT count(*) FROM summaries' | report-export query -",
+  ],
+});
+
+/** Splits the one SQL argument from the flags (parseCommandLine takes no positionals). */
+function splitSql(argv: readonly string[]): { flags: string[]; sql: string[] } {
+  const flags: string[] = [];
+  const sql: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--') {
+      sql.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith('-') || arg === '-') {
+      sql.push(arg);
+      continue;
+    }
+    flags.push(arg);
+    const name = arg.replace(/^--?/, '');
+    const options = QUERY_COMMAND.options as Record<string, { type: string; short?: string }>;
+    const spec = arg.startsWith('--') ? options[name] : Object.values(options).find((o) => o.short === name);
+    // A value option's value is the next item (`--dir lake`), unless given inline.
+    if (spec?.type === 'string' && i + 1 < argv.length) flags.push(argv[++i] as string);
+  }
+  return { flags, sql };
+}
+
+/** CSV per RFC 4180 (quoted when needed), one line per row. */
+export function toCsv(answer: QueryAnswer): string {
+  const field = (v: unknown): string => {
+    const text = v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+    return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+  };
+  const lines = [
+    answer.columns.map(field),
+    ...answer.rows.map((r) => answer.columns.map((c) => field(r[c]))),
+  ];
+  return lines.map((l) => `${l.join(',')}\r\n`).join('');
+}
+
+/** Most SQL text read from a file or stdin: a query, not a dump. */
+const MAX_SQL_BYTES = 1024 * 1024;
+
+/** The SQL text of `-f <file>` or stdin (`-f -`, or `-` as the argument). */
+async function readSql(from: string, stdin: NodeJS.ReadableStream): Promise<string> {
+  const what = from === '-' ? 'stdin' : from;
+  let text = '';
+  try {
+    const stream = from === '-' ? stdin : createReadStream(from);
+    for await (const chunk of stream) {
+      text += typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8');
+      if (text.length > MAX_SQL_BYTES) throw new UsageError(`the SQL in ${what} is over 1 MiB`);
+    }
+  } catch (cause) {
+    if (cause instanceof UsageError) throw cause;
+    throw new UsageError(`cannot read the SQL from ${what}: ${(cause as Error).message}`, { cause });
+  }
+  if (text.trim() === '') throw new UsageError(`${what} holds no SQL`);
+  return text;
+}
+
+export async function queryCommand(
+  argv: readonly string[],
+  stdin: NodeJS.ReadableStream = process.stdin,
+): Promise<number> {
+  const { flags, sql } = splitSql(argv);
+  const v = parseOrHelp(QUERY_COMMAND, flags);
+  if (v === undefined) return 0;
+  if (v.file !== undefined && sql.length > 0) {
+    throw new UsageError('give the SQL as an argument or with --file, not both');
+  }
+  if (v.file === undefined && sql.length === 0)
+    throw new UsageError(
+      'a SQL statement is required, e.g. "SELECT count(*) FROM calls" (or --file <file.sql>, or - for stdin)',
+    );
+  if (sql.length > 1)
+    throw new UsageError(`give the SQL as one argument (quote it); got ${sql.length} arguments`);
+  const from = v.file ?? (sql[0] === '-' ? '-' : undefined);
+  if (from !== undefined) sql[0] = await readSql(from, stdin);
+  if (v.json && v.format !== undefined && v.format !== 'json') {
+    throw new UsageError(`--json and --format ${v.format} disagree; give one`);
+  }
+  const format = v.json ? 'json' : (v.format ?? 'table');
+  const dir = path.resolve(v.dir ?? CLI_DEFAULTS.lakeDir);
+  const stat = await fs.stat(dir).catch(() => undefined);
+  if (!stat?.isDirectory()) {
+    throw new UsageError(`--dir ${dir} is not a directory (run npm start first, or pass --dir)`);
+  }
+  const db = await openLake(dir);
+  let answer: QueryAnswer;
+  try {
+    answer = await db.query(sql[0] as string);
+  } catch (cause) {
+    throw new QueryFailedError((cause as Error).message, { cause });
+  } finally {
+    db.close();
+  }
+  if (format === 'json') process.stdout.write(`${JSON.stringify(answer.rows)}\n`);
+  else if (format === 'csv') process.stdout.write(toCsv(answer));
+  else {
+    const c = colors(process.stdout);
+    process.stdout.write(renderTable(answer.rows, answer.columns, { header: c.bold }));
+    process.stderr.write(`(${answer.rows.length} row${answer.rows.length === 1 ? '' : 's'})\n`);
+  }
+  return 0;
+}

@@ -1,0 +1,332 @@
+import { fileURLToPath } from 'node:url';
+import { createClient, refreshTokens } from '../../../api';
+import {
+  choiceValue,
+  defineCommand,
+  HELP_OPTION,
+  integerValue,
+  nonEmptyValue,
+  parseOrHelp,
+  UsageError,
+} from '../../../command-line/options';
+import { describeStagingRecovery, sweepDeadStaging } from '../../../local/dead-staging';
+import type { MetricsSink } from '../../../workflow/finalize';
+import type { WorkflowLogger, WorkflowRuntime } from '../../../workflow/runtime';
+import { SecretTokenSource } from '../../../workflow/service-secret';
+import { jobsWithinBudget } from '../../../workflow/settings';
+import { checkAws } from '../../aws/preflight';
+import { bucketTargets, s3ClientFactory } from '../../aws/s3-client';
+import {
+  type AwsClients,
+  leaseStoreUri,
+  openSecretStore,
+  refreshLeaseStore,
+  resolveWorkspace,
+  secretsManagerClientFor,
+  secretTargets,
+  secretUri,
+  serviceClientFromSecret,
+} from '../../aws/secret-access';
+import {
+  CONFIG_FILE_OPTION,
+  configOptions,
+  type ResolvedConfig,
+  resolveConfig,
+  secretLocation,
+  serviceUrls,
+} from '../../shared/config';
+import { CLI_DEFAULTS, defaultHelp } from '../../shared/defaults';
+import { EXECUTION_INPUT_OPTIONS, executionInputOf } from '../../shared/execution-input-options';
+import { refuseFutureDates } from '../../shared/future-dates';
+import { acquireOutDirLock } from '../../shared/out-dir-lock';
+import { checkedOutUri } from '../../shared/out-location';
+import { colors, formatCount, formatDuration, progress, renderTable } from '../../shared/terminal';
+
+/** `run`: one export on this machine, through the same state machine the deployment runs. */
+export const RUN_COMMAND = defineCommand({
+  name: 'run',
+  usage: 'Usage: report-export run (--date <d> | --from <d> --to <d> | --preset <name>) [options]',
+  summary:
+    'Runs one export on this machine through the workflow, against any service, into a directory or S3.',
+  description: `Executes the synthesized state machine locally (as npm run workflow does), with the
+stored login (see login) against its service or the one --base-url/--region names,
+into --out (a directory or s3://bucket/prefix). States show on stderr; a summary (or
+--json, one line) on stdout.`,
+  options: {
+    ...EXECUTION_INPUT_OPTIONS,
+    out: {
+      type: 'string',
+      value: '<dir|s3://bucket/prefix>',
+      help: `where the data lake is ${defaultHelp(CLI_DEFAULTS.lakeDir, true)}`,
+      parse: nonEmptyValue,
+    },
+    format: {
+      type: 'string',
+      value: '<list>',
+      help: "formats written: only 'parquet,csv' (both, always) today",
+      parse: formatsValue,
+    },
+    'csv-gzip': { type: 'boolean', help: 'write .csv.gz instead of .csv' },
+    'parquet-codec': {
+      type: 'string',
+      value: '<codec>',
+      help: 'SNAPPY (default), ZSTD or UNCOMPRESSED',
+      parse: choiceValue(['SNAPPY', 'ZSTD', 'UNCOMPRESSED'] as const),
+    },
+    'wait-ms': {
+      type: 'string',
+      value: '<ms>',
+      help: `pause between status polls of a report ${defaultHelp(CLI_DEFAULTS.pollMs)}`,
+      parse: integerValue(0, 600_000),
+    },
+    ...configOptions([
+      'region',
+      'baseUrl',
+      'authUrl',
+      'secretFile',
+      'secretId',
+      'workspace',
+      'timeZone',
+      'leaseStore',
+      's3Endpoint',
+    ]),
+    ...CONFIG_FILE_OPTION,
+    json: { type: 'boolean', help: 'print one JSON line {status, jobs, rows, partitions, files, ...}' },
+    ...HELP_OPTION,
+  },
+  examples: [
+    'report-export run --time-zone Europe/London --date 2026-11-20',
+    'report-export run --time-zone Europe/London --from 2026-11-01 --to 2026-11-14 --report "Lost calls" --out ./lake --csv-gzip',
+    'report-export run --time-zone Europe/London --preset LastWeek --region uk --out s3://my-lake/calls --json',
+  ],
+  notes: `Exit status: 0 the execution SUCCEEDED, 1 it failed, 2 usage or configuration error: a date
+after today in --time-zone, or AWS credentials, region, the --secret-id secret or the
+s3:// bucket missing (checked before the service is asked anything).`,
+});
+
+function formatsValue(raw: string, flag: string): 'parquet,csv' {
+  const formats = new Set(raw.split(',').map((f) => f.trim().toLowerCase()));
+  for (const f of formats) {
+    if (f !== 'parquet' && f !== 'csv') throw new UsageError(`${flag}: unknown format '${f}' (parquet, csv)`);
+  }
+  if (formats.size !== 2) {
+    throw new UsageError(
+      `${flag} ${raw}: the export writes Parquet and CSV together; choosing one format is not supported yet (use --format parquet,csv)`,
+    );
+  }
+  return 'parquet,csv';
+}
+
+/**
+ * The tenant's time zone: days and partitions (dt) are local to it, and the service refuses
+ * a report run in another zone. This machine's zone is no safe guess, so it must be given.
+ */
+function tenantTimeZone(config: ResolvedConfig): string {
+  if (config.timeZone !== undefined) return config.timeZone.value;
+  throw new UsageError(
+    "--time-zone is required (or REPORT_EXPORT_TIME_ZONE, or timeZone in the config file): the tenant's IANA zone, e.g. --time-zone Europe/London; days and partitions are local to the tenant's zone, and the service refuses a run in any other",
+  );
+}
+
+/**
+ * The handlers' runtime for this machine: the Lambda's environment built from the
+ * configuration, and, when the configuration names other service URLs than the secret,
+ * a client and a token refresh on those.
+ */
+async function buildRuntime(
+  config: ResolvedConfig,
+  env: Record<string, string>,
+  logger: WorkflowLogger,
+  deps: AwsClients,
+): Promise<WorkflowRuntime> {
+  const { createWorkflowRuntime } = await import('../../../workflow/runtime');
+  const s3 = deps.s3 ?? s3ClientFactory(config);
+  const fetchOption = deps.fetch === undefined ? {} : { fetch: deps.fetch };
+  const runtime = createWorkflowRuntime(env, { logger, s3, ...fetchOption });
+  const urls = serviceUrls(config);
+  const location = secretLocation(config);
+  const { store, name } = openSecretStore(location, deps);
+  const tokens = new SecretTokenSource({
+    secrets: store,
+    secretName: name,
+    // The secret's refresh lease, not LEASE_STORE_URI's (the partition leases, by default
+    // under the working directory): every command refreshing this secret takes this one.
+    leases: await refreshLeaseStore(config, { s3 }, location),
+    refresh: (client, refreshToken, signal) =>
+      refreshTokens({ ...client, ...(urls.authUrl ? { authUrl: urls.authUrl.value } : {}) }, refreshToken, {
+        transport: fetchOption,
+        ...(signal ? { signal } : {}),
+      }),
+  });
+  return {
+    ...runtime,
+    tokens,
+    async client() {
+      const secret = await tokens.read();
+      return createClient({
+        baseUrl: urls.baseUrl?.value ?? secret.baseUrl,
+        auth: tokens,
+        workspaceId: runtime.settings.workspaceId,
+        timeoutMs: 30_000,
+        ...fetchOption,
+      });
+    },
+  };
+}
+
+/**
+ * Every Wait lasts --wait-ms here (not the state's growing seconds), so a job gets as many
+ * polls as the history budget allows for this many reports (up to 450: 15 min at 2 s);
+ * none set keeps the deployment's default.
+ */
+function pollBudget(reports: number): { MAX_POLLS_PER_JOB?: string } {
+  const poll = { initialSeconds: 5, maxSeconds: 60, factor: 2 };
+  for (let polls = 450; polls >= 40; polls -= 10) {
+    const fits = jobsWithinBudget({ poll: { ...poll, maxPollsPerJob: polls }, maxRequestsPerJob: 16 });
+    if (fits >= reports) return { MAX_POLLS_PER_JOB: String(polls) };
+  }
+  return {};
+}
+
+/**
+ * What the run needs of AWS (a Secrets Manager secret, an S3 lake or lease store), checked
+ * before the service is asked anything: without it the run would request reports and then
+ * retry its writes for half a minute. Returns the clients the run then uses (the checked ones).
+ */
+async function checkAwsForRun(config: ResolvedConfig, out: string, deps: AwsClients): Promise<AwsClients> {
+  const location = secretLocation(config);
+  let sm: ReturnType<NonNullable<AwsClients['secretsManager']>> | undefined;
+  const secretsManager =
+    deps.secretsManager ??
+    (location.kind === 'secrets-manager'
+      ? () => {
+          sm ??= secretsManagerClientFor(location.secretId);
+          return sm;
+        }
+      : undefined);
+  const s3 = deps.s3 ?? s3ClientFactory(config);
+  const clients: AwsClients = { ...deps, s3, ...(secretsManager ? { secretsManager } : {}) };
+  await checkAws('run', [
+    ...secretTargets(location, clients, 'read', deps.secretsManager !== undefined),
+    ...bucketTargets(
+      [
+        { uri: out, where: '--out' },
+        { uri: leaseStoreUri(config), where: config.leaseStore?.where ?? '--lease-store' },
+      ],
+      s3,
+      {
+        injected: deps.s3 !== undefined,
+        ...(config.s3Endpoint === undefined ? {} : { endpoint: config.s3Endpoint.value }),
+      },
+    ),
+  ]);
+  return clients;
+}
+
+export async function runCommand(argv: readonly string[], deps: AwsClients = {}): Promise<number> {
+  const v = parseOrHelp(RUN_COMMAND, argv);
+  if (v === undefined) return 0;
+  const input = executionInputOf(v);
+  const config = await resolveConfig({ flags: v });
+  const timeZone = tenantTimeZone(config);
+  refuseFutureDates(input, timeZone);
+  const out = await checkedOutUri('--out', v.out ?? CLI_DEFAULTS.lakeDir);
+  const aws = await checkAwsForRun(config, out, deps);
+  // A lake on this machine: one run at a time (the out-dir lock `npm start` takes too), and
+  // what a killed run left there recovered before this one starts.
+  const lakeDir = out.startsWith('file:') ? fileURLToPath(out) : undefined;
+  const lock = lakeDir === undefined ? undefined : await acquireOutDirLock(lakeDir);
+  try {
+    if (lakeDir !== undefined) {
+      for (const r of await sweepDeadStaging(lakeDir))
+        process.stderr.write(`${describeStagingRecovery(r, lakeDir)}\n`);
+    }
+    const started = Date.now();
+    const bar = progress(process.stderr);
+    bar.update('Reading the login and the reports of the workspace');
+    const { client } = await serviceClientFromSecret(config, aws);
+    const workspaceId = await resolveWorkspace(config, client);
+    const reports: { id: string; name: string }[] = [];
+    for await (const r of client.reporting.listReports({ workspaceId }))
+      reports.push({ id: r.id, name: r.name });
+    for (const wanted of v.report ?? []) {
+      if (!reports.some((r) => r.id === wanted || r.name.toLowerCase() === wanted.toLowerCase())) {
+        bar.done();
+        throw new UsageError(
+          `--report '${wanted}' is not a report of workspace ${workspaceId} (id or name); reports: ${reports.map((r) => `'${r.name}'`).join(', ')}`,
+        );
+      }
+    }
+    const env: Record<string, string> = {
+      TIME_ZONE: timeZone,
+      WORKSPACE_ID: workspaceId,
+      REPORTS: JSON.stringify(reports),
+      OBJECT_STORE_URI: out,
+      LEASE_STORE_URI: leaseStoreUri(config),
+      SECRET_URI: secretUri(secretLocation(config)),
+      CSV_GZIP: v['csv-gzip'] ? 'true' : 'false',
+      PARQUET_CODEC: v['parquet-codec'] ?? 'SNAPPY',
+      ...pollBudget(reports.length),
+    };
+    const warnings: string[] = [];
+    const logger: WorkflowLogger = {
+      info: () => {},
+      warn: (message) => warnings.push(message),
+      error: (message) => warnings.push(message),
+    };
+    const runtime = await buildRuntime(config, env, logger, aws);
+    const c = colors(process.stderr);
+    let exported = 0;
+    const metrics = (): MetricsSink => ({ add: () => {}, flush: () => {} });
+    // The engine and the synthesized definition (aws-cdk-lib) load in seconds: only when running.
+    const { runLocalWorkflow } = await import('../../../local/run-workflow');
+    const { inProcessTasks } = await import('../../../local/local-tasks');
+    const { workflowLine } = await import('../workflow/command');
+    // This machine is the runtime here (its credentials, its disk): the handlers run in-process.
+    const result = await runLocalWorkflow(input, {
+      tasks: inProcessTasks(runtime, metrics),
+      waitMs: v['wait-ms'] ?? CLI_DEFAULTS.pollMs,
+      retryMs: 1000,
+      name: 'cli',
+      onEvent: (e) => {
+        if (e.type === 'StateEntered' && e.state !== undefined) {
+          if (e.state.name === 'ExportResults') exported++;
+          // No clock in the text: off a terminal, a line is printed only when the state changes.
+          bar.update(`${e.state.name}  (${exported} exports started)`);
+        }
+        if (e.type === 'StateRetried' && e.state !== undefined) bar.log(c.yellow(`${e.state.name} retried`));
+      },
+    });
+    bar.done();
+    const line = { ...workflowLine(result, out), seconds: Math.round((Date.now() - started) / 100) / 10 };
+    if (v.json) {
+      process.stdout.write(`${JSON.stringify(line)}\n`);
+    } else {
+      const o = colors(process.stdout);
+      const status = result.status === 'SUCCEEDED' ? o.green(result.status) : o.red(result.status);
+      process.stdout.write(
+        `${status}: ${formatCount(line.rows)} rows in ${formatCount(line.partitions)} partitions (${formatCount(line.files)} files) in ${formatDuration(Date.now() - started)}\n` +
+          `  data  ${out}\n`,
+      );
+      const rows = result.summaries.map((s) => ({
+        run: s.runId,
+        status: s.status,
+        jobs: s.jobs,
+        failed: s.failedJobs,
+        rows: s.rows,
+        partitions: s.partitions,
+      }));
+      if (rows.length > 0)
+        process.stdout.write(
+          `\n${renderTable(rows, ['run', 'status', 'jobs', 'failed', 'rows', 'partitions'])}`,
+        );
+      if (result.error !== null) process.stdout.write(`  error ${result.error}\n`);
+    }
+    // Whatever the output format, a failure says why on stderr (the error name alone does not).
+    if (line.cause !== null) process.stderr.write(`${c.red('cause')} ${line.cause}\n`);
+    for (const w of warnings.slice(0, 20)) process.stderr.write(`warning: ${w}\n`);
+    return result.status === 'SUCCEEDED' ? 0 : 1;
+  } finally {
+    await lock?.release();
+  }
+}

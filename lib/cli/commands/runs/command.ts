@@ -1,0 +1,137 @@
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import {
+  defineCommand,
+  HELP_OPTION,
+  integerValue,
+  nonEmptyValue,
+  parseOrHelp,
+  UsageError,
+} from '../../../command-line/options';
+import type { ObjectLocation } from '../../../stores/from-uri';
+import { readObject } from '../../../stores/object-store';
+import { parseRunRecord, type RunRecord } from '../../../workflow/run-record';
+import { CLI_DEFAULTS, defaultHelp } from '../../shared/defaults';
+import { colors, formatCount, formatDuration, renderTable } from '../../shared/terminal';
+
+/** `runs`: the latest run records. */
+export const RUNS_COMMAND = defineCommand({
+  name: 'runs',
+  usage: 'Usage: report-export runs [--dir <dir>|s3://bucket/prefix] [--limit <n>] [--json]',
+  summary: 'Lists the latest run records (one per workflow execution), newest first.',
+  description: `Finalize writes one record per execution to <prefix>/runs/dt=<UTC date>/<runId>.json:
+status, dates, rows, partitions, files, per-job counts and the error of a failed run.
+--dir takes a local export directory or an s3:// URI (credentials and region from the
+AWS environment, as the AWS CLI reads them).`,
+  options: {
+    dir: {
+      type: 'string',
+      value: '<dir|s3://bucket/prefix>',
+      help: `where the export is ${defaultHelp(CLI_DEFAULTS.lakeDir, true)}`,
+      parse: nonEmptyValue,
+    },
+    limit: { type: 'string', value: '<n>', help: 'how many runs (default 10)', parse: integerValue(1, 1000) },
+    json: { type: 'boolean', help: 'print the records as a JSON array (all members)' },
+    ...HELP_OPTION,
+  },
+  examples: ['report-export runs', 'report-export runs --dir s3://my-lake/exports --limit 3 --json'],
+});
+
+/** Location of the export as a store URI: s3:// as given, a path as file://. */
+async function storeUri(dir: string): Promise<string> {
+  if (dir.startsWith('s3://')) return dir;
+  const resolved = path.resolve(dir);
+  const stat = await fs.stat(resolved).catch(() => undefined);
+  if (!stat?.isDirectory())
+    throw new UsageError(`--dir ${resolved} is not a directory (run npm start first, or pass --dir)`);
+  return pathToFileURL(resolved).href;
+}
+
+function warnUnreadable(key: string, reason: string): void {
+  process.stderr.write(`warning: skipped the unreadable run record ${key}: ${reason}\n`);
+}
+
+/**
+ * The newest `limit` records: keys are listed (cheap), then records are read from the
+ * newest dates back until `limit` are in hand, so a long history is not read whole.
+ */
+export async function latestRuns(
+  uri: string,
+  limit: number,
+  onUnreadable: (key: string, reason: string) => void = warnUnreadable,
+): Promise<RunRecord[]> {
+  // Loaded on use: the store adapters bring the AWS SDK clients.
+  const { objectStoreFromUri, StoreUriError } = await import('../../../stores/from-uri');
+  let location: ObjectLocation;
+  try {
+    location = objectStoreFromUri('--dir', uri);
+  } catch (cause) {
+    if (cause instanceof StoreUriError) throw new UsageError(cause.message, { cause });
+    throw cause;
+  }
+  const prefix = location.prefix === '' ? 'runs/' : `${location.prefix}/runs/`;
+  const byDate = new Map<string, string[]>();
+  for await (const info of location.store.list(prefix)) {
+    const m = /runs\/dt=(\d{4}-\d{2}-\d{2})\/[^/]+\.json$/.exec(info.key);
+    if (m === null) continue;
+    const keys = byDate.get(m[1] as string) ?? [];
+    keys.push(info.key);
+    byDate.set(m[1] as string, keys);
+  }
+  const records: RunRecord[] = [];
+  for (const dt of [...byDate.keys()].sort().reverse()) {
+    if (records.length >= limit) break;
+    for (const key of byDate.get(dt) ?? []) {
+      const text = new TextDecoder().decode(await readObject(location.store, key));
+      const record = parseRunRecord(text);
+      // One damaged record (hand-edited, truncated by a copy) must not hide the others.
+      if (typeof record === 'string') onUnreadable(key, record);
+      else records.push(record);
+    }
+  }
+  return records.sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? '')).slice(0, limit);
+}
+
+export async function runsCommand(argv: readonly string[]): Promise<number> {
+  const v = parseOrHelp(RUNS_COMMAND, argv);
+  if (v === undefined) return 0;
+  const records = await latestRuns(await storeUri(v.dir ?? CLI_DEFAULTS.lakeDir), v.limit ?? 10);
+  if (v.json) {
+    process.stdout.write(`${JSON.stringify(records)}\n`);
+    return 0;
+  }
+  const c = colors(process.stdout);
+  const rows = records.map((r) => ({
+    started: r.startedAt.replace('T', ' ').slice(0, 19),
+    run: r.runId,
+    status: r.status,
+    mode: r.mode ?? '',
+    dates: r.dateFrom === null ? '' : r.dateFrom === r.dateTo ? r.dateFrom : `${r.dateFrom}..${r.dateTo}`,
+    jobs: r.failedJobs > 0 ? `${r.jobCount - r.failedJobs}/${r.jobCount}` : String(r.jobCount),
+    rows: r.rows,
+    partitions: r.partitions,
+    took: formatDuration(r.durationMs),
+    error: r.error ?? '',
+  }));
+  process.stdout.write(
+    renderTable(
+      rows,
+      [
+        'started',
+        'run',
+        { key: 'status', format: (s) => (s === 'SUCCEEDED' ? c.green(String(s)) : c.red(String(s))) },
+        'mode',
+        'dates',
+        { key: 'jobs', align: 'right' },
+        { key: 'rows', format: (n) => formatCount(Number(n)) },
+        'partitions',
+        { key: 'took', align: 'right' },
+        'error',
+      ],
+      { header: c.bold },
+    ),
+  );
+  if (records.length === 0) process.stderr.write('no run records yet\n');
+  return 0;
+}

@@ -1,0 +1,44 @@
+import { defineCommand, renderHelp } from '../../../command-line/options';
+import { parseSimArgs, SIM_COMMAND } from '../../../simulator/cli-options';
+
+/** `sim`: the local service, as `npm run sim` (bin/sim.ts) starts it; same options. */
+export const SIM_CLI_COMMAND = defineCommand({
+  ...SIM_COMMAND,
+  usage: 'Usage: report-export sim [options]        (or: npm run sim -- [options])',
+  examples: [
+    'npx tsx bin/report-export.ts sim --port 0 --json --auto-approve',
+    'npx tsx bin/report-export.ts sim --port 8080 --report-latency-ms 0 --data-dir .sim-data',
+  ],
+});
+
+/**
+ * Starts the local service, prints its connection details, and serves until SIGINT or
+ * SIGTERM; then closes it and resolves 0. `signal` stops it too (tests).
+ */
+export async function simCommand(argv: readonly string[], signal?: AbortSignal): Promise<number> {
+  const cli = parseSimArgs(argv);
+  if (cli.help) {
+    process.stdout.write(renderHelp(SIM_CLI_COMMAND));
+    return 0;
+  }
+  const { startSimulator } = await import('../../../simulator');
+  const { connectionDetails, formatDetailsJson, formatDetailsText } = await import(
+    '../../../simulator/connection-details'
+  );
+  const sim = await startSimulator(cli.options);
+  const details = connectionDetails(sim);
+  process.stdout.write(cli.json ? formatDetailsJson(details) : formatDetailsText(details));
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.removeListener('SIGINT', stop);
+      process.removeListener('SIGTERM', stop);
+      signal?.removeEventListener('abort', stop);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    signal?.addEventListener('abort', stop, { once: true });
+  });
+  await sim.close();
+  return 0;
+}

@@ -1,0 +1,164 @@
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import {
+  defineCommand,
+  HELP_OPTION,
+  integerValue,
+  nonEmptyValue,
+  parseOrHelp,
+  UsageError,
+} from '../../../command-line/options';
+import type { LocalWorkflowResult } from '../../../local/run-workflow';
+import { CLI_DEFAULTS, defaultHelp } from '../../shared/defaults';
+import { acquireOutDirLock } from '../../shared/out-dir-lock';
+
+/** `workflow`: one execution of the synthesized state machine on this machine. */
+export const WORKFLOW_COMMAND = defineCommand({
+  name: 'workflow',
+  usage: 'Usage: npm run workflow -- --input <json> [options]',
+  summary: 'Runs one execution of the deployed state machine locally (local service, local store).',
+  description: `Starts the local service in-process, logs in (auto-approval), and executes the
+state machine that \`cdk synth\` produces with aws-local-stepfunctions, each Task on
+its function's bundle as it deploys, in processes with the function's environment,
+memory and timeout. Prints each state on stderr and one JSON line on
+stdout; exits 0 only when the execution SUCCEEDED.`,
+  options: {
+    input: {
+      type: 'string',
+      value: '<json>',
+      help: 'execution input, e.g. {"date":"2026-11-20"}',
+      parse: json,
+    },
+    out: {
+      type: 'string',
+      value: '<dir>',
+      help: `data lake directory ${defaultHelp(CLI_DEFAULTS.lakeDir, true)}`,
+      parse: nonEmptyValue,
+    },
+    'rows-per-day': {
+      type: 'string',
+      value: '<n>',
+      help: `calls the local service generates per weekday ${defaultHelp(CLI_DEFAULTS.rowsPerDay)}`,
+      parse: integerValue(1, 1_000_000),
+    },
+    'wait-ms': {
+      type: 'string',
+      value: '<ms>',
+      help: 'length of every Wait state locally (default 200)',
+      parse: integerValue(0, 600_000),
+    },
+    ...HELP_OPTION,
+  },
+  examples: [
+    `npm run workflow -- --input '{"date":"2026-11-20"}'`,
+    `npm run workflow -- --input '{"scheduledTime":"2026-11-21T00:05:00Z"}' --out /tmp/lake`,
+    `npm run workflow -- --input '{"from":"2026-11-01","to":"2026-11-14","reports":["Lost calls"]}'`,
+  ],
+});
+
+function json(raw: string, flag: string): unknown {
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    throw new UsageError(`${flag} must be JSON, e.g. '{"date":"2026-11-20"}'; got ${raw}`);
+  }
+}
+
+/** The one line a script reads. */
+export interface WorkflowLine {
+  status: 'SUCCEEDED' | 'FAILED';
+  jobs: number;
+  rows: number;
+  partitions: number;
+  files: number;
+  historyEvents: number;
+  executions: number;
+  out: string;
+  error: string | null;
+  /** Why it failed: the failed run's cause (Finalize's), else the failed execution's; null on success. */
+  cause: string | null;
+}
+
+/** The first cause a failure left: a failed run summary's, else a failed execution's. */
+export function failureCause(result: LocalWorkflowResult): string | null {
+  if (result.status === 'SUCCEEDED') return null;
+  const summary = result.summaries.find((s) => s.status === 'FAILED' && s.cause !== '');
+  const execution = result.executions.find((e) => e.status === 'FAILED' && e.cause !== null);
+  return summary?.cause ?? execution?.cause ?? null;
+}
+
+export function workflowLine(result: LocalWorkflowResult, out: string): WorkflowLine {
+  const sum = (pick: (s: LocalWorkflowResult['summaries'][number]) => number) =>
+    result.summaries.reduce((n, s) => n + pick(s), 0);
+  return {
+    status: result.status,
+    jobs: sum((s) => s.jobs),
+    rows: sum((s) => s.rows),
+    partitions: sum((s) => s.partitions),
+    files: sum((s) => s.files),
+    historyEvents: Math.max(0, ...result.executions.map((e) => e.historyEvents)),
+    executions: result.executions.length,
+    out,
+    error: result.error,
+    cause: failureCause(result),
+  };
+}
+
+/** As shells report a process ended by SIGINT (128 + 2). */
+const INTERRUPTED_EXIT_CODE = 130;
+
+export async function workflowCommand(argv: readonly string[]): Promise<number> {
+  const v = parseOrHelp(WORKFLOW_COMMAND, argv);
+  if (v === undefined) return 0;
+  if (v.input === undefined) throw new UsageError('--input is required (try --help)');
+  const out = path.resolve(v.out ?? CLI_DEFAULTS.lakeDir);
+  // One run at a time into a lake: a second is refused, not raced.
+  const lock = await acquireOutDirLock(out);
+  // Ctrl+C (or a TERM): the tasks in flight abort and clean up, then the temporary directory
+  // (the secret file with the client secret and tokens) goes; a second signal does not wait.
+  const interrupt = new AbortController();
+  const onSignal = () => {
+    if (interrupt.signal.aborted) process.exit(INTERRUPTED_EXIT_CODE);
+    process.stderr.write('interrupted: stopping the tasks in flight\n');
+    interrupt.abort(new Error('interrupted'));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'report-export-workflow-'));
+  try {
+    // Loaded on use: the engine and CDK take a second to load.
+    const { startLocalDeployment } = await import('../../../local/local-deployment');
+    const deployment = await startLocalDeployment({
+      workDir,
+      objectStoreUri: pathToFileURL(out).href,
+      simulator: { rowsPerDay: v['rows-per-day'] ?? CLI_DEFAULTS.rowsPerDay, reportLatencyMs: 300 },
+    });
+    try {
+      const result = await deployment.run(v.input, {
+        waitMs: v['wait-ms'] ?? 200,
+        signal: interrupt.signal,
+        onEvent: (e) => {
+          if (e.type === 'StateEntered' && e.state !== undefined) process.stderr.write(`${e.state.name}\n`);
+          if (e.type === 'StateRetried' && e.state !== undefined)
+            process.stderr.write(`${e.state.name} retried\n`);
+          if (e.type === 'ExecutionFailed') process.stderr.write(`failed: ${e.Error ?? ''}\n`);
+        },
+      });
+      process.stdout.write(`${JSON.stringify(workflowLine(result, out))}\n`);
+      return result.status === 'SUCCEEDED' ? 0 : 1;
+    } finally {
+      await deployment.close();
+    }
+  } catch (error) {
+    if (!interrupt.signal.aborted) throw error;
+    process.stderr.write('interrupted: partitions already published stay; run again to finish\n');
+    return INTERRUPTED_EXIT_CODE;
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    await fs.rm(workDir, { recursive: true, force: true });
+    await lock.release();
+  }
+}

@@ -1,0 +1,107 @@
+import { isGuid } from '../../api/validate';
+import { choiceValue, nonEmptyValue, UsageError, type ValueParser } from '../../command-line/options';
+import { parseCalendarDate } from '../../export/window';
+import { PRESET_NAMES } from '../../spec/types';
+import { type ExecutionInput, parseExecutionInput } from '../../workflow/input';
+
+/**
+ * The options that make a workflow execution input, shared by `run`, `start` and
+ * `backfill`: they produce the same JSON the nightly schedule and Step Functions take
+ * (lib/workflow/input.ts), checked before anything is started.
+ */
+
+/** A date option, checked when parsed: `2026-02-30` is a usage error naming the flag. */
+export const calendarDateValue: ValueParser<string> = (raw, flag) => {
+  try {
+    parseCalendarDate(flag, raw);
+  } catch (cause) {
+    throw new UsageError((cause as Error).message, { cause });
+  }
+  return raw;
+};
+
+const guidValue: ValueParser<string> = (raw, flag) => {
+  if (!isGuid(raw)) throw new UsageError(`${flag} must be a GUID, got '${raw}'`);
+  return raw;
+};
+
+export const EXECUTION_INPUT_OPTIONS = {
+  date: { type: 'string', value: '<YYYY-MM-DD>', help: 'one local date', parse: calendarDateValue },
+  from: {
+    type: 'string',
+    value: '<YYYY-MM-DD>',
+    help: 'first local date (with --to)',
+    parse: calendarDateValue,
+  },
+  to: { type: 'string', value: '<YYYY-MM-DD>', help: 'last local date, inclusive', parse: calendarDateValue },
+  preset: {
+    type: 'string',
+    value: '<name>',
+    help: `a period the service knows: ${PRESET_NAMES.join(', ')}`,
+    parse: choiceValue(PRESET_NAMES),
+  },
+  report: {
+    type: 'string',
+    value: '<id|name>',
+    help: 'a report to export (repeatable; default every report)',
+    parse: nonEmptyValue,
+    multiple: true,
+  },
+  'filter-id': {
+    type: 'string',
+    value: '<guid>',
+    help: 'a predefined filter of the service',
+    parse: guidValue,
+  },
+  'force-replace': {
+    type: 'boolean',
+    help: 'replace published days even with far fewer rows (the shrink guard holds those otherwise)',
+  },
+} as const;
+
+export interface ExecutionInputValues {
+  date?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  preset?: string | undefined;
+  report?: string[] | undefined;
+  'filter-id'?: string | undefined;
+  'force-replace'?: boolean | undefined;
+}
+
+/** The execution input of the flags; a usage error naming them when they do not make one. */
+export function executionInputOf(v: ExecutionInputValues): ExecutionInput {
+  const modes = [
+    v.date !== undefined && '--date',
+    (v.from !== undefined || v.to !== undefined) && '--from/--to',
+    v.preset !== undefined && '--preset',
+  ].filter((m): m is string => m !== false);
+  if (modes.length !== 1) {
+    throw new UsageError(
+      modes.length === 0
+        ? 'give one of --date, --from and --to, or --preset'
+        : `give only one of --date, --from/--to, --preset; got ${modes.join(' and ')}`,
+    );
+  }
+  if ((v.from === undefined) !== (v.to === undefined)) {
+    throw new UsageError(
+      `${v.from === undefined ? '--from' : '--to'} is required with ${v.from === undefined ? '--to' : '--from'}`,
+    );
+  }
+  if (v.from !== undefined && v.to !== undefined && v.to < v.from) {
+    throw new UsageError(`--to (${v.to}) must not be before --from (${v.from})`);
+  }
+  const input: Record<string, unknown> = {};
+  if (v.date !== undefined) input.date = v.date;
+  if (v.from !== undefined) input.from = v.from;
+  if (v.to !== undefined) input.to = v.to;
+  if (v.preset !== undefined) input.preset = v.preset;
+  if (v.report !== undefined) input.reports = v.report;
+  if (v['filter-id'] !== undefined) input.filterId = v['filter-id'];
+  if (v['force-replace'] === true) input.forceReplace = true;
+  try {
+    return parseExecutionInput(input);
+  } catch (cause) {
+    throw new UsageError((cause as Error).message, { cause });
+  }
+}

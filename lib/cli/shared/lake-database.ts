@@ -1,0 +1,212 @@
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { type ColumnKind, DATASETS, tableSchema } from '../../export/schema';
+import { STACK_DEFAULTS } from '../../infra/stack-config';
+
+/** A query's answer: column names in order, rows as JSON values (a BIGINT beyond 2^53 as text, DATE as YYYY-MM-DD). */
+export interface QueryAnswer {
+  columns: string[];
+  rows: Record<string, unknown>[];
+}
+
+/** DuckDB over a local export directory, with the tables the Glue catalog names. */
+export interface LakeDatabase {
+  query(sql: string): Promise<QueryAnswer>;
+  close(): void;
+}
+
+const DUCKDB_TYPES: Record<ColumnKind, string> = {
+  string: 'VARCHAR',
+  int32: 'INTEGER',
+  double: 'DOUBLE',
+  boolean: 'BOOLEAN',
+  localTimestamp: 'TIMESTAMP',
+  utcTimestamp: 'TIMESTAMP WITH TIME ZONE',
+};
+
+/** Quotes text as a SQL string literal. */
+export function sqlString(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+/** Error codes of the lake database (CLI_ prefix, as every CLI code). */
+export const LAKE_ERROR_CODES = { readOnly: 'CLI_QUERY_READ_ONLY' } as const;
+
+/** A statement that would write (COPY TO, CREATE, DROP, SET...): `query` only reads. */
+export class LakeReadOnlyError extends Error {
+  override readonly name = 'LakeReadOnlyError';
+  readonly code = LAKE_ERROR_CODES.readOnly;
+}
+
+/**
+ * The `runs` view over the run records. A line that is not JSON is skipped (ignore_errors
+ * gives it a row of nulls; every record has a runId). False when no line is readable:
+ * the view then has no runId column to bind.
+ */
+async function createRunsView(connection: DuckDBConnection, runsDir: string): Promise<boolean> {
+  const glob = path.join(runsDir, 'dt=*', '*.json');
+  try {
+    await connection.run(
+      `CREATE VIEW runs AS SELECT * FROM read_json(${sqlString(glob)}, format = 'newline_delimited',
+         ignore_errors = true, hive_partitioning = true, hive_types = {'dt': VARCHAR}, union_by_name = true)
+       WHERE "runId" IS NOT NULL`,
+    );
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What Athena has and DuckDB names otherwise, so the deploy guide's Athena queries run here
+ * unchanged: the Glue database as a schema (`report_export.calls`, `.summaries`, `.runs`) and
+ * the Presto functions they use (`json_extract_scalar`, `from_iso8601_timestamp`).
+ */
+async function createCatalogAliases(connection: DuckDBConnection): Promise<void> {
+  await connection.run(`CREATE SCHEMA ${GLUE_DATABASE}`);
+  for (const table of [...Object.values(DATASETS), 'runs'])
+    await connection.run(`CREATE VIEW ${GLUE_DATABASE}.${table} AS SELECT * FROM main.${table}`);
+  await connection.run('CREATE MACRO json_extract_scalar(j, p) AS json_extract_string(j, p)');
+  await connection.run('CREATE MACRO from_iso8601_timestamp(s) AS CAST(s AS TIMESTAMPTZ)');
+}
+
+/** The Glue database the stack creates by default. */
+const GLUE_DATABASE = STACK_DEFAULTS.databaseName;
+
+async function hasFile(dir: string, suffix: string): Promise<boolean> {
+  const entries = await fs.readdir(dir, { recursive: true }).catch(() => [] as string[]);
+  return entries.some((e) => e.endsWith(suffix));
+}
+
+/**
+ * Opens an in-memory DuckDB over `dir` (what `npm start` or `run` wrote) with two views:
+ * `calls` and `summaries`, the Parquet datasets with their partition keys typed as the Glue
+ * tables declare them (`report_id` and `dt` strings: Athena's date projection types only the
+ * key's format, the key stays a string); files of every schema version read by name), and `runs`, the run records (JSON lines under
+ * `runs/dt=*`, `dt` a string). A table with no files yet is an empty one of the same
+ * columns, so a query over a fresh directory answers nothing instead of failing.
+ * Extensions are never downloaded: the answer must not depend on the network.
+ */
+export async function openLake(dir: string): Promise<LakeDatabase> {
+  const root = path.resolve(dir);
+  // Loaded on use: every command's start would otherwise pay for DuckDB's native module.
+  const { DuckDBInstance, StatementType } = await import('@duckdb/node-api');
+  const instance = await DuckDBInstance.create(':memory:', {
+    threads: '2',
+    autoinstall_known_extensions: 'false',
+    autoload_known_extensions: 'false',
+  });
+  const connection = await instance.connect();
+  // Statements that only read (DESCRIBE, SHOW and SUMMARIZE are SELECTs to DuckDB).
+  const readStatements: ReadonlySet<number> = new Set([StatementType.SELECT, StatementType.EXPLAIN]);
+  try {
+    for (const dataset of Object.values(DATASETS)) {
+      const datasetDir = path.join(root, dataset, 'format=parquet');
+      if (await hasFile(datasetDir, '.parquet')) {
+        const glob = path.join(datasetDir, '*', '*', '*.parquet');
+        // `format=parquet` is a key segment, not a column of the Glue table: left out.
+        await connection.run(
+          `CREATE VIEW ${dataset} AS SELECT * EXCLUDE (format) FROM read_parquet(${sqlString(glob)},
+             hive_partitioning = true, hive_types = {'report_id': VARCHAR, 'dt': VARCHAR, 'format': VARCHAR},
+             union_by_name = true)`,
+        );
+      } else {
+        const columns = tableSchema({ dataset })
+          .columns.map((c) => `"${c.name}" ${DUCKDB_TYPES[c.kind]}`)
+          .join(', ');
+        await connection.run(`CREATE TABLE ${dataset} (${columns}, dt VARCHAR)`);
+      }
+    }
+    const runsDir = path.join(root, 'runs');
+    if (!(await hasFile(runsDir, '.json')) || !(await createRunsView(connection, runsDir))) {
+      await connection.run(
+        'CREATE TABLE runs ("runId" VARCHAR, status VARCHAR, "startedAt" VARCHAR, rows BIGINT, dt VARCHAR)',
+      );
+    }
+    await createCatalogAliases(connection);
+    // From here on the session only reads what is under the directory: no other file, no
+    // network, no extension, and the query cannot lift these settings again.
+    await connection.run(`SET allowed_directories = [${sqlString(root)}]`);
+    await connection.run('SET enable_external_access = false');
+    await connection.run('SET lock_configuration = true');
+  } catch (error) {
+    connection.closeSync();
+    instance.closeSync();
+    throw error;
+  }
+  return {
+    async query(sql) {
+      // Only reads: a COPY TO, CREATE or DROP inside the directory is still a write there.
+      // EXPLAIN ANALYZE runs the statement it explains (its type is EXPLAIN whatever that is).
+      const keywords = withoutCommentsAndStrings(sql);
+      if (EXPLAIN_ANALYZE.test(keywords)) {
+        throw new LakeReadOnlyError(
+          'query is read-only: EXPLAIN ANALYZE runs the statement it explains; use EXPLAIN, or run the SELECT itself',
+        );
+      }
+      // Parsed (a syntax error is DuckDB's to name), not yet bound.
+      const statements = await connection.extractStatements(sql);
+      // Before DuckDB binds anything: binding EXPORT DATABASE or ATTACH already writes.
+      for (const text of keywords.split(';')) {
+        const first = /^[\s(]*([A-Za-z]+)/.exec(text)?.[1]?.toUpperCase();
+        if (first !== undefined && !READING_KEYWORDS.has(first)) {
+          throw new LakeReadOnlyError(
+            `query is read-only: only SELECT (and EXPLAIN) statements run here, got ${first}`,
+          );
+        }
+      }
+      const prepared = [];
+      for (let i = 0; i < statements.count; i++) {
+        const statement = await statements.prepare(i);
+        if (!readStatements.has(statement.statementType)) {
+          throw new LakeReadOnlyError(
+            `query is read-only: only SELECT (and EXPLAIN) statements run here, got ${StatementType[statement.statementType]}`,
+          );
+        }
+        prepared.push(statement);
+      }
+      if (prepared.length === 0) throw new LakeReadOnlyError('no SQL statement to run');
+      for (const statement of prepared.slice(0, -1)) await statement.run();
+      const reader = await (prepared.at(-1) as (typeof prepared)[number]).runAndReadAll();
+      const exact = reader.getRowObjectsJS();
+      // JSON values (DATE as YYYY-MM-DD, TIMESTAMP as text), but a count (BIGINT) as a
+      // number when it is one exactly: DuckDB's JSON form writes every BIGINT as text.
+      const rows = reader.getRowObjectsJson().map((row, i) => {
+        const out: Record<string, unknown> = { ...row };
+        for (const [name, value] of Object.entries(exact[i] ?? {})) {
+          if (typeof value === 'bigint' && Number.isSafeInteger(Number(value))) out[name] = Number(value);
+        }
+        return out;
+      });
+      return { columns: reader.columnNames(), rows };
+    },
+    close() {
+      connection.closeSync();
+      instance.closeSync();
+    },
+  };
+}
+
+const EXPLAIN_ANALYZE = /\bEXPLAIN\s*(?:\([^)]*\bANALY[SZ]E\b|ANALY[SZ]E\b)/i;
+
+/** The SQL with its comments and quoted texts blanked, so only keywords are searched. */
+function withoutCommentsAndStrings(sql: string): string {
+  return sql.replace(/--[^\n]*|\/\*[\s\S]*?\*\/|'(?:[^']|'')*'|"(?:[^"]|"")*"/g, ' ');
+}
+
+/** First keywords of the statements that only read (DuckDB's FROM-first SELECT included). */
+const READING_KEYWORDS: ReadonlySet<string> = new Set([
+  'SELECT',
+  'WITH',
+  'FROM',
+  'VALUES',
+  'TABLE',
+  'DESCRIBE',
+  'DESC',
+  'SHOW',
+  'SUMMARIZE',
+  'EXPLAIN',
+  'PIVOT',
+  'UNPIVOT',
+]);

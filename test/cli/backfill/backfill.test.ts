@@ -1,0 +1,174 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  DescribeExecutionCommand,
+  GetExecutionHistoryCommand,
+  SFNClient,
+  StartExecutionCommand,
+} from '@aws-sdk/client-sfn';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type BackfillState, backfillCommand, splitRange } from '../../../lib/cli/commands/backfill/command';
+
+const SM = 'arn:aws:states:eu-west-1:123456789012:stateMachine:ReportExport';
+
+describe('splitRange', () => {
+  it('covers the inclusive range in chunks of at most n days when the range is long', () => {
+    // Act
+    const chunks = splitRange('2026-01-01', '2026-03-05', 31);
+    // Assess
+    expect(chunks).toEqual([
+      { from: '2026-01-01', to: '2026-01-31' },
+      { from: '2026-02-01', to: '2026-03-03' },
+      { from: '2026-03-04', to: '2026-03-05' },
+    ]);
+  });
+});
+
+describe('report-export backfill (mocked Step Functions)', () => {
+  const sfn = mockClient(SFNClient);
+  let dir: string;
+  let running = 0;
+  let maxRunning = 0;
+  /** Executions by name: started ones run for two polls, then end as `outcome(name)` says. */
+  let outcome: (input: { from: string }) => 'SUCCEEDED' | 'FAILED';
+  const polls = new Map<string, number>();
+  const inputs = new Map<string, { from: string }>();
+
+  beforeEach(async () => {
+    sfn.reset();
+    polls.clear();
+    inputs.clear();
+    running = 0;
+    maxRunning = 0;
+    outcome = () => 'SUCCEEDED';
+    dir = await mkdtemp(join(tmpdir(), 'backfill-'));
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    sfn.on(StartExecutionCommand).callsFake((i: { name: string; input: string }) => {
+      const arn = `arn:aws:states:eu-west-1:123456789012:execution:ReportExport:${i.name}`;
+      inputs.set(arn, JSON.parse(i.input) as { from: string });
+      polls.set(arn, 0);
+      running++;
+      maxRunning = Math.max(maxRunning, running);
+      return { executionArn: arn, startDate: new Date(0) };
+    });
+    sfn.on(DescribeExecutionCommand).callsFake((i: { executionArn: string }) => {
+      const n = (polls.get(i.executionArn) ?? 99) + 1;
+      polls.set(i.executionArn, n);
+      if (n < 3) return { status: 'RUNNING' };
+      if (n === 3) running--;
+      const input = inputs.get(i.executionArn);
+      return { status: input ? outcome(input) : 'SUCCEEDED' };
+    });
+    sfn.on(GetExecutionHistoryCommand).resolves({ events: [] });
+  });
+
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const run = (extra: string[] = []) =>
+    backfillCommand(
+      [
+        '--from',
+        '2026-01-01',
+        '--to',
+        '2026-03-31',
+        '--chunk-days',
+        '14',
+        '--parallel',
+        '2',
+        '--state-machine-arn',
+        SM,
+        '--state-file',
+        join(dir, 'state.json'),
+        ...extra,
+      ],
+      { sfn: () => new SFNClient({ region: 'eu-west-1' }), sleep: async () => {} },
+    );
+  const state = async () => JSON.parse(await readFile(join(dir, 'state.json'), 'utf8')) as BackfillState;
+
+  it('starts one execution per chunk, never more than --parallel at once, when every chunk succeeds', async () => {
+    // Act
+    const code = await run();
+
+    // Assess
+    expect(code).toBe(0);
+    const starts = sfn
+      .commandCalls(StartExecutionCommand)
+      .map((c) => JSON.parse(c.args[0].input.input ?? ''));
+    expect(starts).toHaveLength(7);
+    expect(starts[0]).toEqual({ from: '2026-01-01', to: '2026-01-14' });
+    expect(starts.at(-1)).toEqual({ from: '2026-03-26', to: '2026-03-31' });
+    expect(maxRunning).toBe(2);
+    expect((await state()).chunks.every((c) => c.status === 'succeeded')).toBe(true);
+  });
+
+  it('retries only the failed chunks and skips the finished ones when run again', async () => {
+    // Prepare
+    outcome = (input) => (input.from === '2026-02-12' ? 'FAILED' : 'SUCCEEDED');
+    const first = await run();
+    const startedFirst = sfn.commandCalls(StartExecutionCommand).length;
+    outcome = () => 'SUCCEEDED';
+
+    // Act
+    const second = await run();
+
+    // Assess
+    expect(first).toBe(1);
+    expect(startedFirst).toBe(7);
+    expect(second).toBe(0);
+    const again = sfn.commandCalls(StartExecutionCommand).slice(startedFirst);
+    expect(again.map((c) => JSON.parse(c.args[0].input.input ?? '').from)).toEqual(['2026-02-12']);
+    // A retry is a new attempt with its own name, so StartExecution does not refuse it.
+    expect(again[0]?.args[0].input.name).toMatch(/-2$/);
+    const chunk = (await state()).chunks.find((c) => c.from === '2026-02-12');
+    expect(chunk).toMatchObject({ status: 'succeeded', attempts: 2 });
+  });
+
+  it('follows an execution a previous run left running instead of starting another when resumed', async () => {
+    // Prepare
+    await run();
+    const s = await state();
+    const left = s.chunks[0];
+    if (!left) throw new Error('no chunk');
+    left.status = 'running';
+    polls.set(left.executionArn ?? '', 0);
+    await import('node:fs/promises').then((fs) => fs.writeFile(join(dir, 'state.json'), JSON.stringify(s)));
+    const before = sfn.commandCalls(StartExecutionCommand).length;
+
+    // Act
+    const code = await run();
+
+    // Assess
+    expect(code).toBe(0);
+    expect(sfn.commandCalls(StartExecutionCommand).length).toBe(before);
+    expect((await state()).chunks[0]?.status).toBe('succeeded');
+  });
+
+  it('refuses a state file of another backfill when the range differs', async () => {
+    // Prepare
+    await run();
+
+    // Act
+    const attempt = backfillCommand(
+      [
+        '--from',
+        '2025-01-01',
+        '--to',
+        '2025-01-31',
+        '--state-machine-arn',
+        SM,
+        '--state-file',
+        join(dir, 'state.json'),
+      ],
+      { sfn: () => new SFNClient({ region: 'eu-west-1' }), sleep: async () => {} },
+    );
+
+    // Assess
+    await expect(attempt).rejects.toMatchObject({ code: 'CLI_STATE_FILE' });
+  });
+});

@@ -1,0 +1,132 @@
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DIRECTORY_CLI_ERROR_CODES } from '../../../lib/cli/commands/directory/errors';
+import { createSeed, DEFAULT_SEED } from '../../../lib/simulator/seed';
+import type { DirectoryItem } from '../../../lib/spec/types';
+import { annLee } from './fixtures';
+import { type DirectoryHarness, runDirectory, startDirectoryHarness } from './harness';
+
+const SUBCOMMANDS = ['search', 'get', 'get-by-crm', 'create', 'replace', 'delete', 'delete-by-crm', 'sync'];
+const GUID = 'b0000000-0000-4000-8000-000000000001';
+const seed = createSeed(DEFAULT_SEED);
+
+describe('report-export directory (subprocess)', () => {
+  it('prints help listing every subcommand, and help with an example for a subcommand, and exits 0', async () => {
+    // Act
+    const [top, sync] = await Promise.all([runDirectory(['--help']), runDirectory(['sync', '--help'])]);
+
+    // Assess
+    expect(top.code).toBe(0);
+    for (const sub of SUBCOMMANDS) expect(top.stdout).toMatch(new RegExp(`^  ${sub} `, 'm'));
+    expect(sync.code).toBe(0);
+    expect(sync.stdout).toContain('Usage: report-export directory sync ');
+    expect(sync.stdout).toMatch(/Examples:\n {2}report-export directory sync /);
+    expect(sync.stderr).toBe('');
+  });
+
+  it('exits 2 with an error naming the subcommand or the flag when the command line is wrong', async () => {
+    // Act
+    const [bogus, badItem] = await Promise.all([
+      runDirectory(['bogus']),
+      runDirectory(['get', '--directory', 'X', '--item', 'not-a-guid']),
+    ]);
+
+    // Assess
+    expect(bogus.code).toBe(2);
+    expect(bogus.stderr).toMatch(
+      /unknown subcommand 'directory bogus'; subcommands: search, get.* \[CLI_USAGE\]/,
+    );
+    expect(badItem.code).toBe(2);
+    expect(badItem.stderr).toMatch(/--item must be a GUID .*got 'not-a-guid'/);
+    expect(badItem.stdout).toBe('');
+  });
+});
+
+describe('report-export directory (local service)', () => {
+  let h: DirectoryHarness;
+  const contacts = seed.directories[0];
+
+  beforeAll(async () => {
+    h = await startDirectoryHarness();
+  });
+
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it('exits 1 with the code of the failure when the login is missing or no directory has the name', async () => {
+    // Act
+    const [noLogin, noDirectory] = await Promise.all([
+      runDirectory([
+        'get',
+        '--directory',
+        'Company contacts',
+        '--item',
+        GUID,
+        '--secret-file',
+        path.join(h.dir, 'none.json'),
+      ]),
+      h.directory(['search', '--directory', 'Nope', '--text', 'a']),
+    ]);
+
+    // Assess
+    expect(noLogin.code).toBe(1);
+    expect(noLogin.stderr).toContain('none.json does not exist');
+    expect(noLogin.stderr).toContain(`[${DIRECTORY_CLI_ERROR_CODES.credentialsMissing}]`);
+    expect(noDirectory.code).toBe(1);
+    expect(noDirectory.stderr).toContain("no directory is named 'Nope'; directories: 'Company contacts'");
+    expect(noDirectory.stderr).toContain(`[${DIRECTORY_CLI_ERROR_CODES.directoryNotFound}]`);
+  });
+
+  it('searches with the secret file (a table) or with REPORT_EXPORT_ACCESS_TOKEN and --base-url (JSON that parses)', async () => {
+    // Prepare
+    const secret = JSON.parse(await fs.readFile(h.secretFile, 'utf8')) as {
+      service: { accessToken: string };
+    };
+
+    // Act
+    const [table, json] = await Promise.all([
+      h.directory(['search', '--directory', 'company contacts', '--text', '07700 900123']),
+      runDirectory(
+        [
+          'search',
+          '--directory',
+          contacts?.directory.id ?? '',
+          '--text',
+          'Hart',
+          '--json',
+          '--base-url',
+          h.sim.baseUrl,
+        ],
+        {
+          REPORT_EXPORT_ACCESS_TOKEN: secret.service.accessToken,
+        },
+      ),
+    ]);
+
+    // Assess
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^id\s+crmId\s+fullName\s+companyName\s+phone1\s+email\n-+/);
+    expect(table.stdout).toContain('Amelia Hart');
+    expect(table.stdout).toContain('+447700900123');
+    expect(json.code).toBe(0);
+    expect((JSON.parse(json.stdout) as DirectoryItem[]).map((i) => i.fields.fullName)).toEqual([
+      'Amelia Hart',
+    ]);
+  });
+
+  it('creates an item and reads it back, both answering JSON that parses', async () => {
+    const d = ['--directory', 'Company contacts', '--json'];
+    // Act
+    const created = await h.directory(['create', ...d, ...annLee(GUID).options]);
+    const item = JSON.parse(created.stdout) as DirectoryItem;
+    const got = await h.directory(['get', ...d, '--item', item.id]);
+
+    // Assess
+    expect(created.code).toBe(0);
+    expect(item.fields).toEqual(annLee(GUID).fields);
+    expect(got.code).toBe(0);
+    expect(JSON.parse(got.stdout)).toEqual(item);
+  });
+});

@@ -1,0 +1,64 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type CliProcess, runCli, startCli } from '../../support/cli-process';
+import { filesUnder } from '../../support/files';
+
+describe('npm start (interrupted)', () => {
+  let work: string;
+  let cli: CliProcess | undefined;
+
+  beforeAll(async () => {
+    work = await mkdtemp(path.join(tmpdir(), 'start-interrupt-'));
+  });
+
+  afterEach(async () => {
+    await cli?.stop();
+    cli = undefined;
+  });
+
+  afterAll(async () => {
+    await rm(work, { recursive: true, force: true });
+  });
+
+  it('exits 130 leaving no lease and no staging, and a re-run succeeds, when sent SIGINT mid-run', async () => {
+    // Prepare: four windows of a week x three reports, enough to be mid-run at the first publish.
+    const lake = path.join(work, 'lake');
+    const state = path.join(work, 'state');
+    const args = [
+      '--out',
+      lake,
+      '--secrets-file',
+      path.join(state, 'secrets.json'),
+      '--from',
+      '2026-03-01',
+      '--to',
+      '2026-03-28',
+      '--rows-per-day',
+      '1500',
+    ];
+    cli = startCli(args);
+    await cli.waitFor(/rows in \d+ partitions published/, { stream: 'stderr', timeoutMs: 90_000 });
+
+    // Act: Ctrl+C goes to the process (not its tsx helper).
+    cli.child.kill('SIGINT');
+    const code = await cli.exited;
+
+    // Assess
+    expect(code).toBe(130);
+    expect(cli.stderr()).toMatch(/interrupted: partitions already published stay; run again to finish/);
+    expect(cli.stdout()).not.toMatch(/Exported/);
+    expect((await filesUnder(path.join(state, 'leases'))).filter((f) => f.endsWith('.lease'))).toEqual([]);
+    expect((await filesUnder(lake)).filter((f) => f.split(path.sep).includes('_staging'))).toEqual([]);
+    expect((await filesUnder(lake)).filter((f) => f.endsWith('.lock'))).toEqual([]);
+
+    // Act: an immediate re-run finishes the job.
+    const again = await runCli(args, { timeoutMs: 120_000 });
+
+    // Assess
+    expect(again.stderr).not.toMatch(/export failed|another report-export/);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/Exported [\d,]+ rows of 5 report\(s\), 2026-03-01 \.\. 2026-03-28/);
+  }, 240_000);
+});

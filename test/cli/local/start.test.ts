@@ -1,0 +1,115 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../support/cli-process';
+
+describe('report-export (default command: npm start)', () => {
+  let work: string;
+
+  beforeAll(async () => {
+    work = await mkdtemp(path.join(tmpdir(), 'start-cli-'));
+  });
+
+  afterAll(async () => {
+    await rm(work, { recursive: true, force: true });
+  });
+
+  it('prints the help with its options and an example and exits 0 when given --help', async () => {
+    // Act
+    const run = await runCli(['--help']);
+
+    // Assess
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^Usage: report-export <command> \[options\].*\n\nCommands:/);
+    for (const name of ['local', 'query', 'runs', 'sim'])
+      expect(run.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
+    expect(run.stdout).toContain('--rows-per-day <n>');
+    expect(run.stdout).toMatch(/Examples:\n {2}npm start\n/);
+  });
+
+  it.each([
+    [['--rows-per-day', '0'], /--rows-per-day must be a positive integer \(1 to 1000000\), got '0'/],
+    [['--from', '2026-02-30'], /--from must be a calendar date YYYY-MM-DD, got '2026-02-30'/],
+    [['--to', 'yesterday'], /--to must be a calendar date/],
+    [['--from', '2026-03-10', '--to', '2026-03-01'], /--from 2026-03-10 is after --to 2026-03-01/],
+    [['--bogus'], /unknown option '--bogus'/],
+    [['--out'], /--out needs a value <dir>/],
+    [['local', 'extra'], /unexpected argument 'extra'/],
+    [['frobnicate'], /unknown command 'frobnicate'/],
+  ])('exits 2 with a message naming the problem when argv is %j', async (argv, message) => {
+    // Act
+    const run = await runCli(argv);
+
+    // Assess
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(run.stderr).toMatch(/\[CLI_USAGE\]/);
+    expect(run.stdout).toBe('');
+  });
+
+  it('exits 2 naming --report before any report runs when the report is not in the workspace', async () => {
+    // Act
+    const run = await runCli(
+      [
+        '--report',
+        'No such report',
+        '--out',
+        path.join(work, 'lake-x'),
+        '--secrets-file',
+        path.join(work, 's-x.json'),
+      ],
+      { timeoutMs: 60_000 },
+    );
+
+    // Assess
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--report 'No such report' is not a report of the workspace/);
+    expect(run.stderr).not.toMatch(/requested/);
+  });
+
+  it('prints one JSON document whose counts add up when given --json and one report by name', async () => {
+    // Act
+    const run = await runCli(
+      [
+        '--json',
+        '--report',
+        'Lost calls',
+        '--from',
+        '2026-03-02',
+        '--to',
+        '2026-03-03',
+        '--rows-per-day',
+        '200',
+        '--csv-gzip',
+        '--out',
+        path.join(work, 'lake-json'),
+        '--secrets-file',
+        path.join(work, 's-json.json'),
+      ],
+      { timeoutMs: 60_000 },
+    );
+
+    // Assess
+    expect(run.code).toBe(0);
+    const doc = JSON.parse(run.stdout) as {
+      status: string;
+      rows: number;
+      csvExtension: string;
+      reports: { reportName: string; rows: number; days: { dt: string; rows: number }[] }[];
+      perDay: { dt: string; calls: number; answered: number }[];
+      summaryPage: string;
+    };
+    expect(doc.status).toBe('SUCCEEDED');
+    expect(doc.csvExtension).toBe('csv.gz');
+    expect(doc.reports.map((r) => r.reportName)).toEqual(['Lost calls']);
+    const [lost] = doc.reports;
+    expect(lost?.days.map((d) => d.dt)).toEqual(['2026-03-02', '2026-03-03']);
+    expect(lost?.rows).toBe(lost?.days.reduce((n, d) => n + d.rows, 0));
+    expect(doc.rows).toBe(lost?.rows);
+    // Only lost calls were exported: none of them is answered.
+    expect(doc.perDay.map((d) => d.calls)).toEqual(lost?.days.map((d) => d.rows));
+    expect(doc.perDay.every((d) => d.answered === 0)).toBe(true);
+    expect(doc.summaryPage).toBe(path.join(work, 'lake-json', 'summary.html'));
+  });
+});

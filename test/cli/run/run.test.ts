@@ -1,0 +1,181 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningSimulator, startSimulator } from '../../../lib/simulator';
+import { startLocalS3 } from '../../integration/stores/local-s3';
+import { runCli } from '../../support/cli-process';
+import { type LoginDir, makeLoginDir } from '../login/login-secret';
+
+describe('report-export run', () => {
+  let sim: RunningSimulator;
+  let s3: Awaited<ReturnType<typeof startLocalS3>>;
+  let login: LoginDir | undefined;
+  let common: string[];
+
+  beforeAll(async () => {
+    sim = await startSimulator({ autoApprove: true, reportLatencyMs: 50, rowsPerDay: 100 });
+    s3 = await startLocalS3('run-lake');
+    login = await makeLoginDir(sim, 'run-cli-');
+    common = [...login.flags, '--time-zone', sim.timeZoneId, '--wait-ms', '50'];
+  });
+
+  afterAll(async () => {
+    await s3?.close();
+    await sim?.close();
+    await login?.remove();
+  });
+
+  it('publishes Parquet and CSV into S3 when --out is an s3:// URI and the endpoint is configured', async () => {
+    // Act
+    const r = await runCli(
+      [
+        'run',
+        '--date',
+        '2026-03-10',
+        '--report',
+        'Lost calls',
+        '--out',
+        's3://run-lake/exports',
+        ...common,
+        '--json',
+      ],
+      {
+        env: {
+          REPORT_EXPORT_S3_ENDPOINT: s3.endpoint,
+          AWS_ACCESS_KEY_ID: 'test',
+          AWS_SECRET_ACCESS_KEY: 'test',
+          AWS_REGION: 'us-east-1',
+        },
+        cleanEnv: true,
+      },
+    );
+
+    // Assess
+    expect(r.code, r.stderr).toBe(0);
+    const line = JSON.parse(r.stdout) as { status: string; jobs: number; partitions: number };
+    expect(line).toMatchObject({ status: 'SUCCEEDED', jobs: 1, partitions: 1 });
+    const listed = await s3.client.send(new ListObjectsV2Command({ Bucket: 'run-lake', Prefix: 'exports/' }));
+    const keys = (listed.Contents ?? []).map((o) => o.Key ?? '');
+    expect(keys.filter((k) => /format=parquet\/.*dt=2026-03-10\/part-\d+\.parquet$/.test(k))).toHaveLength(1);
+    expect(keys.filter((k) => /format=csv\/.*dt=2026-03-10\/part-\d+\.csv$/.test(k))).toHaveLength(1);
+  });
+
+  it.each([
+    {
+      args: ['--date', '2026-03-10', '--report', 'No such report'],
+      message: "--report 'No such report' is not a report",
+    },
+    {
+      args: ['--date', '2026-03-10', '--format', 'parquet'],
+      message: 'choosing one format is not supported yet',
+    },
+    { args: ['--date', '2026-03-10', '--format', 'orc,csv'], message: "unknown format 'orc'" },
+    {
+      args: ['--date', '2026-13-01'],
+      message: "--date must be a calendar date YYYY-MM-DD, got '2026-13-01'",
+    },
+    {
+      args: ['--from', '2026-03-10', '--to', '2026-03-01'],
+      message: '--to (2026-03-01) must not be before --from',
+    },
+    { args: ['--date', '2026-03-10', '--parquet-codec', 'LZ4'], message: '--parquet-codec must be one of' },
+    { args: ['--date', '2026-03-10', '--filter-id', 'x'], message: "--filter-id must be a GUID, got 'x'" },
+    { args: ['--date', '2026-03-10', '--bogus'], message: "unknown option '--bogus'" },
+  ])('exits 2 naming the flag when $args is given', async ({ args, message }) => {
+    // Act
+    const r = await runCli(['run', ...args, ...common], { cleanEnv: true });
+    // Assess
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+    expect(r.stderr).toContain('[CLI_USAGE]');
+  });
+
+  it('exits 2 asking for --time-zone and why when none is configured', async () => {
+    // Act
+    const r = await runCli(['run', '--date', '2026-03-10', ...(login?.flags ?? [])], { cleanEnv: true });
+
+    // Assess
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--time-zone is required');
+    expect(r.stderr).toContain("days and partitions are local to the tenant's zone");
+  });
+
+  it('prints the cause on stderr and in --json when the run fails', async () => {
+    // Prepare: a zone other than the tenant's, which the service refuses.
+    const other = sim.timeZoneId === 'Pacific/Kiritimati' ? 'Pacific/Pago_Pago' : 'Pacific/Kiritimati';
+    const out = await mkdtemp(path.join(tmpdir(), 'run-cli-cause-'));
+
+    try {
+      // Act
+      const r = await runCli(
+        [
+          'run',
+          '--date',
+          '2026-03-10',
+          '--report',
+          'Lost calls',
+          '--out',
+          out,
+          ...(login?.flags ?? []),
+          '--wait-ms',
+          '50',
+          '--time-zone',
+          other,
+          '--json',
+        ],
+        { cleanEnv: true },
+      );
+
+      // Assess
+      expect(r.code).toBe(1);
+      const line = JSON.parse(r.stdout) as { status: string; cause: string | null };
+      expect(line.status).toBe('FAILED');
+      expect(line.cause).toEqual(expect.any(String));
+      expect(line.cause?.length).toBeGreaterThan(0);
+      expect(r.stderr).toContain(`cause ${line.cause}`);
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    { out: 'ftp://x', message: "--out ftp://x: unknown scheme 'ftp:'" },
+    { out: 's3:/bucket', message: '--out s3:/bucket is not an s3://bucket[/prefix] URI' },
+    { out: 's3://', message: '--out s3:// is not an s3://bucket[/prefix] URI' },
+    { out: 'FILE', message: 'is not a directory' },
+  ])('exits 2 naming --out before any work when --out is $out', async ({ out, message }) => {
+    // Prepare: FILE stands for a regular file.
+    const work = await mkdtemp(path.join(tmpdir(), 'run-cli-out-'));
+    const file = path.join(work, 'lake.txt');
+    await writeFile(file, 'not a directory');
+
+    try {
+      // Act
+      const r = await runCli(
+        ['run', '--date', '2026-03-10', '--out', out === 'FILE' ? file : out, ...common],
+        {
+          cleanEnv: true,
+        },
+      );
+
+      // Assess
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(message);
+      expect(r.stderr).toContain('--out');
+      expect(r.stderr).not.toContain('Reading the login');
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  });
+
+  it('prints help with examples and exits 0 when --help is given', async () => {
+    // Act
+    const r = await runCli(['run', '--help'], { cleanEnv: true });
+    // Assess
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('--report <id|name> ...');
+    expect(r.stdout).toContain('report-export run --time-zone Europe/London --date');
+  });
+});

@@ -1,0 +1,173 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalS3 } from '../../integration/stores/local-s3';
+import { runCli } from '../../support/cli-process';
+
+/** Run records as Finalize writes them (the members `runs` shows). */
+function record(runId: string, startedAt: string, status: 'SUCCEEDED' | 'FAILED', rows: number) {
+  return {
+    runId,
+    parentRunId: null,
+    executionName: runId,
+    status,
+    mode: 'range',
+    input: {},
+    dateFrom: '2026-03-01',
+    dateTo: '2026-03-07',
+    startedAt,
+    finishedAt: startedAt,
+    durationMs: 2100,
+    jobs: [],
+    jobCount: 3,
+    failedJobs: status === 'FAILED' ? 1 : 0,
+    rows,
+    partitions: 21,
+    files: 42,
+    bytes: 1000,
+    requests: 3,
+    polls: 6,
+    splits: 0,
+    retries: 0,
+    newestDate: '2026-03-07',
+    continued: false,
+    error: status === 'FAILED' ? 'ReportRunFailedError' : null,
+    cause: null,
+  };
+}
+
+/** Three runs over two UTC dates; the newest failed. */
+const RECORDS = [
+  ['2026-03-08', record('run-a', '2026-03-08T00:05:00.000Z', 'SUCCEEDED', 1200)],
+  ['2026-03-09', record('run-b', '2026-03-09T00:05:00.000Z', 'SUCCEEDED', 1300)],
+  ['2026-03-09', record('run-c', '2026-03-09T12:00:00.000Z', 'FAILED', 40)],
+] as const;
+
+describe('report-export runs', () => {
+  let work: string;
+
+  beforeAll(async () => {
+    work = await mkdtemp(path.join(tmpdir(), 'runs-cli-'));
+    for (const [dt, r] of RECORDS) {
+      const dir = path.join(work, 'lake', 'runs', `dt=${dt}`);
+      await mkdir(dir, { recursive: true });
+      await writeFile(path.join(dir, `${r.runId}.json`), `${JSON.stringify(r)}\n`);
+    }
+  });
+
+  afterAll(async () => {
+    await rm(work, { recursive: true, force: true });
+  });
+
+  it('lists the newest runs first as JSON when given --json and --limit', async () => {
+    // Act
+    const run = await runCli(['runs', '--dir', path.join(work, 'lake'), '--json', '--limit', '2']);
+
+    // Assess
+    expect(run.code).toBe(0);
+    const runs = JSON.parse(run.stdout) as { runId: string; rows: number }[];
+    expect(runs.map((r) => r.runId)).toEqual(['run-c', 'run-b']);
+  });
+
+  it('prints a table with status, dates, jobs and rows when run without --json', async () => {
+    // Act
+    const run = await runCli(['runs', '--dir', path.join(work, 'lake')]);
+
+    // Assess
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(
+      /^started\s+run\s+status\s+mode\s+dates\s+jobs\s+rows\s+partitions\s+took\s+error$/,
+    );
+    expect(lines[2]).toMatch(
+      /^2026-03-09 12:00:00\s+run-c\s+FAILED\s+range\s+2026-03-01\.\.2026-03-07\s+2\/3\s+40\s+21\s+2\.1 s\s+ReportRunFailedError$/,
+    );
+    expect(lines[3]).toMatch(/run-b\s+SUCCEEDED .* 1,300 /);
+    expect(lines).toHaveLength(5);
+  });
+
+  it('reads the run records from S3 when --dir is an s3:// URI', async () => {
+    // Prepare
+    const s3 = await startLocalS3('runs-bucket');
+    try {
+      const store = s3.store();
+      for (const [dt, r] of RECORDS)
+        await store.put(`exports/runs/dt=${dt}/${r.runId}.json`, JSON.stringify(r));
+
+      // Act
+      const run = await runCli(['runs', '--dir', 's3://runs-bucket/exports', '--json'], {
+        env: {
+          AWS_ENDPOINT_URL_S3: s3.endpoint,
+          AWS_REGION: 'us-east-1',
+          AWS_ACCESS_KEY_ID: 'test',
+          AWS_SECRET_ACCESS_KEY: 'test',
+        },
+      });
+
+      // Assess
+      // (The AWS SDK may warn about the Node version on stderr; no failure line.)
+      expect(run.stderr).not.toMatch(/report-export:/);
+      expect(run.code).toBe(0);
+      expect((JSON.parse(run.stdout) as { runId: string }[]).map((r) => r.runId)).toEqual([
+        'run-c',
+        'run-b',
+        'run-a',
+      ]);
+    } finally {
+      await s3.close();
+    }
+  });
+
+  it.each([
+    [['runs', '--dir', '/nonexistent/lake'], /--dir \/nonexistent\/lake is not a directory/],
+    [['runs', '--limit', '0'], /--limit must be an integer from 1 to 1000, got '0'/],
+    [
+      ['runs', '--dir', 's3://Bad_Bucket'],
+      /--dir "s3:\/\/Bad_Bucket" is not an s3:\/\/bucket\[\/prefix\] URI/,
+    ],
+  ])('exits 2 naming the flag when argv is %j', async (argv, message) => {
+    // Act
+    const run = await runCli(argv);
+
+    // Assess
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+  });
+
+  it('skips an unreadable record with a warning naming its file when the others are fine', async () => {
+    // Prepare
+    const lake = path.join(work, 'damaged');
+    const dir = path.join(lake, 'runs', 'dt=2026-03-09');
+    await mkdir(dir, { recursive: true });
+    const [, good] = RECORDS[1];
+    await writeFile(path.join(dir, `${good.runId}.json`), `${JSON.stringify(good)}\n`);
+    await writeFile(path.join(dir, 'broken.json'), '{not json\n');
+    await writeFile(path.join(dir, 'partial.json'), '{"runId":"run-x"}\n');
+
+    // Act
+    const run = await runCli(['runs', '--dir', lake]);
+
+    // Assess
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/run-b\s+SUCCEEDED/);
+    expect(run.stderr).toContain(
+      'skipped the unreadable run record runs/dt=2026-03-09/broken.json: not JSON',
+    );
+    expect(run.stderr).toContain('runs/dt=2026-03-09/partial.json: no runId or startedAt');
+  });
+
+  it('prints the header and says there are no runs when the directory has none', async () => {
+    // Prepare
+    const empty = path.join(work, 'empty');
+    await mkdir(empty, { recursive: true });
+
+    // Act
+    const run = await runCli(['runs', '--dir', empty]);
+
+    // Assess
+    expect(run.code).toBe(0);
+    expect(run.stdout.split('\n')).toHaveLength(3);
+    expect(run.stderr).toBe('no run records yet\n');
+  });
+});

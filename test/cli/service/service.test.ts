@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningSimulator, startSimulator } from '../../../lib/simulator';
+import { runCli } from '../../support/cli-process';
+import { type LoginDir, makeLoginDir } from '../login/login-secret';
+
+describe('report-export workspaces list / reports list', () => {
+  let sim: RunningSimulator;
+  let login: LoginDir | undefined;
+  let common: string[];
+
+  beforeAll(async () => {
+    sim = await startSimulator({ autoApprove: true, reportLatencyMs: 0 });
+    login = await makeLoginDir(sim, 'service-cli-');
+    common = [...login.flags];
+  });
+
+  afterAll(async () => {
+    await sim?.close();
+    await login?.remove();
+  });
+
+  it('prints the workspaces as JSON with the default one marked when --json is given', async () => {
+    // Act
+    const r = await runCli(['workspaces', 'list', ...common, '--json'], { cleanEnv: true });
+    // Assess
+    expect(r.code, r.stderr).toBe(0);
+    const rows = JSON.parse(r.stdout) as { id: string; default: boolean }[];
+    expect(rows.find((w) => w.default)?.id).toBe(sim.workspaceId);
+  });
+
+  it("prints the default workspace's reports as a table when no workspace is given", async () => {
+    // Act
+    const r = await runCli(['reports', 'list', ...common], { cleanEnv: true });
+    // Assess
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^id\s+name$/);
+    expect(lines.slice(2).map((l) => l.split(/\s+/)[0])).toEqual(sim.reportIds);
+  });
+
+  it.each([
+    { args: ['workspaces'], code: 2, message: 'workspaces needs a subcommand: workspaces list' },
+    { args: ['reports', 'show'], code: 2, message: "unknown subcommand 'reports show'" },
+  ])('exits $code with a clear message when $args is given', async ({ args, code, message }) => {
+    // Act
+    const r = await runCli(args, { cleanEnv: true });
+    // Assess
+    expect(r.code).toBe(code);
+    expect(r.stderr).toContain(message);
+  });
+
+  it('exits 2 naming --workspace when it is not a workspace of the login', async () => {
+    // Act
+    const r = await runCli(['reports', 'list', ...common, '--workspace', 'nope'], { cleanEnv: true });
+
+    // Assess
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--workspace nope is not a workspace of this login');
+    expect(r.stderr).toContain(sim.workspaceId);
+  });
+
+  it('exits 2 naming the missing secret file and login when --secret-file does not exist', async () => {
+    // Act
+    const r = await runCli(['workspaces', 'list', '--secret-file', '/nonexistent/login.json'], {
+      cleanEnv: true,
+    });
+
+    // Assess
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('the secret file /nonexistent/login.json (--secret-file) does not exist');
+    expect(r.stderr).toContain('run report-export login first');
+  });
+});

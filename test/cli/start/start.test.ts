@@ -1,0 +1,194 @@
+import {
+  DescribeExecutionCommand,
+  GetExecutionHistoryCommand,
+  type HistoryEvent,
+  SFNClient,
+  StartExecutionCommand,
+} from '@aws-sdk/client-sfn';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { sfnStartCommand } from '../../../lib/cli/commands/start/command';
+import { runCli } from '../../support/cli-process';
+
+const SM = 'arn:aws:states:eu-west-1:123456789012:stateMachine:ReportExport';
+const EXEC = (n: number) => `arn:aws:states:eu-west-1:123456789012:execution:ReportExport:e${n}`;
+
+const entered = (id: number, name: string): HistoryEvent => ({
+  id,
+  type: 'TaskStateEntered',
+  timestamp: new Date(0),
+  stateEnteredEventDetails: { name },
+});
+
+/** Captures what a command writes to stdout and stderr. */
+function captureOutput(): { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    out += String(chunk);
+    return true;
+  });
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+    err += String(chunk);
+    return true;
+  });
+  return { out: () => out, err: () => err };
+}
+
+describe('report-export start (mocked Step Functions)', () => {
+  const sfn = mockClient(SFNClient);
+  const deps = { sfn: () => new SFNClient({ region: 'eu-west-1' }), sleep: async () => {} };
+
+  beforeEach(() => {
+    sfn.reset();
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('starts the execution with the input of the flags and follows it to SUCCEEDED when the execution succeeds', async () => {
+    // Prepare
+    sfn.on(StartExecutionCommand).resolves({ executionArn: EXEC(1), startDate: new Date(0) });
+    sfn
+      .on(DescribeExecutionCommand)
+      .resolvesOnce({ status: 'RUNNING' } as never)
+      .resolves({ status: 'SUCCEEDED', output: '{"rows":12}' } as never);
+    sfn
+      .on(GetExecutionHistoryCommand)
+      .resolvesOnce({ events: [entered(2, 'Plan')] })
+      .resolves({ events: [entered(4, 'Finalize'), entered(3, 'ExportJobs'), entered(2, 'Plan')] });
+    const io = captureOutput();
+
+    // Act
+    const code = await sfnStartCommand(
+      [
+        '--date',
+        '2026-11-20',
+        '--report',
+        'Lost calls',
+        '--report',
+        'r2',
+        '--state-machine-arn',
+        SM,
+        '--json',
+      ],
+      deps,
+    );
+
+    // Assess
+    expect(code).toBe(0);
+    const start = sfn.commandCalls(StartExecutionCommand)[0]?.args[0].input;
+    expect(start?.stateMachineArn).toBe(SM);
+    expect(JSON.parse(start?.input ?? '')).toEqual({ date: '2026-11-20', reports: ['Lost calls', 'r2'] });
+    expect(JSON.parse(io.out())).toMatchObject({
+      executionArn: EXEC(1),
+      status: 'SUCCEEDED',
+      output: { rows: 12 },
+    });
+    // Each state once, in order, though the second page repeated the first event.
+    expect(io.err().match(/Plan|ExportJobs|Finalize/g)).toEqual(['Plan', 'ExportJobs', 'Finalize']);
+  });
+
+  it('exits 1 with the error when the execution fails', async () => {
+    // Prepare
+    sfn.on(StartExecutionCommand).resolves({ executionArn: EXEC(1), startDate: new Date(0) });
+    sfn
+      .on(DescribeExecutionCommand)
+      .resolves({ status: 'FAILED', error: 'LoginRequiredError', cause: 'log in' } as never);
+    sfn.on(GetExecutionHistoryCommand).resolves({ events: [] });
+    const io = captureOutput();
+
+    // Act
+    const code = await sfnStartCommand(['--preset', 'Yesterday', '--state-machine-arn', SM], deps);
+
+    // Assess
+    expect(code).toBe(1);
+    expect(io.out()).toContain('FAILED');
+    expect(io.out()).toContain('LoginRequiredError');
+  });
+
+  it('follows the execution ContinueAsNew started when the plan continues', async () => {
+    // Prepare
+    sfn.on(StartExecutionCommand).resolves({ executionArn: EXEC(1), startDate: new Date(0) });
+    sfn.on(DescribeExecutionCommand, { executionArn: EXEC(1) }).resolves({ status: 'SUCCEEDED' } as never);
+    sfn.on(DescribeExecutionCommand, { executionArn: EXEC(2) }).resolves({ status: 'SUCCEEDED' } as never);
+    sfn.on(GetExecutionHistoryCommand, { executionArn: EXEC(1) }).resolves({
+      events: [
+        {
+          id: 9,
+          type: 'TaskSucceeded',
+          timestamp: new Date(0),
+          taskSucceededEventDetails: {
+            resourceType: 'aws-sdk:sfn',
+            resource: 'startExecution',
+            output: JSON.stringify({ ExecutionArn: EXEC(2), StartDate: 0 }),
+          },
+        },
+      ],
+    });
+    sfn.on(GetExecutionHistoryCommand, { executionArn: EXEC(2) }).resolves({ events: [] });
+    const io = captureOutput();
+
+    // Act
+    const code = await sfnStartCommand(
+      ['--from', '2024-01-01', '--to', '2025-12-31', '--state-machine-arn', SM, '--json'],
+      deps,
+    );
+
+    // Assess
+    expect(code).toBe(0);
+    expect(JSON.parse(io.out())).toMatchObject({ executions: [EXEC(1), EXEC(2)], status: 'SUCCEEDED' });
+  });
+
+  it('prints only the execution ARN when --no-wait is given', async () => {
+    // Prepare
+    sfn.on(StartExecutionCommand).resolves({ executionArn: EXEC(7), startDate: new Date(0) });
+    const io = captureOutput();
+
+    // Act
+    const code = await sfnStartCommand(
+      ['--date', '2026-11-20', '--state-machine-arn', SM, '--no-wait'],
+      deps,
+    );
+
+    // Assess
+    expect(code).toBe(0);
+    expect(io.out()).toBe(`${EXEC(7)}\n`);
+    expect(sfn.commandCalls(DescribeExecutionCommand)).toHaveLength(0);
+  });
+});
+
+describe('report-export start (subprocess)', () => {
+  it('prints help with an example and exits 0 when --help is given', async () => {
+    // Act
+    const r = await runCli(['start', '--help'], { cleanEnv: true });
+    // Assess
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Usage: report-export start');
+    expect(r.stdout).toContain('Examples:');
+  });
+
+  it.each([
+    {
+      args: ['--date', '2026-02-30'],
+      message: "--date must be a calendar date YYYY-MM-DD, got '2026-02-30'",
+    },
+    {
+      args: ['--date', '2026-11-20', '--preset', 'Today'],
+      message: 'give only one of --date, --from/--to, --preset',
+    },
+    { args: ['--from', '2026-11-20'], message: '--to is required with --from' },
+    { args: ['--date', '2026-11-20'], message: 'needs --state-machine-arn' },
+    {
+      args: ['--date', '2026-11-20', '--state-machine-arn', 'nope'],
+      message: "--state-machine-arn must be a state machine ARN, got 'nope'",
+    },
+    { args: ['--preset', 'Someday'], message: '--preset must be one of' },
+  ])('exits 2 naming the flag when $args are given', async ({ args, message }) => {
+    // Act
+    const r = await runCli(['start', ...args], { cleanEnv: true });
+    // Assess
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+  });
+});
