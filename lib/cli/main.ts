@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { type IOStreams, processStreams } from './shared/io-streams';
 import { type CommandSpec, renderCommandList, renderHelp, UsageError } from '../command-line/options';
 import { BACKFILL_COMMAND, backfillCommand } from './commands/backfill/command';
 import { CONFIG_COMMAND, configCommand } from './commands/config/command';
@@ -26,24 +27,24 @@ export const PROGRAM = 'report-export';
 /** A command: its spec (name, summary, options) and what runs it. */
 interface Command {
   spec: CommandSpec;
-  run: (argv: readonly string[]) => Promise<number>;
+  run: (argv: readonly string[], io: IOStreams) => Promise<number>;
 }
 
 /** Every command, in the order the help lists them. */
 export const COMMANDS: readonly Command[] = [
-  { spec: LOCAL_EXPORT_COMMAND, run: localExportCommand },
-  { spec: QUERY_COMMAND, run: queryCommand },
-  { spec: RUNS_COMMAND, run: runsCommand },
-  { spec: SIM_CLI_COMMAND, run: (argv) => simCommand(argv) },
-  { spec: WORKFLOW_COMMAND, run: workflowCommand },
-  { spec: LOGIN_COMMAND, run: (argv) => loginCommand(argv) },
-  { spec: WORKSPACES_COMMAND, run: (argv) => workspacesCommand(argv) },
-  { spec: REPORTS_COMMAND, run: (argv) => reportsCommand(argv) },
-  { spec: RUN_COMMAND, run: (argv) => runCommand(argv) },
-  { spec: SFN_START_COMMAND, run: (argv) => sfnStartCommand(argv) },
-  { spec: BACKFILL_COMMAND, run: (argv) => backfillCommand(argv) },
-  { spec: CONFIG_COMMAND, run: configCommand },
-  { spec: DIRECTORY_COMMAND, run: directoryCommand },
+  { spec: LOCAL_EXPORT_COMMAND, run: (argv, io) => localExportCommand(argv, io) },
+  { spec: QUERY_COMMAND, run: (argv, io) => queryCommand(argv, io) },
+  { spec: RUNS_COMMAND, run: (argv, io) => runsCommand(argv, io) },
+  { spec: SIM_CLI_COMMAND, run: (argv, io) => simCommand(argv, io) },
+  { spec: WORKFLOW_COMMAND, run: (argv, io) => workflowCommand(argv, io) },
+  { spec: LOGIN_COMMAND, run: (argv, io) => loginCommand(argv, io) },
+  { spec: WORKSPACES_COMMAND, run: (argv, io) => workspacesCommand(argv, io) },
+  { spec: REPORTS_COMMAND, run: (argv, io) => reportsCommand(argv, io) },
+  { spec: RUN_COMMAND, run: (argv, io) => runCommand(argv, io) },
+  { spec: SFN_START_COMMAND, run: (argv, io) => sfnStartCommand(argv, io) },
+  { spec: BACKFILL_COMMAND, run: (argv, io) => backfillCommand(argv, io) },
+  { spec: CONFIG_COMMAND, run: (argv, io) => configCommand(argv, io) },
+  { spec: DIRECTORY_COMMAND, run: (argv, io) => directoryCommand(argv, io) },
 ];
 
 /** Commands of the program itself, listed after the others. */
@@ -86,10 +87,8 @@ function topLevelHelp(): string {
  * with the exit code. A leading option belongs to the default command (`npm start -- --from
  * ...`). Usage errors are thrown (UsageError, exit 2), as each command's are.
  */
-export async function main(
-  argv: readonly string[],
-  out: NodeJS.WritableStream = process.stdout,
-): Promise<number> {
+export async function main(argv: readonly string[], io: IOStreams = processStreams()): Promise<number> {
+  const out = io.stdout;
   const [command = DEFAULT_COMMAND, ...rest] = argv;
   if (command === '--help' || command === '-h' || (command === 'help' && rest.length === 0)) {
     out.write(topLevelHelp());
@@ -125,5 +124,5 @@ export async function main(
   const name = command.startsWith('-') ? DEFAULT_COMMAND : command;
   const entry = COMMANDS.find((c) => c.spec.name === name);
   if (entry === undefined) throw new UsageError(`unknown command '${command}' (try ${PROGRAM} --help)`);
-  return entry.run(command.startsWith('-') ? [command, ...rest] : rest);
+  return entry.run(command.startsWith('-') ? [command, ...rest] : rest, io);
 }

@@ -57,7 +57,8 @@ const CLEAN_ENV_KEYS = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'NODE_OPTIONS'];
 export const BUILT_PROGRAM = 'dist/cli/report-export.mjs';
 const POLL_MS = 20;
 
-function baseEnv(clean: boolean | undefined): NodeJS.ProcessEnv {
+/** The environment a test run starts from: the parent's, or (clean) only the basics. */
+export function baseEnv(clean: boolean | undefined): NodeJS.ProcessEnv {
   if (!clean) return process.env;
   return Object.fromEntries(
     CLEAN_ENV_KEYS.flatMap((k) => (process.env[k] === undefined ? [] : [[k, process.env[k]]])),

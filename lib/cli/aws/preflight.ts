@@ -17,7 +17,8 @@ import { ConfigError } from '../../command-line/options';
 
 /**
  * The SDK warns once per process, on stderr, that its releases after January 2027 need
- * Node 22; a command's output is no place for it. Set unless the user set it.
+ * Node 22; a command's output is no place for it. Set unless the user set it. The SDK
+ * reads the process's own environment (as it does for credentials), so this one sets it.
  */
 export function quietAwsSdk(env: NodeJS.ProcessEnv = process.env): void {
   env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -68,7 +69,8 @@ export type AwsTarget = TargetBase &
 export interface AwsCheckOptions {
   /** Bound on resolving credentials and on each cheap call. Default 10 s. */
   timeoutMs?: number;
-  env?: NodeJS.ProcessEnv;
+  /** The command's environment (`io.env`): what the messages name (AWS_PROFILE, AWS_REGION ...). */
+  env: Readonly<Record<string, string | undefined>>;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -266,11 +268,11 @@ function problemOf(
 export async function checkAws(
   command: string,
   targets: readonly AwsTarget[],
-  options: AwsCheckOptions = {},
+  options: AwsCheckOptions,
 ): Promise<void> {
   if (targets.length === 0) return;
   quietAwsSdk();
-  const env = options.env ?? process.env;
+  const env = options.env;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const problems: string[] = [];
   const regions = new Map<AwsTarget, string | undefined>();

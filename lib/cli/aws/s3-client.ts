@@ -11,7 +11,10 @@ export type S3ClientFactory = () => S3Client;
  * REPORT_EXPORT_S3_ENDPOINT) with path-style addressing, which local S3s need. One client
  * per process.
  */
-export function s3ClientFactory(config: ResolvedConfig): S3ClientFactory {
+export function s3ClientFactory(
+  config: ResolvedConfig,
+  env: Readonly<Record<string, string | undefined>>,
+): S3ClientFactory {
   let client: S3Client | undefined;
   const endpoint = config.s3Endpoint?.value;
   return () => {
@@ -19,7 +22,7 @@ export function s3ClientFactory(config: ResolvedConfig): S3ClientFactory {
     client ??= createS3Client(
       endpoint === undefined
         ? {}
-        : { endpoint, forcePathStyle: true, region: process.env.AWS_REGION ?? 'us-east-1' },
+        : { endpoint, forcePathStyle: true, region: env.AWS_REGION ?? 'us-east-1' },
     );
     return client;
   };

@@ -12,6 +12,7 @@ import type { Lease, LeaseStore } from '../../stores/lease-store';
 import type { SecretStore } from '../../stores/secret-store';
 import { SecretTokenSource, type ServiceSecret, TOKEN_REFRESH_LEASE } from '../../workflow/service-secret';
 import { type ResolvedConfig, type SecretLocation, secretLocation, serviceUrls } from '../shared/config';
+import type { IOStreams } from '../shared/io-streams';
 import { type AwsTarget, quietAwsSdk, regionOfArn } from './preflight';
 import type { S3ClientFactory } from './s3-client';
 
@@ -59,13 +60,13 @@ export function secretTargets(
 }
 
 /**
- * Warns (on `write`, stderr by default) when a secret file may be read by other users
+ * Warns (on `write`, the command's stderr) when a secret file may be read by other users
  * (any group or other permission bit): its tokens sign in as the tenant. Returns whether
  * it warned. A missing file, or a platform without POSIX modes, is not warned about.
  */
 export async function warnIfSecretFileOpen(
   file: string,
-  write: (text: string) => void = (text) => process.stderr.write(text),
+  write: (text: string) => void,
 ): Promise<boolean> {
   if (process.platform === 'win32') return false;
   const info = await stat(file).catch(() => undefined);
@@ -113,8 +114,8 @@ export function leaseStoreUri(config: ResolvedConfig, cwd = process.cwd()): stri
  */
 export async function refreshLeaseStoreUri(
   config: ResolvedConfig,
+  env: Readonly<Record<string, string | undefined>>,
   location: SecretLocation = secretLocation(config),
-  env: NodeJS.ProcessEnv = process.env,
 ): Promise<string> {
   if (config.leaseStore !== undefined) return config.leaseStore.value;
   if (location.kind === 'file') {
@@ -132,12 +133,13 @@ export async function refreshLeaseStoreUri(
 /** The lease store of the token-refresh lease ({@link refreshLeaseStoreUri}). */
 export async function refreshLeaseStore(
   config: ResolvedConfig,
+  env: Readonly<Record<string, string | undefined>>,
   clients: Pick<AwsClients, 's3'> = {},
   location: SecretLocation = secretLocation(config),
 ): Promise<LeaseStore> {
   return leaseStoreFromUri(
     config.leaseStore?.where ?? '--lease-store',
-    await refreshLeaseStoreUri(config, location),
+    await refreshLeaseStoreUri(config, env, location),
     clients.s3 ? { s3: clients.s3 } : {},
   );
 }
@@ -174,6 +176,7 @@ export async function underRefreshLease<T>(
 /** A client of the service on the stored secret: tokens refreshed under the lease, rotated ones stored. */
 export async function serviceClientFromSecret(
   config: ResolvedConfig,
+  io: Pick<IOStreams, 'stderr' | 'env'>,
   clients: AwsClients = {},
 ): Promise<{ client: ServiceClient; secret: ServiceSecret; tokens: SecretTokenSource }> {
   const location = secretLocation(config);
@@ -182,13 +185,13 @@ export async function serviceClientFromSecret(
       `the secret file ${path.resolve(location.file)} (--secret-file) does not exist: run report-export login first, or pass the --secret-file it wrote`,
     );
   }
-  if (location.kind === 'file') await warnIfSecretFileOpen(location.file);
+  if (location.kind === 'file') await warnIfSecretFileOpen(location.file, (text) => io.stderr.write(text));
   const { store, name } = openSecretStore(location, clients);
   const fetchOption = clients.fetch === undefined ? {} : { fetch: clients.fetch };
   const tokens = new SecretTokenSource({
     secrets: store,
     secretName: name,
-    leases: await refreshLeaseStore(config, clients, location),
+    leases: await refreshLeaseStore(config, io.env, clients, location),
     refresh: (client, refreshToken, signal) =>
       refreshTokens(client, refreshToken, { transport: fetchOption, ...(signal ? { signal } : {}) }),
   });

@@ -172,13 +172,14 @@ export const CONFIG_FILE_OPTION = {
 export interface ResolveConfigInput {
   /** Parsed option values by flag name (extra flags are ignored). */
   flags: Readonly<Record<string, unknown>>;
-  env?: Readonly<Record<string, string | undefined>>;
+  /** The command's environment (`io.env`). */
+  env: Readonly<Record<string, string | undefined>>;
   cwd?: string;
 }
 
 /** Reads the layers and validates every value; a bad one is a ConfigError naming its source. */
 export async function resolveConfig(input: ResolveConfigInput): Promise<ResolvedConfig> {
-  const env = input.env ?? process.env;
+  const env = input.env;
   const cwd = input.cwd ?? process.cwd();
   const { file, values: fileValues } = await readConfigFile(input.flags.config, env, cwd);
   const out: Partial<Record<ConfigKey, ConfigValue>> = {};

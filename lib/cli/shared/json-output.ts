@@ -1,3 +1,6 @@
+import { format } from 'node:util';
+import type { IOStreams } from './io-streams';
+
 /**
  * While a command prints one JSON document, stdout is the document's alone: anything else
  * written there meanwhile (console.log, console.info, console.debug, process.stdout.write
@@ -11,21 +14,31 @@ export interface ReservedStdout {
   release(): void;
 }
 
-/** Reserves stdout for the document until `release()`. */
-export function reserveStdout(): ReservedStdout {
+/**
+ * Reserves the command's stdout for the document until `release()`. What the rest of the
+ * process writes to its own stdout or console meanwhile goes to the command's stderr.
+ */
+export function reserveStdout(io: Pick<IOStreams, 'stdout' | 'stderr'>): ReservedStdout {
   const stdout = process.stdout;
   const realWrite = stdout.write;
+  const document = io.stdout === process.stdout ? (text: string) => realWrite.call(stdout, text) : io.stdout.write.bind(io.stdout);
   const saved = { log: console.log, info: console.info, debug: console.debug };
-  const toStderr = (...args: unknown[]): void => console.error(...args);
+  const toStderr = (...args: unknown[]): void => {
+    io.stderr.write(`${format(...args)}\n`);
+  };
   console.log = toStderr;
   console.info = toStderr;
   console.debug = toStderr;
-  stdout.write = ((...args: Parameters<typeof stdout.write>) =>
-    (process.stderr.write as (...a: unknown[]) => boolean)(...args)) as typeof stdout.write;
+  stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    io.stderr.write(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+    const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+    done?.();
+    return true;
+  }) as typeof stdout.write;
   let released = false;
   return {
     write(text) {
-      realWrite.call(stdout, text);
+      document(text);
     },
     release() {
       if (released) return;

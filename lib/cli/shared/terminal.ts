@@ -5,16 +5,16 @@
  *
  * @example
  * ```ts
- * const c = colors(process.stderr);
- * const bar = progress(process.stderr);
+ * const c = colors(io.stderr, io.env);
+ * const bar = progress(io.stderr, io.env);
  * bar.update('Lost calls: polling (3)');      // redrawn in place on a TTY
  * bar.log(c.green('Lost calls: 812 rows'));   // a line that stays
  * bar.done();
- * process.stdout.write(renderTable(rows, ['report', { key: 'rows', header: 'rows' }]));
+ * io.stdout.write(renderTable(rows, ['report', { key: 'rows', header: 'rows' }]));
  * ```
  */
 
-/** What these helpers need of a stream: `process.stdout`, `process.stderr` or a test double. */
+/** What these helpers need of a stream: a command's `io.stdout` or `io.stderr` (io-streams.ts). */
 export interface TerminalStream {
   write(chunk: string): unknown;
   isTTY?: boolean;
@@ -25,12 +25,12 @@ export interface TerminalStream {
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** A person's terminal: a TTY whose TERM is not `dumb` (a line editor cannot redraw). */
-export function isInteractive(stream: TerminalStream, env: Env = process.env): boolean {
+export function isInteractive(stream: TerminalStream, env: Env): boolean {
   return stream.isTTY === true && env.TERM !== 'dumb';
 }
 
 /** Colour is wanted: an interactive stream, and NO_COLOR unset or empty (https://no-color.org). */
-export function colorEnabled(stream: TerminalStream, env: Env = process.env): boolean {
+export function colorEnabled(stream: TerminalStream, env: Env): boolean {
   return isInteractive(stream, env) && (env.NO_COLOR === undefined || env.NO_COLOR === '');
 }
 
@@ -51,7 +51,7 @@ const sgr =
     enabled ? `\x1b[${open}m${text}\x1b[${close}m` : text;
 
 /** Colours for `stream`: none unless {@link colorEnabled}. */
-export function colors(stream: TerminalStream, env: Env = process.env): Colors {
+export function colors(stream: TerminalStream, env: Env): Colors {
   const on = colorEnabled(stream, env);
   return {
     enabled: on,
@@ -88,7 +88,7 @@ const CLEAR_LINE = '\r\x1b[2K';
  * cannot be redrawn); otherwise every changed status is its own line, which logs and
  * CI keep.
  */
-export function progress(stream: TerminalStream, env: Env = process.env): Progress {
+export function progress(stream: TerminalStream, env: Env): Progress {
   const live = isInteractive(stream, env);
   let status = '';
   let finished = false;

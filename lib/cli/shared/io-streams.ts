@@ -1,0 +1,24 @@
+import type { TerminalStream } from './terminal';
+
+/**
+ * What a command reads and writes, passed in (the way gh passes `IOStreams` to its commands)
+ * rather than taken from `process`: the program gives the process's own
+ * ({@link processStreams}), a test gives strings it reads back afterwards, and the command
+ * cannot tell. Environment variables come the same way: a command reads `io.env`, never
+ * `process.env`.
+ */
+export interface IOStreams {
+  /** Standard input; `isTTY` when a person types into it. */
+  readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** What the command answers (a table, one JSON document ...). */
+  readonly stdout: TerminalStream;
+  /** Progress, notices, warnings and errors. */
+  readonly stderr: TerminalStream;
+  /** Environment variables (REPORT_EXPORT_*, AWS_*, NO_COLOR, TERM, PATH ...). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+/** The process's own streams and environment: what the installed program runs with. */
+export function processStreams(): IOStreams {
+  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
+}
