@@ -11,6 +11,8 @@ export interface InProcessOptions {
   env?: Record<string, string | undefined>;
   /** True: the base environment is only PATH, HOME, TMPDIR, LANG and NODE_OPTIONS (see cli-process.ts). */
   cleanEnv?: boolean;
+  /** The command's working directory. Default this process's. */
+  cwd?: string;
   /** The streams claim to be a terminal (stdin, stdout and stderr). Default false, as in a pipe. */
   tty?: boolean;
 }
@@ -26,15 +28,19 @@ export async function runInProcess(argv: readonly string[], options: InProcessOp
   let stdout = '';
   let stderr = '';
   const tty = options.tty === true;
-  const stdin = Object.assign(Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]), {
-    isTTY: tty,
-  });
+  const stdin = Object.assign(
+    Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]),
+    {
+      isTTY: tty,
+    },
+  );
   const width = tty ? { columns: 100 } : {};
   const io: IOStreams = {
     stdin,
     stdout: { write: (chunk: string) => (stdout += chunk), isTTY: tty, ...width },
     stderr: { write: (chunk: string) => (stderr += chunk), isTTY: tty, ...width },
     env: { ...baseEnv(options.cleanEnv), NO_COLOR: '1', ...options.env },
+    cwd: options.cwd ?? process.cwd(),
   };
   let code: number;
   try {

@@ -16,9 +16,17 @@ export interface IOStreams {
   readonly stderr: TerminalStream;
   /** Environment variables (REPORT_EXPORT_*, AWS_*, NO_COLOR, TERM, PATH ...). */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** The working directory: where the config file is looked for, and relative defaults resolve. */
+  readonly cwd: string;
 }
 
 /** The process's own streams and environment: what the installed program runs with. */
 export function processStreams(): IOStreams {
-  return { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
+  return {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+  };
 }

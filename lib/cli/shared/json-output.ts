@@ -21,7 +21,10 @@ export interface ReservedStdout {
 export function reserveStdout(io: Pick<IOStreams, 'stdout' | 'stderr'>): ReservedStdout {
   const stdout = process.stdout;
   const realWrite = stdout.write;
-  const document = io.stdout === process.stdout ? (text: string) => realWrite.call(stdout, text) : io.stdout.write.bind(io.stdout);
+  const document =
+    io.stdout === process.stdout
+      ? (text: string) => realWrite.call(stdout, text)
+      : io.stdout.write.bind(io.stdout);
   const saved = { log: console.log, info: console.info, debug: console.debug };
   const toStderr = (...args: unknown[]): void => {
     io.stderr.write(`${format(...args)}\n`);
