@@ -66,10 +66,22 @@ export interface ValueOption<T = string> {
   parse?: ValueParser<T>;
   /** Given more than once is a usage error unless the option is {@link RepeatableOption}. */
   multiple?: false;
+  /**
+   * The value when the option is not given: the one declaration of the default, which the
+   * help shows as `(default <value>)` (or `defaultText`). Unset: the value is undefined.
+   */
+  default?: T;
+  /**
+   * How the help shows the default: for a `default` that reads better otherwise (a path as
+   * `./data-lake`), or, alone, for a default applied elsewhere (a setting that also comes
+   * from the environment or a config file, a default computed at run time).
+   */
+  defaultText?: string;
 }
 
 /** An option that may be given several times, e.g. `--report A --report B`; values in order. */
-export interface RepeatableOption<T = string> extends Omit<ValueOption<T>, 'multiple'> {
+export interface RepeatableOption<T = string>
+  extends Omit<ValueOption<T>, 'multiple' | 'default' | 'defaultText'> {
   multiple: true;
 }
 
@@ -105,8 +117,9 @@ export interface CommandSpec<O extends OptionSpecs = OptionSpecs> {
 }
 
 /**
- * Parsed values: switches are booleans, value options their parsed value or undefined,
- * repeatable options the list of values given (undefined when none).
+ * Parsed values: switches are booleans, value options their parsed value (or their
+ * declared default, else undefined), repeatable options the list of values given
+ * (undefined when none).
  */
 export type OptionValues<O extends OptionSpecs> = {
   [K in keyof O]: O[K] extends FlagOption
@@ -114,7 +127,9 @@ export type OptionValues<O extends OptionSpecs> = {
     : O[K] extends RepeatableOption<infer T>
       ? T[] | undefined
       : O[K] extends ValueOption<infer T>
-        ? T | undefined
+        ? O[K] extends { default: unknown }
+          ? T
+          : T | undefined
         : never;
 };
 
@@ -151,11 +166,17 @@ export function parseCommandLine<O extends OptionSpecs>(
   const values: Record<string, unknown> = {};
   for (const [name, o] of Object.entries(spec.options))
     values[name] = o.type === 'boolean' ? false : undefined;
+  const given = new Set<string>();
   for (const token of tokens) {
     if (token.kind === 'positional') throw new UsageError(`unexpected argument '${token.value}'`);
     if (token.kind !== 'option') continue;
     const option = Object.hasOwn(spec.options, token.name) ? spec.options[token.name] : undefined;
-    if (option === undefined) throw new UsageError(`unknown option '${token.rawName}' (see --help)`);
+    if (option === undefined) {
+      const near = nearestOption(token.name, Object.keys(spec.options));
+      throw new UsageError(
+        `unknown option '${token.rawName}'${near === undefined ? '' : ` (did you mean --${near}?)`} (see --help)`,
+      );
+    }
     const flag = flagName(token.name);
     if (option.type === 'boolean') {
       if (token.value !== undefined) throw new UsageError(`${flag} takes no value, got '${token.value}'`);
@@ -166,27 +187,73 @@ export function parseCommandLine<O extends OptionSpecs>(
     if (token.value === undefined || (!token.inlineValue && token.value.startsWith('-'))) {
       throw new UsageError(`${flag} needs a value ${option.value}`);
     }
-    if (option.multiple !== true && values[token.name] !== undefined) {
+    if (option.multiple !== true && given.has(token.name)) {
       throw new UsageError(`${flag} is given more than once`);
     }
+    given.add(token.name);
     const value = option.parse ? option.parse(token.value, flag) : token.value;
     values[token.name] =
       option.multiple === true ? [...((values[token.name] as unknown[] | undefined) ?? []), value] : value;
   }
+  for (const [name, o] of Object.entries(spec.options)) {
+    if (o.type === 'string' && o.multiple !== true && !given.has(name) && o.default !== undefined)
+      values[name] = o.default;
+  }
   return values as OptionValues<O>;
 }
 
-/** Parsed values, or undefined once `--help` is printed (the command then exits 0). */
+/** Edits (insert, delete, replace, swap two neighbours) from `a` to `b`. */
+function editDistance(a: string, b: string): number {
+  const w = b.length + 1;
+  const d = new Array<number>((a.length + 1) * w).fill(0);
+  const at = (i: number, j: number): number => d[i * w + j] ?? 0;
+  for (let i = 0; i <= a.length; i++) {
+    for (let j = 0; j <= b.length; j++) {
+      if (i === 0 || j === 0) {
+        d[i * w + j] = i + j;
+        continue;
+      }
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, at(i - 2, j - 2) + 1);
+      d[i * w + j] = best;
+    }
+  }
+  return at(a.length, b.length);
+}
+
+/** The option a mistyped name most likely meant: within 2 edits (1 for short names), the nearest. */
+function nearestOption(name: string, names: readonly string[]): string | undefined {
+  const limit = name.length <= 3 ? 1 : 2;
+  let best: { name: string; distance: number } | undefined;
+  for (const candidate of names) {
+    const distance = editDistance(name, candidate);
+    if (distance <= limit && (best === undefined || distance < best.distance))
+      best = { name: candidate, distance };
+  }
+  return best?.name;
+}
+
+/** Parsed values, or undefined once `--help` is printed on `out` (the command's stdout; it then exits 0). */
 export function parseOrHelp<O extends OptionSpecs>(
   spec: CommandSpec<O>,
   argv: readonly string[],
+  out: { write(text: string): unknown },
 ): OptionValues<O> | undefined {
   const v = parseCommandLine(spec, argv);
   if ((v as { help?: boolean }).help === true) {
-    process.stdout.write(renderHelp(spec));
+    out.write(renderHelp(spec));
     return undefined;
   }
   return v;
+}
+
+/** ` (default <value>)` for an option that declares its default; empty otherwise. */
+function defaultNote(o: OptionSpec): string {
+  if (o.type !== 'string' || o.multiple === true) return '';
+  const shown = o.defaultText ?? (o.default === undefined ? undefined : String(o.default));
+  return shown === undefined ? '' : ` (default ${shown})`;
 }
 
 /** The `--help` text: usage, summary, options with their help, examples. */
@@ -194,7 +261,7 @@ export function renderHelp(spec: CommandSpec): string {
   const rows = Object.entries(spec.options).map(([name, o]) => {
     const flag = `${o.short === undefined ? '    ' : `-${o.short}, `}${flagName(name)}`;
     const left = o.type === 'string' ? `${flag} ${o.value}${o.multiple === true ? ' ...' : ''}` : flag;
-    return [left, o.help] as const;
+    return [left, `${o.help}${defaultNote(o)}`] as const;
   });
   const width = Math.max(...rows.map(([left]) => left.length)) + 2;
   const sections = [

@@ -7,7 +7,15 @@ import {
   parseCommandLine,
   renderHelp,
 } from '../command-line/options';
-import type { SimulatorOptions } from './index';
+import {
+  DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
+  DEFAULT_REPORT_LATENCY_MS,
+  DEFAULT_ROW_FORMAT,
+  DEFAULT_ROWS_PER_DAY,
+  type SimulatorOptions,
+} from './index';
+import { DEFAULT_ROW_LIMIT } from './reporting/result-document';
+import { DEFAULT_SEED } from './seed';
 
 export { UsageError } from '../command-line/options';
 
@@ -16,7 +24,8 @@ export const SIM_OPTIONS = {
   port: {
     type: 'string',
     value: '<n>',
-    help: 'TCP port on 127.0.0.1 (default 0: any free port)',
+    help: 'TCP port on 127.0.0.1',
+    defaultText: '0: any free port',
     parse: integerValue(0, 65_535),
   },
   json: { type: 'boolean', help: 'print one JSON line with the connection details once listening' },
@@ -28,25 +37,29 @@ export const SIM_OPTIONS = {
   'report-latency-ms': {
     type: 'string',
     value: '<n>',
-    help: 'time a report request runs before Complete (default 1500)',
+    help: 'time a report request runs before Complete',
+    defaultText: String(DEFAULT_REPORT_LATENCY_MS),
     parse: integerValue(0, 3_600_000),
   },
   'rows-per-day': {
     type: 'string',
     value: '<n>',
-    help: 'generated calls per weekday (default 500)',
+    help: 'generated calls per weekday',
+    defaultText: String(DEFAULT_ROWS_PER_DAY),
     parse: integerValue(0, 10_000_000),
   },
   'row-limit': {
     type: 'string',
     value: '<n>',
-    help: 'rows per result before rowLimitExceeded (default 1000000)',
+    help: 'rows per result before rowLimitExceeded',
+    defaultText: String(DEFAULT_ROW_LIMIT),
     parse: integerValue(1, 10_000_000),
   },
   'row-format': {
     type: 'string',
     value: '<f>',
-    help: "result rows as 'object' (default) or 'array' (ordered like displayFields)",
+    help: "result rows as 'object' or 'array' (ordered like displayFields)",
+    defaultText: DEFAULT_ROW_FORMAT,
     parse: choiceValue(['object', 'array']),
   },
   'extra-templates': {
@@ -66,13 +79,15 @@ export const SIM_OPTIONS = {
   seed: {
     type: 'string',
     value: '<n>',
-    help: 'seed of ids and generated calls (default 20260101)',
+    help: 'seed of ids and generated calls',
+    defaultText: String(DEFAULT_SEED),
     parse: integerValue(0, 4_294_967_295),
   },
   'access-token-ttl': {
     type: 'string',
     value: '<s>',
-    help: 'access token lifetime in seconds (default 5400)',
+    help: 'access token lifetime in seconds',
+    defaultText: String(DEFAULT_ACCESS_TOKEN_TTL_SECONDS),
     parse: integerValue(1, 31_536_000),
   },
   help: { type: 'boolean', short: 'h', help: 'show this help' },

@@ -74,6 +74,7 @@ export interface RunningSimulator {
 export const DEFAULT_REPORT_LATENCY_MS = 1500;
 export const DEFAULT_ROWS_PER_DAY = 500;
 export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 5400;
+export const DEFAULT_ROW_FORMAT = 'object';
 
 /**
  * Starts the authorization server and the API on 127.0.0.1 in this process.
@@ -105,7 +106,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     }),
     latencyMs: options.reportLatencyMs ?? DEFAULT_REPORT_LATENCY_MS,
     rowLimit,
-    rowFormat: options.rowFormat ?? 'object',
+    rowFormat: options.rowFormat ?? DEFAULT_ROW_FORMAT,
     summaryMismatch: options.summaryMismatch ?? false,
   });
   registerDirectoryRoutes(router, {

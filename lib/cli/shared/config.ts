@@ -21,6 +21,8 @@ interface KeySpec {
   /** Masked by `config show`; never offered as a flag (a flag shows in `ps`). */
   secret?: true;
   default?: () => string;
+  /** How `--help` shows a default that is not a plain value (shown from `default` otherwise). */
+  defaultText?: string;
   check?: (value: string) => string | undefined;
 }
 
@@ -69,7 +71,7 @@ export const CONFIG_KEYS = {
     flag: 'redirect-uri',
     env: 'REPORT_EXPORT_REDIRECT_URI',
     value: '<url>',
-    help: 'registered loopback redirect, http or https (default http://127.0.0.1:8000/)',
+    help: 'registered loopback redirect, http or https',
     default: () => 'http://127.0.0.1:8000/',
     check: url,
   },
@@ -77,8 +79,9 @@ export const CONFIG_KEYS = {
     flag: 'secret-file',
     env: 'REPORT_EXPORT_SECRET_FILE',
     value: '<path>',
-    help: 'local secret file, mode 0600 (default ./.report-export/login.json)',
+    help: 'local secret file, mode 0600',
     default: () => path.join('.report-export', 'login.json'),
+    defaultText: './.report-export/login.json',
   },
   secretId: {
     flag: 'secret-id',
@@ -90,7 +93,8 @@ export const CONFIG_KEYS = {
     flag: 'workspace',
     env: 'REPORT_EXPORT_WORKSPACE_ID',
     value: '<id>',
-    help: "workspace id (default: the service's default workspace)",
+    help: 'workspace id',
+    defaultText: "the service's default workspace",
   },
   timeZone: {
     flag: 'time-zone',
@@ -104,7 +108,8 @@ export const CONFIG_KEYS = {
     flag: 'lease-store',
     env: 'REPORT_EXPORT_LEASE_STORE_URI',
     value: '<uri>',
-    help: "leases (token refresh, partitions): file:///dir or s3://bucket/prefix; share the deployment's when it uses the same secret (default: partitions ./.report-export/leases, token refresh beside the secret file, or per user for a Secrets Manager secret)",
+    help: "leases (token refresh, partitions): file:///dir or s3://bucket/prefix; share the deployment's when it uses the same secret",
+    defaultText: 'partitions ./.report-export/leases, token refresh beside the secret file, or per user for a Secrets Manager secret',
   },
   s3Endpoint: {
     flag: 's3-endpoint',
@@ -155,7 +160,14 @@ export function configOptions<const K extends NonSecretKey>(
   const out: Record<string, ValueOption<string>> = {};
   for (const key of keys) {
     const spec: KeySpec = CONFIG_KEYS[key];
-    out[spec.flag] = { type: 'string', value: spec.value, help: spec.help };
+    // The default is applied by resolveConfig, after the environment and the config file.
+    const shown = spec.defaultText ?? spec.default?.();
+    out[spec.flag] = {
+      type: 'string',
+      value: spec.value,
+      help: spec.help,
+      ...(shown === undefined ? {} : { defaultText: shown }),
+    };
   }
   return out as { [P in K as FlagOf<P>]: ValueOption<string> };
 }
@@ -165,7 +177,8 @@ export const CONFIG_FILE_OPTION = {
   config: {
     type: 'string',
     value: '<path>',
-    help: `config file (JSON; default ./${DEFAULT_CONFIG_FILE} when present)`,
+    help: 'config file (JSON)',
+    defaultText: `./${DEFAULT_CONFIG_FILE} when present`,
   },
 } as const satisfies Record<string, ValueOption<string>>;
 

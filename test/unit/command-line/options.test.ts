@@ -46,6 +46,9 @@ describe('parseCommandLine', () => {
   it.each([
     { argv: ['--colour'], message: "unknown option '--colour' (see --help)" },
     { argv: ['-x'], message: "unknown option '-x' (see --help)" },
+    { argv: ['--cuont', '3'], message: "unknown option '--cuont' (did you mean --count?) (see --help)" },
+    { argv: ['--verbsoe'], message: "unknown option '--verbsoe' (did you mean --verbose?) (see --help)" },
+    { argv: ['--nam=x'], message: "unknown option '--nam' (did you mean --name?) (see --help)" },
     { argv: ['--count'], message: '--count needs a value <n>' },
     { argv: ['--name', '--verbose'], message: '--name needs a value <text>' },
     { argv: ['--count', 'ten'], message: "--count must be an integer from 1 to 9, got 'ten'" },
@@ -59,6 +62,59 @@ describe('parseCommandLine', () => {
     const error = usageErrorOf(argv);
     // Assess
     expect(error).toMatchObject({ name: 'UsageError', code: 'CLI_USAGE', exitCode: 2, message });
+  });
+});
+
+describe('declared defaults', () => {
+  const WITH_DEFAULTS = defineCommand({
+    name: 'defaults',
+    usage: 'Usage: defaults [options]',
+    summary: 'Defaults declared once.',
+    options: {
+      limit: { type: 'string', value: '<n>', help: 'how many', parse: integerValue(1, 99), default: 10 },
+      out: {
+        type: 'string',
+        value: '<dir>',
+        help: 'where',
+        default: 'data-lake',
+        defaultText: './data-lake',
+      },
+      region: { type: 'string', value: '<r>', help: 'region', defaultText: 'from the environment' },
+    },
+    examples: ['defaults'],
+  });
+
+  it('gives the declared default when the option is absent, and the parsed value when it is given', () => {
+    // Act
+    const absent = parseCommandLine(WITH_DEFAULTS, []);
+    const given = parseCommandLine(WITH_DEFAULTS, ['--limit', '3', '--out', '/tmp/lake']);
+    // Assess: a default is the value; defaultText alone (applied elsewhere) gives none.
+    const limit: number = absent.limit;
+    expect([limit, absent.out, absent.region]).toEqual([10, 'data-lake', undefined]);
+    expect([given.limit, given.out]).toEqual([3, '/tmp/lake']);
+  });
+
+  it('refuses an option given twice even when the first value equals the default', () => {
+    // Act
+    const error = (() => {
+      try {
+        parseCommandLine(WITH_DEFAULTS, ['--limit', '10', '--limit', '5']);
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
+    // Assess
+    expect(error).toMatchObject({ name: 'UsageError', message: '--limit is given more than once' });
+  });
+
+  it('shows each default in the help, as its text when one is declared', () => {
+    // Act
+    const help = renderHelp(WITH_DEFAULTS);
+    // Assess
+    expect(help).toContain('how many (default 10)\n');
+    expect(help).toContain('where (default ./data-lake)\n');
+    expect(help).toContain('region (default from the environment)\n');
   });
 });
 
