@@ -9,5 +9,7 @@ import { lambdaHandler } from './lambda-runtime';
  * so it cannot eat this one's spill budget (one invocation per environment at a time).
  */
 export const handler = lambdaHandler(createExportResultsHandler, {
-  beforeInvoke: () => removeStaleSpill(os.tmpdir()),
+  beforeInvoke: async () => {
+    await removeStaleSpill(os.tmpdir(), { exclusive: true });
+  },
 });

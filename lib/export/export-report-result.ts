@@ -3,7 +3,7 @@ import type { ExportOptions } from './export-options';
 import { type ExportSummary, summarize } from './export-summary';
 import { phaseLog } from './phases';
 import { publishPartitions } from './publish/publish-partitions';
-import { makeSpillRoot, readPartitions } from './read-partitions';
+import { makeSpillRoot, readPartitions, removeStaleSpill } from './read-partitions';
 import { resolveExportOptions } from './resolve-export-options';
 
 /**
@@ -21,6 +21,9 @@ import { resolveExportOptions } from './resolve-export-options';
 export async function exportReportResult(options: ExportOptions): Promise<ExportSummary> {
   const run = resolveExportOptions(options);
   const phase = phaseLog(run.logger);
+  // What a killed export on this machine left (its process gone) is this one's disk.
+  const stale = await removeStaleSpill(run.spillDirectory);
+  if (stale.length > 0) run.logger?.warn('removed the spill of exports whose process ended', { stale });
   const spillRoot = await makeSpillRoot(run);
   try {
     const read = await readPartitions(run, spillRoot);

@@ -1,6 +1,12 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import {
+  currentProcess,
+  type ProcessIdentity,
+  parseProcessIdentity,
+  processGone,
+} from '../stores/process-identity';
+import {
   EXPORT_ERROR_CODES,
   ExportError,
   SpillBudgetError,
@@ -186,19 +192,62 @@ async function spill<T>(
 
 /** Name prefix of a run's spill directory. */
 export const SPILL_ROOT_PREFIX = 'report-export-';
+/** The record in a spill directory of the process that made it. */
+const SPILL_OWNER = '_owner.json';
+/** A spill directory without an owner record (its process died within mkdtemp's reach) is left this long. */
+const UNOWNED_SPILL_STALE_MS = 60 * 60_000;
 
 /**
- * Removes the spill directories of earlier runs under `spillDirectory`: what an export
- * killed mid-run (out of memory, a timeout) left. Only where no other export can be running
- * there: a Lambda execution environment serves one invocation at a time.
+ * Removes the spill directories under `spillDirectory` whose process has ended: what an
+ * export killed mid-run (out of memory, the function's timeout, kill -9) left. A Lambda
+ * execution environment keeps /tmp across invocations and across a runtime restart, so
+ * without this each such death would take its part files' space from every later
+ * export there until the disk is full.
+ *
+ * `exclusive`: this process is the directory's only user (a Lambda execution environment
+ * serves one invocation at a time), so every spill directory but this process's own is
+ * stale, whatever its record says. Otherwise only those whose process has ended: exports
+ * running beside this one (a local run's functions share the temporary directory) keep
+ * theirs; a pid reused by a later process is told apart by its start time.
+ * Returns the directories removed.
  */
-export async function removeStaleSpill(spillDirectory: string): Promise<void> {
+export async function removeStaleSpill(
+  spillDirectory: string,
+  options: { exclusive?: boolean; now?: number } = {},
+): Promise<string[]> {
+  const now = options.now ?? Date.now();
   const names = await fs.readdir(spillDirectory).catch(() => [] as string[]);
+  const removed: string[] = [];
   await Promise.all(
     names
       .filter((n) => n.startsWith(SPILL_ROOT_PREFIX))
-      .map((n) => fs.rm(path.join(spillDirectory, n), { recursive: true, force: true })),
+      .map(async (n) => {
+        const root = path.join(spillDirectory, n);
+        if (!(await spillIsStale(root, now, options.exclusive === true))) return;
+        await fs.rm(root, { recursive: true, force: true });
+        removed.push(root);
+      }),
   );
+  return removed.sort();
+}
+
+function isCurrentProcess(owner: ProcessIdentity): boolean {
+  const me = currentProcess();
+  return owner.host === me.host && owner.pid === me.pid && owner.start === me.start;
+}
+
+async function spillIsStale(root: string, now: number, exclusive: boolean): Promise<boolean> {
+  const text = await fs.readFile(path.join(root, SPILL_OWNER), 'utf8').catch(() => undefined);
+  let owner: ProcessIdentity | undefined;
+  try {
+    owner = text === undefined ? undefined : parseProcessIdentity(JSON.parse(text));
+  } catch {
+    owner = undefined;
+  }
+  if (owner !== undefined) return exclusive ? !isCurrentProcess(owner) : processGone(owner);
+  if (exclusive) return true;
+  const info = await fs.stat(root).catch(() => undefined);
+  return info?.isDirectory() === true && now - info.mtimeMs > UNOWNED_SPILL_STALE_MS;
 }
 
 /** A fresh directory for one run's part files; the caller removes it. */
@@ -208,7 +257,9 @@ export async function makeSpillRoot(run: {
   requestId: string;
 }): Promise<string> {
   try {
-    return await fs.mkdtemp(path.join(run.spillDirectory, SPILL_ROOT_PREFIX));
+    const root = await fs.mkdtemp(path.join(run.spillDirectory, SPILL_ROOT_PREFIX));
+    await fs.writeFile(path.join(root, SPILL_OWNER), `${JSON.stringify(currentProcess())}\n`);
+    return root;
   } catch (cause) {
     const errno = diskFullCode(cause);
     if (errno === undefined) throw cause;
