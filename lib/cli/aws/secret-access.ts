@@ -90,7 +90,7 @@ export function secretUri(location: SecretLocation): string {
  * `./.report-export/leases`. The token-refresh lease is not taken here unless configured
  * (see {@link refreshLeaseStoreUri}).
  */
-export function leaseStoreUri(config: ResolvedConfig, cwd = process.cwd()): string {
+export function leaseStoreUri(config: ResolvedConfig, cwd: string): string {
   return config.leaseStore?.value ?? pathToFileURL(path.resolve(cwd, '.report-export', 'leases')).href;
 }
 
@@ -115,7 +115,7 @@ export function leaseStoreUri(config: ResolvedConfig, cwd = process.cwd()): stri
 export async function refreshLeaseStoreUri(
   config: ResolvedConfig,
   env: Readonly<Record<string, string | undefined>>,
-  location: SecretLocation = secretLocation(config),
+  location: SecretLocation,
 ): Promise<string> {
   if (config.leaseStore !== undefined) return config.leaseStore.value;
   if (location.kind === 'file') {
@@ -135,7 +135,7 @@ export async function refreshLeaseStore(
   config: ResolvedConfig,
   env: Readonly<Record<string, string | undefined>>,
   clients: Pick<AwsClients, 's3'> = {},
-  location: SecretLocation = secretLocation(config),
+  location: SecretLocation,
 ): Promise<LeaseStore> {
   return leaseStoreFromUri(
     config.leaseStore?.where ?? '--lease-store',
@@ -176,10 +176,10 @@ export async function underRefreshLease<T>(
 /** A client of the service on the stored secret: tokens refreshed under the lease, rotated ones stored. */
 export async function serviceClientFromSecret(
   config: ResolvedConfig,
-  io: Pick<IOStreams, 'stderr' | 'env'>,
+  io: Pick<IOStreams, 'stderr' | 'env' | 'cwd'>,
   clients: AwsClients = {},
 ): Promise<{ client: ServiceClient; secret: ServiceSecret; tokens: SecretTokenSource }> {
-  const location = secretLocation(config);
+  const location = secretLocation(config, io.cwd);
   if (location.kind === 'file' && (await stat(location.file).catch(() => undefined)) === undefined) {
     throw new ConfigError(
       `the secret file ${path.resolve(location.file)} (--secret-file) does not exist: run report-export login first, or pass the --secret-file it wrote`,

@@ -30,7 +30,9 @@ export function stateMachineArnOf(config: ResolvedConfig): string {
 
 /**
  * A Step Functions client in the state machine's own region (the ARN's fourth field), so
- * no AWS_REGION is needed when an ARN is given; credentials from the usual AWS chain.
+ * no AWS_REGION is needed when an ARN is given; credentials from the usual AWS chain. The
+ * SDK reads that chain (AWS_PROFILE, AWS_ACCESS_KEY_ID ...) from the process's own
+ * environment, not from a command's `io.env`: a command cannot hand it another one.
  */
 export function sfnClientFor(stateMachineArn: string): SFNClient {
   quietAwsSdk();

@@ -267,7 +267,7 @@ export type SecretLocation =
  * default, so a secret id from any layer beats the default file); both at one layer is
  * ambiguous.
  */
-export function secretLocation(config: ResolvedConfig, cwd = process.cwd()): SecretLocation {
+export function secretLocation(config: ResolvedConfig, cwd: string): SecretLocation {
   const { secretId, secretFile } = config;
   if (
     secretId !== undefined &&

@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
 import {
   DescribeExecutionCommand,
   GetExecutionHistoryCommand,
@@ -8,8 +9,9 @@ import {
   StartExecutionCommand,
 } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type BackfillState, backfillCommand, splitRange } from '../../../lib/cli/commands/backfill/command';
+import type { IOStreams } from '../../../lib/cli/shared/io-streams';
 
 const SM = 'arn:aws:states:eu-west-1:123456789012:stateMachine:ReportExport';
 
@@ -29,6 +31,9 @@ describe('splitRange', () => {
 describe('report-export backfill (mocked Step Functions)', () => {
   const sfn = mockClient(SFNClient);
   let dir: string;
+  /** The command's streams (stdout kept in `out`), no environment, `dir` as its working directory. */
+  let io: IOStreams;
+  let out: string;
   let running = 0;
   let maxRunning = 0;
   /** Executions by name: started ones run for two polls, then end as `outcome(name)` says. */
@@ -44,8 +49,14 @@ describe('report-export backfill (mocked Step Functions)', () => {
     maxRunning = 0;
     outcome = () => 'SUCCEEDED';
     dir = await mkdtemp(join(tmpdir(), 'backfill-'));
-    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    out = '';
+    io = {
+      stdin: Readable.from([]),
+      stdout: { write: (chunk: string) => (out += chunk) },
+      stderr: { write: () => true },
+      env: {},
+      cwd: dir,
+    };
     sfn.on(StartExecutionCommand).callsFake((i: { name: string; input: string }) => {
       const arn = `arn:aws:states:eu-west-1:123456789012:execution:ReportExport:${i.name}`;
       inputs.set(arn, JSON.parse(i.input) as { from: string });
@@ -66,7 +77,6 @@ describe('report-export backfill (mocked Step Functions)', () => {
   });
 
   afterEach(async () => {
-    vi.restoreAllMocks();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -87,6 +97,7 @@ describe('report-export backfill (mocked Step Functions)', () => {
         join(dir, 'state.json'),
         ...extra,
       ],
+      io,
       { sfn: () => new SFNClient({ region: 'eu-west-1' }), sleep: async () => {} },
     );
   const state = async () => JSON.parse(await readFile(join(dir, 'state.json'), 'utf8')) as BackfillState;
@@ -149,6 +160,23 @@ describe('report-export backfill (mocked Step Functions)', () => {
     expect((await state()).chunks[0]?.status).toBe('succeeded');
   });
 
+  it('keeps its state under .report-export in its working directory when no --state-file is given', async () => {
+    // Act
+    const code = await backfillCommand(
+      ['--from', '2026-01-01', '--to', '2026-01-20', '--state-machine-arn', SM, '--json'],
+      io,
+      { sfn: () => new SFNClient({ region: 'eu-west-1' }), sleep: async () => {} },
+    );
+
+    // Assess
+    expect(code).toBe(0);
+    const { stateFile } = JSON.parse(out) as { stateFile: string };
+    expect(dirname(stateFile)).toBe(join(dir, '.report-export'));
+    expect(basename(stateFile)).toMatch(/^backfill-[0-9a-f]{12}\.json$/);
+    const saved = JSON.parse(await readFile(stateFile, 'utf8')) as BackfillState;
+    expect(saved.chunks.map((c) => c.status)).toEqual(['succeeded']);
+  });
+
   it('refuses a state file of another backfill when the range differs', async () => {
     // Prepare
     await run();
@@ -165,6 +193,7 @@ describe('report-export backfill (mocked Step Functions)', () => {
         '--state-file',
         join(dir, 'state.json'),
       ],
+      io,
       { sfn: () => new SFNClient({ region: 'eu-west-1' }), sleep: async () => {} },
     );
 

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_COMMAND } from '../../../lib/cli/commands/config/command';
 import { CONFIG_KEYS, resolveConfig, secretLocation, serviceUrls } from '../../../lib/cli/shared/config';
 import { defineCommand, parseCommandLine, renderHelp, UsageError } from '../../../lib/command-line/options';
+import { runInProcess } from '../../support/cli-in-process';
 import { runCli } from '../../support/cli-process';
 
 describe('resolveConfig', () => {
@@ -116,7 +117,7 @@ describe('secretLocation', () => {
     { flags: { 'secret-id': 'prod' }, env: { REPORT_EXPORT_SECRET_FILE: 'x.json' }, kind: 'secrets-manager' },
   ])('picks the $kind when flags $flags and env $env are given', async ({ flags, env, kind }) => {
     // Act
-    const location = secretLocation(await resolveConfig({ flags, env, cwd: tmpdir() }));
+    const location = secretLocation(await resolveConfig({ flags, env, cwd: tmpdir() }), tmpdir());
     // Assess
     expect(location.kind).toBe(kind);
   });
@@ -129,7 +130,7 @@ describe('secretLocation', () => {
       cwd: tmpdir(),
     });
     // Act / Assess
-    expect(() => secretLocation(config)).toThrow('both name the secret');
+    expect(() => secretLocation(config, tmpdir())).toThrow('both name the secret');
   });
 });
 
@@ -178,7 +179,7 @@ describe('CONFIG_COMMAND', () => {
   });
 });
 
-describe('report-export config show (subprocess)', () => {
+describe('report-export config show', () => {
   let dir: string;
 
   beforeAll(async () => {
@@ -204,7 +205,7 @@ describe('report-export config show (subprocess)', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('prints every value with its source and masks secrets and tokens when --json is given', async () => {
+  it('prints every value with its source and masks secrets and tokens when --json is given (the built program)', async () => {
     // Act
     const r = await runCli(
       [
@@ -235,7 +236,7 @@ describe('report-export config show (subprocess)', () => {
 
   it('exits 2 naming the subcommand when it is unknown', async () => {
     // Act
-    const r = await runCli(['config', 'edit'], { cleanEnv: true });
+    const r = await runInProcess(['config', 'edit'], { cleanEnv: true, cwd: dir });
     // Assess
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("unknown subcommand 'config edit'");

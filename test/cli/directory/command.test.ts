@@ -5,7 +5,7 @@ import { DIRECTORY_CLI_ERROR_CODES } from '../../../lib/cli/commands/directory/e
 import { createSeed, DEFAULT_SEED } from '../../../lib/simulator/seed';
 import type { DirectoryItem } from '../../../lib/spec/types';
 import { annLee } from './fixtures';
-import { type DirectoryHarness, runDirectory, startDirectoryHarness } from './harness';
+import { type DirectoryHarness, runDirectory, runDirectoryProcess, startDirectoryHarness } from './harness';
 
 const SUBCOMMANDS = ['search', 'get', 'get-by-crm', 'create', 'replace', 'delete', 'delete-by-crm', 'sync'];
 const GUID = 'b0000000-0000-4000-8000-000000000001';
@@ -14,7 +14,10 @@ const seed = createSeed(DEFAULT_SEED);
 describe('report-export directory (subprocess)', () => {
   it('prints help listing every subcommand, and help with an example for a subcommand, and exits 0', async () => {
     // Act
-    const [top, sync] = await Promise.all([runDirectory(['--help']), runDirectory(['sync', '--help'])]);
+    const [top, sync] = await Promise.all([
+      runDirectoryProcess(['--help']),
+      runDirectoryProcess(['sync', '--help']),
+    ]);
 
     // Assess
     expect(top.code).toBe(0);
@@ -24,7 +27,9 @@ describe('report-export directory (subprocess)', () => {
     expect(sync.stdout).toMatch(/Examples:\n {2}report-export directory sync /);
     expect(sync.stderr).toBe('');
   });
+});
 
+describe('report-export directory (usage)', () => {
   it('exits 2 with an error naming the subcommand or the flag when the command line is wrong', async () => {
     // Act
     const [bogus, badItem] = await Promise.all([
@@ -58,15 +63,19 @@ describe('report-export directory (local service)', () => {
   it('exits 1 with the code of the failure when the login is missing or no directory has the name', async () => {
     // Act
     const [noLogin, noDirectory] = await Promise.all([
-      runDirectory([
-        'get',
-        '--directory',
-        'Company contacts',
-        '--item',
-        GUID,
-        '--secret-file',
-        path.join(h.dir, 'none.json'),
-      ]),
+      runDirectory(
+        [
+          'get',
+          '--directory',
+          'Company contacts',
+          '--item',
+          GUID,
+          '--secret-file',
+          path.join(h.dir, 'none.json'),
+        ],
+        {},
+        h.dir,
+      ),
       h.directory(['search', '--directory', 'Nope', '--text', 'a']),
     ]);
 
@@ -102,6 +111,7 @@ describe('report-export directory (local service)', () => {
         {
           REPORT_EXPORT_ACCESS_TOKEN: secret.service.accessToken,
         },
+        h.dir,
       ),
     ]);
 

@@ -1,8 +1,11 @@
 import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIRECTORY_COMMAND, directoryCommand } from '../../../lib/cli/commands/directory/command';
 import { DIRECTORY_CLI_ERROR_CODES } from '../../../lib/cli/commands/directory/errors';
+import type { IOStreams } from '../../../lib/cli/shared/io-streams';
 import { exitCodeOf } from '../../../lib/command-line/options';
 import type { DirectoryItem } from '../../../lib/spec/types';
 import { annLee } from './fixtures';
@@ -22,21 +25,28 @@ interface Outcome {
   error?: Error & { code?: string };
 }
 
-/** Runs `directory <argv>` here, with stdout captured (stderr too, so progress stays quiet). */
+/**
+ * Runs `directory <argv>` here on streams of its own, stdout captured (stderr too, so
+ * progress stays quiet), with no variable of this process; the files it reads are named by absolute paths.
+ */
 async function directory(argv: readonly string[]): Promise<Outcome> {
   let stdout = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    stdout += String(chunk);
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  const io: IOStreams = {
+    stdin: Object.assign(Readable.from([]), { isTTY: false }),
+    stdout: {
+      write: (chunk: string) => {
+        stdout += chunk;
+        return true;
+      },
+    },
+    stderr: { write: () => true },
+    env: { NO_COLOR: '1' },
+    cwd: os.tmpdir(),
+  };
   try {
-    return { code: await directoryCommand(argv), stdout };
+    return { code: await directoryCommand(argv, io), stdout };
   } catch (error) {
     return { code: exitCodeOf(error), stdout, error: error as NonNullable<Outcome['error']> };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
   }
 }
 

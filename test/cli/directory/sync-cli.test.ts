@@ -8,7 +8,10 @@ import type { CliProcess } from '../../support/cli-process';
 import { amelia, BAD_ROWS, CSV, contacts, NEW } from './fixtures';
 import { type DirectoryHarness, startDirectoryHarness } from './harness';
 
-/** `report-export directory sync` run as a subprocess against the local service. */
+/**
+ * `report-export directory sync` against the local service: run in this process, and as the
+ * built program in a process of its own where the process is the point (killed, SIGINT).
+ */
 
 let h: DirectoryHarness;
 let api: ServiceClient;

@@ -1,9 +1,18 @@
 import { X509Certificate } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSelfSignedCertificate } from '../../../lib/cli/commands/login/self-signed-cert';
-import { type CliProcess, runCli, startCli } from '../../support/cli-process';
+import { main, PROGRAM } from '../../../lib/cli/main';
+import type { IOStreams } from '../../../lib/cli/shared/io-streams';
+import { describeFailure, exitCodeOf } from '../../../lib/command-line/options';
+import { runInProcess } from '../../support/cli-in-process';
+import { baseEnv, type CliProcess, startCli } from '../../support/cli-process';
 
 describe('createSelfSignedCertificate', () => {
   it.each(['node', 'openssl'] as const)(
@@ -36,8 +45,63 @@ describe('createSelfSignedCertificate', () => {
   );
 });
 
+/** A run of `main` in this process that a test watches while it runs (runInProcess answers only at its end). */
+interface StartedInProcess {
+  stderr(): string;
+  /** The exit code, as bin/report-export.ts sets it (a thrown error described on stderr). */
+  exited: Promise<number>;
+  /** Resolves with the match once stderr contains `pattern`; rejects when the run ends first, or after 30 s. */
+  waitFor(pattern: RegExp): Promise<RegExpExecArray>;
+}
+
+function startInProcess(
+  argv: readonly string[],
+  options: { env: NodeJS.ProcessEnv; cwd: string },
+): StartedInProcess {
+  let stderr = '';
+  let ended = false;
+  const io: IOStreams = {
+    stdin: Object.assign(Readable.from([]), { isTTY: false }),
+    stdout: { write: () => true },
+    stderr: { write: (chunk: string) => (stderr += chunk) },
+    env: { ...baseEnv(true), NO_COLOR: '1', ...options.env },
+    cwd: options.cwd,
+  };
+  const exited = main(argv, io)
+    .catch((error: unknown) => {
+      stderr += describeFailure(PROGRAM, error);
+      return exitCodeOf(error);
+    })
+    .finally(() => {
+      ended = true;
+    });
+  return {
+    stderr: () => stderr,
+    exited,
+    async waitFor(pattern) {
+      for (let waited = 0; waited <= 30_000; waited += 20) {
+        const match = pattern.exec(stderr);
+        if (match !== null) return match;
+        if (ended) throw new Error(`ended before ${pattern}: ${stderr}`);
+        await sleep(20);
+      }
+      throw new Error(`still waiting for ${pattern}: ${stderr}`);
+    },
+  };
+}
+
 describe('report-export login (loopback redirect)', () => {
   let cli: CliProcess | undefined;
+  /** The working directory of the runs in this process: empty, so no config file is found. */
+  let cwd: string;
+
+  beforeAll(async () => {
+    cwd = await mkdtemp(join(tmpdir(), 'login-cli-'));
+  });
+
+  afterAll(async () => {
+    await rm(cwd, { recursive: true, force: true });
+  });
 
   afterEach(async () => {
     if (cli) expect(await cli.stop()).toBe(true);
@@ -60,7 +124,7 @@ describe('report-export login (loopback redirect)', () => {
     '30',
   ];
 
-  it('fails with OAUTH_STATE_MISMATCH and tells the browser so when the redirect carries another state', async () => {
+  it('fails with OAUTH_STATE_MISMATCH and tells the browser so when the redirect carries another state (the built program)', async () => {
     // Prepare
     cli = startCli(loginArgs('http://127.0.0.1:0/callback'), {
       env: { REPORT_EXPORT_CLIENT_SECRET: 'shh' },
@@ -84,11 +148,11 @@ describe('report-export login (loopback redirect)', () => {
 
   it('answers 404 and keeps waiting when a request reaches another path', async () => {
     // Prepare
-    cli = startCli(loginArgs('http://127.0.0.1:0/callback'), {
+    const login = startInProcess(loginArgs('http://127.0.0.1:0/callback'), {
       env: { REPORT_EXPORT_CLIENT_SECRET: 'shh' },
-      cleanEnv: true,
+      cwd,
     });
-    const [, origin] = await cli.waitFor(/waiting on (http:\/\/127\.0\.0\.1:\d+)/);
+    const [, origin] = await login.waitFor(/waiting on (http:\/\/127\.0\.0\.1:\d+)/);
 
     // Act
     const stray = await fetch(`${origin}/favicon.ico`, { signal: AbortSignal.timeout(10_000) });
@@ -99,7 +163,7 @@ describe('report-export login (loopback redirect)', () => {
     // Assess
     expect(stray.status).toBe(404);
     expect(outcome.status).toBe(400);
-    expect(await cli.exited).toBe(1);
+    expect(await login.exited).toBe(1);
   });
 
   it.each([
@@ -116,9 +180,10 @@ describe('report-export login (loopback redirect)', () => {
     },
   ])('exits 2 naming the problem when $message is wrong', async ({ args, env, message }) => {
     // Act
-    const r = await runCli(['login', '--region', 'uk', '--client-id', 'app', ...args], {
+    const r = await runInProcess(['login', '--region', 'uk', '--client-id', 'app', ...args], {
       env,
       cleanEnv: true,
+      cwd,
     });
     // Assess
     expect(r.code).toBe(2);
@@ -127,9 +192,10 @@ describe('report-export login (loopback redirect)', () => {
 
   it('exits 2 naming the region flag when no service is named', async () => {
     // Act
-    const r = await runCli(['login', '--client-id', 'app'], {
+    const r = await runInProcess(['login', '--client-id', 'app'], {
       env: { REPORT_EXPORT_CLIENT_SECRET: 's' },
       cleanEnv: true,
+      cwd,
     });
     // Assess
     expect(r.code).toBe(2);

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess } from '../../support/cli-in-process';
 import { runCli } from '../../support/cli-process';
 import { duckdbQuery, sqlString } from '../../support/duckdb';
 
@@ -50,7 +51,7 @@ describe('report-export query', () => {
 
   it('prints a table of the answer when given SQL over calls', async () => {
     // Act
-    const run = await runCli([
+    const run = await runInProcess([
       'query',
       '--dir',
       lake,
@@ -67,7 +68,7 @@ describe('report-export query', () => {
 
   it('types dt and report_id as text, as the Glue tables declare them (Athena projects dt but keeps it a string), when answering --json', async () => {
     // Act
-    const run = await runCli([
+    const run = await runInProcess([
       'query',
       '--dir',
       lake,
@@ -83,7 +84,7 @@ describe('report-export query', () => {
 
   it('reads the run records as the runs table when asked for CSV', async () => {
     // Act
-    const run = await runCli([
+    const run = await runInProcess([
       'query',
       '--dir',
       lake,
@@ -103,7 +104,13 @@ describe('report-export query', () => {
     await mkdir(empty, { recursive: true });
 
     // Act
-    const run = await runCli(['query', '--dir', empty, '--json', 'SELECT count(*) AS n FROM calls, runs']);
+    const run = await runInProcess([
+      'query',
+      '--dir',
+      empty,
+      '--json',
+      'SELECT count(*) AS n FROM calls, runs',
+    ]);
 
     // Assess
     expect(run.code).toBe(0);
@@ -122,7 +129,7 @@ describe('report-export query', () => {
     [['query', '--json', '--format', 'csv', 'SELECT 1'], 2, /--json and --format csv disagree/],
   ])('exits %#: 2 with a message naming the problem when argv is %j', async (argv, code, message) => {
     // Act
-    const run = await runCli(argv);
+    const run = await runInProcess(argv, { cwd: work });
 
     // Assess
     expect(run.code).toBe(code);
@@ -131,7 +138,7 @@ describe('report-export query', () => {
 
   it('exits 1 with DuckDB message and CLI_QUERY_FAILED when the SQL is wrong', async () => {
     // Act
-    const run = await runCli(['query', '--dir', lake, 'SELEC 1']);
+    const run = await runInProcess(['query', '--dir', lake, 'SELEC 1']);
 
     // Assess
     expect(run.code).toBe(1);
@@ -139,7 +146,7 @@ describe('report-export query', () => {
   });
 
   it('writes the whole answer when its output, over 1 MiB, goes to a pipe', async () => {
-    // Act
+    // Act: the built program, whose stdout is a real pipe it must flush before it exits.
     const run = await runCli([
       'query',
       '--dir',
@@ -165,7 +172,7 @@ describe('report-export query', () => {
     ['CREATE TABLE t AS SELECT 1', /query is read-only: .* got CREATE/],
   ])('exits 1 with a clear message when the SQL reaches out or writes: %s', async (sql, message) => {
     // Act
-    const run = await runCli(['query', '--dir', lake, sql]);
+    const run = await runInProcess(['query', '--dir', lake, sql]);
 
     // Assess
     expect(run.code).toBe(1);
@@ -184,7 +191,7 @@ describe('report-export query', () => {
     const before = await readdir(lake, { recursive: true });
 
     // Act
-    const run = await runCli(['query', '--dir', lake, make(target)]);
+    const run = await runInProcess(['query', '--dir', lake, make(target)]);
 
     // Assess
     expect(run.code).toBe(1);
@@ -198,7 +205,7 @@ describe('report-export query', () => {
     const target = path.join(lake, 'copied.csv');
 
     // Act
-    const run = await runCli(['query', '--dir', lake, `COPY (SELECT 1) TO ${sqlString(target)}`]);
+    const run = await runInProcess(['query', '--dir', lake, `COPY (SELECT 1) TO ${sqlString(target)}`]);
 
     // Assess
     expect(run.code).toBe(1);
@@ -218,16 +225,41 @@ describe('report-export query', () => {
     await writeFile(path.join(runs, 'broken.json'), '{not json\n');
 
     // Act
-    const run = await runCli(['query', '--dir', damaged, '--json', 'SELECT "runId", status FROM runs']);
+    const run = await runInProcess(['query', '--dir', damaged, '--json', 'SELECT "runId", status FROM runs']);
 
     // Assess
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual([{ runId: 'run-2', status: 'FAILED' }]);
   });
 
+  it('reads the SQL from stdin when the argument is -', async () => {
+    // Act
+    const run = await runInProcess(['query', '--dir', lake, '--json', '-'], {
+      stdin: 'SELECT count(*) AS n FROM calls\n',
+    });
+
+    // Assess
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual([{ n: 9 }]);
+  });
+
+  it('resolves a relative --dir and --file against its working directory', async () => {
+    // Prepare
+    await writeFile(path.join(work, 'count.sql'), 'SELECT count(*) AS n FROM calls');
+
+    // Act
+    const run = await runInProcess(['query', '--dir', 'lake', '--json', '--file', 'count.sql'], {
+      cwd: work,
+    });
+
+    // Assess
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual([{ n: 9 }]);
+  });
+
   it('prints its help with an example when given --help', async () => {
     // Act
-    const run = await runCli(['query', '--help']);
+    const run = await runInProcess(['query', '--help']);
 
     // Assess
     expect(run.code).toBe(0);

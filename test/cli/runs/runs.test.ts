@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalS3 } from '../../integration/stores/local-s3';
+import { runInProcess } from '../../support/cli-in-process';
 import { runCli } from '../../support/cli-process';
 
 /** Run records as Finalize writes them (the members `runs` shows). */
@@ -62,7 +63,7 @@ describe('report-export runs', () => {
 
   it('lists the newest runs first as JSON when given --json and --limit', async () => {
     // Act
-    const run = await runCli(['runs', '--dir', path.join(work, 'lake'), '--json', '--limit', '2']);
+    const run = await runInProcess(['runs', '--dir', path.join(work, 'lake'), '--json', '--limit', '2']);
 
     // Assess
     expect(run.code).toBe(0);
@@ -70,9 +71,18 @@ describe('report-export runs', () => {
     expect(runs.map((r) => r.runId)).toEqual(['run-c', 'run-b']);
   });
 
+  it('resolves a relative --dir against its working directory', async () => {
+    // Act
+    const run = await runInProcess(['runs', '--dir', 'lake', '--json', '--limit', '1'], { cwd: work });
+
+    // Assess
+    expect(run.code).toBe(0);
+    expect((JSON.parse(run.stdout) as { runId: string }[]).map((r) => r.runId)).toEqual(['run-c']);
+  });
+
   it('prints a table with status, dates, jobs and rows when run without --json', async () => {
     // Act
-    const run = await runCli(['runs', '--dir', path.join(work, 'lake')]);
+    const run = await runInProcess(['runs', '--dir', path.join(work, 'lake')]);
 
     // Assess
     expect(run.code).toBe(0);
@@ -95,7 +105,8 @@ describe('report-export runs', () => {
       for (const [dt, r] of RECORDS)
         await store.put(`exports/runs/dt=${dt}/${r.runId}.json`, JSON.stringify(r));
 
-      // Act
+      // Act: the built program, as the AWS SDK reads its endpoint and credentials from the
+      // process's own environment.
       const run = await runCli(['runs', '--dir', 's3://runs-bucket/exports', '--json'], {
         env: {
           AWS_ENDPOINT_URL_S3: s3.endpoint,
@@ -128,7 +139,7 @@ describe('report-export runs', () => {
     ],
   ])('exits 2 naming the flag when argv is %j', async (argv, message) => {
     // Act
-    const run = await runCli(argv);
+    const run = await runInProcess(argv, { cwd: work });
 
     // Assess
     expect(run.code).toBe(2);
@@ -146,7 +157,7 @@ describe('report-export runs', () => {
     await writeFile(path.join(dir, 'partial.json'), '{"runId":"run-x"}\n');
 
     // Act
-    const run = await runCli(['runs', '--dir', lake]);
+    const run = await runInProcess(['runs', '--dir', lake]);
 
     // Assess
     expect(run.code).toBe(0);
@@ -163,7 +174,7 @@ describe('report-export runs', () => {
     await mkdir(empty, { recursive: true });
 
     // Act
-    const run = await runCli(['runs', '--dir', empty]);
+    const run = await runInProcess(['runs', '--dir', empty]);
 
     // Assess
     expect(run.code).toBe(0);

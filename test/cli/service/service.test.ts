@@ -1,12 +1,18 @@
+import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSimulator, startSimulator } from '../../../lib/simulator';
+import { runInProcess } from '../../support/cli-in-process';
 import { runCli } from '../../support/cli-process';
 import { type LoginDir, makeLoginDir } from '../login/login-secret';
 
+/** The commands run in this process (`main` on strings), but for one run of the built program. */
 describe('report-export workspaces list / reports list', () => {
   let sim: RunningSimulator;
   let login: LoginDir | undefined;
   let common: string[];
+  /** In this process, working in the login's directory, with only the basic variables. */
+  const run = (argv: readonly string[]) =>
+    runInProcess(argv, { cleanEnv: true, cwd: login?.dir ?? tmpdir() });
 
   beforeAll(async () => {
     sim = await startSimulator({ autoApprove: true, reportLatencyMs: 0 });
@@ -19,7 +25,7 @@ describe('report-export workspaces list / reports list', () => {
     await login?.remove();
   });
 
-  it('prints the workspaces as JSON with the default one marked when --json is given', async () => {
+  it('prints the workspaces as JSON with the default one marked when --json is given (the built program)', async () => {
     // Act
     const r = await runCli(['workspaces', 'list', ...common, '--json'], { cleanEnv: true });
     // Assess
@@ -30,7 +36,7 @@ describe('report-export workspaces list / reports list', () => {
 
   it("prints the default workspace's reports as a table when no workspace is given", async () => {
     // Act
-    const r = await runCli(['reports', 'list', ...common], { cleanEnv: true });
+    const r = await run(['reports', 'list', ...common]);
     // Assess
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
@@ -43,7 +49,7 @@ describe('report-export workspaces list / reports list', () => {
     { args: ['reports', 'show'], code: 2, message: "unknown subcommand 'reports show'" },
   ])('exits $code with a clear message when $args is given', async ({ args, code, message }) => {
     // Act
-    const r = await runCli(args, { cleanEnv: true });
+    const r = await run(args);
     // Assess
     expect(r.code).toBe(code);
     expect(r.stderr).toContain(message);
@@ -51,7 +57,7 @@ describe('report-export workspaces list / reports list', () => {
 
   it('exits 2 naming --workspace when it is not a workspace of the login', async () => {
     // Act
-    const r = await runCli(['reports', 'list', ...common, '--workspace', 'nope'], { cleanEnv: true });
+    const r = await run(['reports', 'list', ...common, '--workspace', 'nope']);
 
     // Assess
     expect(r.code).toBe(2);
@@ -61,9 +67,7 @@ describe('report-export workspaces list / reports list', () => {
 
   it('exits 2 naming the missing secret file and login when --secret-file does not exist', async () => {
     // Act
-    const r = await runCli(['workspaces', 'list', '--secret-file', '/nonexistent/login.json'], {
-      cleanEnv: true,
-    });
+    const r = await run(['workspaces', 'list', '--secret-file', '/nonexistent/login.json']);
 
     // Assess
     expect(r.code).toBe(2);

@@ -1,3 +1,7 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { Readable } from 'node:stream';
 import {
   DescribeExecutionCommand,
   GetExecutionHistoryCommand,
@@ -6,8 +10,10 @@ import {
   StartExecutionCommand,
 } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sfnStartCommand } from '../../../lib/cli/commands/start/command';
+import type { IOStreams } from '../../../lib/cli/shared/io-streams';
+import { runInProcess } from '../../support/cli-in-process';
 import { runCli } from '../../support/cli-process';
 
 const SM = 'arn:aws:states:eu-west-1:123456789012:stateMachine:ReportExport';
@@ -20,20 +26,30 @@ const entered = (id: number, name: string): HistoryEvent => ({
   stateEnteredEventDetails: { name },
 });
 
-/** Captures what a command writes to stdout and stderr. */
-function captureOutput(): { out: () => string; err: () => string } {
+/** Streams that keep what a command writes to stdout and stderr; no environment; `cwd` as given. */
+function captureOutput(cwd: string): { io: IOStreams; out: () => string; err: () => string } {
   let out = '';
   let err = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    out += String(chunk);
-    return true;
-  });
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    err += String(chunk);
-    return true;
-  });
-  return { out: () => out, err: () => err };
+  const io: IOStreams = {
+    stdin: Readable.from([]),
+    stdout: { write: (chunk: string) => (out += chunk) },
+    stderr: { write: (chunk: string) => (err += chunk) },
+    env: {},
+    cwd,
+  };
+  return { io, out: () => out, err: () => err };
 }
+
+/** An empty working directory: no report-export.config.json is read. */
+let cwd: string;
+
+beforeAll(async () => {
+  cwd = await mkdtemp(path.join(tmpdir(), 'start-cli-'));
+});
+
+afterAll(async () => {
+  await rm(cwd, { recursive: true, force: true });
+});
 
 describe('report-export start (mocked Step Functions)', () => {
   const sfn = mockClient(SFNClient);
@@ -41,9 +57,6 @@ describe('report-export start (mocked Step Functions)', () => {
 
   beforeEach(() => {
     sfn.reset();
-  });
-  afterEach(() => {
-    vi.restoreAllMocks();
   });
 
   it('starts the execution with the input of the flags and follows it to SUCCEEDED when the execution succeeds', async () => {
@@ -57,7 +70,7 @@ describe('report-export start (mocked Step Functions)', () => {
       .on(GetExecutionHistoryCommand)
       .resolvesOnce({ events: [entered(2, 'Plan')] })
       .resolves({ events: [entered(4, 'Finalize'), entered(3, 'ExportJobs'), entered(2, 'Plan')] });
-    const io = captureOutput();
+    const io = captureOutput(cwd);
 
     // Act
     const code = await sfnStartCommand(
@@ -72,6 +85,7 @@ describe('report-export start (mocked Step Functions)', () => {
         SM,
         '--json',
       ],
+      io.io,
       deps,
     );
 
@@ -96,10 +110,10 @@ describe('report-export start (mocked Step Functions)', () => {
       .on(DescribeExecutionCommand)
       .resolves({ status: 'FAILED', error: 'LoginRequiredError', cause: 'log in' } as never);
     sfn.on(GetExecutionHistoryCommand).resolves({ events: [] });
-    const io = captureOutput();
+    const io = captureOutput(cwd);
 
     // Act
-    const code = await sfnStartCommand(['--preset', 'Yesterday', '--state-machine-arn', SM], deps);
+    const code = await sfnStartCommand(['--preset', 'Yesterday', '--state-machine-arn', SM], io.io, deps);
 
     // Assess
     expect(code).toBe(1);
@@ -127,11 +141,12 @@ describe('report-export start (mocked Step Functions)', () => {
       ],
     });
     sfn.on(GetExecutionHistoryCommand, { executionArn: EXEC(2) }).resolves({ events: [] });
-    const io = captureOutput();
+    const io = captureOutput(cwd);
 
     // Act
     const code = await sfnStartCommand(
       ['--from', '2024-01-01', '--to', '2025-12-31', '--state-machine-arn', SM, '--json'],
+      io.io,
       deps,
     );
 
@@ -143,11 +158,12 @@ describe('report-export start (mocked Step Functions)', () => {
   it('prints only the execution ARN when --no-wait is given', async () => {
     // Prepare
     sfn.on(StartExecutionCommand).resolves({ executionArn: EXEC(7), startDate: new Date(0) });
-    const io = captureOutput();
+    const io = captureOutput(cwd);
 
     // Act
     const code = await sfnStartCommand(
       ['--date', '2026-11-20', '--state-machine-arn', SM, '--no-wait'],
+      io.io,
       deps,
     );
 
@@ -158,7 +174,7 @@ describe('report-export start (mocked Step Functions)', () => {
   });
 });
 
-describe('report-export start (subprocess)', () => {
+describe('report-export start (the built program)', () => {
   it('prints help with an example and exits 0 when --help is given', async () => {
     // Act
     const r = await runCli(['start', '--help'], { cleanEnv: true });
@@ -167,7 +183,9 @@ describe('report-export start (subprocess)', () => {
     expect(r.stdout).toContain('Usage: report-export start');
     expect(r.stdout).toContain('Examples:');
   });
+});
 
+describe('report-export start (usage errors)', () => {
   it.each([
     {
       args: ['--date', '2026-02-30'],
@@ -186,7 +204,7 @@ describe('report-export start (subprocess)', () => {
     { args: ['--preset', 'Someday'], message: '--preset must be one of' },
   ])('exits 2 naming the flag when $args are given', async ({ args, message }) => {
     // Act
-    const r = await runCli(['start', ...args], { cleanEnv: true });
+    const r = await runInProcess(['start', ...args], { cleanEnv: true, cwd });
     // Assess
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);

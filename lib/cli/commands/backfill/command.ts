@@ -22,6 +22,7 @@ import {
 } from '../../aws/sfn-executions';
 import { CONFIG_FILE_OPTION, configOptions, resolveConfig } from '../../shared/config';
 import { EXECUTION_INPUT_OPTIONS, executionInputOf } from '../../shared/execution-input-options';
+import type { IOStreams } from '../../shared/io-streams';
 import { colors, progress, renderTable } from '../../shared/terminal';
 
 /** `backfill`: a long range as one execution per chunk, a few at a time, resumable. */
@@ -151,8 +152,12 @@ function executionName(state: BackfillState, chunk: ChunkRecord): string {
   return `backfill-${chunk.from}-${chunk.to}-${key.slice(0, 12)}-${chunk.attempts}`;
 }
 
-export async function backfillCommand(argv: readonly string[], deps: SfnDependencies = {}): Promise<number> {
-  const v = parseOrHelp(BACKFILL_COMMAND, argv);
+export async function backfillCommand(
+  argv: readonly string[],
+  io: IOStreams,
+  deps: SfnDependencies = {},
+): Promise<number> {
+  const v = parseOrHelp(BACKFILL_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
   if (v.from === undefined || v.to === undefined) throw new UsageError('backfill needs --from and --to');
   const parsed = executionInputOf(v);
@@ -162,15 +167,16 @@ export async function backfillCommand(argv: readonly string[], deps: SfnDependen
     ...(parsed.reports ? { reports: parsed.reports } : {}),
     ...(parsed.filterId ? { filterId: parsed.filterId } : {}),
   };
-  const stateMachineArn = stateMachineArnOf(await resolveConfig({ flags: v }));
+  const stateMachineArn = stateMachineArnOf(await resolveConfig({ flags: v, env: io.env, cwd: io.cwd }));
   // Before the state file or any chunk: without AWS every chunk would start and fail.
   const { sfn, target } = stateMachineClient(stateMachineArn, deps);
-  await checkAws('backfill', [target]);
+  await checkAws('backfill', [target], { env: io.env });
   const chunkDays = v['chunk-days'] ?? 31;
   const digest = createHash('sha256')
     .update(JSON.stringify([stateMachineArn, input, chunkDays]))
     .digest('hex');
   const file = path.resolve(
+    io.cwd,
     v['state-file'] ?? path.join('.report-export', `backfill-${digest.slice(0, 12)}.json`),
   );
   const fresh: BackfillState = {
@@ -199,8 +205,8 @@ export async function backfillCommand(argv: readonly string[], deps: SfnDependen
   };
   await save();
 
-  const bar = progress(process.stderr);
-  const c = colors(process.stderr);
+  const bar = progress(io.stderr, io.env);
+  const c = colors(io.stderr, io.env);
   const skipped = state.chunks.filter((ch) => ch.status === 'succeeded').length;
   const count = (s: ChunkStatus) => state.chunks.filter((ch) => ch.status === s).length;
   const show = () =>
@@ -260,7 +266,7 @@ export async function backfillCommand(argv: readonly string[], deps: SfnDependen
   bar.done();
   const failed = count('failed');
   if (v.json) {
-    process.stdout.write(
+    io.stdout.write(
       `${JSON.stringify({ stateFile: file, succeeded: count('succeeded'), failed, skipped, chunks: state.chunks })}\n`,
     );
   } else {
@@ -271,9 +277,9 @@ export async function backfillCommand(argv: readonly string[], deps: SfnDependen
       execution: ch.executionArn ?? '',
       error: ch.error ?? '',
     }));
-    process.stdout.write(renderTable(rows, ['from', 'to', 'status', 'execution', 'error']));
+    io.stdout.write(renderTable(rows, ['from', 'to', 'status', 'execution', 'error']));
     if (failed > 0)
-      process.stdout.write(
+      io.stdout.write(
         `\n${failed} chunks failed; run the same command again to retry them (state: ${file})\n`,
       );
   }

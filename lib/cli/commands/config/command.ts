@@ -19,6 +19,7 @@ import {
   secretLocation,
   serviceUrls,
 } from '../../shared/config';
+import type { IOStreams } from '../../shared/io-streams';
 import { colors, renderTable } from '../../shared/terminal';
 
 /** What `config show` prints in place of a secret value. */
@@ -97,37 +98,37 @@ export async function describeSecretFile(file: string): Promise<Record<string, s
   };
 }
 
-export async function configCommand(argv: readonly string[]): Promise<number> {
+export async function configCommand(argv: readonly string[], io: IOStreams): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === undefined) throw new UsageError('config needs a subcommand: config show');
   if (sub === '--help' || sub === '-h') {
-    process.stdout.write(renderHelp(CONFIG_COMMAND));
+    io.stdout.write(renderHelp(CONFIG_COMMAND));
     return 0;
   }
   if (sub !== 'show') throw new UsageError(`unknown subcommand 'config ${sub}' (try: config show)`);
-  const v = parseOrHelp(CONFIG_COMMAND, rest);
+  const v = parseOrHelp(CONFIG_COMMAND, rest, io.stdout);
   if (v === undefined) return 0;
-  const config = await resolveConfig({ flags: v });
+  const config = await resolveConfig({ flags: v, env: io.env, cwd: io.cwd });
   const settings = describeConfig(config);
-  const location = secretLocation(config);
+  const location = secretLocation(config, io.cwd);
   const secret = location.kind === 'file' ? await describeSecretFile(location.file) : undefined;
   if (v.json) {
-    process.stdout.write(
+    io.stdout.write(
       `${JSON.stringify({ configFile: config.file ?? null, settings, secretLocation: location, secret: secret ?? null })}\n`,
     );
     return 0;
   }
-  const c = colors(process.stdout);
+  const c = colors(io.stdout, io.env);
   const rows = Object.entries(settings).map(([key, s]) => ({ setting: key, value: s.value, from: s.where }));
-  process.stdout.write(renderTable(rows, ['setting', 'value', 'from'], { header: c.bold }));
-  process.stdout.write(`\nconfig file: ${config.file ?? '(none)'}\n`);
+  io.stdout.write(renderTable(rows, ['setting', 'value', 'from'], { header: c.bold }));
+  io.stdout.write(`\nconfig file: ${config.file ?? '(none)'}\n`);
   const where = location.kind === 'file' ? location.file : `Secrets Manager ${location.secretId}`;
-  process.stdout.write(
+  io.stdout.write(
     `secret:      ${where}${secret === undefined && location.kind === 'file' ? ' (not written yet: run login)' : ''}\n`,
   );
   if (secret !== undefined) {
     const secretRows = Object.entries(secret).map(([key, value]) => ({ key, value }));
-    process.stdout.write(`\n${renderTable(secretRows, ['key', 'value'], { header: c.bold })}`);
+    io.stdout.write(`\n${renderTable(secretRows, ['key', 'value'], { header: c.bold })}`);
   }
   return 0;
 }

@@ -21,6 +21,7 @@ import {
   secretLocation,
   serviceUrls,
 } from '../../shared/config';
+import type { IOStreams } from '../../shared/io-streams';
 import { DIRECTORY_CLI_ERROR_CODES, DirectoryCommandError } from './errors';
 
 /**
@@ -69,7 +70,8 @@ export const PHONE_REGION_OPTION = {
 export interface ConnectInput {
   /** Parsed option values (flag name -> value). */
   flags: Readonly<Record<string, unknown>>;
-  env?: Readonly<Record<string, string | undefined>>;
+  /** The command's streams (warnings go to its stderr), environment and working directory. */
+  io: Pick<IOStreams, 'stderr' | 'env' | 'cwd'>;
   defaultRegion?: PhoneRegion | undefined;
   /** Per-attempt timeout of every call. Default the client's (30 s). */
   timeoutMs?: number;
@@ -86,8 +88,9 @@ async function exists(file: string): Promise<boolean> {
 
 /** The service client of the configured login. */
 export async function connect(input: ConnectInput): Promise<ServiceClient> {
-  const env = input.env ?? process.env;
-  const config = await resolveConfig({ flags: input.flags, env });
+  const { io } = input;
+  const env = io.env;
+  const config = await resolveConfig({ flags: input.flags, env, cwd: io.cwd });
   const { baseUrl } = serviceUrls(config);
   const common = {
     ...(input.defaultRegion === undefined ? {} : { defaultRegion: input.defaultRegion }),
@@ -98,7 +101,7 @@ export async function connect(input: ConnectInput): Promise<ServiceClient> {
     if (baseUrl === undefined) throw new UsageError(`${ACCESS_TOKEN_ENV} needs --base-url (or --region)`);
     return createClient({ baseUrl: baseUrl.value, accessToken: token, ...common });
   }
-  const location = secretLocation(config);
+  const location = secretLocation(config, io.cwd);
   let secrets: SecretStore;
   let secretName: string;
   if (location.kind === 'file') {
@@ -108,7 +111,7 @@ export async function connect(input: ConnectInput): Promise<ServiceClient> {
         `no login: ${location.file} does not exist (${location.where}); run report-export login first, or set ${ACCESS_TOKEN_ENV} with --base-url`,
       );
     }
-    await warnIfSecretFileOpen(location.file);
+    await warnIfSecretFileOpen(location.file, (text) => io.stderr.write(text));
     secrets = new LocalFileSecretStore(location.file);
     secretName = SECRET_NAME;
   } else {
@@ -118,7 +121,7 @@ export async function connect(input: ConnectInput): Promise<ServiceClient> {
   }
   // The secret's own refresh lease (or the configured store), shared by every command using
   // this login from any directory.
-  const leases = await refreshLeaseStore(config, {}, location);
+  const leases = await refreshLeaseStore(config, env, {}, location);
   const tokens = new SecretTokenSource({
     secrets,
     secretName,
@@ -138,7 +141,7 @@ export async function connect(input: ConnectInput): Promise<ServiceClient> {
 export async function resolveDirectory(
   api: ServiceClient,
   ref: string | undefined,
-  env: Readonly<Record<string, string | undefined>> = process.env,
+  env: Readonly<Record<string, string | undefined>>,
 ): Promise<Directory> {
   const wanted = ref ?? env[DIRECTORY_ENV];
   if (wanted === undefined || wanted === '') {

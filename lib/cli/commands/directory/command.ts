@@ -6,6 +6,7 @@ import {
   renderHelp,
   UsageError,
 } from '../../../command-line/options';
+import type { IOStreams } from '../../shared/io-streams';
 import {
   DIRECTORY_CREATE_COMMAND,
   DIRECTORY_DELETE_BY_CRM_COMMAND,
@@ -26,7 +27,10 @@ import { DIRECTORY_SYNC_COMMAND, directorySync } from './sync-command';
 
 /** `directory <subcommand>`: the contact directory endpoints, and `sync` from a CSV file. */
 
-const SUBCOMMANDS: readonly { spec: CommandSpec; run: (argv: readonly string[]) => Promise<number> }[] = [
+const SUBCOMMANDS: readonly {
+  spec: CommandSpec;
+  run: (argv: readonly string[], io: IOStreams) => Promise<number>;
+}[] = [
   { spec: DIRECTORY_SEARCH_COMMAND, run: directorySearch },
   { spec: DIRECTORY_GET_COMMAND, run: directoryGet },
   { spec: DIRECTORY_GET_BY_CRM_COMMAND, run: directoryGetByCrm },
@@ -54,10 +58,10 @@ report-export directory <subcommand> --help.`,
     .trimEnd(),
 });
 
-export async function directoryCommand(argv: readonly string[]): Promise<number> {
+export async function directoryCommand(argv: readonly string[], io: IOStreams): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
-    process.stdout.write(renderHelp(DIRECTORY_COMMAND));
+    io.stdout.write(renderHelp(DIRECTORY_COMMAND));
     return 0;
   }
   const entry = SUBCOMMANDS.find((s) => s.spec.name === sub);
@@ -66,5 +70,5 @@ export async function directoryCommand(argv: readonly string[]): Promise<number>
       `unknown subcommand 'directory ${sub}'; subcommands: ${SUBCOMMANDS.map((s) => s.spec.name).join(', ')}`,
     );
   }
-  return entry.run(rest);
+  return entry.run(rest, io);
 }

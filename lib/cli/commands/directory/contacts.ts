@@ -1,4 +1,5 @@
 import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
 import { parsePhoneNumberWithError } from 'libphonenumber-js';
 import { type PhoneRegion, toE164 } from '../../../api';
 import { isGuid } from '../../../api/validate';
@@ -57,18 +58,23 @@ export interface ContactSheet {
 /** Largest contacts file read (it is read whole). */
 export const MAX_CSV_BYTES = 64 * 1024 * 1024;
 
-/** The text of a contacts file: UTF-8 (invalid bytes are an error, not replaced), at most {@link MAX_CSV_BYTES}. */
-export async function readContactsFile(file: string): Promise<string> {
+/**
+ * The text of a contacts file: UTF-8 (invalid bytes are an error, not replaced), at most
+ * {@link MAX_CSV_BYTES}. A relative `file` is read from `cwd` (the command's working
+ * directory); messages name it as given.
+ */
+export async function readContactsFile(file: string, cwd: string): Promise<string> {
+  const resolved = path.resolve(cwd, file);
   let bytes: Buffer;
   try {
-    const stat = await fs.stat(file);
+    const stat = await fs.stat(resolved);
     if (stat.size > MAX_CSV_BYTES) {
       throw new DirectoryCommandError(
         DIRECTORY_CLI_ERROR_CODES.csvUnreadable,
         `${file} is ${stat.size} bytes; the largest contacts file read is ${MAX_CSV_BYTES} bytes: split it`,
       );
     }
-    bytes = await fs.readFile(file);
+    bytes = await fs.readFile(resolved);
   } catch (cause) {
     if (cause instanceof DirectoryCommandError) throw cause;
     throw new DirectoryCommandError(

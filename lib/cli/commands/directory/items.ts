@@ -13,6 +13,7 @@ import {
   type DirectoryFieldName,
   type DirectoryItemFields,
 } from '../../../spec/types';
+import type { IOStreams } from '../../shared/io-streams';
 import { CONNECTION_OPTIONS, connect, PHONE_REGION_OPTION, resolveDirectory } from './client';
 import { DEFAULT_SEARCH_COLUMNS, itemsTable, itemsText, itemText, writeJson } from './output';
 
@@ -175,9 +176,14 @@ function fieldsOf(v: Readonly<Record<string, unknown>>): DirectoryItemFields {
 
 async function open(
   v: Readonly<Record<string, unknown>>,
+  io: IOStreams,
 ): Promise<{ api: ServiceClient; directoryId: string }> {
-  const api = await connect({ flags: v, defaultRegion: v['default-region'] as PhoneRegion | undefined });
-  const directory = await resolveDirectory(api, v.directory as string | undefined);
+  const api = await connect({
+    flags: v,
+    io,
+    defaultRegion: v['default-region'] as PhoneRegion | undefined,
+  });
+  const directory = await resolveDirectory(api, v.directory as string | undefined, io.env);
   return { api, directoryId: directory.id };
 }
 
@@ -190,87 +196,85 @@ function asUsageError(error: unknown): never {
   );
 }
 
-const out = (text: string) => process.stdout.write(text);
-
-export async function directorySearch(argv: readonly string[]): Promise<number> {
-  const v = parseOrHelp(DIRECTORY_SEARCH_COMMAND, argv);
+export async function directorySearch(argv: readonly string[], io: IOStreams): Promise<number> {
+  const v = parseOrHelp(DIRECTORY_SEARCH_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
   const text = required(v.text, '--text');
-  const { api, directoryId } = await open(v);
+  const { api, directoryId } = await open(v, io);
   const items = await api.directories.searchItems(
     directoryId,
     text,
     v.fields === undefined ? {} : { fields: v.fields },
   );
-  if (v.json) writeJson(process.stdout, items);
-  else if (items.length === 0) process.stderr.write(`no item matches '${text}'\n`);
-  else out(itemsTable(items, v.fields ?? DEFAULT_SEARCH_COLUMNS));
+  if (v.json) writeJson(io.stdout, items);
+  else if (items.length === 0) io.stderr.write(`no item matches '${text}'\n`);
+  else io.stdout.write(itemsTable(items, v.fields ?? DEFAULT_SEARCH_COLUMNS));
   return 0;
 }
 
-export async function directoryGet(argv: readonly string[]): Promise<number> {
-  const v = parseOrHelp(DIRECTORY_GET_COMMAND, argv);
+export async function directoryGet(argv: readonly string[], io: IOStreams): Promise<number> {
+  const v = parseOrHelp(DIRECTORY_GET_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
   const itemId = required(v.item, '--item');
-  const { api, directoryId } = await open(v);
+  const { api, directoryId } = await open(v, io);
   const item = await api.directories.getItem(directoryId, itemId);
-  if (v.json) writeJson(process.stdout, item);
-  else out(itemText(item));
+  if (v.json) writeJson(io.stdout, item);
+  else io.stdout.write(itemText(item));
   return 0;
 }
 
-export async function directoryGetByCrm(argv: readonly string[]): Promise<number> {
-  const v = parseOrHelp(DIRECTORY_GET_BY_CRM_COMMAND, argv);
+export async function directoryGetByCrm(argv: readonly string[], io: IOStreams): Promise<number> {
+  const v = parseOrHelp(DIRECTORY_GET_BY_CRM_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
   const crmId = required(v['crm-id'], '--crm-id');
-  const { api, directoryId } = await open(v);
+  const { api, directoryId } = await open(v, io);
   const items = await api.directories.getItemsByCrmId(directoryId, crmId);
-  if (v.json) writeJson(process.stdout, items);
-  else out(itemsText(items));
+  if (v.json) writeJson(io.stdout, items);
+  else io.stdout.write(itemsText(items));
   return 0;
 }
 
-export async function directoryCreate(argv: readonly string[]): Promise<number> {
-  const v = parseOrHelp(DIRECTORY_CREATE_COMMAND, argv);
+export async function directoryCreate(argv: readonly string[], io: IOStreams): Promise<number> {
+  const v = parseOrHelp(DIRECTORY_CREATE_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
   const fields = fieldsOf(v);
-  const { api, directoryId } = await open(v);
+  const { api, directoryId } = await open(v, io);
   const { item } = await api.directories.createItem(directoryId, fields).catch(asUsageError);
-  if (v.json) writeJson(process.stdout, item);
-  else out(itemText(item));
+  if (v.json) writeJson(io.stdout, item);
+  else io.stdout.write(itemText(item));
   return 0;
 }
 
-export async function directoryReplace(argv: readonly string[]): Promise<number> {
-  const v = parseOrHelp(DIRECTORY_REPLACE_COMMAND, argv);
+export async function directoryReplace(argv: readonly string[], io: IOStreams): Promise<number> {
+  const v = parseOrHelp(DIRECTORY_REPLACE_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
   const itemId = required(v.item as string | undefined, '--item');
   const fields = fieldsOf(v);
-  const { api, directoryId } = await open(v);
+  const { api, directoryId } = await open(v, io);
   const { item } = await api.directories.replaceItem(directoryId, itemId, fields).catch(asUsageError);
-  if (v.json) writeJson(process.stdout, item);
-  else out(itemText(item));
+  if (v.json) writeJson(io.stdout, item);
+  else io.stdout.write(itemText(item));
   return 0;
 }
 
-export async function directoryDelete(argv: readonly string[]): Promise<number> {
-  const v = parseOrHelp(DIRECTORY_DELETE_COMMAND, argv);
+export async function directoryDelete(argv: readonly string[], io: IOStreams): Promise<number> {
+  const v = parseOrHelp(DIRECTORY_DELETE_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
   const itemId = required(v.item, '--item');
-  const { api, directoryId } = await open(v);
+  const { api, directoryId } = await open(v, io);
   const item = await api.directories.deleteItem(directoryId, itemId);
-  if (v.json) writeJson(process.stdout, item);
-  else out(itemText(item));
+  if (v.json) writeJson(io.stdout, item);
+  else io.stdout.write(itemText(item));
   return 0;
 }
 
-export async function directoryDeleteByCrm(argv: readonly string[]): Promise<number> {
-  const v = parseOrHelp(DIRECTORY_DELETE_BY_CRM_COMMAND, argv);
+export async function directoryDeleteByCrm(argv: readonly string[], io: IOStreams): Promise<number> {
+  const v = parseOrHelp(DIRECTORY_DELETE_BY_CRM_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
   const crmId = required(v['crm-id'], '--crm-id');
-  const { api, directoryId } = await open(v);
+  const { api, directoryId } = await open(v, io);
   const item = await api.directories.deleteItemByCrmId(directoryId, crmId);
-  if (v.json) writeJson(process.stdout, item);
-  else out(itemText(item));
+  if (v.json) writeJson(io.stdout, item);
+  else io.stdout.write(itemText(item));
   return 0;
 }

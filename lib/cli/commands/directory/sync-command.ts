@@ -9,6 +9,7 @@ import {
   UsageError,
 } from '../../../command-line/options';
 import type { Directory } from '../../../spec/types';
+import type { IOStreams } from '../../shared/io-streams';
 import { type Colors, colors, isInteractive, progress } from '../../shared/terminal';
 import { CONNECTION_OPTIONS, connect, PHONE_REGION_OPTION, resolveDirectory } from './client';
 import { parseContacts, readContactsFile } from './contacts';
@@ -122,24 +123,25 @@ function checkColumns(columns: readonly string[], directory: Directory): void {
   }
 }
 
-export async function directorySync(argv: readonly string[]): Promise<number> {
-  const v = parseOrHelp(DIRECTORY_SYNC_COMMAND, argv);
+export async function directorySync(argv: readonly string[], io: IOStreams): Promise<number> {
+  const v = parseOrHelp(DIRECTORY_SYNC_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
   if (v.csv === undefined) throw new UsageError('--csv is required (see --help)');
   const region: PhoneRegion = v['default-region'] ?? 'GB';
   // The file first: its problems need no network and no login.
-  const sheet = parseContacts(await readContactsFile(v.csv), region);
-  const api = await connect({ flags: v, defaultRegion: region });
-  const directory = await resolveDirectory(api, v.directory);
+  const sheet = parseContacts(await readContactsFile(v.csv, io.cwd), region);
+  const api = await connect({ flags: v, io, defaultRegion: region });
+  const directory = await resolveDirectory(api, v.directory, io.env);
   checkColumns(sheet.columns, directory);
 
-  const bar = progress(process.stderr);
-  const step = progressStep(sheet.rows.length, isInteractive(process.stderr));
+  const bar = progress(io.stderr, io.env);
+  const step = progressStep(sheet.rows.length, isInteractive(io.stderr, io.env));
   bar.log(
     `${path.basename(v.csv)}: ${sheet.rows.length + sheet.bad.length} rows (${sheet.bad.length} bad) -> directory '${directory.name}'${v['dry-run'] ? ' (dry run)' : ''}`,
   );
   const interrupt = new AbortController();
   const onSigint = () => interrupt.abort();
+  // A signal reaches the process, not a command: Ctrl-C stops the sync wherever it runs.
   process.once('SIGINT', onSigint);
   let report: SyncReport;
   try {
@@ -159,13 +161,13 @@ export async function directorySync(argv: readonly string[]): Promise<number> {
     bar.done();
   }
   if (v.json) {
-    writeJson(process.stdout, {
+    writeJson(io.stdout, {
       directory: { id: directory.id, name: directory.name },
       file: v.csv,
       ...report,
     });
   } else {
-    process.stdout.write(renderSyncReport(report, colors(process.stdout)));
+    io.stdout.write(renderSyncReport(report, colors(io.stdout, io.env)));
   }
   return report.failed === 0 && report.stopped === undefined ? 0 : 1;
 }

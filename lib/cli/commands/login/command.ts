@@ -31,6 +31,7 @@ import {
   secretLocation,
   serviceUrls,
 } from '../../shared/config';
+import type { IOStreams } from '../../shared/io-streams';
 import { promptLine } from '../../shared/prompt';
 import { type LoopbackOptions, loopbackAddress, openLoopbackRedirect } from './loopback-redirect';
 
@@ -96,12 +97,13 @@ export interface LoginLine {
 
 async function clientCredentials(
   config: ResolvedConfig,
+  io: Pick<IOStreams, 'stdin' | 'stderr'>,
 ): Promise<{ clientId: string; clientSecret: string }> {
-  const interactive = process.stdin.isTTY === true;
+  const interactive = io.stdin.isTTY === true;
   let clientId = config.clientId?.value;
   if (clientId === undefined) {
     if (!interactive) throw new ConfigError('login needs --client-id (or REPORT_EXPORT_CLIENT_ID)');
-    clientId = await promptLine('Client id: ');
+    clientId = await promptLine(io, 'Client id: ');
   }
   let clientSecret = config.clientSecret?.value;
   if (clientSecret === undefined) {
@@ -110,22 +112,26 @@ async function clientCredentials(
         'login needs the client secret in REPORT_EXPORT_CLIENT_SECRET (or the config file)',
       );
     }
-    clientSecret = await promptLine('Client secret (not shown): ', { hidden: true });
+    clientSecret = await promptLine(io, 'Client secret (not shown): ', { hidden: true });
   }
   if (clientId === '' || clientSecret === '')
     throw new ConfigError('client id and client secret must not be empty');
   return { clientId, clientSecret };
 }
 
-/** Opens `url` with xdg-open / open when on a terminal; silently nothing when it cannot. */
-async function openBrowser(url: string): Promise<void> {
+/**
+ * Opens `url` with xdg-open / open when on a terminal; silently nothing when it cannot.
+ * The opener is looked for on, and run with, the command's environment (its PATH, and the
+ * DISPLAY or BROWSER it reads).
+ */
+async function openBrowser(url: string, env: IOStreams['env']): Promise<void> {
   const opener = process.platform === 'darwin' ? 'open' : 'xdg-open';
-  const dirs = (process.env.PATH ?? '').split(':').filter(Boolean);
+  const dirs = (env.PATH ?? '').split(':').filter(Boolean);
   const found = await Promise.any(dirs.map((d) => access(join(d, opener)).then(() => true))).catch(
     () => false,
   );
   if (!found) return;
-  const child = spawn(opener, [url], { stdio: 'ignore', detached: true });
+  const child = spawn(opener, [url], { stdio: 'ignore', detached: true, env: { ...env } });
   child.on('error', () => {});
   child.unref();
 }
@@ -135,56 +141,68 @@ async function checkAwsForLogin(
   config: ResolvedConfig,
   location: ReturnType<typeof secretLocation>,
   deps: LoginDependencies,
+  env: IOStreams['env'],
 ): Promise<AwsClients> {
   const sm =
     deps.secretsManager?.() ??
     (location.kind === 'secrets-manager' ? secretsManagerClientFor(location.secretId) : undefined);
-  const s3 = deps.s3 ?? s3ClientFactory(config);
+  const s3 = deps.s3 ?? s3ClientFactory(config, env);
   const clients: AwsClients = { ...deps, s3, ...(sm ? { secretsManager: () => sm } : {}) };
-  await checkAws('login', [
-    ...secretTargets(location, clients, 'exists', deps.secretsManager !== undefined),
-    ...bucketTargets(
-      [
+  await checkAws(
+    'login',
+    [
+      ...secretTargets(location, clients, 'exists', deps.secretsManager !== undefined),
+      ...bucketTargets(
+        [
+          {
+            uri: await refreshLeaseStoreUri(config, env, location),
+            where: config.leaseStore?.where ?? '--lease-store',
+          },
+        ],
+        s3,
         {
-          uri: await refreshLeaseStoreUri(config, location),
-          where: config.leaseStore?.where ?? '--lease-store',
+          injected: deps.s3 !== undefined,
+          ...(config.s3Endpoint === undefined ? {} : { endpoint: config.s3Endpoint.value }),
         },
-      ],
-      s3,
-      {
-        injected: deps.s3 !== undefined,
-        ...(config.s3Endpoint === undefined ? {} : { endpoint: config.s3Endpoint.value }),
-      },
-    ),
-  ]);
+      ),
+    ],
+    { env },
+  );
   return clients;
 }
 
-export async function loginCommand(argv: readonly string[], deps: LoginDependencies = {}): Promise<number> {
-  const v = parseOrHelp(LOGIN_COMMAND, argv);
+export async function loginCommand(
+  argv: readonly string[],
+  io: IOStreams,
+  deps: LoginDependencies = {},
+): Promise<number> {
+  const v = parseOrHelp(LOGIN_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
-  const config = await resolveConfig({ flags: v });
+  const config = await resolveConfig({ flags: v, env: io.env, cwd: io.cwd });
   const { baseUrl, authUrl } = serviceUrls(config);
   if (baseUrl === undefined || authUrl === undefined) {
     throw new ConfigError('login needs --region uk|na|eu|au, or --base-url and --auth-url');
   }
   const redirectUri = config.redirectUri?.value ?? 'http://127.0.0.1:8000/';
   loopbackAddress(redirectUri, config.redirectUri?.where);
-  const location = secretLocation(config);
+  const location = secretLocation(config, io.cwd);
   // Before the user is asked for anything or signs in: a login whose tokens cannot be
   // stored (no AWS credentials, no region, no such secret) would be thrown away.
-  const aws = await checkAwsForLogin(config, location, deps);
-  const { clientId, clientSecret } = await clientCredentials(config);
+  const aws = await checkAwsForLogin(config, location, deps, io.env);
+  const { clientId, clientSecret } = await clientCredentials(config, io);
   const app = { authUrl: authUrl.value, clientId, clientSecret, redirectUri };
   const { url, state, codeVerifier } = buildAuthorizationUrl({ ...app, pkce: true });
 
-  const loopback = await openLoopbackRedirect(redirectUri, deps.loopback);
+  const loopback = await openLoopbackRedirect(redirectUri, {
+    ...deps.loopback,
+    certificate: { env: io.env, ...deps.loopback?.certificate },
+  });
   try {
-    process.stderr.write(
+    io.stderr.write(
       `Open this URL in a browser and sign in (waiting on ${loopback.origin}):\n\n  ${url.href}\n\n`,
     );
     if (deps.onAuthorizationUrl) deps.onAuthorizationUrl(url.href);
-    else if (!v['no-open'] && process.stderr.isTTY === true) await openBrowser(url.href);
+    else if (!v['no-open'] && io.stderr.isTTY === true) await openBrowser(url.href, io.env);
     const timeoutMs = (v.timeout ?? 300) * 1000;
     const secret = await loopback.next(async (params) => {
       const { code } = validateRedirect(params, state);
@@ -206,7 +224,7 @@ export async function loginCommand(argv: readonly string[], deps: LoginDependenc
       const { store, name } = openSecretStore(location, aws);
       // Under the secret's refresh lease: a command refreshing the old login right now
       // must not store its tokens over these.
-      const leases = await refreshLeaseStore(config, aws, location);
+      const leases = await refreshLeaseStore(config, io.env, aws, location);
       await underRefreshLease(leases, () => store.put(name, value), { waitMs: 10_000 });
       return { value, scope: tokens.scope };
     }, timeoutMs);
@@ -220,8 +238,8 @@ export async function loginCommand(argv: readonly string[], deps: LoginDependenc
       accessTokenExpiresAt: new Date(secret.value.accessTokenExpiresAt ?? 0).toISOString(),
       scope: secret.scope ?? null,
     };
-    if (v.json) process.stdout.write(`${JSON.stringify(line)}\n`);
-    else process.stdout.write(`Signed in as client ${clientId}; stored the login in ${where}\n`);
+    if (v.json) io.stdout.write(`${JSON.stringify(line)}\n`);
+    else io.stdout.write(`Signed in as client ${clientId}; stored the login in ${where}\n`);
     return 0;
   } finally {
     await loopback.close();

@@ -23,6 +23,11 @@ export interface SelfSignedCertificate {
 export interface SelfSignedOptions {
   /** Default: the `openssl` binary when one is on PATH, else node:crypto. */
   maker?: 'openssl' | 'node';
+  /**
+   * The environment `openssl` is looked for on (its PATH) and run with: a command's
+   * `io.env`. Default this process's, which is what a child inherits when given none.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** An EC P-256 certificate for `host`, whose subjectAltName names it. */
@@ -30,8 +35,11 @@ export async function createSelfSignedCertificate(
   host: string,
   options: SelfSignedOptions = {},
 ): Promise<SelfSignedCertificate> {
-  const maker = options.maker ?? ((await opensslPath()) === undefined ? 'node' : 'openssl');
-  const made = maker === 'openssl' ? await withOpenssl(host) : withNodeCrypto(host);
+  // No environment given (a caller outside a command): the process's own, the one a child
+  // process inherits by default.
+  const env = options.env ?? process.env;
+  const maker = options.maker ?? ((await opensslPath(env)) === undefined ? 'node' : 'openssl');
+  const made = maker === 'openssl' ? await withOpenssl(host, env) : withNodeCrypto(host);
   // Both ways must give a certificate whose key matches; a broken one fails here, not in the browser.
   if (!new X509Certificate(made.cert).checkPrivateKey(createPrivateKey(made.key))) {
     throw new Error('The self-signed certificate does not match its key');
@@ -39,8 +47,8 @@ export async function createSelfSignedCertificate(
   return { ...made, maker };
 }
 
-async function opensslPath(): Promise<string | undefined> {
-  for (const dir of (process.env.PATH ?? '').split(':').filter(Boolean)) {
+async function opensslPath(env: Readonly<Record<string, string | undefined>>): Promise<string | undefined> {
+  for (const dir of (env.PATH ?? '').split(':').filter(Boolean)) {
     const candidate = join(dir, 'openssl');
     try {
       await access(candidate);
@@ -56,7 +64,10 @@ function altName(host: string): string {
   return isIP(host) === 0 ? `DNS:${host}` : `IP:${host}`;
 }
 
-async function withOpenssl(host: string): Promise<{ cert: string; key: string }> {
+async function withOpenssl(
+  host: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<{ cert: string; key: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'report-export-cert-'));
   try {
     const keyFile = join(dir, 'key.pem');
@@ -82,7 +93,8 @@ async function withOpenssl(host: string): Promise<{ cert: string; key: string }>
         '-out',
         certFile,
       ],
-      { timeout: 15_000 },
+      // Looked up on, and run with, the PATH opensslPath searched.
+      { timeout: 15_000, env: { ...env } },
     );
     return { cert: await readFile(certFile, 'utf8'), key: await readFile(keyFile, 'utf8') };
   } finally {

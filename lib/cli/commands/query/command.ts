@@ -10,6 +10,7 @@ import {
   UsageError,
 } from '../../../command-line/options';
 import { CLI_DEFAULTS, defaultHelp } from '../../shared/defaults';
+import type { IOStreams } from '../../shared/io-streams';
 import { openLake, type QueryAnswer } from '../../shared/lake-database';
 import { colors, renderTable } from '../../shared/terminal';
 
@@ -110,12 +111,12 @@ export function toCsv(answer: QueryAnswer): string {
 /** Most SQL text read from a file or stdin: a query, not a dump. */
 const MAX_SQL_BYTES = 1024 * 1024;
 
-/** The SQL text of `-f <file>` or stdin (`-f -`, or `-` as the argument). */
-async function readSql(from: string, stdin: NodeJS.ReadableStream): Promise<string> {
+/** The SQL text of `-f <file>` (relative to `cwd`) or stdin (`-f -`, or `-` as the argument). */
+async function readSql(from: string, io: Pick<IOStreams, 'stdin' | 'cwd'>): Promise<string> {
   const what = from === '-' ? 'stdin' : from;
   let text = '';
   try {
-    const stream = from === '-' ? stdin : createReadStream(from);
+    const stream = from === '-' ? io.stdin : createReadStream(path.resolve(io.cwd, from));
     for await (const chunk of stream) {
       text += typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8');
       if (text.length > MAX_SQL_BYTES) throw new UsageError(`the SQL in ${what} is over 1 MiB`);
@@ -128,12 +129,9 @@ async function readSql(from: string, stdin: NodeJS.ReadableStream): Promise<stri
   return text;
 }
 
-export async function queryCommand(
-  argv: readonly string[],
-  stdin: NodeJS.ReadableStream = process.stdin,
-): Promise<number> {
+export async function queryCommand(argv: readonly string[], io: IOStreams): Promise<number> {
   const { flags, sql } = splitSql(argv);
-  const v = parseOrHelp(QUERY_COMMAND, flags);
+  const v = parseOrHelp(QUERY_COMMAND, flags, io.stdout);
   if (v === undefined) return 0;
   if (v.file !== undefined && sql.length > 0) {
     throw new UsageError('give the SQL as an argument or with --file, not both');
@@ -145,12 +143,12 @@ export async function queryCommand(
   if (sql.length > 1)
     throw new UsageError(`give the SQL as one argument (quote it); got ${sql.length} arguments`);
   const from = v.file ?? (sql[0] === '-' ? '-' : undefined);
-  if (from !== undefined) sql[0] = await readSql(from, stdin);
+  if (from !== undefined) sql[0] = await readSql(from, io);
   if (v.json && v.format !== undefined && v.format !== 'json') {
     throw new UsageError(`--json and --format ${v.format} disagree; give one`);
   }
   const format = v.json ? 'json' : (v.format ?? 'table');
-  const dir = path.resolve(v.dir ?? CLI_DEFAULTS.lakeDir);
+  const dir = path.resolve(io.cwd, v.dir ?? CLI_DEFAULTS.lakeDir);
   const stat = await fs.stat(dir).catch(() => undefined);
   if (!stat?.isDirectory()) {
     throw new UsageError(`--dir ${dir} is not a directory (run npm start first, or pass --dir)`);
@@ -164,12 +162,12 @@ export async function queryCommand(
   } finally {
     db.close();
   }
-  if (format === 'json') process.stdout.write(`${JSON.stringify(answer.rows)}\n`);
-  else if (format === 'csv') process.stdout.write(toCsv(answer));
+  if (format === 'json') io.stdout.write(`${JSON.stringify(answer.rows)}\n`);
+  else if (format === 'csv') io.stdout.write(toCsv(answer));
   else {
-    const c = colors(process.stdout);
-    process.stdout.write(renderTable(answer.rows, answer.columns, { header: c.bold }));
-    process.stderr.write(`(${answer.rows.length} row${answer.rows.length === 1 ? '' : 's'})\n`);
+    const c = colors(io.stdout, io.env);
+    io.stdout.write(renderTable(answer.rows, answer.columns, { header: c.bold }));
+    io.stderr.write(`(${answer.rows.length} row${answer.rows.length === 1 ? '' : 's'})\n`);
   }
   return 0;
 }

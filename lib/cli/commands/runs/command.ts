@@ -13,6 +13,7 @@ import type { ObjectLocation } from '../../../stores/from-uri';
 import { readObject } from '../../../stores/object-store';
 import { parseRunRecord, type RunRecord } from '../../../workflow/run-record';
 import { CLI_DEFAULTS, defaultHelp } from '../../shared/defaults';
+import type { IOStreams } from '../../shared/io-streams';
 import { colors, formatCount, formatDuration, renderTable } from '../../shared/terminal';
 
 /** `runs`: the latest run records. */
@@ -38,18 +39,21 @@ AWS environment, as the AWS CLI reads them).`,
   examples: ['report-export runs', 'report-export runs --dir s3://my-lake/exports --limit 3 --json'],
 });
 
-/** Location of the export as a store URI: s3:// as given, a path as file://. */
-async function storeUri(dir: string): Promise<string> {
+/** Location of the export as a store URI: s3:// as given, a path (relative to `cwd`) as file://. */
+async function storeUri(dir: string, cwd: string): Promise<string> {
   if (dir.startsWith('s3://')) return dir;
-  const resolved = path.resolve(dir);
+  const resolved = path.resolve(cwd, dir);
   const stat = await fs.stat(resolved).catch(() => undefined);
   if (!stat?.isDirectory())
     throw new UsageError(`--dir ${resolved} is not a directory (run npm start first, or pass --dir)`);
   return pathToFileURL(resolved).href;
 }
 
-function warnUnreadable(key: string, reason: string): void {
-  process.stderr.write(`warning: skipped the unreadable run record ${key}: ${reason}\n`);
+/** The warning of a record {@link latestRuns} skips, on `stderr` (the command's). */
+export function warnUnreadable(stderr: IOStreams['stderr']): (key: string, reason: string) => void {
+  return (key, reason) => {
+    stderr.write(`warning: skipped the unreadable run record ${key}: ${reason}\n`);
+  };
 }
 
 /**
@@ -59,9 +63,10 @@ function warnUnreadable(key: string, reason: string): void {
 export async function latestRuns(
   uri: string,
   limit: number,
-  onUnreadable: (key: string, reason: string) => void = warnUnreadable,
+  onUnreadable: (key: string, reason: string) => void,
 ): Promise<RunRecord[]> {
-  // Loaded on use: the store adapters bring the AWS SDK clients.
+  // Loaded on use: the store adapters bring the AWS SDK clients. For an s3:// URI the SDK
+  // takes credentials and region from the process's own environment, not the command's `io.env`.
   const { objectStoreFromUri, StoreUriError } = await import('../../../stores/from-uri');
   let location: ObjectLocation;
   try {
@@ -93,15 +98,19 @@ export async function latestRuns(
   return records.sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? '')).slice(0, limit);
 }
 
-export async function runsCommand(argv: readonly string[]): Promise<number> {
-  const v = parseOrHelp(RUNS_COMMAND, argv);
+export async function runsCommand(argv: readonly string[], io: IOStreams): Promise<number> {
+  const v = parseOrHelp(RUNS_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
-  const records = await latestRuns(await storeUri(v.dir ?? CLI_DEFAULTS.lakeDir), v.limit ?? 10);
+  const records = await latestRuns(
+    await storeUri(v.dir ?? CLI_DEFAULTS.lakeDir, io.cwd),
+    v.limit ?? 10,
+    warnUnreadable(io.stderr),
+  );
   if (v.json) {
-    process.stdout.write(`${JSON.stringify(records)}\n`);
+    io.stdout.write(`${JSON.stringify(records)}\n`);
     return 0;
   }
-  const c = colors(process.stdout);
+  const c = colors(io.stdout, io.env);
   const rows = records.map((r) => ({
     started: r.startedAt.replace('T', ' ').slice(0, 19),
     run: r.runId,
@@ -114,7 +123,7 @@ export async function runsCommand(argv: readonly string[]): Promise<number> {
     took: formatDuration(r.durationMs),
     error: r.error ?? '',
   }));
-  process.stdout.write(
+  io.stdout.write(
     renderTable(
       rows,
       [
@@ -132,6 +141,6 @@ export async function runsCommand(argv: readonly string[]): Promise<number> {
       { header: c.bold },
     ),
   );
-  if (records.length === 0) process.stderr.write('no run records yet\n');
+  if (records.length === 0) io.stderr.write('no run records yet\n');
   return 0;
 }

@@ -1,6 +1,7 @@
 import { defineCommand, HELP_OPTION, parseOrHelp, UsageError } from '../../../command-line/options';
 import { type AwsClients, resolveWorkspace, serviceClientFromSecret } from '../../aws/secret-access';
 import { CONFIG_FILE_OPTION, configOptions, resolveConfig } from '../../shared/config';
+import type { IOStreams } from '../../shared/io-streams';
 import { colors, renderTable } from '../../shared/terminal';
 
 /**
@@ -49,35 +50,44 @@ function listArgs(command: string, argv: readonly string[]): readonly string[] {
   return rest;
 }
 
-export async function workspacesCommand(argv: readonly string[], deps: AwsClients = {}): Promise<number> {
-  const v = parseOrHelp(WORKSPACES_COMMAND, listArgs('workspaces', argv));
+export async function workspacesCommand(
+  argv: readonly string[],
+  io: IOStreams,
+  deps: AwsClients = {},
+): Promise<number> {
+  const v = parseOrHelp(WORKSPACES_COMMAND, listArgs('workspaces', argv), io.stdout);
   if (v === undefined) return 0;
-  const { client } = await serviceClientFromSecret(await resolveConfig({ flags: v }), deps);
+  const config = await resolveConfig({ flags: v, env: io.env, cwd: io.cwd });
+  const { client } = await serviceClientFromSecret(config, io, deps);
   const rows: { id: string; name: string; default: boolean }[] = [];
   for await (const w of client.reporting.listWorkspaces())
     rows.push({ id: w.id, name: w.name, default: w.default });
-  if (v.json) process.stdout.write(`${JSON.stringify(rows)}\n`);
+  if (v.json) io.stdout.write(`${JSON.stringify(rows)}\n`);
   else {
     const table = rows.map((r) => ({ ...r, default: r.default ? 'yes' : '' }));
-    process.stdout.write(
-      renderTable(table, ['id', 'name', 'default'], { header: colors(process.stdout).bold }),
+    io.stdout.write(
+      renderTable(table, ['id', 'name', 'default'], { header: colors(io.stdout, io.env).bold }),
     );
   }
   return 0;
 }
 
-export async function reportsCommand(argv: readonly string[], deps: AwsClients = {}): Promise<number> {
-  const v = parseOrHelp(REPORTS_COMMAND, listArgs('reports', argv));
+export async function reportsCommand(
+  argv: readonly string[],
+  io: IOStreams,
+  deps: AwsClients = {},
+): Promise<number> {
+  const v = parseOrHelp(REPORTS_COMMAND, listArgs('reports', argv), io.stdout);
   if (v === undefined) return 0;
-  const config = await resolveConfig({ flags: v });
-  const { client } = await serviceClientFromSecret(config, deps);
+  const config = await resolveConfig({ flags: v, env: io.env, cwd: io.cwd });
+  const { client } = await serviceClientFromSecret(config, io, deps);
   const workspaceId = await resolveWorkspace(config, client);
   const rows: { id: string; name: string }[] = [];
   for await (const r of client.reporting.listReports({ workspaceId })) rows.push({ id: r.id, name: r.name });
-  if (v.json) process.stdout.write(`${JSON.stringify(rows)}\n`);
+  if (v.json) io.stdout.write(`${JSON.stringify(rows)}\n`);
   else {
-    process.stderr.write(`workspace ${workspaceId}\n`);
-    process.stdout.write(renderTable(rows, ['id', 'name'], { header: colors(process.stdout).bold }));
+    io.stderr.write(`workspace ${workspaceId}\n`);
+    io.stdout.write(renderTable(rows, ['id', 'name'], { header: colors(io.stdout, io.env).bold }));
   }
   return 0;
 }

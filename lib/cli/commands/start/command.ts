@@ -17,6 +17,7 @@ import {
 import { CONFIG_FILE_OPTION, configOptions, resolveConfig } from '../../shared/config';
 import { CLI_DEFAULTS, defaultHelp } from '../../shared/defaults';
 import { EXECUTION_INPUT_OPTIONS, executionInputOf } from '../../shared/execution-input-options';
+import type { IOStreams } from '../../shared/io-streams';
 import { colors, progress } from '../../shared/terminal';
 
 /** `start`: one execution of the deployed state machine, followed to its end. */
@@ -61,26 +62,30 @@ and the state machine are checked (DescribeStateMachine) before anything is star
     'Exit status: 0 SUCCEEDED (or started, with --no-wait), 1 the execution failed, 2 usage or configuration error (AWS credentials, region or state machine missing included).',
 });
 
-export async function sfnStartCommand(argv: readonly string[], deps: SfnDependencies = {}): Promise<number> {
-  const v = parseOrHelp(SFN_START_COMMAND, argv);
+export async function sfnStartCommand(
+  argv: readonly string[],
+  io: IOStreams,
+  deps: SfnDependencies = {},
+): Promise<number> {
+  const v = parseOrHelp(SFN_START_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
   const input = executionInputOf(v);
   if (v.name !== undefined && !/^[A-Za-z0-9_-]{1,80}$/.test(v.name)) {
     throw new UsageError(`--name must be 1 to 80 letters, digits, '-' or '_', got '${v.name}'`);
   }
-  const arn = stateMachineArnOf(await resolveConfig({ flags: v }));
+  const arn = stateMachineArnOf(await resolveConfig({ flags: v, env: io.env, cwd: io.cwd }));
   const { sfn, target } = stateMachineClient(arn, deps);
-  await checkAws('start', [target]);
+  await checkAws('start', [target], { env: io.env });
   const executionArn = await startExecution(sfn, arn, input, v.name);
   if (v['no-wait']) {
-    process.stdout.write(
+    io.stdout.write(
       v.json ? `${JSON.stringify({ executionArn, status: 'RUNNING' })}\n` : `${executionArn}\n`,
     );
     return 0;
   }
-  process.stderr.write(`Started ${executionArn}\n`);
-  const bar = progress(process.stderr);
-  const c = colors(process.stderr);
+  io.stderr.write(`Started ${executionArn}\n`);
+  const bar = progress(io.stderr, io.env);
+  const c = colors(io.stderr, io.env);
   const { executions, last } = await followChain(sfn, executionArn, {
     ...(deps.sleep ? { sleep: deps.sleep } : {}),
     ...(v['poll-ms'] === undefined ? {} : { pollMs: v['poll-ms'] }),
@@ -92,15 +97,15 @@ export async function sfnStartCommand(argv: readonly string[], deps: SfnDependen
   bar.done();
   if (v.json) {
     const { status, error, cause, output } = last;
-    process.stdout.write(`${JSON.stringify({ executionArn, executions, status, error, cause, output })}\n`);
+    io.stdout.write(`${JSON.stringify({ executionArn, executions, status, error, cause, output })}\n`);
   } else {
-    const o = colors(process.stdout);
+    const o = colors(io.stdout, io.env);
     const status = last.status === 'SUCCEEDED' ? o.green(last.status) : o.red(last.status);
-    process.stdout.write(
+    io.stdout.write(
       `${status}  ${last.executionArn}${executions.length > 1 ? ` (${executions.length} executions)` : ''}\n`,
     );
     if (last.error !== null)
-      process.stdout.write(`  error ${last.error}${last.cause ? `: ${last.cause.slice(0, 500)}` : ''}\n`);
+      io.stdout.write(`  error ${last.error}${last.cause ? `: ${last.cause.slice(0, 500)}` : ''}\n`);
   }
   return last.status === 'SUCCEEDED' ? 0 : 1;
 }

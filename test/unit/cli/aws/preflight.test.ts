@@ -62,7 +62,7 @@ describe('checkAws (the cheap call of each target)', () => {
     s3.on(ListObjectsV2Command).resolves({});
 
     // Act
-    await checkAws('run', [machine(), secret('read'), bucket()]);
+    await checkAws('run', [machine(), secret('read'), bucket()], { env: {} });
 
     // Assess
     expect(sfn.commandCalls(DescribeStateMachineCommand)[0]?.args[0].input).toEqual({ stateMachineArn: SM });
@@ -88,7 +88,7 @@ describe('checkAws (the cheap call of each target)', () => {
       mock().rejects(sdkError('AccessDeniedException'));
 
       // Act + Assess
-      await expect(checkAws('start', [target()])).resolves.toBeUndefined();
+      await expect(checkAws('start', [target()], { env: {} })).resolves.toBeUndefined();
     },
   );
 
@@ -97,7 +97,7 @@ describe('checkAws (the cheap call of each target)', () => {
     sfn.on(DescribeStateMachineCommand).rejects(sdkError('ThrottlingException'));
 
     // Act + Assess
-    await expect(checkAws('start', [machine()])).resolves.toBeUndefined();
+    await expect(checkAws('start', [machine()], { env: {} })).resolves.toBeUndefined();
   });
 
   it('exits 2 naming the permission when the secret the command reads next may not be read', async () => {
@@ -105,7 +105,7 @@ describe('checkAws (the cheap call of each target)', () => {
     sm.on(GetSecretValueCommand).rejects(sdkError('AccessDeniedException'));
 
     // Act
-    const checked = checkAws('run', [secret('read')]);
+    const checked = checkAws('run', [secret('read')], { env: {} });
 
     // Assess
     await expect(checked).rejects.toBeInstanceOf(AwsSetupError);
@@ -120,7 +120,7 @@ describe('checkAws (the cheap call of each target)', () => {
     s3.on(ListObjectsV2Command).rejects(sdkError('NoSuchBucket'));
 
     // Act + Assess
-    await expect(checkAws('run', [bucket()])).rejects.toThrow(
+    await expect(checkAws('run', [bucket()], { env: {} })).rejects.toThrow(
       /S3 bucket s3:\/\/my-lake\/calls \(--out\) does not exist.*check the bucket name in --out/,
     );
   });
@@ -132,7 +132,7 @@ describe('checkAws (the cheap call of each target)', () => {
     );
 
     // Act + Assess
-    await expect(checkAws('run', [bucket()])).rejects.toThrow(
+    await expect(checkAws('run', [bucket()], { env: {} })).rejects.toThrow(
       /is in region eu-west-2.*set AWS_REGION=eu-west-2/,
     );
   });
@@ -159,7 +159,7 @@ describe('checkAws (the cheap call of each target)', () => {
     s3.on(ListObjectsV2Command).rejects(sdkError('NoSuchBucket'));
 
     // Act + Assess
-    await expect(checkAws('run', [secret('read'), bucket()])).rejects.toThrow(
+    await expect(checkAws('run', [secret('read'), bucket()], { env: {} })).rejects.toThrow(
       /run cannot use AWS:\n {2}- Secrets Manager secret ReportExport .* does not exist.*\n {2}- S3 bucket s3:\/\/my-lake\/calls .* does not exist/,
     );
   });

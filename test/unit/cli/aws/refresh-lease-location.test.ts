@@ -21,7 +21,7 @@ describe('refreshLeaseStoreUri (where the token-refresh lease lives)', () => {
 
   const uriFrom = async (flags: Record<string, string>, cwd: string, env: NodeJS.ProcessEnv = {}) => {
     const config = await resolveConfig({ flags, env: {}, cwd });
-    return fileURLToPath(await refreshLeaseStoreUri(config, secretLocation(config, cwd), env));
+    return fileURLToPath(await refreshLeaseStoreUri(config, env, secretLocation(config, cwd)));
   };
 
   it('puts it beside the secret file whatever the working directory, through symlinks', async () => {

@@ -4,21 +4,24 @@ import { parseLocalExportArgs, UsageError } from '../../../../../lib/cli/command
 describe('parseLocalExportArgs', () => {
   it('maps every option to the run options when all are given', () => {
     // Act
-    const options = parseLocalExportArgs([
-      '--out',
-      'lake',
-      '--from',
-      '2026-01-01',
-      '--to',
-      '2026-01-07',
-      '--rows-per-day',
-      '50',
-      '--report',
-      'r1',
-      '--csv-gzip',
-      '--secrets-file',
-      's.json',
-    ]);
+    const options = parseLocalExportArgs(
+      [
+        '--out',
+        'lake',
+        '--from',
+        '2026-01-01',
+        '--to',
+        '2026-01-07',
+        '--rows-per-day',
+        '50',
+        '--report',
+        'r1',
+        '--csv-gzip',
+        '--secrets-file',
+        's.json',
+      ],
+      {},
+    );
 
     // Assess
     expect(options).toEqual({
@@ -32,8 +35,25 @@ describe('parseLocalExportArgs', () => {
     });
   });
 
+  it('takes the workflow settings from the environment it is given, not the process', () => {
+    // Act
+    const options = parseLocalExportArgs([], {
+      REPORT_EXPORT_MAX_JOBS_PER_EXECUTION: '3',
+      REPORT_EXPORT_MAX_WINDOW_DAYS: '',
+    });
+
+    // Assess
+    expect(options).toEqual({ settings: { MAX_JOBS_PER_EXECUTION: '3' } });
+  });
+
+  it('throws a ConfigError naming the variable when a workflow setting is not an integer', () => {
+    expect(() => parseLocalExportArgs([], { REPORT_EXPORT_MAX_WINDOW_DAYS: 'week' })).toThrow(
+      "REPORT_EXPORT_MAX_WINDOW_DAYS must be an integer from 1 to 9999, got 'week'",
+    );
+  });
+
   it('returns help when asked for it', () => {
-    expect(parseLocalExportArgs(['-h'])).toBe('help');
+    expect(parseLocalExportArgs(['-h'], {})).toBe('help');
   });
 
   it.each([
@@ -49,9 +69,9 @@ describe('parseLocalExportArgs', () => {
     [['--csv-gzip=yes'], /--csv-gzip takes no value/],
     [['extra'], /unexpected argument 'extra'/],
   ])('throws a UsageError naming the problem when argv is %j', (argv, message) => {
-    expect(() => parseLocalExportArgs(argv)).toThrow(UsageError);
-    expect(() => parseLocalExportArgs(argv)).toThrow(message);
-    expect(() => parseLocalExportArgs(argv)).toThrow(
+    expect(() => parseLocalExportArgs(argv, {})).toThrow(UsageError);
+    expect(() => parseLocalExportArgs(argv, {})).toThrow(message);
+    expect(() => parseLocalExportArgs(argv, {})).toThrow(
       expect.objectContaining({ code: 'CLI_USAGE', exitCode: 2 }),
     );
   });
