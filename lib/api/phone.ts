@@ -17,23 +17,54 @@ export function requireRegion(region: string): PhoneRegion {
   return region;
 }
 
+/** Characters a phone without an extension is written with; anything else may mark one (ext., x, #, ;ext=, ','). */
+const PLAIN_PHONE = /^[\d\s().+\-/]*$/;
+
+/**
+ * The extension `value` carries (`01632 960102 ext. 12` -> `12`), which E.164 cannot hold;
+ * undefined when it has none (or is no phone number).
+ */
+export function phoneExtension(value: string, region: PhoneRegion): string | undefined {
+  if (PLAIN_PHONE.test(value)) return undefined;
+  try {
+    return parsePhoneNumberWithError(value, region).ext;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Normalises a phone number to E.164 (the stored form). A number without `+` is read in
- * `region`. Numbers that cannot be real (wrong length, letters) are rejected before any request.
+ * `region`. Numbers that cannot be real (wrong length, letters) are rejected before any
+ * request. E.164 has no extension: a number written with one (`ext. 12`, `x12`, `#12`) is
+ * refused, naming it, unless the caller says to drop it (`extension: 'drop'`; the caller
+ * then says so to the user, as `directory sync` does per row).
  */
-export function toE164(argument: string, value: string, region: PhoneRegion): string {
+export function toE164(
+  argument: string,
+  value: string,
+  region: PhoneRegion,
+  options: { extension?: 'refuse' | 'drop' } = {},
+): string {
+  let parsed: ReturnType<typeof parsePhoneNumberWithError>;
   try {
-    const parsed = parsePhoneNumberWithError(value, region);
+    parsed = parsePhoneNumberWithError(value, region);
     // Possible, not valid: numbering plans change, and test ranges (e.g. Ofcom's 07700 900)
     // are well-formed but "invalid"; the service only asks for E.164.
     if (!parsed.isPossible()) throw new Error('not a possible number');
-    return parsed.number;
   } catch (error) {
     throw new ValidationError(
       argument,
       `'${value}' is not a valid phone number (${(error as Error).message})`,
     );
   }
+  if (parsed.ext !== undefined && options.extension !== 'drop') {
+    throw new ValidationError(
+      argument,
+      `'${value}' has extension ${parsed.ext}, which a directory phone cannot hold (E.164): give the number without it (${parsed.number}) and keep the extension in another field`,
+    );
+  }
+  return parsed.number;
 }
 
 const PHONE_LIKE = /^\+?[\d\s().-]+$/;

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { createClient, NotFoundError, searchTextFor, toE164, ValidationError } from '../../../lib/api';
+import {
+  createClient,
+  NotFoundError,
+  phoneExtension,
+  searchTextFor,
+  toE164,
+  ValidationError,
+} from '../../../lib/api';
 import { empty, envelope, json, reset, type Step, scriptedFetch } from './scripted-fetch';
 
 const DIR = '55555555-5555-4555-8555-555555555555';
@@ -98,6 +105,18 @@ describe('DirectoryClient', () => {
       name: 'a create by crmId without crmId',
       act: (api: ReturnType<typeof client>['api']) =>
         api.directories.createItemByCrmId(DIR, { fullName: 'A' }),
+    },
+    {
+      name: 'a phone with an extension E.164 cannot hold',
+      act: (api: ReturnType<typeof client>['api']) =>
+        api.directories.createItem(DIR, { fullName: 'Ann', phone1: '01632 960102 ext. 12' }),
+    },
+    {
+      name: 'a patched phone with an extension',
+      act: (api: ReturnType<typeof client>['api']) =>
+        api.directories.patchItem(DIR, ITEM, [
+          { op: 'replace', path: '/fields/phone1', value: '07911 123456 x7' },
+        ]),
     },
     {
       name: 'a patched invalid phone',
@@ -214,6 +233,32 @@ describe('phone normalisation', () => {
   ])('searches $text as $out in $region', ({ text, region, out }) => {
     // Act + Assess
     expect(searchTextFor(text, region as 'GB')).toBe(out);
+  });
+
+  it.each([
+    { value: '01632 960102 ext. 12', ext: '12', number: '+441632960102' },
+    { value: '+1 415 555 2671 x 305', ext: '305', number: '+14155552671' },
+    { value: '020 7946 0000 #9', ext: '9', number: '+442079460000' },
+  ])('refuses $value naming extension $ext, and drops it only when asked', ({ value, ext, number }) => {
+    // Act
+    const refused = (() => {
+      try {
+        return toE164('fields.phone1', value, 'GB');
+      } catch (e) {
+        return e;
+      }
+    })();
+    const dropped = toE164('fields.phone1', value, 'GB', { extension: 'drop' });
+    // Assess
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect(refused).toMatchObject({ argument: 'fields.phone1' });
+    expect((refused as Error).message).toContain(`has extension ${ext}`);
+    expect((refused as Error).message).toContain(`(${number})`);
+    expect([dropped, phoneExtension(value, 'GB'), phoneExtension(number, 'GB')]).toEqual([
+      number,
+      ext,
+      undefined,
+    ]);
   });
 
   it('throws ValidationError naming the argument when a number is invalid', () => {

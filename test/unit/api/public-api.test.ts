@@ -54,6 +54,7 @@ const PUBLIC_RUNTIME_EXPORTS = [
   'createClient',
   'exchangeCode',
   'parseReportResultStream',
+  'phoneExtension',
   'processTokenResponse',
   'productionBaseUrl',
   'refreshTokens',

@@ -1,7 +1,6 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { parsePhoneNumberWithError } from 'libphonenumber-js';
-import { type PhoneRegion, toE164 } from '../../../api';
+import { type PhoneRegion, phoneExtension, toE164 } from '../../../api';
 import { isGuid } from '../../../api/validate';
 import {
   DIRECTORY_FIELD_NAMES,
@@ -194,22 +193,6 @@ export function parseContacts(text: string, region: PhoneRegion): ContactSheet {
   return readContactSheet(readCsv(text), region);
 }
 
-/** Characters a phone without an extension is written with; anything else may mark one (ext., x, #, ;ext=, ','). */
-const PLAIN_PHONE = /^[\d\s().+\-/]*$/;
-
-/**
- * The extension `value` carries (`01632 960102 ext. 12` -> `12`), which E.164 cannot hold
- * and {@link toE164} drops; undefined when it has none.
- */
-function phoneExtension(value: string, region: PhoneRegion): string | undefined {
-  if (PLAIN_PHONE.test(value)) return undefined;
-  try {
-    return parsePhoneNumberWithError(value, region).ext;
-  } catch {
-    return undefined;
-  }
-}
-
 /** One record as a contact (with what it could not keep), or the row's problems (every one, in column order). */
 function contactOf(
   line: number,
@@ -235,7 +218,7 @@ function contactOf(
     if (value === '') return;
     if (/^phone[1-4]$/.test(name)) {
       try {
-        const e164 = toE164(name, value, region);
+        const e164 = toE164(name, value, region, { extension: 'drop' });
         fields[name] = e164;
         const ext = phoneExtension(value, region);
         if (ext !== undefined) {
