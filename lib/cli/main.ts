@@ -1,6 +1,5 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type IOStreams, processStreams } from './shared/io-streams';
 import { type CommandSpec, renderCommandList, renderHelp, UsageError } from '../command-line/options';
 import { BACKFILL_COMMAND, backfillCommand } from './commands/backfill/command';
 import { CONFIG_COMMAND, configCommand } from './commands/config/command';
@@ -20,6 +19,7 @@ import { SIM_CLI_COMMAND, simCommand } from './commands/sim/command';
 import { SFN_START_COMMAND, sfnStartCommand } from './commands/start/command';
 import { WORKFLOW_COMMAND, workflowCommand } from './commands/workflow/command';
 import { COMPLETION_SHELLS, completionScript } from './completion';
+import { type IOStreams, processStreams } from './shared/io-streams';
 
 /** The program's name, as installed (`package.json` `bin`). */
 export const PROGRAM = 'report-export';

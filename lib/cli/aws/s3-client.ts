@@ -20,9 +20,7 @@ export function s3ClientFactory(
   return () => {
     quietAwsSdk();
     client ??= createS3Client(
-      endpoint === undefined
-        ? {}
-        : { endpoint, forcePathStyle: true, region: env.AWS_REGION ?? 'us-east-1' },
+      endpoint === undefined ? {} : { endpoint, forcePathStyle: true, region: env.AWS_REGION ?? 'us-east-1' },
     );
     return client;
   };

@@ -13,8 +13,8 @@ import type { SecretStore } from '../../stores/secret-store';
 import { SecretTokenSource, type ServiceSecret, TOKEN_REFRESH_LEASE } from '../../workflow/service-secret';
 import { type ResolvedConfig, type SecretLocation, secretLocation, serviceUrls } from '../shared/config';
 import type { IOStreams } from '../shared/io-streams';
-import { type AwsTarget, quietAwsSdk, regionOfArn } from './preflight';
-import type { S3ClientFactory } from './s3-client';
+import { type AwsTarget, checkAws, quietAwsSdk, regionOfArn } from './preflight';
+import { bucketTargets, type S3ClientFactory, s3ClientFactory } from './s3-client';
 
 /** Clients the commands build from the environment by default; tests pass doubles. */
 export interface AwsClients {
@@ -64,10 +64,7 @@ export function secretTargets(
  * (any group or other permission bit): its tokens sign in as the tenant. Returns whether
  * it warned. A missing file, or a platform without POSIX modes, is not warned about.
  */
-export async function warnIfSecretFileOpen(
-  file: string,
-  write: (text: string) => void,
-): Promise<boolean> {
+export async function warnIfSecretFileOpen(file: string, write: (text: string) => void): Promise<boolean> {
   if (process.platform === 'win32') return false;
   const info = await stat(file).catch(() => undefined);
   if (info === undefined || !info.isFile() || (info.mode & 0o077) === 0) return false;
@@ -77,6 +74,43 @@ export async function warnIfSecretFileOpen(
     `warning: the secret file ${shown} may be read by other users (mode ${mode}); it holds the login's tokens: chmod 600 ${shown}\n`,
   );
   return true;
+}
+
+/**
+ * Checks, before a command reads (`read`) or writes (`exists`, login) the login, what AWS
+ * it needs for it: a Secrets Manager secret and an `s3://` refresh-lease store
+ * ({@link checkAws}: exit 2 naming what is missing and how to fix it). Nothing to check
+ * for a secret file with a local lease store. Returns the clients the command goes on with.
+ */
+export async function checkAwsForSecret(
+  command: string,
+  use: 'read' | 'exists',
+  config: ResolvedConfig,
+  location: SecretLocation,
+  clients: AwsClients,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<AwsClients> {
+  const sm =
+    clients.secretsManager?.() ??
+    (location.kind === 'secrets-manager' ? secretsManagerClientFor(location.secretId) : undefined);
+  const s3 = clients.s3 ?? s3ClientFactory(config, env);
+  const checked: AwsClients = { ...clients, s3, ...(sm ? { secretsManager: () => sm } : {}) };
+  const leases = {
+    uri: await refreshLeaseStoreUri(config, env, location),
+    where: config.leaseStore?.where ?? '--lease-store',
+  };
+  await checkAws(
+    command,
+    [
+      ...secretTargets(location, checked, use, clients.secretsManager !== undefined),
+      ...bucketTargets([leases], s3, {
+        injected: clients.s3 !== undefined,
+        ...(config.s3Endpoint === undefined ? {} : { endpoint: config.s3Endpoint.value }),
+      }),
+    ],
+    { env },
+  );
+  return checked;
 }
 
 /** The workflow's `SECRET_URI` for a location (file URL, Secrets Manager ARN or `secretsmanager:<name>`). */

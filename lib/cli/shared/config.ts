@@ -109,7 +109,8 @@ export const CONFIG_KEYS = {
     env: 'REPORT_EXPORT_LEASE_STORE_URI',
     value: '<uri>',
     help: "leases (token refresh, partitions): file:///dir or s3://bucket/prefix; share the deployment's when it uses the same secret",
-    defaultText: 'partitions ./.report-export/leases, token refresh beside the secret file, or per user for a Secrets Manager secret',
+    defaultText:
+      'partitions ./.report-export/leases, token refresh beside the secret file, or per user for a Secrets Manager secret',
   },
   s3Endpoint: {
     flag: 's3-endpoint',

@@ -331,3 +331,27 @@ describe('login --secret-id checks AWS before the user signs in', () => {
     expect(service.requests).toEqual([]);
   });
 });
+
+describe('workspaces, reports and directory --secret-id check AWS before reading the login', () => {
+  it.each([
+    { command: 'workspaces', args: ['workspaces', 'list'] },
+    { command: 'reports', args: ['reports', 'list'] },
+    { command: 'directory', args: ['directory', 'search', '--directory', 'dir-1', '--text', 'Ann'] },
+  ])(
+    '$command exits 2 naming the missing credentials and the secret, and sends nothing',
+    async ({ args }) => {
+      // Act
+      const r = await cli(
+        [...args, '--secret-id', 'ReportExport', '--base-url', `${service.url}/api`],
+        noAws(),
+      );
+
+      // Assess
+      expectSetupError(r);
+      expectNoCredentialsMessage(r);
+      expect(r.stderr).toContain('Secrets Manager secret ReportExport (--secret-id)');
+      expect(service.requests).toEqual([]);
+      expect(aws.requests).toEqual([]);
+    },
+  );
+});

@@ -13,7 +13,7 @@ import type { Directory } from '../../../spec/types';
 import { LocalFileSecretStore, type SecretStore } from '../../../stores';
 import { secretStoreFromUri } from '../../../stores/from-uri';
 import { SecretTokenSource } from '../../../workflow/service-secret';
-import { refreshLeaseStore, warnIfSecretFileOpen } from '../../aws/secret-access';
+import { checkAwsForSecret, refreshLeaseStore, warnIfSecretFileOpen } from '../../aws/secret-access';
 import {
   CONFIG_FILE_OPTION,
   configOptions,
@@ -102,6 +102,8 @@ export async function connect(input: ConnectInput): Promise<ServiceClient> {
     return createClient({ baseUrl: baseUrl.value, accessToken: token, ...common });
   }
   const location = secretLocation(config, io.cwd);
+  // Before any request: a Secrets Manager secret or an s3:// lease store AWS cannot reach.
+  await checkAwsForSecret('directory', 'read', config, location, {}, env);
   let secrets: SecretStore;
   let secretName: string;
   if (location.kind === 'file') {

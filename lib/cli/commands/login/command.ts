@@ -12,15 +12,11 @@ import {
   parseOrHelp,
 } from '../../../command-line/options';
 import type { ServiceSecret } from '../../../workflow/service-secret';
-import { checkAws } from '../../aws/preflight';
-import { bucketTargets, s3ClientFactory } from '../../aws/s3-client';
 import {
   type AwsClients,
+  checkAwsForSecret,
   openSecretStore,
   refreshLeaseStore,
-  refreshLeaseStoreUri,
-  secretsManagerClientFor,
-  secretTargets,
   underRefreshLease,
 } from '../../aws/secret-access';
 import {
@@ -136,41 +132,6 @@ async function openBrowser(url: string, env: IOStreams['env']): Promise<void> {
   child.unref();
 }
 
-/** The Secrets Manager secret and an S3 lease store, checked; the clients login then uses. */
-async function checkAwsForLogin(
-  config: ResolvedConfig,
-  location: ReturnType<typeof secretLocation>,
-  deps: LoginDependencies,
-  env: IOStreams['env'],
-): Promise<AwsClients> {
-  const sm =
-    deps.secretsManager?.() ??
-    (location.kind === 'secrets-manager' ? secretsManagerClientFor(location.secretId) : undefined);
-  const s3 = deps.s3 ?? s3ClientFactory(config, env);
-  const clients: AwsClients = { ...deps, s3, ...(sm ? { secretsManager: () => sm } : {}) };
-  await checkAws(
-    'login',
-    [
-      ...secretTargets(location, clients, 'exists', deps.secretsManager !== undefined),
-      ...bucketTargets(
-        [
-          {
-            uri: await refreshLeaseStoreUri(config, env, location),
-            where: config.leaseStore?.where ?? '--lease-store',
-          },
-        ],
-        s3,
-        {
-          injected: deps.s3 !== undefined,
-          ...(config.s3Endpoint === undefined ? {} : { endpoint: config.s3Endpoint.value }),
-        },
-      ),
-    ],
-    { env },
-  );
-  return clients;
-}
-
 export async function loginCommand(
   argv: readonly string[],
   io: IOStreams,
@@ -188,7 +149,7 @@ export async function loginCommand(
   const location = secretLocation(config, io.cwd);
   // Before the user is asked for anything or signs in: a login whose tokens cannot be
   // stored (no AWS credentials, no region, no such secret) would be thrown away.
-  const aws = await checkAwsForLogin(config, location, deps, io.env);
+  const aws = await checkAwsForSecret('login', 'exists', config, location, deps, io.env);
   const { clientId, clientSecret } = await clientCredentials(config, io);
   const app = { authUrl: authUrl.value, clientId, clientSecret, redirectUri };
   const { url, state, codeVerifier } = buildAuthorizationUrl({ ...app, pkce: true });

@@ -1,6 +1,11 @@
 import { defineCommand, HELP_OPTION, parseOrHelp, UsageError } from '../../../command-line/options';
-import { type AwsClients, resolveWorkspace, serviceClientFromSecret } from '../../aws/secret-access';
-import { CONFIG_FILE_OPTION, configOptions, resolveConfig } from '../../shared/config';
+import {
+  type AwsClients,
+  checkAwsForSecret,
+  resolveWorkspace,
+  serviceClientFromSecret,
+} from '../../aws/secret-access';
+import { CONFIG_FILE_OPTION, configOptions, resolveConfig, secretLocation } from '../../shared/config';
 import type { IOStreams } from '../../shared/io-streams';
 import { colors, renderTable } from '../../shared/terminal';
 
@@ -58,7 +63,9 @@ export async function workspacesCommand(
   const v = parseOrHelp(WORKSPACES_COMMAND, listArgs('workspaces', argv), io.stdout);
   if (v === undefined) return 0;
   const config = await resolveConfig({ flags: v, env: io.env, cwd: io.cwd });
-  const { client } = await serviceClientFromSecret(config, io, deps);
+  const location = secretLocation(config, io.cwd);
+  const aws = await checkAwsForSecret('workspaces', 'read', config, location, deps, io.env);
+  const { client } = await serviceClientFromSecret(config, io, aws);
   const rows: { id: string; name: string; default: boolean }[] = [];
   for await (const w of client.reporting.listWorkspaces())
     rows.push({ id: w.id, name: w.name, default: w.default });
@@ -80,7 +87,9 @@ export async function reportsCommand(
   const v = parseOrHelp(REPORTS_COMMAND, listArgs('reports', argv), io.stdout);
   if (v === undefined) return 0;
   const config = await resolveConfig({ flags: v, env: io.env, cwd: io.cwd });
-  const { client } = await serviceClientFromSecret(config, io, deps);
+  const location = secretLocation(config, io.cwd);
+  const aws = await checkAwsForSecret('reports', 'read', config, location, deps, io.env);
+  const { client } = await serviceClientFromSecret(config, io, aws);
   const workspaceId = await resolveWorkspace(config, client);
   const rows: { id: string; name: string }[] = [];
   for await (const r of client.reporting.listReports({ workspaceId })) rows.push({ id: r.id, name: r.name });
