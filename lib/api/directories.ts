@@ -11,7 +11,14 @@ import { NotFoundError, ValidationError } from './errors';
 import { RETRY_MODES } from './http/retry';
 import type { CallOptions, HttpTransport } from './http/transport';
 import { type PageOptions, paginate } from './paging';
-import { isPhoneField, type PhoneRegion, requireRegion, searchTextFor, toE164 } from './phone';
+import {
+  DEFAULT_PHONE_REGION,
+  isPhoneField,
+  type PhoneRegion,
+  requireRegion,
+  searchTextFor,
+  toE164,
+} from './phone';
 import { requireGuid, seg } from './validate';
 
 /** One RFC 6902 operation of a PATCH. Values of `/fields/phoneN` are normalised to E.164. */
@@ -40,7 +47,7 @@ export class DirectoryClient {
 
   constructor(transport: HttpTransport, options: DirectoryClientOptions = {}) {
     this.#t = transport;
-    this.#region = requireRegion(options.defaultRegion ?? 'GB');
+    this.#region = requireRegion(options.defaultRegion ?? DEFAULT_PHONE_REGION);
   }
 
   /** All directories (`GET /v1.0/contactdirectories`). */

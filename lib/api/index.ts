@@ -55,7 +55,7 @@ export {
 } from './http/transport';
 export * from './oauth/index';
 export type { PageOptions } from './paging';
-export { type PhoneRegion, phoneExtension, searchTextFor, toE164 } from './phone';
+export { DEFAULT_PHONE_REGION, type PhoneRegion, phoneExtension, searchTextFor, toE164 } from './phone';
 export {
   classifyReportStatus,
   type PollTiming,

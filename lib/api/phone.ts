@@ -5,6 +5,9 @@ import { ValidationError } from './errors';
 /** Default region of phone inputs without a country code. */
 export type PhoneRegion = CountryCode;
 
+/** The region a phone number without +country code is read in, unless the caller says otherwise. */
+export const DEFAULT_PHONE_REGION: PhoneRegion = 'GB';
+
 /** True for `phone1`..`phone4`. */
 export function isPhoneField(name: string): boolean {
   return (PHONE_FIELD_NAMES as readonly string[]).includes(name);

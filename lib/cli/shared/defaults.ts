@@ -11,6 +11,12 @@ export const CLI_DEFAULTS = {
   pollMs: 2000,
 } as const;
 
+/** What an option whose default is the lake directory declares (spread into its spec). */
+export const LAKE_DIR_DEFAULT = {
+  default: CLI_DEFAULTS.lakeDir,
+  defaultText: `./${CLI_DEFAULTS.lakeDir}`,
+} as const;
+
 /** `(default ./data-lake)`-style help text of a default. */
 export function defaultHelp(value: string | number, asPath = false): string {
   return `(default ${asPath ? `./${value}` : value})`;

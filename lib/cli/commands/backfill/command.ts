@@ -45,25 +45,29 @@ ones, so an interrupted backfill finishes without starting anything twice.`,
     'chunk-days': {
       type: 'string',
       value: '<n>',
-      help: 'days per execution (default 31)',
+      help: 'days per execution',
+      default: 31,
       parse: integerValue(1, 366),
     },
     parallel: {
       type: 'string',
       value: '<n>',
-      help: 'executions at a time (default 2)',
+      help: 'executions at a time',
+      default: 2,
       parse: integerValue(1, 10),
     },
     'state-file': {
       type: 'string',
       value: '<path>',
-      help: 'progress record (default ./.report-export/backfill-<hash>.json)',
+      help: 'progress record',
+      defaultText: './.report-export/backfill-<hash of the input>.json',
       parse: nonEmptyValue,
     },
     'poll-ms': {
       type: 'string',
       value: '<ms>',
-      help: 'pause between status polls (default 5000)',
+      help: 'pause between status polls',
+      default: 5000,
       parse: integerValue(100, 600_000),
     },
     ...configOptions(['stateMachineArn']),
@@ -171,7 +175,7 @@ export async function backfillCommand(
   // Before the state file or any chunk: without AWS every chunk would start and fail.
   const { sfn, target } = stateMachineClient(stateMachineArn, deps);
   await checkAws('backfill', [target], { env: io.env });
-  const chunkDays = v['chunk-days'] ?? 31;
+  const chunkDays = v['chunk-days'];
   const digest = createHash('sha256')
     .update(JSON.stringify([stateMachineArn, input, chunkDays]))
     .digest('hex');
@@ -215,7 +219,7 @@ export async function backfillCommand(
     );
   if (skipped > 0) bar.log(`${skipped} chunks already done (${file})`);
   const queue = state.chunks.filter((ch) => ch.status !== 'succeeded');
-  const follow = { ...(deps.sleep ? { sleep: deps.sleep } : {}), pollMs: v['poll-ms'] ?? 5000 };
+  const follow = { ...(deps.sleep ? { sleep: deps.sleep } : {}), pollMs: v['poll-ms'] };
 
   const runChunk = async (chunk: ChunkRecord) => {
     // Re-attach to an execution a previous run left running; else start the next attempt.
@@ -249,7 +253,7 @@ export async function backfillCommand(
   };
 
   show();
-  const workers = Array.from({ length: Math.min(v.parallel ?? 2, Math.max(queue.length, 1)) }, async () => {
+  const workers = Array.from({ length: Math.min(v.parallel, Math.max(queue.length, 1)) }, async () => {
     for (let chunk = queue.shift(); chunk !== undefined; chunk = queue.shift()) {
       try {
         await runChunk(chunk);

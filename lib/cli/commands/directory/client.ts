@@ -6,7 +6,7 @@ import {
   refreshTokens,
   type ServiceClient,
 } from '../../../api';
-import { requireRegion } from '../../../api/phone';
+import { DEFAULT_PHONE_REGION, requireRegion } from '../../../api/phone';
 import { isGuid } from '../../../api/validate';
 import { UsageError, type ValueOption } from '../../../command-line/options';
 import type { Directory } from '../../../spec/types';
@@ -62,9 +62,10 @@ export const PHONE_REGION_OPTION = {
   'default-region': {
     type: 'string',
     value: '<CC>',
-    help: 'country of phone numbers without a +country code, e.g. GB, US (default GB)',
+    help: 'country of phone numbers without a +country code, e.g. GB, US',
     parse: regionValue,
-  } as ValueOption<PhoneRegion>,
+    default: DEFAULT_PHONE_REGION,
+  } as ValueOption<PhoneRegion> & { default: PhoneRegion },
 } as const;
 
 export interface ConnectInput {

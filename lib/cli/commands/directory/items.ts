@@ -90,7 +90,8 @@ export const DIRECTORY_SEARCH_COMMAND = defineCommand({
     fields: {
       type: 'string',
       value: '<a,b>',
-      help: `fields searched and shown (default shown: ${DEFAULT_SEARCH_COLUMNS.join(', ')})`,
+      help: 'fields searched and shown',
+      defaultText: `all searched, shown: ${DEFAULT_SEARCH_COLUMNS.join(',')}`,
       parse: fieldListValue,
     },
     ...PHONE_REGION_OPTION,

@@ -15,7 +15,7 @@ import { CONNECTION_OPTIONS, connect, PHONE_REGION_OPTION, resolveDirectory } fr
 import { parseContacts, readContactsFile } from './contacts';
 import { DIRECTORY_CLI_ERROR_CODES, DirectoryCommandError } from './errors';
 import { writeJson } from './output';
-import { type SyncReport, syncDirectory } from './sync';
+import { DEFAULT_SYNC_CONCURRENCY, type SyncReport, syncDirectory } from './sync';
 
 /** `directory sync --csv <file>`: upserts the file's rows by crmId. */
 export const DIRECTORY_SYNC_COMMAND = defineCommand({
@@ -46,7 +46,8 @@ interruption and it finishes the job without duplicates.`,
     concurrency: {
       type: 'string',
       value: '<n>',
-      help: 'rows in flight at once (default 4)',
+      help: 'rows in flight at once',
+      default: DEFAULT_SYNC_CONCURRENCY,
       parse: integerValue(1, 16),
     },
     ...PHONE_REGION_OPTION,
@@ -127,7 +128,7 @@ export async function directorySync(argv: readonly string[], io: IOStreams): Pro
   const v = parseOrHelp(DIRECTORY_SYNC_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
   if (v.csv === undefined) throw new UsageError('--csv is required (see --help)');
-  const region: PhoneRegion = v['default-region'] ?? 'GB';
+  const region: PhoneRegion = v['default-region'];
   // The file first: its problems need no network and no login.
   const sheet = parseContacts(await readContactsFile(v.csv, io.cwd), region);
   const api = await connect({ flags: v, io, defaultRegion: region });
@@ -150,7 +151,7 @@ export async function directorySync(argv: readonly string[], io: IOStreams): Pro
       sheet,
       deleteMissing: v['delete-missing'],
       dryRun: v['dry-run'],
-      concurrency: v.concurrency ?? 4,
+      concurrency: v.concurrency,
       signal: interrupt.signal,
       onProgress: (r, done, total) => {
         if (done % step === 0 || done === total) bar.update(`${done}/${total}: ${counts(r)}`);

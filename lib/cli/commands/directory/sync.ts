@@ -13,6 +13,9 @@ import { changedFieldNames, desiredFields, forEachBounded } from './fields';
  */
 
 /** The calls a sync makes; a {@link DirectoryClient} fits. */
+/** Rows in flight at once, unless the caller says otherwise. */
+export const DEFAULT_SYNC_CONCURRENCY = 4;
+
 export type SyncDirectoryPort = Pick<
   DirectoryClient,
   'getItemsByCrmId' | 'createItem' | 'replaceItem' | 'deleteItem' | 'searchItems'
@@ -221,7 +224,7 @@ export async function syncDirectory(port: SyncDirectoryPort, options: SyncOption
   };
 
   try {
-    await forEachBounded(sheet.rows, options.concurrency ?? 4, applyRow);
+    await forEachBounded(sheet.rows, options.concurrency ?? DEFAULT_SYNC_CONCURRENCY, applyRow);
     if (options.deleteMissing) await deleteMissing(port, options, report);
   } catch (error) {
     report.stopped = signal?.aborted
@@ -254,7 +257,7 @@ async function deleteMissing(
     (i) => i.fields.crmId !== undefined && !sheet.crmIds.has(i.fields.crmId.toLowerCase()),
   );
   let done = 0;
-  await forEachBounded(missing, options.concurrency ?? 4, async (item) => {
+  await forEachBounded(missing, options.concurrency ?? DEFAULT_SYNC_CONCURRENCY, async (item) => {
     const crmId = item.fields.crmId as string;
     try {
       if (!(options.dryRun ?? false)) {

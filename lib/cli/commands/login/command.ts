@@ -57,7 +57,8 @@ REPORT_EXPORT_CLIENT_SECRET or the config file, else it is asked for (not echoed
     timeout: {
       type: 'string',
       value: '<seconds>',
-      help: 'give up when no sign-in arrives in time (default 300)',
+      help: 'give up when no sign-in arrives in time',
+      default: 300,
       parse: integerValue(1, 3600),
     },
     'no-open': { type: 'boolean', help: 'only print the URL; do not open a browser' },
@@ -164,7 +165,7 @@ export async function loginCommand(
     );
     if (deps.onAuthorizationUrl) deps.onAuthorizationUrl(url.href);
     else if (!v['no-open'] && io.stderr.isTTY === true) await openBrowser(url.href, io.env);
-    const timeoutMs = (v.timeout ?? 300) * 1000;
+    const timeoutMs = v.timeout * 1000;
     const secret = await loopback.next(async (params) => {
       const { code } = validateRedirect(params, state);
       const fetchOption: { fetch?: FetchLike } = deps.fetch ? { fetch: deps.fetch } : {};

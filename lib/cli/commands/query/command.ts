@@ -9,7 +9,7 @@ import {
   parseOrHelp,
   UsageError,
 } from '../../../command-line/options';
-import { CLI_DEFAULTS, defaultHelp } from '../../shared/defaults';
+import { LAKE_DIR_DEFAULT } from '../../shared/defaults';
 import type { IOStreams } from '../../shared/io-streams';
 import { openLake, type QueryAnswer } from '../../shared/lake-database';
 import { colors, renderTable } from '../../shared/terminal';
@@ -24,6 +24,7 @@ export class QueryFailedError extends Error {
 }
 
 const FORMATS = ['table', 'csv', 'json'] as const;
+const DEFAULT_FORMAT: (typeof FORMATS)[number] = 'table';
 
 /** `query`: SQL over a local export directory. */
 export const QUERY_COMMAND = defineCommand({
@@ -43,13 +44,16 @@ A table without files yet is empty. Nothing is fetched from the network.`,
     dir: {
       type: 'string',
       value: '<dir>',
-      help: `the export directory ${defaultHelp(CLI_DEFAULTS.lakeDir, true)}`,
+      help: 'the export directory',
+      ...LAKE_DIR_DEFAULT,
       parse: nonEmptyValue,
     },
     format: {
       type: 'string',
       value: '<table|csv|json>',
-      help: 'output: a table (default), CSV with a header, or a JSON array of row objects',
+      help: 'output: a table, CSV with a header, or a JSON array of row objects',
+      // Not a `default`: --json must tell a --format given from one left out.
+      defaultText: DEFAULT_FORMAT,
       parse: choiceValue(FORMATS),
     },
     json: { type: 'boolean', help: 'same as --format json' },
@@ -147,8 +151,8 @@ export async function queryCommand(argv: readonly string[], io: IOStreams): Prom
   if (v.json && v.format !== undefined && v.format !== 'json') {
     throw new UsageError(`--json and --format ${v.format} disagree; give one`);
   }
-  const format = v.json ? 'json' : (v.format ?? 'table');
-  const dir = path.resolve(io.cwd, v.dir ?? CLI_DEFAULTS.lakeDir);
+  const format = v.json ? 'json' : (v.format ?? DEFAULT_FORMAT);
+  const dir = path.resolve(io.cwd, v.dir);
   const stat = await fs.stat(dir).catch(() => undefined);
   if (!stat?.isDirectory()) {
     throw new UsageError(`--dir ${dir} is not a directory (run npm start first, or pass --dir)`);

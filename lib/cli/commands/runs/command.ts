@@ -12,7 +12,7 @@ import {
 import type { ObjectLocation } from '../../../stores/from-uri';
 import { readObject } from '../../../stores/object-store';
 import { parseRunRecord, type RunRecord } from '../../../workflow/run-record';
-import { CLI_DEFAULTS, defaultHelp } from '../../shared/defaults';
+import { LAKE_DIR_DEFAULT } from '../../shared/defaults';
 import type { IOStreams } from '../../shared/io-streams';
 import { colors, formatCount, formatDuration, renderTable } from '../../shared/terminal';
 
@@ -29,10 +29,11 @@ AWS environment, as the AWS CLI reads them).`,
     dir: {
       type: 'string',
       value: '<dir|s3://bucket/prefix>',
-      help: `where the export is ${defaultHelp(CLI_DEFAULTS.lakeDir, true)}`,
+      help: 'where the export is',
+      ...LAKE_DIR_DEFAULT,
       parse: nonEmptyValue,
     },
-    limit: { type: 'string', value: '<n>', help: 'how many runs (default 10)', parse: integerValue(1, 1000) },
+    limit: { type: 'string', value: '<n>', help: 'how many runs', parse: integerValue(1, 1000), default: 10 },
     json: { type: 'boolean', help: 'print the records as a JSON array (all members)' },
     ...HELP_OPTION,
   },
@@ -101,11 +102,7 @@ export async function latestRuns(
 export async function runsCommand(argv: readonly string[], io: IOStreams): Promise<number> {
   const v = parseOrHelp(RUNS_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
-  const records = await latestRuns(
-    await storeUri(v.dir ?? CLI_DEFAULTS.lakeDir, io.cwd),
-    v.limit ?? 10,
-    warnUnreadable(io.stderr),
-  );
+  const records = await latestRuns(await storeUri(v.dir, io.cwd), v.limit, warnUnreadable(io.stderr));
   if (v.json) {
     io.stdout.write(`${JSON.stringify(records)}\n`);
     return 0;
