@@ -1,12 +1,4 @@
 #!/usr/bin/env node
-import { main, PROGRAM } from '../lib/cli/main';
-import { exitAfterOutput } from '../lib/cli/shared/exit-after-output';
-import { describeFailure, exitCodeOf } from '../lib/command-line/options';
+import { runProgram } from '../lib/cli/main';
 
-main(process.argv.slice(2)).then(
-  (code) => exitAfterOutput(code),
-  (error: unknown) => {
-    process.stderr.write(describeFailure(PROGRAM, error));
-    exitAfterOutput(exitCodeOf(error));
-  },
-);
+runProgram(process.argv.slice(2));

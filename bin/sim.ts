@@ -1,13 +1,5 @@
 #!/usr/bin/env node
-import { main } from '../lib/cli/main';
-import { exitAfterOutput } from '../lib/cli/shared/exit-after-output';
-import { describeFailure, exitCodeOf } from '../lib/command-line/options';
+import { runProgram } from '../lib/cli/main';
 
 // `npm run sim -- ...` is `report-export sim ...`: one entry for every bin.
-main(['sim', ...process.argv.slice(2)]).then(
-  (code) => exitAfterOutput(code),
-  (error: unknown) => {
-    process.stderr.write(describeFailure('sim', error));
-    exitAfterOutput(exitCodeOf(error));
-  },
-);
+runProgram(['sim', ...process.argv.slice(2)], 'sim');

@@ -1,6 +1,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type CommandSpec, renderCommandList, renderHelp, UsageError } from '../command-line/options';
+import {
+  type CommandSpec,
+  describeFailure,
+  exitCodeOf,
+  renderCommandList,
+  renderHelp,
+  UsageError,
+} from '../command-line/options';
 import { BACKFILL_COMMAND, backfillCommand } from './commands/backfill/command';
 import { CONFIG_COMMAND, configCommand } from './commands/config/command';
 import { DIRECTORY_COMMAND, directoryCommand } from './commands/directory/command';
@@ -19,6 +26,7 @@ import { SIM_CLI_COMMAND, simCommand } from './commands/sim/command';
 import { SFN_START_COMMAND, sfnStartCommand } from './commands/start/command';
 import { WORKFLOW_COMMAND, workflowCommand } from './commands/workflow/command';
 import { COMPLETION_SHELLS, completionScript } from './completion';
+import { exitAfterOutput } from './shared/exit-after-output';
 import { type IOStreams, processStreams } from './shared/io-streams';
 
 /** The program's name, as installed (`package.json` `bin`). */
@@ -125,4 +133,18 @@ export async function main(argv: readonly string[], io: IOStreams = processStrea
   const entry = COMMANDS.find((c) => c.spec.name === name);
   if (entry === undefined) throw new UsageError(`unknown command '${command}' (try ${PROGRAM} --help)`);
   return entry.run(command.startsWith('-') ? [command, ...rest] : rest, io);
+}
+
+/**
+ * Runs {@link main} as this process's program (the bins): the process's own streams, the
+ * exit status once the output has left, a failure described on stderr as `<name>: ...`.
+ */
+export function runProgram(argv: readonly string[], name: string = PROGRAM): void {
+  main(argv).then(
+    (code) => exitAfterOutput(code),
+    (error: unknown) => {
+      process.stderr.write(describeFailure(name, error));
+      exitAfterOutput(exitCodeOf(error));
+    },
+  );
 }
