@@ -1,15 +1,19 @@
 import { chmod, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningSimulator, startSimulator } from '../../../lib/simulator';
+import { runInProcess } from '../../support/cli-in-process';
 import { runCli } from '../../support/cli-process';
 import { type LoginDir, makeLoginDir } from '../login/login-secret';
 
 /**
  * What `npm start` (the `local` command) and `run` check before any work: --out, the
  * dates, --rows-per-day; a secret file open to others is warned about; --json prints
- * exactly one JSON document on stdout.
+ * exactly one JSON document on stdout. The checks run the program's `main` in this process
+ * (test/support/cli-in-process.ts); --json runs the built program, whose own stdout is the
+ * point.
  */
 
 let work: string;
@@ -23,9 +27,9 @@ afterEach(async () => {
 });
 
 const local = (args: string[]) =>
-  runCli(['local', '--secret-file', path.join(work, 'secrets.json'), ...args], {
+  runInProcess(['local', '--secret-file', path.join(work, 'secrets.json'), ...args], {
     cleanEnv: true,
-    timeoutMs: 30_000,
+    cwd: work,
   });
 
 describe('report-export local refuses before starting anything', () => {
@@ -102,7 +106,7 @@ describe('report-export run with the local service', () => {
 
   it('exits 2 before reading the login when --date is in the future', async () => {
     // Act
-    const r = await runCli(
+    const r = await runInProcess(
       [
         'run',
         '--date',
@@ -113,7 +117,7 @@ describe('report-export run with the local service', () => {
         path.join(work, 'lake'),
         ...login.flags,
       ],
-      { cleanEnv: true },
+      { cleanEnv: true, cwd: work },
     );
 
     // Assess
@@ -129,7 +133,10 @@ describe('report-export run with the local service', () => {
 
     try {
       // Act
-      const r = await runCli(['workspaces', 'list', ...login.flags, '--json'], { cleanEnv: true });
+      const r = await runInProcess(['workspaces', 'list', ...login.flags, '--json'], {
+        cleanEnv: true,
+        cwd: work,
+      });
 
       // Assess
       expect(r.code, r.stderr).toBe(0);
@@ -144,7 +151,10 @@ describe('report-export run with the local service', () => {
 
   it('does not warn when the secret file is mode 600', async () => {
     // Act
-    const r = await runCli(['workspaces', 'list', ...login.flags, '--json'], { cleanEnv: true });
+    const r = await runInProcess(['workspaces', 'list', ...login.flags, '--json'], {
+      cleanEnv: true,
+      cwd: work,
+    });
 
     // Assess
     expect(r.code, r.stderr).toBe(0);
@@ -152,10 +162,11 @@ describe('report-export run with the local service', () => {
   });
 });
 
+// The built program, end to end (a whole local export): the process's own stdout carries the one document.
 describe('report-export local --json', () => {
   it('prints exactly one JSON document on stdout even when something else writes to stdout during the run', async () => {
     // Prepare: a module that writes to stdout when the local service gets its first request.
-    const stray = path.resolve('test/cli/local/fixtures/stray-stdout.mjs');
+    const stray = fileURLToPath(new URL('fixtures/stray-stdout.mjs', import.meta.url));
     const out = path.join(work, 'lake');
 
     // Act

@@ -1,23 +1,41 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../support/cli-process';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runInProcess } from '../../support/cli-in-process';
+import { childPids, childrenLeft } from './child-processes';
 
+/**
+ * The program's `main` in this process (test/support/cli-in-process.ts): what the built
+ * program prints and exits with, without a process per test. The built program runs a
+ * local export end to end in checks.test.ts (--json) and interrupt.test.ts.
+ */
 describe('report-export (default command: npm start)', () => {
   let work: string;
+  let children: Set<number>;
 
   beforeAll(async () => {
     work = await mkdtemp(path.join(tmpdir(), 'start-cli-'));
+  });
+
+  beforeEach(async () => {
+    children = await childPids();
+  });
+
+  afterEach(async () => {
+    // The functions' processes a run started here are its children: every one has ended.
+    expect(await childrenLeft(children)).toEqual([]);
   });
 
   afterAll(async () => {
     await rm(work, { recursive: true, force: true });
   });
 
+  const cli = (argv: string[]) => runInProcess(argv, { cwd: work });
+
   it('prints the help with its options and an example and exits 0 when given --help', async () => {
     // Act
-    const run = await runCli(['--help']);
+    const run = await cli(['--help']);
 
     // Assess
     expect(run.code).toBe(0);
@@ -39,7 +57,7 @@ describe('report-export (default command: npm start)', () => {
     [['frobnicate'], /unknown command 'frobnicate'/],
   ])('exits 2 with a message naming the problem when argv is %j', async (argv, message) => {
     // Act
-    const run = await runCli(argv);
+    const run = await cli(argv);
 
     // Assess
     expect(run.code).toBe(2);
@@ -50,17 +68,14 @@ describe('report-export (default command: npm start)', () => {
 
   it('exits 2 naming --report before any report runs when the report is not in the workspace', async () => {
     // Act
-    const run = await runCli(
-      [
-        '--report',
-        'No such report',
-        '--out',
-        path.join(work, 'lake-x'),
-        '--secrets-file',
-        path.join(work, 's-x.json'),
-      ],
-      { timeoutMs: 60_000 },
-    );
+    const run = await cli([
+      '--report',
+      'No such report',
+      '--out',
+      path.join(work, 'lake-x'),
+      '--secrets-file',
+      path.join(work, 's-x.json'),
+    ]);
 
     // Assess
     expect(run.code).toBe(2);
@@ -70,25 +85,22 @@ describe('report-export (default command: npm start)', () => {
 
   it('prints one JSON document whose counts add up when given --json and one report by name', async () => {
     // Act
-    const run = await runCli(
-      [
-        '--json',
-        '--report',
-        'Lost calls',
-        '--from',
-        '2026-03-02',
-        '--to',
-        '2026-03-03',
-        '--rows-per-day',
-        '200',
-        '--csv-gzip',
-        '--out',
-        path.join(work, 'lake-json'),
-        '--secrets-file',
-        path.join(work, 's-json.json'),
-      ],
-      { timeoutMs: 60_000 },
-    );
+    const run = await cli([
+      '--json',
+      '--report',
+      'Lost calls',
+      '--from',
+      '2026-03-02',
+      '--to',
+      '2026-03-03',
+      '--rows-per-day',
+      '200',
+      '--csv-gzip',
+      '--out',
+      path.join(work, 'lake-json'),
+      '--secrets-file',
+      path.join(work, 's-json.json'),
+    ]);
 
     // Assess
     expect(run.code).toBe(0);

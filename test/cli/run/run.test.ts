@@ -2,34 +2,54 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningSimulator, startSimulator } from '../../../lib/simulator';
 import { startLocalS3 } from '../../integration/stores/local-s3';
-import { runCli } from '../../support/cli-process';
+import { runInProcess } from '../../support/cli-in-process';
 import { type LoginDir, makeLoginDir } from '../login/login-secret';
 
+/**
+ * The program's `main` in this process (test/support/cli-in-process.ts), from a directory
+ * of its own: what the built program prints and exits with, without a process per test.
+ */
 describe('report-export run', () => {
   let sim: RunningSimulator;
   let s3: Awaited<ReturnType<typeof startLocalS3>>;
   let login: LoginDir | undefined;
   let common: string[];
+  let work: string;
 
   beforeAll(async () => {
     sim = await startSimulator({ autoApprove: true, reportLatencyMs: 50, rowsPerDay: 100 });
     s3 = await startLocalS3('run-lake');
     login = await makeLoginDir(sim, 'run-cli-');
     common = [...login.flags, '--time-zone', sim.timeZoneId, '--wait-ms', '50'];
+    work = await mkdtemp(path.join(tmpdir(), 'run-cli-cwd-'));
+  });
+
+  afterEach(() => {
+    vi.unstubAllEnvs();
   });
 
   afterAll(async () => {
     await s3?.close();
     await sim?.close();
     await login?.remove();
+    if (work !== undefined) await rm(work, { recursive: true, force: true });
   });
 
+  const cli = (argv: string[], env: Record<string, string> = {}) =>
+    runInProcess(argv, { env, cleanEnv: true, cwd: work });
+
   it('publishes Parquet and CSV into S3 when --out is an s3:// URI and the endpoint is configured', async () => {
+    // Prepare: the AWS SDK takes credentials and region from the process's own environment,
+    // not from the command's: they are set there too, for this test only.
+    const aws = { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'us-east-1' };
+    for (const [name, value] of Object.entries(aws)) vi.stubEnv(name, value);
+    for (const name of ['AWS_PROFILE', 'AWS_SESSION_TOKEN']) vi.stubEnv(name, undefined);
+
     // Act
-    const r = await runCli(
+    const r = await cli(
       [
         'run',
         '--date',
@@ -41,15 +61,7 @@ describe('report-export run', () => {
         ...common,
         '--json',
       ],
-      {
-        env: {
-          REPORT_EXPORT_S3_ENDPOINT: s3.endpoint,
-          AWS_ACCESS_KEY_ID: 'test',
-          AWS_SECRET_ACCESS_KEY: 'test',
-          AWS_REGION: 'us-east-1',
-        },
-        cleanEnv: true,
-      },
+      { REPORT_EXPORT_S3_ENDPOINT: s3.endpoint, ...aws },
     );
 
     // Assess
@@ -85,7 +97,7 @@ describe('report-export run', () => {
     { args: ['--date', '2026-03-10', '--bogus'], message: "unknown option '--bogus'" },
   ])('exits 2 naming the flag when $args is given', async ({ args, message }) => {
     // Act
-    const r = await runCli(['run', ...args, ...common], { cleanEnv: true });
+    const r = await cli(['run', ...args, ...common]);
     // Assess
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(message);
@@ -94,7 +106,7 @@ describe('report-export run', () => {
 
   it('exits 2 asking for --time-zone and why when none is configured', async () => {
     // Act
-    const r = await runCli(['run', '--date', '2026-03-10', ...(login?.flags ?? [])], { cleanEnv: true });
+    const r = await cli(['run', '--date', '2026-03-10', ...(login?.flags ?? [])]);
 
     // Assess
     expect(r.code).toBe(2);
@@ -109,24 +121,21 @@ describe('report-export run', () => {
 
     try {
       // Act
-      const r = await runCli(
-        [
-          'run',
-          '--date',
-          '2026-03-10',
-          '--report',
-          'Lost calls',
-          '--out',
-          out,
-          ...(login?.flags ?? []),
-          '--wait-ms',
-          '50',
-          '--time-zone',
-          other,
-          '--json',
-        ],
-        { cleanEnv: true },
-      );
+      const r = await cli([
+        'run',
+        '--date',
+        '2026-03-10',
+        '--report',
+        'Lost calls',
+        '--out',
+        out,
+        ...(login?.flags ?? []),
+        '--wait-ms',
+        '50',
+        '--time-zone',
+        other,
+        '--json',
+      ]);
 
       // Assess
       expect(r.code).toBe(1);
@@ -153,12 +162,7 @@ describe('report-export run', () => {
 
     try {
       // Act
-      const r = await runCli(
-        ['run', '--date', '2026-03-10', '--out', out === 'FILE' ? file : out, ...common],
-        {
-          cleanEnv: true,
-        },
-      );
+      const r = await cli(['run', '--date', '2026-03-10', '--out', out === 'FILE' ? file : out, ...common]);
 
       // Assess
       expect(r.code).toBe(2);
@@ -172,7 +176,7 @@ describe('report-export run', () => {
 
   it('prints help with examples and exits 0 when --help is given', async () => {
     // Act
-    const r = await runCli(['run', '--help'], { cleanEnv: true });
+    const r = await cli(['run', '--help']);
     // Assess
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('--report <id|name> ...');

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type CliProcess, runCli, startCli } from '../../support/cli-process';
+import { runInProcess } from '../../support/cli-in-process';
+import { type CliProcess, startCli } from '../../support/cli-process';
 
 describe('report-export sim', () => {
   let cli: CliProcess | undefined;
@@ -9,6 +10,7 @@ describe('report-export sim', () => {
     cli = undefined;
   });
 
+  // A process of its own: it serves until a signal ends it.
   it('prints the connection details as one JSON line, serves on 127.0.0.1 and exits 0 on SIGTERM', async () => {
     // Prepare
     cli = startCli(['sim', '--port', '0', '--json', '--auto-approve']);
@@ -32,7 +34,7 @@ describe('report-export sim', () => {
 
   it('prints its help with an example when given --help', async () => {
     // Act
-    const run = await runCli(['sim', '--help']);
+    const run = await runInProcess(['sim', '--help']);
 
     // Assess
     expect(run.code).toBe(0);
@@ -42,7 +44,7 @@ describe('report-export sim', () => {
 
   it('exits 2 naming the flag when a value is bad', async () => {
     // Act
-    const run = await runCli(['sim', '--port', 'http']);
+    const run = await runInProcess(['sim', '--port', 'http']);
 
     // Assess
     expect(run.code).toBe(2);

@@ -12,6 +12,7 @@ import { DATASETS } from '../../../export/schema';
 import { CLI_DEFAULTS, defaultHelp } from '../../shared/defaults';
 import { calendarDateValue } from '../../shared/execution-input-options';
 import { refuseFutureDates } from '../../shared/future-dates';
+import type { IOStreams } from '../../shared/io-streams';
 import { reserveStdout } from '../../shared/json-output';
 import { openLake } from '../../shared/lake-database';
 import { checkedLocalDir } from '../../shared/out-location';
@@ -109,7 +110,7 @@ const SETTING_VARIABLES = ['MAX_JOBS_PER_EXECUTION', 'MAX_WINDOW_DAYS'] as const
 
 /** The settings of {@link SETTING_VARIABLES} set in `env`; throws ConfigError naming a bad one. */
 export function workflowSettingsFromEnv(
-  env: NodeJS.ProcessEnv,
+  env: IOStreams['env'],
 ): Partial<Record<(typeof SETTING_VARIABLES)[number], string>> {
   const settings: Partial<Record<(typeof SETTING_VARIABLES)[number], string>> = {};
   for (const name of SETTING_VARIABLES) {
@@ -150,8 +151,14 @@ function inlineNegativeNumbers(argv: readonly string[]): string[] {
   return out;
 }
 
-/** Parses argv of the local export command; throws UsageError naming the bad option. */
-export function parseLocalExportArgs(argv: readonly string[]): LocalExportArgs | 'help' {
+/**
+ * Parses argv of the local export command, with the workflow settings `env` (the command's
+ * environment) overrides; throws UsageError naming the bad option.
+ */
+export function parseLocalExportArgs(
+  argv: readonly string[],
+  env: IOStreams['env'],
+): LocalExportArgs | 'help' {
   const v = parseCommandLine(LOCAL_EXPORT_COMMAND, inlineNegativeNumbers(argv));
   if (v.help) return 'help';
   const options: LocalExportArgs = {};
@@ -170,7 +177,7 @@ export function parseLocalExportArgs(argv: readonly string[]): LocalExportArgs |
   if (v['csv-gzip']) options.csvGzip = true;
   if (v['rows-per-day'] !== undefined) options.rowsPerDay = v['rows-per-day'];
   if (v.json) options.json = true;
-  const settings = workflowSettingsFromEnv(process.env);
+  const settings = workflowSettingsFromEnv(env);
   if (Object.keys(settings).length > 0) options.settings = settings;
   return options;
 }
@@ -203,11 +210,11 @@ async function readBack(result: LocalExportResult): Promise<{ summary: CallSumma
 /** As shells report a process ended by SIGINT (128 + 2). */
 const INTERRUPTED_EXIT_CODE = 130;
 
-/** Runs the command; returns the process exit code. */
-export async function localExportCommand(argv: readonly string[]): Promise<number> {
-  const args = parseLocalExportArgs(argv);
+/** Runs the command on `io`'s streams, environment and directory; returns the process exit code. */
+export async function localExportCommand(argv: readonly string[], io: IOStreams): Promise<number> {
+  const args = parseLocalExportArgs(argv, io.env);
   if (args === 'help') {
-    process.stdout.write(LOCAL_EXPORT_USAGE);
+    io.stdout.write(LOCAL_EXPORT_USAGE);
     return 0;
   }
   const { json, ...options } = args;
@@ -215,11 +222,12 @@ export async function localExportCommand(argv: readonly string[]): Promise<numbe
   if (options.from !== undefined || options.to !== undefined) {
     refuseFutureDates(options, await localTenantZone());
   }
-  options.outDir = await checkedLocalDir('--out', options.outDir ?? CLI_DEFAULTS.lakeDir);
+  options.outDir = await checkedLocalDir('--out', options.outDir ?? CLI_DEFAULTS.lakeDir, io.cwd);
+  options.cwd = io.cwd;
   // --json: stdout is the one document's; anything else printed meanwhile goes to stderr.
-  const stdout = json ? reserveStdout() : undefined;
+  const stdout = json ? reserveStdout(io) : undefined;
   try {
-    return await runCommand(options, json === true, stdout?.write ?? ((text) => process.stdout.write(text)));
+    return await runCommand(options, json === true, stdout?.write ?? ((text) => io.stdout.write(text)), io);
   } finally {
     stdout?.release();
   }
@@ -235,13 +243,15 @@ async function runCommand(
   options: LocalExportOptions,
   json: boolean,
   writeOut: (text: string) => void,
+  io: IOStreams,
 ): Promise<number> {
   const started = performance.now();
-  const bar = progress(process.stderr);
-  const c = colors(process.stderr);
+  const bar = progress(io.stderr, io.env);
+  const c = colors(io.stderr, io.env);
   // Ctrl+C (or a TERM): stop the run and let the tasks in flight clean up (nothing
   // half-published, leases released, staging removed) before exiting; a second signal
-  // does not wait.
+  // does not wait. The signals (and that exit) are the process's, whoever's streams the
+  // command writes to.
   const interrupt = new AbortController();
   const onSignal = () => {
     if (interrupt.signal.aborted) process.exit(INTERRUPTED_EXIT_CODE);
@@ -257,16 +267,14 @@ async function runCommand(
     result = await runLocalExport({
       ...options,
       progress: bar,
-      progressDetail: isInteractive(process.stderr),
+      progressDetail: isInteractive(io.stderr, io.env),
       signal: interrupt.signal,
     });
     if (result.status === 'SUCCEEDED') bar.update('reading the export back with DuckDB');
   } catch (error) {
     if (!interrupt.signal.aborted) throw error;
     bar.done();
-    process.stderr.write(
-      `${c.yellow('interrupted')}: partitions already published stay; run again to finish\n`,
-    );
+    io.stderr.write(`${c.yellow('interrupted')}: partitions already published stay; run again to finish\n`);
     return INTERRUPTED_EXIT_CODE;
   } finally {
     process.removeListener('SIGINT', onSignal);
@@ -280,10 +288,10 @@ async function runCommand(
       `${JSON.stringify({ ...result, seconds, perDay: readBackResult?.summary.days ?? null, summaryPage: readBackResult?.page ?? null })}\n`,
     );
   } else {
-    writeOut(renderLocalExportReport(result, readBackResult, { seconds, out: process.stdout }));
+    writeOut(renderLocalExportReport(result, readBackResult, { seconds, out: io.stdout, env: io.env }));
   }
   if (result.status !== 'SUCCEEDED') {
-    process.stderr.write(
+    io.stderr.write(
       `${c.red('export failed')}: ${result.error ?? 'error'}${result.cause ? `: ${result.cause}` : ''}\n`,
     );
     return 1;

@@ -37,6 +37,8 @@ export interface LocalExportOptions {
   progressDetail?: boolean;
   /** Leases of the local workflow. Default the secret file's directory. */
   workDir?: string;
+  /** Where relative paths (outDir, secretsFile, workDir) resolve. Default the process's working directory. */
+  cwd?: string;
   /** Every Wait state of the state machine lasts this long here. Default 200 ms. */
   waitMs?: number;
   /** Workflow settings on top of the defaults (e.g. MAX_JOBS_PER_EXECUTION, MAX_WINDOW_DAYS). */
@@ -91,9 +93,10 @@ const MAX_EXECUTIONS = 200;
  * partitions' manifests this run published.
  */
 export async function runLocalExport(options: LocalExportOptions = {}): Promise<LocalExportResult> {
-  const outDir = path.resolve(options.outDir ?? CLI_DEFAULTS.lakeDir);
-  const secretFile = path.resolve(options.secretsFile ?? SECRETS_DEFAULT);
-  const workDir = path.resolve(options.workDir ?? path.dirname(secretFile));
+  const resolve = (p: string) => (options.cwd === undefined ? path.resolve(p) : path.resolve(options.cwd, p));
+  const outDir = resolve(options.outDir ?? CLI_DEFAULTS.lakeDir);
+  const secretFile = resolve(options.secretsFile ?? SECRETS_DEFAULT);
+  const workDir = resolve(options.workDir ?? path.dirname(secretFile));
   const progress = options.progress;
   const signal = options.signal;
   // Before anything starts: a second run into the same lake is refused, not raced.

@@ -60,9 +60,9 @@ export function perDayTable(summary: CallSummary): string {
 export function renderLocalExportReport(
   result: LocalExportResult,
   readBack: { summary: CallSummary; page: string } | undefined,
-  context: { seconds: number; out: TerminalStream },
+  context: { seconds: number; out: TerminalStream; env: Readonly<Record<string, string | undefined>> },
 ): string {
-  const c = colors(context.out);
+  const c = colors(context.out, context.env);
   const example = (format: 'parquet' | 'csv', ext: string) =>
     path.join(result.outDir, 'calls', `format=${format}`, 'report_id=<id>', 'dt=<date>', `part-00000.${ext}`);
   const nameWidth = Math.max(0, ...result.reports.map((r) => r.reportName.length));

@@ -38,6 +38,7 @@ import {
 import { CLI_DEFAULTS, defaultHelp } from '../../shared/defaults';
 import { EXECUTION_INPUT_OPTIONS, executionInputOf } from '../../shared/execution-input-options';
 import { refuseFutureDates } from '../../shared/future-dates';
+import type { IOStreams } from '../../shared/io-streams';
 import { acquireOutDirLock } from '../../shared/out-dir-lock';
 import { checkedOutUri } from '../../shared/out-location';
 import { colors, formatCount, formatDuration, progress, renderTable } from '../../shared/terminal';
@@ -138,20 +139,21 @@ async function buildRuntime(
   env: Record<string, string>,
   logger: WorkflowLogger,
   deps: AwsClients,
+  io: Pick<IOStreams, 'env' | 'cwd'>,
 ): Promise<WorkflowRuntime> {
   const { createWorkflowRuntime } = await import('../../../workflow/runtime');
-  const s3 = deps.s3 ?? s3ClientFactory(config);
+  const s3 = deps.s3 ?? s3ClientFactory(config, io.env);
   const fetchOption = deps.fetch === undefined ? {} : { fetch: deps.fetch };
   const runtime = createWorkflowRuntime(env, { logger, s3, ...fetchOption });
   const urls = serviceUrls(config);
-  const location = secretLocation(config);
+  const location = secretLocation(config, io.cwd);
   const { store, name } = openSecretStore(location, deps);
   const tokens = new SecretTokenSource({
     secrets: store,
     secretName: name,
     // The secret's refresh lease, not LEASE_STORE_URI's (the partition leases, by default
     // under the working directory): every command refreshing this secret takes this one.
-    leases: await refreshLeaseStore(config, { s3 }, location),
+    leases: await refreshLeaseStore(config, io.env, { s3 }, location),
     refresh: (client, refreshToken, signal) =>
       refreshTokens({ ...client, ...(urls.authUrl ? { authUrl: urls.authUrl.value } : {}) }, refreshToken, {
         transport: fetchOption,
@@ -193,8 +195,13 @@ function pollBudget(reports: number): { MAX_POLLS_PER_JOB?: string } {
  * before the service is asked anything: without it the run would request reports and then
  * retry its writes for half a minute. Returns the clients the run then uses (the checked ones).
  */
-async function checkAwsForRun(config: ResolvedConfig, out: string, deps: AwsClients): Promise<AwsClients> {
-  const location = secretLocation(config);
+async function checkAwsForRun(
+  config: ResolvedConfig,
+  out: string,
+  deps: AwsClients,
+  io: Pick<IOStreams, 'env' | 'cwd'>,
+): Promise<AwsClients> {
+  const location = secretLocation(config, io.cwd);
   let sm: ReturnType<NonNullable<AwsClients['secretsManager']>> | undefined;
   const secretsManager =
     deps.secretsManager ??
@@ -204,34 +211,43 @@ async function checkAwsForRun(config: ResolvedConfig, out: string, deps: AwsClie
           return sm;
         }
       : undefined);
-  const s3 = deps.s3 ?? s3ClientFactory(config);
+  const s3 = deps.s3 ?? s3ClientFactory(config, io.env);
   const clients: AwsClients = { ...deps, s3, ...(secretsManager ? { secretsManager } : {}) };
-  await checkAws('run', [
-    ...secretTargets(location, clients, 'read', deps.secretsManager !== undefined),
-    ...bucketTargets(
-      [
-        { uri: out, where: '--out' },
-        { uri: leaseStoreUri(config), where: config.leaseStore?.where ?? '--lease-store' },
-      ],
-      s3,
-      {
-        injected: deps.s3 !== undefined,
-        ...(config.s3Endpoint === undefined ? {} : { endpoint: config.s3Endpoint.value }),
-      },
-    ),
-  ]);
+  await checkAws(
+    'run',
+    [
+      ...secretTargets(location, clients, 'read', deps.secretsManager !== undefined),
+      ...bucketTargets(
+        [
+          { uri: out, where: '--out' },
+          { uri: leaseStoreUri(config, io.cwd), where: config.leaseStore?.where ?? '--lease-store' },
+        ],
+        s3,
+        {
+          injected: deps.s3 !== undefined,
+          ...(config.s3Endpoint === undefined ? {} : { endpoint: config.s3Endpoint.value }),
+        },
+      ),
+    ],
+    { env: io.env },
+  );
   return clients;
 }
 
-export async function runCommand(argv: readonly string[], deps: AwsClients = {}): Promise<number> {
-  const v = parseOrHelp(RUN_COMMAND, argv);
+/** Runs the command on `io`'s streams, environment and directory; `deps`: AWS clients (tests pass doubles). */
+export async function runCommand(
+  argv: readonly string[],
+  io: IOStreams,
+  deps: AwsClients = {},
+): Promise<number> {
+  const v = parseOrHelp(RUN_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
   const input = executionInputOf(v);
-  const config = await resolveConfig({ flags: v });
+  const config = await resolveConfig({ flags: v, env: io.env, cwd: io.cwd });
   const timeZone = tenantTimeZone(config);
   refuseFutureDates(input, timeZone);
-  const out = await checkedOutUri('--out', v.out ?? CLI_DEFAULTS.lakeDir);
-  const aws = await checkAwsForRun(config, out, deps);
+  const out = await checkedOutUri('--out', v.out ?? CLI_DEFAULTS.lakeDir, io.cwd);
+  const aws = await checkAwsForRun(config, out, deps, io);
   // A lake on this machine: one run at a time (the out-dir lock `npm start` takes too), and
   // what a killed run left there recovered before this one starts.
   const lakeDir = out.startsWith('file:') ? fileURLToPath(out) : undefined;
@@ -239,12 +255,12 @@ export async function runCommand(argv: readonly string[], deps: AwsClients = {})
   try {
     if (lakeDir !== undefined) {
       for (const r of await sweepDeadStaging(lakeDir))
-        process.stderr.write(`${describeStagingRecovery(r, lakeDir)}\n`);
+        io.stderr.write(`${describeStagingRecovery(r, lakeDir)}\n`);
     }
     const started = Date.now();
-    const bar = progress(process.stderr);
+    const bar = progress(io.stderr, io.env);
     bar.update('Reading the login and the reports of the workspace');
-    const { client } = await serviceClientFromSecret(config, aws);
+    const { client } = await serviceClientFromSecret(config, io, aws);
     const workspaceId = await resolveWorkspace(config, client);
     const reports: { id: string; name: string }[] = [];
     for await (const r of client.reporting.listReports({ workspaceId }))
@@ -262,8 +278,8 @@ export async function runCommand(argv: readonly string[], deps: AwsClients = {})
       WORKSPACE_ID: workspaceId,
       REPORTS: JSON.stringify(reports),
       OBJECT_STORE_URI: out,
-      LEASE_STORE_URI: leaseStoreUri(config),
-      SECRET_URI: secretUri(secretLocation(config)),
+      LEASE_STORE_URI: leaseStoreUri(config, io.cwd),
+      SECRET_URI: secretUri(secretLocation(config, io.cwd)),
       CSV_GZIP: v['csv-gzip'] ? 'true' : 'false',
       PARQUET_CODEC: v['parquet-codec'] ?? 'SNAPPY',
       ...pollBudget(reports.length),
@@ -274,8 +290,8 @@ export async function runCommand(argv: readonly string[], deps: AwsClients = {})
       warn: (message) => warnings.push(message),
       error: (message) => warnings.push(message),
     };
-    const runtime = await buildRuntime(config, env, logger, aws);
-    const c = colors(process.stderr);
+    const runtime = await buildRuntime(config, env, logger, aws, io);
+    const c = colors(io.stderr, io.env);
     let exported = 0;
     const metrics = (): MetricsSink => ({ add: () => {}, flush: () => {} });
     // The engine and the synthesized definition (aws-cdk-lib) load in seconds: only when running.
@@ -300,11 +316,11 @@ export async function runCommand(argv: readonly string[], deps: AwsClients = {})
     bar.done();
     const line = { ...workflowLine(result, out), seconds: Math.round((Date.now() - started) / 100) / 10 };
     if (v.json) {
-      process.stdout.write(`${JSON.stringify(line)}\n`);
+      io.stdout.write(`${JSON.stringify(line)}\n`);
     } else {
-      const o = colors(process.stdout);
+      const o = colors(io.stdout, io.env);
       const status = result.status === 'SUCCEEDED' ? o.green(result.status) : o.red(result.status);
-      process.stdout.write(
+      io.stdout.write(
         `${status}: ${formatCount(line.rows)} rows in ${formatCount(line.partitions)} partitions (${formatCount(line.files)} files) in ${formatDuration(Date.now() - started)}\n` +
           `  data  ${out}\n`,
       );
@@ -317,14 +333,12 @@ export async function runCommand(argv: readonly string[], deps: AwsClients = {})
         partitions: s.partitions,
       }));
       if (rows.length > 0)
-        process.stdout.write(
-          `\n${renderTable(rows, ['run', 'status', 'jobs', 'failed', 'rows', 'partitions'])}`,
-        );
-      if (result.error !== null) process.stdout.write(`  error ${result.error}\n`);
+        io.stdout.write(`\n${renderTable(rows, ['run', 'status', 'jobs', 'failed', 'rows', 'partitions'])}`);
+      if (result.error !== null) io.stdout.write(`  error ${result.error}\n`);
     }
     // Whatever the output format, a failure says why on stderr (the error name alone does not).
-    if (line.cause !== null) process.stderr.write(`${c.red('cause')} ${line.cause}\n`);
-    for (const w of warnings.slice(0, 20)) process.stderr.write(`warning: ${w}\n`);
+    if (line.cause !== null) io.stderr.write(`${c.red('cause')} ${line.cause}\n`);
+    for (const w of warnings.slice(0, 20)) io.stderr.write(`warning: ${w}\n`);
     return result.status === 'SUCCEEDED' ? 0 : 1;
   } finally {
     await lock?.release();

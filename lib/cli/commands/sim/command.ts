@@ -1,5 +1,6 @@
 import { defineCommand, renderHelp } from '../../../command-line/options';
 import { parseSimArgs, SIM_COMMAND } from '../../../simulator/cli-options';
+import type { IOStreams } from '../../shared/io-streams';
 
 /** `sim`: the local service, as `npm run sim` (bin/sim.ts) starts it; same options. */
 export const SIM_CLI_COMMAND = defineCommand({
@@ -12,13 +13,17 @@ export const SIM_CLI_COMMAND = defineCommand({
 });
 
 /**
- * Starts the local service, prints its connection details, and serves until SIGINT or
- * SIGTERM; then closes it and resolves 0. `signal` stops it too (tests).
+ * Starts the local service, prints its connection details on `io.stdout`, and serves until
+ * SIGINT or SIGTERM; then closes it and resolves 0. `signal` stops it too (tests).
  */
-export async function simCommand(argv: readonly string[], signal?: AbortSignal): Promise<number> {
+export async function simCommand(
+  argv: readonly string[],
+  io: IOStreams,
+  signal?: AbortSignal,
+): Promise<number> {
   const cli = parseSimArgs(argv);
   if (cli.help) {
-    process.stdout.write(renderHelp(SIM_CLI_COMMAND));
+    io.stdout.write(renderHelp(SIM_CLI_COMMAND));
     return 0;
   }
   const { startSimulator } = await import('../../../simulator');
@@ -27,7 +32,7 @@ export async function simCommand(argv: readonly string[], signal?: AbortSignal):
   );
   const sim = await startSimulator(cli.options);
   const details = connectionDetails(sim);
-  process.stdout.write(cli.json ? formatDetailsJson(details) : formatDetailsText(details));
+  io.stdout.write(cli.json ? formatDetailsJson(details) : formatDetailsText(details));
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.removeListener('SIGINT', stop);
@@ -35,6 +40,7 @@ export async function simCommand(argv: readonly string[], signal?: AbortSignal):
       signal?.removeEventListener('abort', stop);
       resolve();
     };
+    // The signals are the process's, whoever's streams the command writes to.
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     signal?.addEventListener('abort', stop, { once: true });

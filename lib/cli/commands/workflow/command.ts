@@ -12,6 +12,7 @@ import {
 } from '../../../command-line/options';
 import type { LocalWorkflowResult } from '../../../local/run-workflow';
 import { CLI_DEFAULTS, defaultHelp } from '../../shared/defaults';
+import type { IOStreams } from '../../shared/io-streams';
 import { acquireOutDirLock } from '../../shared/out-dir-lock';
 
 /** `workflow`: one execution of the synthesized state machine on this machine. */
@@ -109,19 +110,21 @@ export function workflowLine(result: LocalWorkflowResult, out: string): Workflow
 /** As shells report a process ended by SIGINT (128 + 2). */
 const INTERRUPTED_EXIT_CODE = 130;
 
-export async function workflowCommand(argv: readonly string[]): Promise<number> {
-  const v = parseOrHelp(WORKFLOW_COMMAND, argv);
+export async function workflowCommand(argv: readonly string[], io: IOStreams): Promise<number> {
+  const v = parseOrHelp(WORKFLOW_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
   if (v.input === undefined) throw new UsageError('--input is required (try --help)');
-  const out = path.resolve(v.out ?? CLI_DEFAULTS.lakeDir);
+  const out = path.resolve(io.cwd, v.out ?? CLI_DEFAULTS.lakeDir);
   // One run at a time into a lake: a second is refused, not raced.
   const lock = await acquireOutDirLock(out);
   // Ctrl+C (or a TERM): the tasks in flight abort and clean up, then the temporary directory
   // (the secret file with the client secret and tokens) goes; a second signal does not wait.
   const interrupt = new AbortController();
+  // The signals (and the exit on a second one) are the process's, whoever's streams the
+  // command writes to.
   const onSignal = () => {
     if (interrupt.signal.aborted) process.exit(INTERRUPTED_EXIT_CODE);
-    process.stderr.write('interrupted: stopping the tasks in flight\n');
+    io.stderr.write('interrupted: stopping the tasks in flight\n');
     interrupt.abort(new Error('interrupted'));
   };
   process.on('SIGINT', onSignal);
@@ -140,20 +143,20 @@ export async function workflowCommand(argv: readonly string[]): Promise<number> 
         waitMs: v['wait-ms'] ?? 200,
         signal: interrupt.signal,
         onEvent: (e) => {
-          if (e.type === 'StateEntered' && e.state !== undefined) process.stderr.write(`${e.state.name}\n`);
+          if (e.type === 'StateEntered' && e.state !== undefined) io.stderr.write(`${e.state.name}\n`);
           if (e.type === 'StateRetried' && e.state !== undefined)
-            process.stderr.write(`${e.state.name} retried\n`);
-          if (e.type === 'ExecutionFailed') process.stderr.write(`failed: ${e.Error ?? ''}\n`);
+            io.stderr.write(`${e.state.name} retried\n`);
+          if (e.type === 'ExecutionFailed') io.stderr.write(`failed: ${e.Error ?? ''}\n`);
         },
       });
-      process.stdout.write(`${JSON.stringify(workflowLine(result, out))}\n`);
+      io.stdout.write(`${JSON.stringify(workflowLine(result, out))}\n`);
       return result.status === 'SUCCEEDED' ? 0 : 1;
     } finally {
       await deployment.close();
     }
   } catch (error) {
     if (!interrupt.signal.aborted) throw error;
-    process.stderr.write('interrupted: partitions already published stay; run again to finish\n');
+    io.stderr.write('interrupted: partitions already published stay; run again to finish\n');
     return INTERRUPTED_EXIT_CODE;
   } finally {
     process.removeListener('SIGINT', onSignal);
