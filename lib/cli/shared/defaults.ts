@@ -9,6 +9,10 @@ export const CLI_DEFAULTS = {
   rowsPerDay: 2000,
   /** Pause between status polls of an execution or a report (`start`, `run`). */
   pollMs: 2000,
+  /** Length of every Wait state of a workflow run on the local service (`npm start`, `workflow`). */
+  localWaitMs: 200,
+  /** Where the local service's tokens are kept (`npm start`). */
+  localSecretsFile: '.report-export/secrets.json',
 } as const;
 
 /** What an option whose default is the lake directory declares (spread into its spec). */
@@ -16,8 +20,3 @@ export const LAKE_DIR_DEFAULT = {
   default: CLI_DEFAULTS.lakeDir,
   defaultText: `./${CLI_DEFAULTS.lakeDir}`,
 } as const;
-
-/** `(default ./data-lake)`-style help text of a default. */
-export function defaultHelp(value: string | number, asPath = false): string {
-  return `(default ${asPath ? `./${value}` : value})`;
-}

@@ -9,7 +9,7 @@ import {
   type ValueParser,
 } from '../../../command-line/options';
 import { DATASETS } from '../../../export/schema';
-import { CLI_DEFAULTS, defaultHelp } from '../../shared/defaults';
+import { CLI_DEFAULTS, LAKE_DIR_DEFAULT } from '../../shared/defaults';
 import { calendarDateValue } from '../../shared/execution-input-options';
 import { refuseFutureDates } from '../../shared/future-dates';
 import type { IOStreams } from '../../shared/io-streams';
@@ -51,25 +51,29 @@ partitions. Progress goes to stderr; the report to stdout.`,
     out: {
       type: 'string',
       value: '<dir>',
-      help: `data lake root ${defaultHelp(CLI_DEFAULTS.lakeDir, true)}`,
+      help: 'data lake root',
+      ...LAKE_DIR_DEFAULT,
       parse: nonEmptyValue,
     },
     from: {
       type: 'string',
       value: '<YYYY-MM-DD>',
-      help: 'first local date (default: 6 days before --to)',
+      help: 'first local date',
+      defaultText: '6 days before --to',
       parse: calendarDateValue,
     },
     to: {
       type: 'string',
       value: '<YYYY-MM-DD>',
-      help: "last local date, inclusive (default: yesterday in the tenant's zone)",
+      help: 'last local date, inclusive',
+      defaultText: "yesterday in the tenant's zone",
       parse: calendarDateValue,
     },
     'rows-per-day': {
       type: 'string',
       value: '<n>',
-      help: `calls the local service generates per weekday ${defaultHelp(CLI_DEFAULTS.rowsPerDay)}`,
+      help: 'calls the local service generates per weekday',
+      default: CLI_DEFAULTS.rowsPerDay,
       parse: positiveIntegerValue(1_000_000),
     },
     report: { type: 'string', value: '<id|name>', help: 'export only this report', parse: nonEmptyValue },
@@ -77,7 +81,8 @@ partitions. Progress goes to stderr; the report to stdout.`,
     'secret-file': {
       type: 'string',
       value: '<path>',
-      help: "where the local service's tokens are kept, mode 0600 (default ./.report-export/secrets.json)",
+      help: "where the local service's tokens are kept, mode 0600",
+      defaultText: `./${CLI_DEFAULTS.localSecretsFile}`,
       parse: nonEmptyValue,
     },
     'secrets-file': {
@@ -162,7 +167,7 @@ export function parseLocalExportArgs(
   const v = parseCommandLine(LOCAL_EXPORT_COMMAND, inlineNegativeNumbers(argv));
   if (v.help) return 'help';
   const options: LocalExportArgs = {};
-  if (v.out !== undefined) options.outDir = v.out;
+  options.outDir = v.out;
   if (v.from !== undefined) options.from = v.from;
   if (v.to !== undefined) options.to = v.to;
   if (v.from !== undefined && v.to !== undefined && v.from > v.to) {
@@ -175,7 +180,7 @@ export function parseLocalExportArgs(
   const secretFile = v['secret-file'] ?? v['secrets-file'];
   if (secretFile !== undefined) options.secretsFile = secretFile;
   if (v['csv-gzip']) options.csvGzip = true;
-  if (v['rows-per-day'] !== undefined) options.rowsPerDay = v['rows-per-day'];
+  options.rowsPerDay = v['rows-per-day'];
   if (v.json) options.json = true;
   const settings = workflowSettingsFromEnv(env);
   if (Object.keys(settings).length > 0) options.settings = settings;
@@ -222,7 +227,7 @@ export async function localExportCommand(argv: readonly string[], io: IOStreams)
   if (options.from !== undefined || options.to !== undefined) {
     refuseFutureDates(options, await localTenantZone());
   }
-  options.outDir = await checkedLocalDir('--out', options.outDir ?? CLI_DEFAULTS.lakeDir, io.cwd);
+  options.outDir = await checkedLocalDir('--out', options.outDir ?? LAKE_DIR_DEFAULT.default, io.cwd);
   options.cwd = io.cwd;
   // --json: stdout is the one document's; anything else printed meanwhile goes to stderr.
   const stdout = json ? reserveStdout(io) : undefined;

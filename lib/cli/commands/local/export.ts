@@ -81,7 +81,6 @@ export interface LocalExportResult {
 }
 
 const DAYS_DEFAULT = 7;
-const SECRETS_DEFAULT = '.report-export/secrets.json';
 /** As lib/local's default: a chain longer than this is not run. */
 const MAX_EXECUTIONS = 200;
 
@@ -95,7 +94,7 @@ const MAX_EXECUTIONS = 200;
 export async function runLocalExport(options: LocalExportOptions = {}): Promise<LocalExportResult> {
   const resolve = (p: string) => (options.cwd === undefined ? path.resolve(p) : path.resolve(options.cwd, p));
   const outDir = resolve(options.outDir ?? CLI_DEFAULTS.lakeDir);
-  const secretFile = resolve(options.secretsFile ?? SECRETS_DEFAULT);
+  const secretFile = resolve(options.secretsFile ?? CLI_DEFAULTS.localSecretsFile);
   const workDir = resolve(options.workDir ?? path.dirname(secretFile));
   const progress = options.progress;
   const signal = options.signal;
@@ -167,7 +166,7 @@ async function runOnDeployment(
   );
   progress?.update(tracker.status());
   const result = await deployment.run(input, {
-    waitMs: options.waitMs ?? 200,
+    waitMs: options.waitMs ?? CLI_DEFAULTS.localWaitMs,
     name: 'start',
     maxExecutions: MAX_EXECUTIONS,
     ...(signal === undefined ? {} : { signal }),

@@ -9,11 +9,12 @@ import {
   parseOrHelp,
   UsageError,
 } from '../../../command-line/options';
+import { PARQUET_CODECS } from '../../../export/formats/parquet-encoder';
 import { describeStagingRecovery, sweepDeadStaging } from '../../../local/dead-staging';
 import type { MetricsSink } from '../../../workflow/finalize';
 import type { WorkflowLogger, WorkflowRuntime } from '../../../workflow/runtime';
 import { SecretTokenSource } from '../../../workflow/service-secret';
-import { jobsWithinBudget } from '../../../workflow/settings';
+import { jobsWithinBudget, SETTINGS_DEFAULTS } from '../../../workflow/settings';
 import { checkAws } from '../../aws/preflight';
 import { bucketTargets, s3ClientFactory } from '../../aws/s3-client';
 import {
@@ -35,7 +36,7 @@ import {
   secretLocation,
   serviceUrls,
 } from '../../shared/config';
-import { CLI_DEFAULTS, defaultHelp } from '../../shared/defaults';
+import { CLI_DEFAULTS, LAKE_DIR_DEFAULT } from '../../shared/defaults';
 import { EXECUTION_INPUT_OPTIONS, executionInputOf } from '../../shared/execution-input-options';
 import { refuseFutureDates } from '../../shared/future-dates';
 import type { IOStreams } from '../../shared/io-streams';
@@ -58,7 +59,8 @@ into --out (a directory or s3://bucket/prefix). States show on stderr; a summary
     out: {
       type: 'string',
       value: '<dir|s3://bucket/prefix>',
-      help: `where the data lake is ${defaultHelp(CLI_DEFAULTS.lakeDir, true)}`,
+      help: 'where the data lake is',
+      ...LAKE_DIR_DEFAULT,
       parse: nonEmptyValue,
     },
     format: {
@@ -71,13 +73,15 @@ into --out (a directory or s3://bucket/prefix). States show on stderr; a summary
     'parquet-codec': {
       type: 'string',
       value: '<codec>',
-      help: 'SNAPPY (default), ZSTD or UNCOMPRESSED',
-      parse: choiceValue(['SNAPPY', 'ZSTD', 'UNCOMPRESSED'] as const),
+      help: Object.values(PARQUET_CODECS).join(', '),
+      parse: choiceValue(Object.values(PARQUET_CODECS)),
+      default: SETTINGS_DEFAULTS.parquetCodec,
     },
     'wait-ms': {
       type: 'string',
       value: '<ms>',
-      help: `pause between status polls of a report ${defaultHelp(CLI_DEFAULTS.pollMs)}`,
+      help: 'pause between status polls of a report',
+      default: CLI_DEFAULTS.pollMs,
       parse: integerValue(0, 600_000),
     },
     ...configOptions([
@@ -246,7 +250,7 @@ export async function runCommand(
   const config = await resolveConfig({ flags: v, env: io.env, cwd: io.cwd });
   const timeZone = tenantTimeZone(config);
   refuseFutureDates(input, timeZone);
-  const out = await checkedOutUri('--out', v.out ?? CLI_DEFAULTS.lakeDir, io.cwd);
+  const out = await checkedOutUri('--out', v.out, io.cwd);
   const aws = await checkAwsForRun(config, out, deps, io);
   // A lake on this machine: one run at a time (the out-dir lock `npm start` takes too), and
   // what a killed run left there recovered before this one starts.
@@ -281,7 +285,7 @@ export async function runCommand(
       LEASE_STORE_URI: leaseStoreUri(config, io.cwd),
       SECRET_URI: secretUri(secretLocation(config, io.cwd)),
       CSV_GZIP: v['csv-gzip'] ? 'true' : 'false',
-      PARQUET_CODEC: v['parquet-codec'] ?? 'SNAPPY',
+      PARQUET_CODEC: v['parquet-codec'],
       ...pollBudget(reports.length),
     };
     const warnings: string[] = [];
@@ -301,7 +305,7 @@ export async function runCommand(
     // This machine is the runtime here (its credentials, its disk): the handlers run in-process.
     const result = await runLocalWorkflow(input, {
       tasks: inProcessTasks(runtime, metrics),
-      waitMs: v['wait-ms'] ?? CLI_DEFAULTS.pollMs,
+      waitMs: v['wait-ms'],
       retryMs: 1000,
       name: 'cli',
       onEvent: (e) => {

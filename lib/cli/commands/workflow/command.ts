@@ -11,7 +11,7 @@ import {
   UsageError,
 } from '../../../command-line/options';
 import type { LocalWorkflowResult } from '../../../local/run-workflow';
-import { CLI_DEFAULTS, defaultHelp } from '../../shared/defaults';
+import { CLI_DEFAULTS, LAKE_DIR_DEFAULT } from '../../shared/defaults';
 import type { IOStreams } from '../../shared/io-streams';
 import { acquireOutDirLock } from '../../shared/out-dir-lock';
 
@@ -35,19 +35,22 @@ stdout; exits 0 only when the execution SUCCEEDED.`,
     out: {
       type: 'string',
       value: '<dir>',
-      help: `data lake directory ${defaultHelp(CLI_DEFAULTS.lakeDir, true)}`,
+      help: 'data lake directory',
+      ...LAKE_DIR_DEFAULT,
       parse: nonEmptyValue,
     },
     'rows-per-day': {
       type: 'string',
       value: '<n>',
-      help: `calls the local service generates per weekday ${defaultHelp(CLI_DEFAULTS.rowsPerDay)}`,
+      help: 'calls the local service generates per weekday',
+      default: CLI_DEFAULTS.rowsPerDay,
       parse: integerValue(1, 1_000_000),
     },
     'wait-ms': {
       type: 'string',
       value: '<ms>',
-      help: 'length of every Wait state locally (default 200)',
+      help: 'length of every Wait state locally',
+      default: CLI_DEFAULTS.localWaitMs,
       parse: integerValue(0, 600_000),
     },
     ...HELP_OPTION,
@@ -114,7 +117,7 @@ export async function workflowCommand(argv: readonly string[], io: IOStreams): P
   const v = parseOrHelp(WORKFLOW_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
   if (v.input === undefined) throw new UsageError('--input is required (try --help)');
-  const out = path.resolve(io.cwd, v.out ?? CLI_DEFAULTS.lakeDir);
+  const out = path.resolve(io.cwd, v.out);
   // One run at a time into a lake: a second is refused, not raced.
   const lock = await acquireOutDirLock(out);
   // Ctrl+C (or a TERM): the tasks in flight abort and clean up, then the temporary directory
@@ -136,11 +139,11 @@ export async function workflowCommand(argv: readonly string[], io: IOStreams): P
     const deployment = await startLocalDeployment({
       workDir,
       objectStoreUri: pathToFileURL(out).href,
-      simulator: { rowsPerDay: v['rows-per-day'] ?? CLI_DEFAULTS.rowsPerDay, reportLatencyMs: 300 },
+      simulator: { rowsPerDay: v['rows-per-day'], reportLatencyMs: 300 },
     });
     try {
       const result = await deployment.run(v.input, {
-        waitMs: v['wait-ms'] ?? 200,
+        waitMs: v['wait-ms'],
         signal: interrupt.signal,
         onEvent: (e) => {
           if (e.type === 'StateEntered' && e.state !== undefined) io.stderr.write(`${e.state.name}\n`);

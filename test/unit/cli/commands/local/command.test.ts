@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseLocalExportArgs, UsageError } from '../../../../../lib/cli/commands/local/command';
+import { CLI_DEFAULTS } from '../../../../../lib/cli/shared/defaults';
 
 describe('parseLocalExportArgs', () => {
   it('maps every option to the run options when all are given', () => {
@@ -42,8 +43,12 @@ describe('parseLocalExportArgs', () => {
       REPORT_EXPORT_MAX_WINDOW_DAYS: '',
     });
 
-    // Assess
-    expect(options).toEqual({ settings: { MAX_JOBS_PER_EXECUTION: '3' } });
+    // Assess: and the declared defaults of the options left out.
+    expect(options).toEqual({
+      outDir: CLI_DEFAULTS.lakeDir,
+      rowsPerDay: CLI_DEFAULTS.rowsPerDay,
+      settings: { MAX_JOBS_PER_EXECUTION: '3' },
+    });
   });
 
   it('throws a ConfigError naming the variable when a workflow setting is not an integer', () => {
