@@ -166,25 +166,25 @@ describe('start and backfill check AWS before starting anything', () => {
   );
 });
 
+/** `run` of one day into `out`, with the login's options. */
+const runToS3 = (out: string, login: string[]): string[] => [
+  'run',
+  '--date',
+  '2026-11-20',
+  '--time-zone',
+  'Europe/London',
+  '--out',
+  out,
+  ...login,
+];
+
 describe('run --out s3:// checks AWS before asking the service anything', () => {
   it('exits 2 naming the missing credentials and the bucket, and the service receives no request', async () => {
     // Prepare
     const login = await secretFileForService();
 
     // Act
-    const r = await cli(
-      [
-        'run',
-        '--date',
-        '2026-11-20',
-        '--time-zone',
-        'Europe/London',
-        '--out',
-        's3://my-lake/calls',
-        ...login,
-      ],
-      noAws(),
-    );
+    const r = await cli(runToS3('s3://my-lake/calls', login), noAws());
 
     // Assess
     expectSetupError(r);
@@ -200,19 +200,7 @@ describe('run --out s3:// checks AWS before asking the service anything', () => 
     const login = await secretFileForService();
 
     // Act
-    const r = await cli(
-      [
-        'run',
-        '--date',
-        '2026-11-20',
-        '--time-zone',
-        'Europe/London',
-        '--out',
-        's3://my-lake/calls',
-        ...login,
-      ],
-      fakeCredentials(),
-    );
+    const r = await cli(runToS3('s3://my-lake/calls', login), fakeCredentials());
 
     // Assess
     expectSetupError(r);
@@ -240,19 +228,11 @@ describe('run --out s3:// with a bucket that does not exist', () => {
     const login = await secretFileForService();
 
     // Act
-    const r = await cli(
-      [
-        'run',
-        '--date',
-        '2026-11-20',
-        '--time-zone',
-        'Europe/London',
-        '--out',
-        's3://no-such-lake/calls',
-        ...login,
-      ],
-      { ...fakeCredentials(), AWS_REGION: 'us-east-1', REPORT_EXPORT_S3_ENDPOINT: s3.endpoint },
-    );
+    const r = await cli(runToS3('s3://no-such-lake/calls', login), {
+      ...fakeCredentials(),
+      AWS_REGION: 'us-east-1',
+      REPORT_EXPORT_S3_ENDPOINT: s3.endpoint,
+    });
 
     // Assess
     expectSetupError(r);

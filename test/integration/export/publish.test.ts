@@ -1,21 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EXPORT_ERROR_CODES, exportReportResult, type PartitionManifest } from '../../../lib/export';
 import { zstdAvailable } from '../../../lib/export/formats/zstd';
-import type { ResultRow } from '../../../lib/spec/types';
-import { LocalDirectoryStore, listAll, readObject } from '../../../lib/stores';
-import { callsOn, resultStreamOf } from '../../support/result-stream';
+import { type LocalDirectoryStore, listAll, readObject } from '../../../lib/stores';
+import { resultStreamOf } from '../../support/result-stream';
+import { calls, earlierRun } from './earlier-run';
 import { FailingStore, snapshot } from './failing-store';
-
-/** Calls over `days` days from 2026-06-01, `perDay` each, in time order. */
-function calls(days: number, perDay: number, tag: string): ResultRow[] {
-  const dates = Array.from({ length: days }, (_, d) =>
-    new Date(Date.UTC(2026, 5, 1 + d)).toISOString().slice(0, 10),
-  );
-  return callsOn(dates, perDay, tag);
-}
 
 describe('exportReportResult publish protocol', () => {
   let root: string;
@@ -24,16 +14,7 @@ describe('exportReportResult publish protocol', () => {
   const reportId = 'rep-1';
 
   beforeEach(async () => {
-    root = await mkdtemp(join(tmpdir(), 'pub-'));
-    store = new LocalDirectoryStore(root);
-    // An earlier run: 3 days, 3 parts per partition (file cap 4 rows, 10 rows a day).
-    await exportReportResult({
-      source: resultStreamOf(calls(3, 10, 'old'), { requestId: 'req-old' }),
-      store,
-      reportId,
-      maxRowsPerFile: 4,
-    });
-    earlier = await snapshot(store);
+    ({ root, store, earlier } = await earlierRun('pub-', reportId));
   });
   afterEach(async () => {
     await rm(root, { recursive: true, force: true });

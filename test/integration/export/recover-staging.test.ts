@@ -1,28 +1,20 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { readdir, rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exportReportResult } from '../../../lib/export';
 import { recoverDeadStaging } from '../../../lib/export/publish/recover-staging';
-import type { ResultRow } from '../../../lib/spec/types';
 import {
-  LocalDirectoryStore,
+  type LocalDirectoryStore,
   listAll,
   type ObjectBody,
   type ObjectStore,
   readObject,
 } from '../../../lib/stores';
-import { callsOn, resultStreamOf } from '../../support/result-stream';
+import { resultStreamOf } from '../../support/result-stream';
+import { calls, earlierRun } from './earlier-run';
 import { snapshot } from './failing-store';
-
-/** Calls over `days` days from 2026-06-01, `perDay` each, in time order. */
-function calls(days: number, perDay: number, tag: string): ResultRow[] {
-  const dates = Array.from({ length: days }, (_, d) =>
-    new Date(Date.UTC(2026, 5, 1 + d)).toISOString().slice(0, 10),
-  );
-  return callsOn(dates, perDay, tag);
-}
 
 type Mutation = 'put' | 'copy' | 'deleteMany';
 
@@ -114,16 +106,7 @@ describe('recoverDeadStaging (a local run killed while it published)', () => {
   const reportId = 'rep-1';
 
   beforeEach(async () => {
-    root = await mkdtemp(join(tmpdir(), 'recover-'));
-    store = new LocalDirectoryStore(root);
-    // An earlier run: 3 days, 3 parts per partition (file cap 4 rows, 10 rows a day).
-    await exportReportResult({
-      source: resultStreamOf(calls(3, 10, 'old'), { requestId: 'req-old' }),
-      store,
-      reportId,
-      maxRowsPerFile: 4,
-    });
-    earlier = await snapshot(store);
+    ({ root, store, earlier } = await earlierRun('recover-', reportId));
   });
   afterEach(async () => {
     await rm(root, { recursive: true, force: true });
