@@ -30,11 +30,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { STATE_NAMES } from '../lib/infra/state-names';
-import type { EngineEvent } from '../lib/local/history';
 import { lambdaAssets } from '../lib/local/lambda-assets';
 import { startLocalDeployment } from '../lib/local/local-deployment';
 import { createS3Client } from '../lib/stores/s3-store';
 import { childPids, procStats } from './proc-stats';
+import { requireSucceeded, stateTimer } from './state-timing';
 
 /** The local runner's Wait and Retry intervals. */
 const LOCAL_WAIT_MS = 20;
@@ -143,19 +143,7 @@ async function main(): Promise<void> {
       runnerPeakSince = 'the process start (synthesis included)';
     }
     const runnerRssAtStart = Math.round(process.memoryUsage.rss() / 1048576);
-    const entered = new Map<string, number>();
-    const stateMs: Record<string, number> = {};
-    const onEvent = (e: EngineEvent) => {
-      const name = e.state?.name;
-      if (name === undefined) return;
-      if (e.type === 'StateEntered') {
-        entered.set(name, performance.now());
-        log(name);
-      } else if (e.type === 'StateExited') {
-        const since = entered.get(name);
-        if (since !== undefined) stateMs[name] = (stateMs[name] ?? 0) + performance.now() - since;
-      }
-    };
+    const { onEvent, stateMs } = stateTimer(log);
     const cpuBefore = process.cpuUsage();
     const started = performance.now();
     const result = await deployment.run(
@@ -164,10 +152,7 @@ async function main(): Promise<void> {
     );
     const elapsedMs = performance.now() - started;
     const cpu = process.cpuUsage(cpuBefore);
-    if (result.status !== 'SUCCEEDED') {
-      const errors = deployment.logLines.filter((l) => l.includes('"ERROR"')).slice(-3);
-      throw new Error(`the execution ${result.status}: ${result.error} ${errors.join(' ')}`);
-    }
+    requireSucceeded(result, deployment);
 
     // The functions' processes, still warm: CPU since their start, peak RSS since exec.
     const functions: Record<string, Record<string, unknown>> = {};

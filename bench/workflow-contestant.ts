@@ -22,9 +22,9 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { exportReportResult } from '../lib/export/index';
 import { datesOfWindow, toReportPeriod, windowForDates } from '../lib/export/window';
 import type { StateMachineDefinition } from '../lib/local/definition';
-import type { EngineEvent } from '../lib/local/history';
 import { type LocalDeployment, startLocalDeployment } from '../lib/local/local-deployment';
 import { createS3Client } from '../lib/stores/s3-store';
+import { requireSucceeded, stateTimer } from './state-timing';
 
 /** The local runner's Wait and Retry intervals; direct polling uses the same. */
 const LOCAL_WAIT_MS = 20;
@@ -56,29 +56,14 @@ interface Measured {
 async function runWorkflow(d: LocalDeployment, reportName: string): Promise<Measured> {
   // Synthesized once by the parent: CDK synthesis is not part of an execution.
   const definition = JSON.parse(await readFile(arg('definition'), 'utf8')) as StateMachineDefinition;
-  const entered = new Map<string, number>();
-  const stateMs: Record<string, number> = {};
-  const onEvent = (e: EngineEvent) => {
-    const name = e.state?.name;
-    if (name === undefined) return;
-    if (e.type === 'StateEntered') {
-      entered.set(name, performance.now());
-      log(name);
-    } else if (e.type === 'StateExited') {
-      const since = entered.get(name);
-      if (since !== undefined) stateMs[name] = (stateMs[name] ?? 0) + performance.now() - since;
-    }
-  };
+  const { onEvent, stateMs } = stateTimer(log);
   const started = performance.now();
   const result = await d.run(
     { from: arg('from'), to: arg('to'), reports: [reportName] },
     { definition, waitMs: LOCAL_WAIT_MS, retryMs: LOCAL_WAIT_MS, name: 'bench', onEvent },
   );
   const elapsed = performance.now() - started;
-  if (result.status !== 'SUCCEEDED') {
-    const errors = d.logLines.filter((l) => l.includes('"ERROR"')).slice(-3);
-    throw new Error(`the execution ${result.status}: ${result.error} ${errors.join(' ')}`);
-  }
+  requireSucceeded(result, d);
   const sum = (k: 'rows' | 'files' | 'bytes' | 'partitions') =>
     result.summaries.reduce((n, s) => n + s[k], 0);
   return {
