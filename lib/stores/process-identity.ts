@@ -13,14 +13,37 @@ export interface ProcessIdentity {
   start?: string;
 }
 
-/** True while a process with this id exists (signal 0 only checks; EPERM means it exists). */
+/**
+ * True while a process with this id runs: signal 0 finds it (EPERM: it exists, another
+ * user's) and it is not a zombie. A process killed with SIGKILL stays a zombie until its
+ * parent reaps it: for a moment after `kill -9` of a process group whose leader died first
+ * (its children are re-parented), and for good under a PID 1 that never reaps (a bare
+ * container). A zombie holds nothing: it is gone.
+ */
 export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  return processState(pid) !== 'Z';
+}
+
+/** The process's state letter (/proc/<pid>/stat field 3: R, S, D, Z ...), or undefined off Linux or once gone. */
+function processState(pid: number): string | undefined {
+  const fields = procStatFields(pid);
+  return fields?.[0];
+}
+
+/** /proc/<pid>/stat from field 3 on (after the command in parentheses, which may hold spaces and ')'). */
+function procStatFields(pid: number): string[] | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
 /**
@@ -28,15 +51,7 @@ export function processAlive(pid: number): boolean {
  * undefined off Linux or when it has gone. Two processes that had one pid differ in it.
  */
 export function processStartTime(pid: number): string | undefined {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  // Field 2 is the command in parentheses and may hold spaces and ')': fields 3... follow the last ')'.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const start = fields[22 - 3];
+  const start = procStatFields(pid)?.[22 - 3];
   return start !== undefined && /^\d+$/.test(start) ? start : undefined;
 }
 
