@@ -157,7 +157,7 @@ export function parseCommandLine<O extends OptionSpecs>(
   );
   // Not strict: every problem is reported here in one wording, naming the flag.
   const { tokens } = parseArgs({
-    args: [...argv],
+    args: inlineNegativeNumbers(spec.options, argv),
     options: config,
     strict: false,
     allowPositionals: true,
@@ -200,6 +200,27 @@ export function parseCommandLine<O extends OptionSpecs>(
       values[name] = o.default;
   }
   return values as OptionValues<O>;
+}
+
+/**
+ * `--port -1` as `--port=-1`: no option starts with a digit, so a negative number after an
+ * option that takes a value is that value, and its parser says what is wrong with it (not
+ * "needs a value"). Nothing after `--` is touched.
+ */
+function inlineNegativeNumbers(options: OptionSpecs, argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--') return [...out, ...argv.slice(i)];
+    const next = argv[i + 1];
+    const name = /^--([a-z][a-z0-9-]*)$/.exec(arg)?.[1];
+    const option = name !== undefined && Object.hasOwn(options, name) ? options[name] : undefined;
+    if (option?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
 }
 
 /** Edits (insert, delete, replace, swap two neighbours) from `a` to `b`. */

@@ -52,6 +52,8 @@ describe('parseCommandLine', () => {
     { argv: ['--count'], message: '--count needs a value <n>' },
     { argv: ['--name', '--verbose'], message: '--name needs a value <text>' },
     { argv: ['--count', 'ten'], message: "--count must be an integer from 1 to 9, got 'ten'" },
+    { argv: ['--count', '-3'], message: "--count must be an integer from 1 to 9, got '-3'" },
+    { argv: ['--name', '-1', '--', '-2'], message: "unexpected argument '-2'" },
     { argv: ['--count', '1.5'], message: "--count must be an integer from 1 to 9, got '1.5'" },
     { argv: ['--mode', 'medium'], message: "--mode must be one of 'fast', 'slow', got 'medium'" },
     { argv: ['--verbose=1'], message: "--verbose takes no value, got '1'" },

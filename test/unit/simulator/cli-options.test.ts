@@ -60,7 +60,7 @@ describe('parseSimArgs', () => {
     [['--port', '70000'], "--port must be an integer from 0 to 65535, got '70000'"],
     [['--port'], '--port needs a value <n>'],
     [['--port', '--json'], '--port needs a value <n>'],
-    [['--rows-per-day', '-5'], '--rows-per-day needs a value <n>'],
+    [['--rows-per-day', '-5'], "--rows-per-day must be an integer from 0 to 10000000, got '-5'"],
     [['--rows-per-day=-5'], "--rows-per-day must be an integer from 0 to 10000000, got '-5'"],
     [['positional'], "unexpected argument 'positional'"],
     [['--data-dir', ''], '--data-dir must not be empty'],

@@ -133,30 +133,6 @@ export function workflowSettingsFromEnv(
 export type LocalExportArgs = LocalExportOptions & { json?: boolean };
 
 /**
- * `--rows-per-day -1` as `--rows-per-day=-1`: no option starts with a digit, so a negative
- * number after an option that takes a value is that value, and its parser says what is
- * wrong with it (not "needs a value"). Nothing after `--` is touched.
- */
-function inlineNegativeNumbers(argv: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg === '--') return [...out, ...argv.slice(i)];
-    const next = argv[i + 1];
-    const name = /^--([a-z][a-z0-9-]*)$/.exec(arg)?.[1];
-    const option =
-      name !== undefined && Object.hasOwn(LOCAL_EXPORT_COMMAND.options, name)
-        ? LOCAL_EXPORT_COMMAND.options[name as keyof typeof LOCAL_EXPORT_COMMAND.options]
-        : undefined;
-    if (option?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
-      out.push(`${arg}=${next}`);
-      i++;
-    } else out.push(arg);
-  }
-  return out;
-}
-
-/**
  * Parses argv of the local export command, with the workflow settings `env` (the command's
  * environment) overrides; throws UsageError naming the bad option.
  */
@@ -164,7 +140,7 @@ export function parseLocalExportArgs(
   argv: readonly string[],
   env: IOStreams['env'],
 ): LocalExportArgs | 'help' {
-  const v = parseCommandLine(LOCAL_EXPORT_COMMAND, inlineNegativeNumbers(argv));
+  const v = parseCommandLine(LOCAL_EXPORT_COMMAND, argv);
   if (v.help) return 'help';
   const options: LocalExportArgs = {};
   options.outDir = v.out;
