@@ -55,14 +55,44 @@ export const COMMANDS: readonly Command[] = [
   { spec: DIRECTORY_COMMAND, run: (argv, io) => directoryCommand(argv, io) },
 ];
 
-/** Commands of the program itself, listed after the others. */
+/** Commands of the program itself, listed after the others, with their usage. */
 const PROGRAM_COMMANDS = [
-  { name: 'help', summary: 'Shows the help of a command: report-export help <command>.' },
+  {
+    name: 'help',
+    summary: 'Shows the help of a command: report-export help <command> [<subcommand>].',
+    usage:
+      'Usage: report-export help <command> [<subcommand>]     (the same as <command> [<subcommand>] --help)',
+  },
   {
     name: 'completion',
     summary: `Prints a shell completion script: report-export completion ${COMPLETION_SHELLS.join('|')}.`,
+    usage: `Usage: report-export completion ${COMPLETION_SHELLS.join('|')}
+
+  bash: source <(report-export completion bash)     (in ~/.bashrc)
+  zsh:  source <(report-export completion zsh)      (in ~/.zshrc)
+  fish: report-export completion fish | source      (in ~/.config/fish/config.fish)`,
   },
 ] as const;
+
+/** `help <command> [<subcommand>]`: the help of a command, a subcommand, or the program's own. */
+function helpOf(words: readonly string[]): string {
+  const [name, subName, ...extra] = words;
+  const own = PROGRAM_COMMANDS.find((c) => c.name === name);
+  if (own !== undefined && subName === undefined) return `${own.usage}\n\n${own.summary}\n`;
+  const entry = COMMANDS.find((c) => c.spec.name === name);
+  if (entry === undefined) throw new UsageError(`help: unknown command '${name}' (try ${PROGRAM} --help)`);
+  if (subName === undefined) return renderHelp(entry.spec);
+  const subcommands = entry.spec.subcommands ?? [];
+  const sub = subcommands.find((s) => s.name === subName);
+  if (sub === undefined || extra.length > 0) {
+    throw new UsageError(
+      subcommands.length === 0
+        ? `help: ${name} has no subcommands, got '${words.slice(1).join(' ')}'`
+        : `help: unknown subcommand '${words.slice(1).join(' ')}' of ${name}; subcommands: ${subcommands.map((s) => s.name).join(', ')}`,
+    );
+  }
+  return renderHelp(sub);
+}
 
 const DEFAULT_COMMAND = 'local';
 
@@ -107,11 +137,7 @@ export async function main(argv: readonly string[], io: IOStreams = processStrea
     return 0;
   }
   if (command === 'help') {
-    const [name, ...extra] = rest;
-    if (extra.length > 0) throw new UsageError(`help takes one command, got '${rest.join(' ')}'`);
-    const entry = COMMANDS.find((c) => c.spec.name === name);
-    if (entry === undefined) throw new UsageError(`help: unknown command '${name}' (try ${PROGRAM} --help)`);
-    out.write(renderHelp(entry.spec));
+    out.write(helpOf(rest));
     return 0;
   }
   if (command === 'completion') {
@@ -125,6 +151,7 @@ export async function main(argv: readonly string[], io: IOStreams = processStrea
         PROGRAM,
         COMMANDS.map((c) => c.spec),
         PROGRAM_COMMANDS,
+        DEFAULT_COMMAND,
       ),
     );
     return 0;

@@ -114,6 +114,8 @@ export interface CommandSpec<O extends OptionSpecs = OptionSpecs> {
   examples: readonly string[];
   /** Paragraph after the examples. */
   notes?: string;
+  /** The words that may follow the command (`directory search`), each with its own options. */
+  subcommands?: readonly CommandSpec[];
 }
 
 /**
@@ -132,6 +134,14 @@ export type OptionValues<O extends OptionSpecs> = {
           : T | undefined
         : never;
 };
+
+/**
+ * A command whose one subcommand (`verb`) takes the command's own options, as in
+ * `workspaces list`: the spec with that subcommand named, for help and completion.
+ */
+export function withVerb<O extends OptionSpecs>(spec: CommandSpec<O>, verb: string): CommandSpec<O> {
+  return { ...spec, subcommands: [{ ...spec, name: verb }] };
+}
 
 /** Declares a command with its option types kept (so values come out typed). */
 export function defineCommand<O extends OptionSpecs>(spec: CommandSpec<O>): CommandSpec<O> {

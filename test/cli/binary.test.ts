@@ -49,6 +49,20 @@ describe('the built program (dist/cli/report-export.mjs)', () => {
     expect(viaHelp.stdout).toMatch(/^Usage: report-export query/);
     expect(viaHelp.stdout).toBe(viaFlag.stdout);
   });
+  it("prints a subcommand's help for help <command> <subcommand>, the same as <command> <subcommand> --help", async () => {
+    // Act
+    const [viaHelp, viaFlag, ownHelp] = await Promise.all([
+      runCli(['help', 'directory', 'sync']),
+      runCli(['directory', 'sync', '--help']),
+      runCli(['help', 'completion']),
+    ]);
+
+    // Assess
+    expect(viaHelp.code).toBe(0);
+    expect(viaHelp.stdout).toMatch(/^Usage: report-export directory sync/);
+    expect(viaHelp.stdout).toBe(viaFlag.stdout);
+    expect(ownHelp.stdout).toMatch(/^Usage: report-export completion bash\|zsh\|fish/);
+  });
 
   it("lists every command and says how to get a command's help when given --help", async () => {
     const run = await runCli(['--help']);
@@ -60,6 +74,8 @@ describe('the built program (dist/cli/report-export.mjs)', () => {
 
   it.each([
     [['help', 'nope'], /help: unknown command 'nope'/],
+    [['help', 'directory', 'nope'], /help: unknown subcommand 'nope' of directory; subcommands: search, get/],
+    [['help', 'query', 'show'], /help: query has no subcommands, got 'show'/],
     [['completion', 'tcsh'], /completion takes one shell: bash, zsh, fish/],
     [['completion'], /completion takes one shell/],
   ])('exits 2 naming the problem for %j', async (argv, message) => {
@@ -88,6 +104,14 @@ describe('the built program (dist/cli/report-export.mjs)', () => {
     expect(complete(['report-export', 'query', '--fo'])).toEqual(['--format']);
     expect(complete(['report-export', 'run', '--force'])).toEqual(['--force-replace']);
     expect(complete(['report-export', 'completion', 'f'])).toEqual(['fish']);
+    expect(complete(['report-export', 'directory', 's'])).toEqual(['search', 'sync']);
+    expect(complete(['report-export', 'directory', 'sync', '--dry'])).toEqual(['--dry-run']);
+    expect(complete(['report-export', 'workspaces', 'l'])).toEqual(['list']);
+    expect(complete(['report-export', 'config', 'show', '--sec'])).toEqual(['--secret-file', '--secret-id']);
+    expect(complete(['report-export', '--fr'])).toEqual(['--from']);
+    // After a flag that takes a value: no word, so bash completes a path (complete -o default).
+    expect(complete(['report-export', 'query', '--dir', ''])).toEqual(['']);
+    expect(complete(['report-export', 'directory', 'sync', '--csv', ''])).toEqual(['']);
   });
 
   it.each(['zsh', 'fish'] as const)('prints a %s completion script naming every command', async (shell) => {

@@ -53,6 +53,7 @@ report-export directory <subcommand> --help.`,
     'report-export directory search --directory "Company contacts" --text hart',
     'report-export directory sync --directory "Company contacts" --csv contacts.csv --dry-run',
   ],
+  subcommands: SUBCOMMANDS.map((s) => s.spec),
   notes: renderCommandList(SUBCOMMANDS.map((s) => s.spec))
     .replace(/^Commands:/, 'Subcommands:')
     .trimEnd(),

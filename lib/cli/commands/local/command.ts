@@ -38,7 +38,7 @@ export { UsageError } from '../../../command-line/options';
 /** `local`: the main job on this machine (`npm start`). */
 export const LOCAL_EXPORT_COMMAND = defineCommand({
   name: 'local',
-  usage: 'Usage: npm start -- [options]        (or: npx tsx bin/report-export.ts local [options])',
+  usage: 'Usage: report-export [local] [options]        (from a clone: npm start -- [options])',
   summary: 'Runs the whole export on this machine through the workflow (the default command).',
   description: `Starts the local service in-process, signs in with its OAuth flow (auto-approval),
 keeps the tokens in a local secret file (mode 0600), and executes the synthesized state
@@ -95,9 +95,9 @@ partitions. Progress goes to stderr; the report to stdout.`,
     ...HELP_OPTION,
   },
   examples: [
-    'npm start',
-    'npm start -- --from 2026-03-23 --to 2026-03-29 --rows-per-day 500 --csv-gzip',
-    "npm start -- --report 'Lost calls' --out /tmp/lake --json",
+    'report-export',
+    'report-export --from 2026-03-23 --to 2026-03-29 --rows-per-day 500 --csv-gzip',
+    "report-export --report 'Lost calls' --out /tmp/lake --json",
   ],
   notes: `Layout: <out>/calls/format=parquet|csv/report_id=<id>/dt=YYYY-MM-DD/part-00000.<ext>
         with a _manifest.json per partition; run records in <out>/runs/dt=YYYY-MM-DD/.

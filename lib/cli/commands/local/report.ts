@@ -88,7 +88,7 @@ export function renderLocalExportReport(
       c.bold('Calls per day') +
         c.dim(' (DuckDB over the files just written; a call once across reports; answered: ans = 1)'),
       perDayTable(readBack.summary),
-      `More: npx tsx bin/report-export.ts query --dir ${result.outDir} "SELECT dt, count(*) FROM calls GROUP BY dt ORDER BY dt"`,
+      `More: report-export query --dir ${result.outDir} "SELECT dt, count(*) FROM calls GROUP BY dt ORDER BY dt"`,
       '',
     );
   }

@@ -155,7 +155,9 @@ export async function queryCommand(argv: readonly string[], io: IOStreams): Prom
   const dir = path.resolve(io.cwd, v.dir);
   const stat = await fs.stat(dir).catch(() => undefined);
   if (!stat?.isDirectory()) {
-    throw new UsageError(`--dir ${dir} is not a directory (run npm start first, or pass --dir)`);
+    throw new UsageError(
+      `--dir ${dir} is not a directory (export into it first: report-export, or pass --dir)`,
+    );
   }
   const db = await openLake(dir);
   let answer: QueryAnswer;

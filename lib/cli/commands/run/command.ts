@@ -50,7 +50,7 @@ export const RUN_COMMAND = defineCommand({
   usage: 'Usage: report-export run (--date <d> | --from <d> --to <d> | --preset <name>) [options]',
   summary:
     'Runs one export on this machine through the workflow, against any service, into a directory or S3.',
-  description: `Executes the synthesized state machine locally (as npm run workflow does), with the
+  description: `Executes the synthesized state machine locally (as report-export workflow does), with the
 stored login (see login) against its service or the one --base-url/--region names,
 into --out (a directory or s3://bucket/prefix). States show on stderr; a summary (or
 --json, one line) on stdout.`,

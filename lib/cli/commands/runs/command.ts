@@ -46,7 +46,9 @@ async function storeUri(dir: string, cwd: string): Promise<string> {
   const resolved = path.resolve(cwd, dir);
   const stat = await fs.stat(resolved).catch(() => undefined);
   if (!stat?.isDirectory())
-    throw new UsageError(`--dir ${resolved} is not a directory (run npm start first, or pass --dir)`);
+    throw new UsageError(
+      `--dir ${resolved} is not a directory (export into it first: report-export, or pass --dir)`,
+    );
   return pathToFileURL(resolved).href;
 }
 

@@ -1,4 +1,4 @@
-import { defineCommand, HELP_OPTION, parseOrHelp, UsageError } from '../../../command-line/options';
+import { defineCommand, HELP_OPTION, parseOrHelp, UsageError, withVerb } from '../../../command-line/options';
 import {
   type AwsClients,
   checkAwsForSecret,
@@ -22,24 +22,30 @@ const COMMON_OPTIONS = {
   ...HELP_OPTION,
 } as const;
 
-export const WORKSPACES_COMMAND = defineCommand({
-  name: 'workspaces',
-  usage: 'Usage: report-export workspaces list [options]',
-  summary: 'Lists the workspaces of the stored login (id, name, default).',
-  options: COMMON_OPTIONS,
-  examples: [
-    'report-export workspaces list',
-    'report-export workspaces list --secret-file ./prod.json --json',
-  ],
-});
+export const WORKSPACES_COMMAND = withVerb(
+  defineCommand({
+    name: 'workspaces',
+    usage: 'Usage: report-export workspaces list [options]',
+    summary: 'Lists the workspaces of the stored login (id, name, default).',
+    options: COMMON_OPTIONS,
+    examples: [
+      'report-export workspaces list',
+      'report-export workspaces list --secret-file ./prod.json --json',
+    ],
+  }),
+  'list',
+);
 
-export const REPORTS_COMMAND = defineCommand({
-  name: 'reports',
-  usage: 'Usage: report-export reports list [options]',
-  summary: 'Lists the reports of a workspace (id, name); ids and names both work for run --report.',
-  options: { ...configOptions(['workspace']), ...COMMON_OPTIONS },
-  examples: ['report-export reports list', 'report-export reports list --workspace <id> --json'],
-});
+export const REPORTS_COMMAND = withVerb(
+  defineCommand({
+    name: 'reports',
+    usage: 'Usage: report-export reports list [options]',
+    summary: 'Lists the reports of a workspace (id, name); ids and names both work for run --report.',
+    options: { ...configOptions(['workspace']), ...COMMON_OPTIONS },
+    examples: ['report-export reports list', 'report-export reports list --workspace <id> --json'],
+  }),
+  'list',
+);
 
 /** Takes `list` off argv (a help flag in its place stays); anything else is a usage error naming the command. */
 function listArgs(command: string, argv: readonly string[]): readonly string[] {

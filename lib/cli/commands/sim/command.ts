@@ -7,8 +7,8 @@ export const SIM_CLI_COMMAND = defineCommand({
   ...SIM_COMMAND,
   usage: 'Usage: report-export sim [options]        (or: npm run sim -- [options])',
   examples: [
-    'npx tsx bin/report-export.ts sim --port 0 --json --auto-approve',
-    'npx tsx bin/report-export.ts sim --port 8080 --report-latency-ms 0 --data-dir .sim-data',
+    'report-export sim --port 0 --json --auto-approve',
+    'report-export sim --port 8080 --report-latency-ms 0 --data-dir .sim-data',
   ],
 });
 

@@ -18,7 +18,8 @@ import { acquireOutDirLock } from '../../shared/out-dir-lock';
 /** `workflow`: one execution of the synthesized state machine on this machine. */
 export const WORKFLOW_COMMAND = defineCommand({
   name: 'workflow',
-  usage: 'Usage: npm run workflow -- --input <json> [options]',
+  usage:
+    'Usage: report-export workflow --input <json> [options]        (from a clone: npm run workflow -- ...)',
   summary: 'Runs one execution of the deployed state machine locally (local service, local store).',
   description: `Starts the local service in-process, logs in (auto-approval), and executes the
 state machine that \`cdk synth\` produces with aws-local-stepfunctions, each Task on
@@ -56,9 +57,9 @@ stdout; exits 0 only when the execution SUCCEEDED.`,
     ...HELP_OPTION,
   },
   examples: [
-    `npm run workflow -- --input '{"date":"2026-11-20"}'`,
-    `npm run workflow -- --input '{"scheduledTime":"2026-11-21T00:05:00Z"}' --out /tmp/lake`,
-    `npm run workflow -- --input '{"from":"2026-11-01","to":"2026-11-14","reports":["Lost calls"]}'`,
+    `report-export workflow --input '{"date":"2026-11-20"}'`,
+    `report-export workflow --input '{"scheduledTime":"2026-11-21T00:05:00Z"}' --out /tmp/lake`,
+    `report-export workflow --input '{"from":"2026-11-01","to":"2026-11-14","reports":["Lost calls"]}'`,
   ],
 });
 
