@@ -119,7 +119,7 @@ describe('report-export query', () => {
 
   it.each([
     [['query', '--dir', '/nonexistent/lake', 'SELECT 1'], 2, /--dir \/nonexistent\/lake is not a directory/],
-    [['query'], 2, /a SQL statement is required/],
+    [['query'], 2, /stdin holds no SQL/],
     [['query', 'SELECT 1', 'SELECT 2'], 2, /give the SQL as one argument/],
     [
       ['query', '--format', 'xml', 'SELECT 1'],
@@ -230,6 +230,26 @@ describe('report-export query', () => {
     // Assess
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual([{ runId: 'run-2', status: 'FAILED' }]);
+  });
+
+  it('asks for the SQL when none is given and stdin is a terminal', async () => {
+    // Act
+    const run = await runInProcess(['query', '--dir', lake], { tty: true });
+
+    // Assess
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/a SQL statement is required/);
+  });
+
+  it('reads the SQL from a piped stdin when no SQL is given, as duckdb does', async () => {
+    // Act
+    const run = await runInProcess(['query', '--dir', lake, '--json'], {
+      stdin: 'SELECT count(*) AS n FROM calls\n',
+    });
+
+    // Assess
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual([{ n: 9 }]);
   });
 
   it('reads the SQL from stdin when the argument is -', async () => {

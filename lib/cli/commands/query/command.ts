@@ -29,7 +29,8 @@ const DEFAULT_FORMAT: (typeof FORMATS)[number] = 'table';
 /** `query`: SQL over a local export directory. */
 export const QUERY_COMMAND = defineCommand({
   name: 'query',
-  usage: 'Usage: report-export query [--dir <dir>] [--format table|csv|json] <sql>',
+  usage:
+    'Usage: report-export query [--dir <dir>] [--format table|csv|json] <sql | -f file.sql | - >     (a piped stdin with no <sql> is read too)',
   summary: 'Runs SQL with DuckDB over a local export (tables calls, summaries and runs, as in Glue).',
   description: `Tables, named and typed as the Glue catalog has them (also as report_export.<table>, so
 the deploy guide's Athena queries run here unchanged, json_extract_scalar included):
@@ -140,13 +141,15 @@ export async function queryCommand(argv: readonly string[], io: IOStreams): Prom
   if (v.file !== undefined && sql.length > 0) {
     throw new UsageError('give the SQL as an argument or with --file, not both');
   }
-  if (v.file === undefined && sql.length === 0)
+  // No SQL given and stdin a pipe or a file (`echo 'SELECT 1' | report-export query`): as duckdb, read it.
+  const piped = v.file === undefined && sql.length === 0 && io.stdin.isTTY !== true;
+  if (v.file === undefined && sql.length === 0 && !piped)
     throw new UsageError(
       'a SQL statement is required, e.g. "SELECT count(*) FROM calls" (or --file <file.sql>, or - for stdin)',
     );
   if (sql.length > 1)
     throw new UsageError(`give the SQL as one argument (quote it); got ${sql.length} arguments`);
-  const from = v.file ?? (sql[0] === '-' ? '-' : undefined);
+  const from = v.file ?? (sql[0] === '-' || piped ? '-' : undefined);
   if (from !== undefined) sql[0] = await readSql(from, io);
   if (v.json && v.format !== undefined && v.format !== 'json') {
     throw new UsageError(`--json and --format ${v.format} disagree; give one`);
