@@ -12,6 +12,7 @@ import type { Lease, LeaseStore } from '../../stores/lease-store';
 import type { SecretStore } from '../../stores/secret-store';
 import { SecretTokenSource, type ServiceSecret, TOKEN_REFRESH_LEASE } from '../../workflow/service-secret';
 import { type ResolvedConfig, type SecretLocation, secretLocation, serviceUrls } from '../shared/config';
+import { CLI_DEFAULTS } from '../shared/defaults';
 import type { IOStreams } from '../shared/io-streams';
 import { type AwsTarget, checkAws, quietAwsSdk, regionOfArn } from './preflight';
 import { bucketTargets, type S3ClientFactory, s3ClientFactory } from './s3-client';
@@ -125,7 +126,7 @@ export function secretUri(location: SecretLocation): string {
  * (see {@link refreshLeaseStoreUri}).
  */
 export function leaseStoreUri(config: ResolvedConfig, cwd: string): string {
-  return config.leaseStore?.value ?? pathToFileURL(path.resolve(cwd, '.report-export', 'leases')).href;
+  return config.leaseStore?.value ?? pathToFileURL(path.resolve(cwd, CLI_DEFAULTS.stateDir, 'leases')).href;
 }
 
 /**

@@ -1,8 +1,15 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { PRODUCTION_AUTH_URL, productionBaseUrl, REGIONS, type Region } from '../../api/endpoints';
+import {
+  PRODUCTION_AUTH_URL,
+  PRODUCTION_BASE_URL_TEMPLATE,
+  productionBaseUrl,
+  REGIONS,
+  type Region,
+} from '../../api/endpoints';
 import { ConfigError, type ValueOption } from '../../command-line/options';
 import { isIanaZone } from '../../export/time-zone';
+import { CLI_DEFAULTS } from './defaults';
 
 /**
  * The CLI's configuration, in layers: a flag beats a `REPORT_EXPORT_*` variable, which
@@ -41,7 +48,7 @@ export const CONFIG_KEYS = {
     flag: 'region',
     env: 'REPORT_EXPORT_REGION',
     value: '<uk|na|eu|au>',
-    help: 'production region: base URL https://api.<region>.myreports.cloud/api, auth https://login.xarios.cloud',
+    help: `production region: base URL ${PRODUCTION_BASE_URL_TEMPLATE}, auth ${PRODUCTION_AUTH_URL}`,
     check: (v) =>
       (REGIONS as readonly string[]).includes(v) ? undefined : `must be one of ${REGIONS.join(', ')}`,
   },
@@ -49,14 +56,14 @@ export const CONFIG_KEYS = {
     flag: 'base-url',
     env: 'REPORT_EXPORT_BASE_URL',
     value: '<url>',
-    help: 'API base URL, e.g. https://api.uk.myreports.cloud/api (beats --region)',
+    help: `API base URL, e.g. ${productionBaseUrl('uk')} (beats --region)`,
     check: url,
   },
   authUrl: {
     flag: 'auth-url',
     env: 'REPORT_EXPORT_AUTH_URL',
     value: '<url>',
-    help: 'authorization server, e.g. https://login.xarios.cloud (beats --region)',
+    help: `authorization server, e.g. ${PRODUCTION_AUTH_URL} (beats --region)`,
     check: url,
   },
   clientId: { flag: 'client-id', env: 'REPORT_EXPORT_CLIENT_ID', value: '<id>', help: 'OAuth client id' },
@@ -72,7 +79,7 @@ export const CONFIG_KEYS = {
     env: 'REPORT_EXPORT_REDIRECT_URI',
     value: '<url>',
     help: 'registered loopback redirect, http or https',
-    default: () => 'http://127.0.0.1:8000/',
+    default: () => CLI_DEFAULTS.redirectUri,
     check: url,
   },
   secretFile: {
@@ -80,8 +87,8 @@ export const CONFIG_KEYS = {
     env: 'REPORT_EXPORT_SECRET_FILE',
     value: '<path>',
     help: 'local secret file, mode 0600',
-    default: () => path.join('.report-export', 'login.json'),
-    defaultText: './.report-export/login.json',
+    default: () => CLI_DEFAULTS.loginFile,
+    defaultText: `./${CLI_DEFAULTS.loginFile}`,
   },
   secretId: {
     flag: 'secret-id',
@@ -109,8 +116,7 @@ export const CONFIG_KEYS = {
     env: 'REPORT_EXPORT_LEASE_STORE_URI',
     value: '<uri>',
     help: "leases (token refresh, partitions): file:///dir or s3://bucket/prefix; share the deployment's when it uses the same secret",
-    defaultText:
-      'partitions ./.report-export/leases, token refresh beside the secret file, or per user for a Secrets Manager secret',
+    defaultText: `partitions ./${CLI_DEFAULTS.stateDir}/leases, token refresh beside the secret file, or per user for a Secrets Manager secret`,
   },
   s3Endpoint: {
     flag: 's3-endpoint',

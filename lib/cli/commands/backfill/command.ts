@@ -21,6 +21,7 @@ import {
   stateMachineClient,
 } from '../../aws/sfn-executions';
 import { CONFIG_FILE_OPTION, configOptions, resolveConfig } from '../../shared/config';
+import { CLI_DEFAULTS } from '../../shared/defaults';
 import { EXECUTION_INPUT_OPTIONS, executionInputOf } from '../../shared/execution-input-options';
 import type { IOStreams } from '../../shared/io-streams';
 import { colors, progress, renderTable } from '../../shared/terminal';
@@ -60,7 +61,7 @@ ones, so an interrupted backfill finishes without starting anything twice.`,
       type: 'string',
       value: '<path>',
       help: 'progress record',
-      defaultText: './.report-export/backfill-<hash of the input>.json',
+      defaultText: `./${CLI_DEFAULTS.stateDir}/backfill-<hash of the input>.json`,
       parse: nonEmptyValue,
     },
     'poll-ms': {
@@ -181,7 +182,7 @@ export async function backfillCommand(
     .digest('hex');
   const file = path.resolve(
     io.cwd,
-    v['state-file'] ?? path.join('.report-export', `backfill-${digest.slice(0, 12)}.json`),
+    v['state-file'] ?? path.join(CLI_DEFAULTS.stateDir, `backfill-${digest.slice(0, 12)}.json`),
   );
   const fresh: BackfillState = {
     version: 1,

@@ -59,7 +59,7 @@ partitions. Progress goes to stderr; the report to stdout.`,
       type: 'string',
       value: '<YYYY-MM-DD>',
       help: 'first local date',
-      defaultText: '6 days before --to',
+      defaultText: `${CLI_DEFAULTS.days - 1} days before --to`,
       parse: calendarDateValue,
     },
     to: {

@@ -80,7 +80,6 @@ export interface LocalExportResult {
   csvExtension: 'csv' | 'csv.gz';
 }
 
-const DAYS_DEFAULT = 7;
 /** As lib/local's default: a chain longer than this is not run. */
 const MAX_EXECUTIONS = 200;
 
@@ -147,7 +146,7 @@ async function runOnDeployment(
   progress?.log(`local service ${sim.baseUrl}; signed in as ${sim.username}; tokens in ${secretFile}`);
   signal?.throwIfAborted();
   const to = options.to ?? dayBefore(new Date(), sim.timeZoneId);
-  const from = options.from ?? shiftDate(to, -(DAYS_DEFAULT - 1));
+  const from = options.from ?? shiftDate(to, -(CLI_DEFAULTS.days - 1));
   const input: ExecutionInput = {
     from,
     to,

@@ -27,6 +27,7 @@ import {
   secretLocation,
   serviceUrls,
 } from '../../shared/config';
+import { CLI_DEFAULTS } from '../../shared/defaults';
 import type { IOStreams } from '../../shared/io-streams';
 import { promptLine } from '../../shared/prompt';
 import { type LoopbackOptions, loopbackAddress, openLoopbackRedirect } from './loopback-redirect';
@@ -145,7 +146,7 @@ export async function loginCommand(
   if (baseUrl === undefined || authUrl === undefined) {
     throw new ConfigError('login needs --region uk|na|eu|au, or --base-url and --auth-url');
   }
-  const redirectUri = config.redirectUri?.value ?? 'http://127.0.0.1:8000/';
+  const redirectUri = config.redirectUri?.value ?? CLI_DEFAULTS.redirectUri;
   loopbackAddress(redirectUri, config.redirectUri?.where);
   const location = secretLocation(config, io.cwd);
   // Before the user is asked for anything or signs in: a login whose tokens cannot be
