@@ -43,7 +43,7 @@ describe('report-export (default command: npm start)', () => {
     for (const name of ['local', 'query', 'runs', 'sim'])
       expect(run.stdout).toMatch(new RegExp(`^  ${name} `, 'm'));
     expect(run.stdout).toContain('--rows-per-day <n>');
-    expect(run.stdout).toMatch(/Examples:\n {2}npm start\n/);
+    expect(run.stdout).toMatch(/Examples:\n {2}report-export\n/);
   });
 
   it.each([
