@@ -160,7 +160,7 @@ export async function refreshLeaseStoreUri(
   const cache =
     env.XDG_CACHE_HOME !== undefined && path.isAbsolute(env.XDG_CACHE_HOME)
       ? env.XDG_CACHE_HOME
-      : path.join(os.homedir(), '.cache');
+      : path.join(env.HOME !== undefined && path.isAbsolute(env.HOME) ? env.HOME : os.homedir(), '.cache');
   const key = createHash('sha256').update(location.secretId).digest('hex').slice(0, 32);
   return pathToFileURL(path.join(cache, 'report-export', 'leases', key)).href;
 }

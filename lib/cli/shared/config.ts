@@ -194,13 +194,14 @@ export interface ResolveConfigInput {
   flags: Readonly<Record<string, unknown>>;
   /** The command's environment (`io.env`). */
   env: Readonly<Record<string, string | undefined>>;
-  cwd?: string;
+  /** The command's working directory (`io.cwd`): where ./report-export.config.json is looked for. */
+  cwd: string;
 }
 
 /** Reads the layers and validates every value; a bad one is a ConfigError naming its source. */
 export async function resolveConfig(input: ResolveConfigInput): Promise<ResolvedConfig> {
   const env = input.env;
-  const cwd = input.cwd ?? process.cwd();
+  const cwd = input.cwd;
   const { file, values: fileValues } = await readConfigFile(input.flags.config, env, cwd);
   const out: Partial<Record<ConfigKey, ConfigValue>> = {};
   for (const [key, raw] of Object.entries(CONFIG_KEYS) as [ConfigKey, KeySpec][]) {

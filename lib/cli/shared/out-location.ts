@@ -15,7 +15,7 @@ const SCHEME = /^([a-z][a-z0-9+.-]+):/i;
  * is created when missing and must be writable; s3:// must be s3://bucket[/prefix]; any
  * other scheme is refused. The message names the flag and the reason.
  */
-export async function checkedOutUri(flag: string, out: string, cwd = process.cwd()): Promise<string> {
+export async function checkedOutUri(flag: string, out: string, cwd: string): Promise<string> {
   const scheme = SCHEME.exec(out)?.[1]?.toLowerCase();
   if (scheme === 's3') {
     if (!S3_URI.test(out)) {
@@ -34,7 +34,7 @@ export async function checkedOutUri(flag: string, out: string, cwd = process.cwd
   } catch (cause) {
     throw new UsageError(`${flag} ${out} is not a file:/// URI of a directory`, { cause });
   }
-  return pathToFileURL(await checkedLocalDir(flag, dir)).href;
+  return pathToFileURL(await checkedLocalDir(flag, dir, cwd)).href;
 }
 
 /** What is at `p` without following a last symlink: its kind, and a symlink's target. */
@@ -53,7 +53,7 @@ async function describePath(p: string): Promise<string> {
  * and saying what is there instead: a regular file, a symbolic link to nothing, a parent
  * that is a file, a directory without write permission.
  */
-export async function checkedLocalDir(flag: string, out: string, cwd = process.cwd()): Promise<string> {
+export async function checkedLocalDir(flag: string, out: string, cwd: string): Promise<string> {
   const dir = path.resolve(cwd, out);
   const link = await fs.lstat(dir).catch(() => undefined);
   const stat = await fs.stat(dir).catch(() => undefined);

@@ -3,14 +3,15 @@ import { once } from 'node:events';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSimulator, startSimulator } from '../../../lib/simulator';
+import { BUILT_PROGRAM } from '../../support/cli-process';
 import { writeLoginSecret } from '../login/login-secret';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const TSX = pathToFileURL(path.join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
-const BIN = path.join(ROOT, 'bin', 'report-export.ts');
+/** The built program, as installed (test/support/cli-build-setup.ts builds it first). */
+const BIN = path.join(ROOT, BUILT_PROGRAM);
 
 interface Finished {
   code: number | null;
@@ -19,11 +20,11 @@ interface Finished {
 }
 
 /**
- * `report-export <args>` from `cwd` (tsx and the entry by absolute path, so any directory
+ * `report-export <args>` from `cwd` (the built program by absolute path, so any directory
  * works), in a process group of its own: `kill` ends it and whatever it started.
  */
 function startIn(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, ['--import', TSX, BIN, ...args], {
+  const child = spawn(process.execPath, [BIN, ...args], {
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
@@ -32,7 +33,6 @@ function startIn(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv) {
       HOME: env.HOME,
       TMPDIR: process.env.TMPDIR ?? tmpdir(),
       NO_COLOR: '1',
-      TSX_TSCONFIG_PATH: path.join(ROOT, 'tsconfig.json'),
       ...env,
     },
   });

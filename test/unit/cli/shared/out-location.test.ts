@@ -19,7 +19,7 @@ afterEach(async () => {
 describe('checkedLocalDir', () => {
   it('creates a missing directory with its parents and returns its absolute path', async () => {
     // Act
-    const dir = await checkedLocalDir('--out', path.join(work, 'a', 'lake'));
+    const dir = await checkedLocalDir('--out', path.join(work, 'a', 'lake'), work);
 
     // Assess
     expect(dir).toBe(path.join(work, 'a', 'lake'));
@@ -32,7 +32,9 @@ describe('checkedLocalDir', () => {
     await symlink(path.join(work, 'real'), path.join(work, 'link'));
 
     // Act + Assess
-    await expect(checkedLocalDir('--out', path.join(work, 'link'))).resolves.toBe(path.join(work, 'link'));
+    await expect(checkedLocalDir('--out', path.join(work, 'link'), work)).resolves.toBe(
+      path.join(work, 'link'),
+    );
   });
 
   it('refuses a regular file, naming the flag, the path and what is there', async () => {
@@ -41,7 +43,7 @@ describe('checkedLocalDir', () => {
     await writeFile(file, 'x');
 
     // Act
-    const checked = checkedLocalDir('--out', file);
+    const checked = checkedLocalDir('--out', file, work);
 
     // Assess
     await expect(checked).rejects.toBeInstanceOf(UsageError);
@@ -54,7 +56,7 @@ describe('checkedLocalDir', () => {
     await symlink(path.join(work, 'gone'), link);
 
     // Act + Assess
-    await expect(checkedLocalDir('--out', link)).rejects.toThrow(
+    await expect(checkedLocalDir('--out', link, work)).rejects.toThrow(
       `--out ${link} is a symbolic link to ${path.join(work, 'gone')}, which does not exist`,
     );
   });
@@ -65,7 +67,7 @@ describe('checkedLocalDir', () => {
     await writeFile(file, 'x');
 
     // Act + Assess
-    await expect(checkedLocalDir('--out', path.join(file, 'sub', 'dir'))).rejects.toThrow(
+    await expect(checkedLocalDir('--out', path.join(file, 'sub', 'dir'), work)).rejects.toThrow(
       `--out ${path.join(file, 'sub', 'dir')} cannot be created: ${file} is a regular file, not a directory`,
     );
   });
@@ -76,7 +78,7 @@ describe('checkedLocalDir', () => {
     await symlink(path.join(work, 'gone'), link);
 
     // Act + Assess
-    await expect(checkedLocalDir('--out', path.join(link, 'lake'))).rejects.toThrow(
+    await expect(checkedLocalDir('--out', path.join(link, 'lake'), work)).rejects.toThrow(
       `cannot be created: ${link} is a symbolic link to ${path.join(work, 'gone')}, not a directory`,
     );
   });
@@ -89,6 +91,6 @@ describe('checkedOutUri', () => {
     await symlink(path.join(work, 'gone'), link);
 
     // Act + Assess
-    await expect(checkedOutUri('--out', link)).rejects.toThrow(`--out ${link} is a symbolic link to`);
+    await expect(checkedOutUri('--out', link, work)).rejects.toThrow(`--out ${link} is a symbolic link to`);
   });
 });
