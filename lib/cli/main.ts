@@ -14,17 +14,13 @@ import { DIRECTORY_COMMAND, directoryCommand } from './commands/directory/comman
 import { LOCAL_EXPORT_COMMAND, LOCAL_EXPORT_USAGE, localExportCommand } from './commands/local/command';
 import { LOGIN_COMMAND, loginCommand } from './commands/login/command';
 import { QUERY_COMMAND, queryCommand } from './commands/query/command';
+import { REPORTS_COMMAND, reportsCommand } from './commands/reports/command';
 import { RUN_COMMAND, runCommand } from './commands/run/command';
 import { RUNS_COMMAND, runsCommand } from './commands/runs/command';
-import {
-  REPORTS_COMMAND,
-  reportsCommand,
-  WORKSPACES_COMMAND,
-  workspacesCommand,
-} from './commands/service/command';
 import { SIM_CLI_COMMAND, simCommand } from './commands/sim/command';
 import { SFN_START_COMMAND, sfnStartCommand } from './commands/start/command';
 import { WORKFLOW_COMMAND, workflowCommand } from './commands/workflow/command';
+import { WORKSPACES_COMMAND, workspacesCommand } from './commands/workspaces/command';
 import { COMPLETION_SHELLS, completionScript } from './completion';
 import { exitAfterOutput } from './shared/exit-after-output';
 import { type IOStreams, processStreams } from './shared/io-streams';

@@ -143,6 +143,23 @@ export function withVerb<O extends OptionSpecs>(spec: CommandSpec<O>, verb: stri
   return { ...spec, subcommands: [{ ...spec, name: verb }] };
 }
 
+/**
+ * argv of a {@link withVerb} command without its verb (`workspaces list --json` ->
+ * `--json`); a help flag in the verb's place stays. A missing or other verb is a
+ * UsageError naming the command and its verb.
+ */
+export function argsOfVerb(spec: CommandSpec, argv: readonly string[]): readonly string[] {
+  const verb = spec.subcommands?.[0]?.name ?? '';
+  const [word, ...rest] = argv;
+  if (word === '--help' || word === '-h') return [word];
+  if (word === verb) return rest;
+  throw new UsageError(
+    word === undefined
+      ? `${spec.name} needs a subcommand: ${spec.name} ${verb}`
+      : `unknown subcommand '${spec.name} ${word}' (try: ${spec.name} ${verb})`,
+  );
+}
+
 /** Declares a command with its option types kept (so values come out typed). */
 export function defineCommand<O extends OptionSpecs>(spec: CommandSpec<O>): CommandSpec<O> {
   return spec;

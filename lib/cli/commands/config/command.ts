@@ -1,12 +1,5 @@
 import * as fs from 'node:fs/promises';
-import {
-  defineCommand,
-  HELP_OPTION,
-  parseOrHelp,
-  renderHelp,
-  UsageError,
-  withVerb,
-} from '../../../command-line/options';
+import { argsOfVerb, defineCommand, HELP_OPTION, parseOrHelp, withVerb } from '../../../command-line/options';
 import type { ServiceSecret } from '../../../workflow/service-secret';
 import {
   CONFIG_FILE_OPTION,
@@ -103,14 +96,7 @@ export async function describeSecretFile(file: string): Promise<Record<string, s
 }
 
 export async function configCommand(argv: readonly string[], io: IOStreams): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub === undefined) throw new UsageError('config needs a subcommand: config show');
-  if (sub === '--help' || sub === '-h') {
-    io.stdout.write(renderHelp(CONFIG_COMMAND));
-    return 0;
-  }
-  if (sub !== 'show') throw new UsageError(`unknown subcommand 'config ${sub}' (try: config show)`);
-  const v = parseOrHelp(CONFIG_COMMAND, rest, io.stdout);
+  const v = parseOrHelp(CONFIG_COMMAND, argsOfVerb(CONFIG_COMMAND, argv), io.stdout);
   if (v === undefined) return 0;
   const config = await resolveConfig({ flags: v, env: io.env, cwd: io.cwd });
   const settings = describeConfig(config);

@@ -1,0 +1,43 @@
+import { argsOfVerb, defineCommand, parseOrHelp, withVerb } from '../../../command-line/options';
+import type { AwsClients } from '../../aws/secret-access';
+import { STORED_LOGIN_OPTIONS, storedLoginClient } from '../../aws/stored-login';
+import { resolveConfig } from '../../shared/config';
+import type { IOStreams } from '../../shared/io-streams';
+import { colors, renderTable } from '../../shared/terminal';
+
+/** `workspaces list`: the workspaces the stored login can see. */
+export const WORKSPACES_COMMAND = withVerb(
+  defineCommand({
+    name: 'workspaces',
+    usage: 'Usage: report-export workspaces list [options]',
+    summary: 'Lists the workspaces of the stored login (id, name, default).',
+    options: STORED_LOGIN_OPTIONS,
+    examples: [
+      'report-export workspaces list',
+      'report-export workspaces list --secret-file ./prod.json --json',
+    ],
+  }),
+  'list',
+);
+
+export async function workspacesCommand(
+  argv: readonly string[],
+  io: IOStreams,
+  deps: AwsClients = {},
+): Promise<number> {
+  const v = parseOrHelp(WORKSPACES_COMMAND, argsOfVerb(WORKSPACES_COMMAND, argv), io.stdout);
+  if (v === undefined) return 0;
+  const config = await resolveConfig({ flags: v, env: io.env, cwd: io.cwd });
+  const client = await storedLoginClient('workspaces', config, io, deps);
+  const rows: { id: string; name: string; default: boolean }[] = [];
+  for await (const w of client.reporting.listWorkspaces())
+    rows.push({ id: w.id, name: w.name, default: w.default });
+  if (v.json) io.stdout.write(`${JSON.stringify(rows)}\n`);
+  else {
+    const table = rows.map((r) => ({ ...r, default: r.default ? 'yes' : '' }));
+    io.stdout.write(
+      renderTable(table, ['id', 'name', 'default'], { header: colors(io.stdout, io.env).bold }),
+    );
+  }
+  return 0;
+}
