@@ -1,0 +1,38 @@
+import { argsOfVerb, defineCommand, parseOrHelp, withVerb } from '../../../command-line/options';
+import { type AwsClients, resolveWorkspace } from '../../aws/secret-access';
+import { STORED_LOGIN_OPTIONS, storedLoginClient } from '../../aws/stored-login';
+import { configOptions, resolveConfig } from '../../shared/config';
+import type { IOStreams } from '../../shared/io-streams';
+import { colors, renderTable } from '../../shared/terminal';
+
+/** `reports list`: the reports of a workspace the stored login can see. */
+export const REPORTS_COMMAND = withVerb(
+  defineCommand({
+    name: 'reports',
+    usage: 'Usage: report-export reports list [options]',
+    summary: 'Lists the reports of a workspace (id, name); ids and names both work for run --report.',
+    options: { ...configOptions(['workspace']), ...STORED_LOGIN_OPTIONS },
+    examples: ['report-export reports list', 'report-export reports list --workspace <id> --json'],
+  }),
+  'list',
+);
+
+export async function reportsCommand(
+  argv: readonly string[],
+  io: IOStreams,
+  deps: AwsClients = {},
+): Promise<number> {
+  const v = parseOrHelp(REPORTS_COMMAND, argsOfVerb(REPORTS_COMMAND, argv), io.stdout);
+  if (v === undefined) return 0;
+  const config = await resolveConfig({ flags: v, env: io.env, cwd: io.cwd });
+  const client = await storedLoginClient('reports', config, io, deps);
+  const workspaceId = await resolveWorkspace(config, client);
+  const rows: { id: string; name: string }[] = [];
+  for await (const r of client.reporting.listReports({ workspaceId })) rows.push({ id: r.id, name: r.name });
+  if (v.json) io.stdout.write(`${JSON.stringify(rows)}\n`);
+  else {
+    io.stderr.write(`workspace ${workspaceId}\n`);
+    io.stdout.write(renderTable(rows, ['id', 'name'], { header: colors(io.stdout, io.env).bold }));
+  }
+  return 0;
+}
