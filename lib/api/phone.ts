@@ -1,12 +1,9 @@
-import { type CountryCode, isSupportedCountry, parsePhoneNumberWithError } from 'libphonenumber-js';
+import { isSupportedCountry, parsePhoneNumberWithError } from 'libphonenumber-js';
 import { PHONE_FIELD_NAMES } from '../spec/types';
 import { ValidationError } from './errors';
+import type { PhoneRegion } from './phone-region';
 
-/** Default region of phone inputs without a country code. */
-export type PhoneRegion = CountryCode;
-
-/** The region a phone number without +country code is read in, unless the caller says otherwise. */
-export const DEFAULT_PHONE_REGION: PhoneRegion = 'GB';
+export { DEFAULT_PHONE_REGION, type PhoneRegion } from './phone-region';
 
 /** True for `phone1`..`phone4`. */
 export function isPhoneField(name: string): boolean {

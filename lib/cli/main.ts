@@ -8,19 +8,19 @@ import {
   renderHelp,
   UsageError,
 } from '../command-line/options';
-import { BACKFILL_COMMAND, backfillCommand } from './commands/backfill/command';
-import { CONFIG_COMMAND, configCommand } from './commands/config/command';
-import { DIRECTORY_COMMAND, directoryCommand } from './commands/directory/command';
-import { LOCAL_EXPORT_COMMAND, LOCAL_EXPORT_USAGE, localExportCommand } from './commands/local/command';
-import { LOGIN_COMMAND, loginCommand } from './commands/login/command';
-import { QUERY_COMMAND, queryCommand } from './commands/query/command';
-import { REPORTS_COMMAND, reportsCommand } from './commands/reports/command';
-import { RUN_COMMAND, runCommand } from './commands/run/command';
-import { RUNS_COMMAND, runsCommand } from './commands/runs/command';
-import { SIM_CLI_COMMAND, simCommand } from './commands/sim/command';
-import { SFN_START_COMMAND, sfnStartCommand } from './commands/start/command';
-import { WORKFLOW_COMMAND, workflowCommand } from './commands/workflow/command';
-import { WORKSPACES_COMMAND, workspacesCommand } from './commands/workspaces/command';
+import { BACKFILL_COMMAND } from './commands/backfill/spec';
+import { CONFIG_COMMAND } from './commands/config/spec';
+import { DIRECTORY_COMMAND } from './commands/directory/spec';
+import { LOCAL_EXPORT_COMMAND, LOCAL_EXPORT_USAGE } from './commands/local/spec';
+import { LOGIN_COMMAND } from './commands/login/spec';
+import { QUERY_COMMAND } from './commands/query/spec';
+import { REPORTS_COMMAND } from './commands/reports/spec';
+import { RUN_COMMAND } from './commands/run/spec';
+import { RUNS_COMMAND } from './commands/runs/spec';
+import { SIM_CLI_COMMAND } from './commands/sim/spec';
+import { SFN_START_COMMAND } from './commands/start/spec';
+import { WORKFLOW_COMMAND } from './commands/workflow/spec';
+import { WORKSPACES_COMMAND } from './commands/workspaces/spec';
 import { COMPLETION_SHELLS, completionScript } from './completion';
 import { exitAfterOutput } from './shared/exit-after-output';
 import { type IOStreams, processStreams } from './shared/io-streams';
@@ -28,7 +28,11 @@ import { type IOStreams, processStreams } from './shared/io-streams';
 /** The program's name, as installed (`package.json` `bin`). */
 export const PROGRAM = 'report-export';
 
-/** A command: its spec (name, summary, options) and what runs it. */
+/**
+ * A command: its spec (name, summary, options; `spec.ts`, light) and what runs it. The
+ * command's code (`command.ts`, with the AWS SDK, DuckDB, the workflow... it needs) is
+ * imported only when it runs: `--help`, `--version`, `help` and `completion` load none.
+ */
 interface Command {
   spec: CommandSpec;
   run: (argv: readonly string[], io: IOStreams) => Promise<number>;
@@ -36,19 +40,58 @@ interface Command {
 
 /** Every command, in the order the help lists them. */
 export const COMMANDS: readonly Command[] = [
-  { spec: LOCAL_EXPORT_COMMAND, run: (argv, io) => localExportCommand(argv, io) },
-  { spec: QUERY_COMMAND, run: (argv, io) => queryCommand(argv, io) },
-  { spec: RUNS_COMMAND, run: (argv, io) => runsCommand(argv, io) },
-  { spec: SIM_CLI_COMMAND, run: (argv, io) => simCommand(argv, io) },
-  { spec: WORKFLOW_COMMAND, run: (argv, io) => workflowCommand(argv, io) },
-  { spec: LOGIN_COMMAND, run: (argv, io) => loginCommand(argv, io) },
-  { spec: WORKSPACES_COMMAND, run: (argv, io) => workspacesCommand(argv, io) },
-  { spec: REPORTS_COMMAND, run: (argv, io) => reportsCommand(argv, io) },
-  { spec: RUN_COMMAND, run: (argv, io) => runCommand(argv, io) },
-  { spec: SFN_START_COMMAND, run: (argv, io) => sfnStartCommand(argv, io) },
-  { spec: BACKFILL_COMMAND, run: (argv, io) => backfillCommand(argv, io) },
-  { spec: CONFIG_COMMAND, run: (argv, io) => configCommand(argv, io) },
-  { spec: DIRECTORY_COMMAND, run: (argv, io) => directoryCommand(argv, io) },
+  {
+    spec: LOCAL_EXPORT_COMMAND,
+    run: async (argv, io) => (await import('./commands/local/command')).localExportCommand(argv, io),
+  },
+  {
+    spec: QUERY_COMMAND,
+    run: async (argv, io) => (await import('./commands/query/command')).queryCommand(argv, io),
+  },
+  {
+    spec: RUNS_COMMAND,
+    run: async (argv, io) => (await import('./commands/runs/command')).runsCommand(argv, io),
+  },
+  {
+    spec: SIM_CLI_COMMAND,
+    run: async (argv, io) => (await import('./commands/sim/command')).simCommand(argv, io),
+  },
+  {
+    spec: WORKFLOW_COMMAND,
+    run: async (argv, io) => (await import('./commands/workflow/command')).workflowCommand(argv, io),
+  },
+  {
+    spec: LOGIN_COMMAND,
+    run: async (argv, io) => (await import('./commands/login/command')).loginCommand(argv, io),
+  },
+  {
+    spec: WORKSPACES_COMMAND,
+    run: async (argv, io) => (await import('./commands/workspaces/command')).workspacesCommand(argv, io),
+  },
+  {
+    spec: REPORTS_COMMAND,
+    run: async (argv, io) => (await import('./commands/reports/command')).reportsCommand(argv, io),
+  },
+  {
+    spec: RUN_COMMAND,
+    run: async (argv, io) => (await import('./commands/run/command')).runCommand(argv, io),
+  },
+  {
+    spec: SFN_START_COMMAND,
+    run: async (argv, io) => (await import('./commands/start/command')).sfnStartCommand(argv, io),
+  },
+  {
+    spec: BACKFILL_COMMAND,
+    run: async (argv, io) => (await import('./commands/backfill/command')).backfillCommand(argv, io),
+  },
+  {
+    spec: CONFIG_COMMAND,
+    run: async (argv, io) => (await import('./commands/config/command')).configCommand(argv, io),
+  },
+  {
+    spec: DIRECTORY_COMMAND,
+    run: async (argv, io) => (await import('./commands/directory/command')).directoryCommand(argv, io),
+  },
 ];
 
 /** Commands of the program itself, listed after the others, with their usage. */

@@ -11,11 +11,11 @@ import {
   DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
   DEFAULT_REPORT_LATENCY_MS,
   DEFAULT_ROW_FORMAT,
+  DEFAULT_ROW_LIMIT,
   DEFAULT_ROWS_PER_DAY,
-  type SimulatorOptions,
-} from './index';
-import { DEFAULT_ROW_LIMIT } from './reporting/result-document';
-import { DEFAULT_SEED } from './seed';
+  DEFAULT_SEED,
+} from './defaults';
+import type { SimulatorOptions } from './index';
 
 export { UsageError } from '../command-line/options';
 

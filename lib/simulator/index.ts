@@ -1,6 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Clock, SYSTEM_CLOCK } from './clock';
+import {
+  DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
+  DEFAULT_REPORT_LATENCY_MS,
+  DEFAULT_ROW_FORMAT,
+  DEFAULT_ROWS_PER_DAY,
+} from './defaults';
 import { DirectoryStore } from './directories/directory-store';
 import { registerDirectoryRoutes } from './directories/routes';
 import { FaultController } from './faults';
@@ -71,10 +77,12 @@ export interface RunningSimulator {
   close(): Promise<void>;
 }
 
-export const DEFAULT_REPORT_LATENCY_MS = 1500;
-export const DEFAULT_ROWS_PER_DAY = 500;
-export const DEFAULT_ACCESS_TOKEN_TTL_SECONDS = 5400;
-export const DEFAULT_ROW_FORMAT = 'object';
+export {
+  DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
+  DEFAULT_REPORT_LATENCY_MS,
+  DEFAULT_ROW_FORMAT,
+  DEFAULT_ROWS_PER_DAY,
+} from './defaults';
 
 /**
  * Starts the authorization server and the API on 127.0.0.1 in this process.

@@ -5,6 +5,7 @@ import {
   type DirectoryItemFields,
   type Workspace,
 } from '../spec/types';
+import { DEFAULT_SEED } from './defaults';
 import { DEFAULT_REDIRECT_URIS } from './oauth';
 import { labelSeed, mixSeed, Prng } from './prng';
 
@@ -55,8 +56,7 @@ export interface SeedData {
   credentials: SeedCredentials;
 }
 
-/** Default seed of the generator and of every id. */
-export const DEFAULT_SEED = 20_260_101;
+export { DEFAULT_SEED } from './defaults';
 
 /**
  * Reports of the simulator's own templates (README: "Templates of the simulator's own"),

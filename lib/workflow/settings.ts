@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { EXPORT_DEFAULTS } from '../export/export-options';
 import {
   DATASETS,
   type Dataset,
@@ -11,6 +10,7 @@ import {
 import { isIanaZone } from '../export/time-zone';
 import type { SummaryMismatchPolicy } from '../export/types';
 import { InvalidConfigError } from './errors';
+import { SETTINGS_DEFAULTS } from './settings-defaults';
 
 /** A report the deployment exports by default (id from the service, name for people). */
 export interface ConfiguredReport {
@@ -102,18 +102,7 @@ export function jobsWithinBudget(settings: Pick<WorkflowSettings, 'poll' | 'maxR
   return Math.max(1, Math.min(MAX_JOBS_BY_STATE_SIZE, byHistory));
 }
 
-export const SETTINGS_DEFAULTS = {
-  lookBackDays: 2,
-  maxWindowDays: 7,
-  minSplitMinutes: 15,
-  poll: { initialSeconds: 5, maxSeconds: 60, factor: 2, maxPollsPerJob: 40 },
-  maxRequestsPerJob: 16,
-  csvGzip: false,
-  parquetCodec: 'SNAPPY',
-  tokenRefreshSkewSeconds: 300,
-  summaryMismatch: EXPORT_DEFAULTS.summaryMismatch,
-  minShareOfPublished: EXPORT_DEFAULTS.minShareOfPublished,
-} as const;
+export { SETTINGS_DEFAULTS } from './settings-defaults';
 
 /** A dataset's promoted columns, checked as the export core checks them (names, types, clashes). */
 function promotedList(dataset: Dataset) {

@@ -2,11 +2,58 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportReportResult } from '../../lib/export';
 import { LocalDirectoryStore } from '../../lib/stores';
 import { BUILT_PROGRAM, runCli } from '../support/cli-process';
 import { callsOn, resultStreamOf } from '../support/result-stream';
+
+/**
+ * What the built program loads for `argv`: every module it resolves (a resolve hook,
+ * registered with --import, logs them), as the packages (node_modules) and the repository
+ * sources bundled into the chunks it read (from each chunk's source map).
+ */
+async function loadedBy(
+  argv: readonly string[],
+  work: string,
+): Promise<{ packages: string[]; sources: string[] }> {
+  const log = path.join(work, `loaded-${argv.join('-')}.txt`);
+  const hooks = path.join(work, 'log-hooks.mjs');
+  const register = path.join(work, 'log-register.mjs');
+  await writeFile(
+    hooks,
+    `import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  appendFileSync(process.env.LOADED_LOG, resolved.url + '\\n');
+  return resolved;
+}
+`,
+  );
+  await writeFile(
+    register,
+    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+  );
+  const run = await runCli(argv, {
+    env: { NODE_OPTIONS: `--import=${pathToFileURL(register).href}`, LOADED_LOG: log },
+  });
+  expect(run).toMatchObject({ code: 0, stderr: '' });
+  const urls = [...new Set((await readFile(log, 'utf8')).trim().split('\n'))];
+  const files = urls.filter((u) => u.startsWith('file:')).map((u) => fileURLToPath(u));
+  const sources: string[] = [];
+  for (const file of files.filter((f) => f.startsWith(path.resolve('dist', 'cli')))) {
+    const map = JSON.parse(await readFile(`${file}.map`, 'utf8')) as { sources: string[] };
+    sources.push(...map.sources.map((s) => path.relative('.', path.resolve(path.dirname(file), s))));
+  }
+  return { packages: files.filter((f) => f.includes(`${path.sep}node_modules${path.sep}`)), sources };
+}
+
+/** The sources of lib/cli/commands that are a command's code: all but its spec (spec.ts). */
+function commandCodeOf(sources: readonly string[]): string[] {
+  const commands = path.join('lib', 'cli', 'commands');
+  return sources.filter((s) => s.startsWith(commands) && path.basename(s) !== 'spec.ts');
+}
 
 /** The built program (package.json `bin`), run with node alone: no tsx, no TypeScript. */
 describe('the built program (dist/cli/report-export.mjs)', () => {
@@ -38,6 +85,32 @@ describe('the built program (dist/cli/report-export.mjs)', () => {
     // Assess
     const pkg = JSON.parse(await readFile('package.json', 'utf8')) as { version: string };
     expect(run).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
+  });
+
+  it.each(['--version', 'completion bash', '--help', 'help run'])(
+    "loads no command's code and no package for %s",
+    async (line) => {
+      // Act
+      const { packages, sources } = await loadedBy(line.split(' '), work);
+
+      // Assess: of lib/cli/commands only the specs (spec.ts); no package: not the AWS SDK,
+      // DuckDB, zod, libphonenumber... (a command's code imports its own when it runs).
+      expect({ commandCode: commandCodeOf(sources), packages }).toEqual({ commandCode: [], packages: [] });
+      // The log and the source maps were read: the program's entry and a chunk it imports.
+      expect(sources).toContain(path.join('lib', 'cli', 'main.ts'));
+      expect(sources).toContain(path.join('lib', 'command-line', 'options.ts'));
+    },
+  );
+
+  it("loads that command's code alone for <command> --help", async () => {
+    // Act
+    const { packages, sources } = await loadedBy(['query', '--help'], work);
+
+    // Assess: query's code, without DuckDB (loaded once there is SQL to run).
+    expect({ commandCode: commandCodeOf(sources), packages }).toEqual({
+      commandCode: [path.join('lib', 'cli', 'commands', 'query', 'command.ts')],
+      packages: [],
+    });
   });
 
   it("prints a command's help for help <command>, the same as <command> --help", async () => {

@@ -1,7 +1,4 @@
-import { isGuid } from '../../api/validate';
-import { choiceValue, nonEmptyValue, UsageError, type ValueParser } from '../../command-line/options';
-import { parseCalendarDate } from '../../export/window';
-import { PRESET_NAMES } from '../../spec/types';
+import { UsageError } from '../../command-line/options';
 import { type ExecutionInput, parseExecutionInput } from '../../workflow/input';
 
 /**
@@ -10,54 +7,7 @@ import { type ExecutionInput, parseExecutionInput } from '../../workflow/input';
  * (lib/workflow/input.ts), checked before anything is started.
  */
 
-/** A date option, checked when parsed: `2026-02-30` is a usage error naming the flag. */
-export const calendarDateValue: ValueParser<string> = (raw, flag) => {
-  try {
-    parseCalendarDate(flag, raw);
-  } catch (cause) {
-    throw new UsageError((cause as Error).message, { cause });
-  }
-  return raw;
-};
-
-const guidValue: ValueParser<string> = (raw, flag) => {
-  if (!isGuid(raw)) throw new UsageError(`${flag} must be a GUID, got '${raw}'`);
-  return raw;
-};
-
-export const EXECUTION_INPUT_OPTIONS = {
-  date: { type: 'string', value: '<YYYY-MM-DD>', help: 'one local date', parse: calendarDateValue },
-  from: {
-    type: 'string',
-    value: '<YYYY-MM-DD>',
-    help: 'first local date (with --to)',
-    parse: calendarDateValue,
-  },
-  to: { type: 'string', value: '<YYYY-MM-DD>', help: 'last local date, inclusive', parse: calendarDateValue },
-  preset: {
-    type: 'string',
-    value: '<name>',
-    help: `a period the service knows: ${PRESET_NAMES.join(', ')}`,
-    parse: choiceValue(PRESET_NAMES),
-  },
-  report: {
-    type: 'string',
-    value: '<id|name>',
-    help: 'a report to export (repeatable; default every report)',
-    parse: nonEmptyValue,
-    multiple: true,
-  },
-  'filter-id': {
-    type: 'string',
-    value: '<guid>',
-    help: 'a predefined filter of the service',
-    parse: guidValue,
-  },
-  'force-replace': {
-    type: 'boolean',
-    help: 'replace published days even with far fewer rows (the shrink guard holds those otherwise)',
-  },
-} as const;
+export { calendarDateValue, EXECUTION_INPUT_OPTIONS } from './execution-input-spec';
 
 export interface ExecutionInputValues {
   date?: string | undefined;

@@ -2,6 +2,7 @@ import type { CompressionCodec, SchemaElement } from 'hyparquet';
 import { type BufferedColumn, type ColumnBuffer, textStart } from '../rows/column-buffer';
 import { CALLS_SCHEMA, type ColumnDefinition, parquetSchema, type TableSchema } from '../schema';
 import { ChunkedOutput, recycleChunks } from './chunk-pool';
+import type { ParquetCodec } from './parquet-codecs';
 import { type ColumnChunkFacts, footerBytes, RowGroupLog } from './parquet-footer';
 import { PARQUET_PRIMITIVES } from './parquet-primitives';
 import {
@@ -30,8 +31,7 @@ const { ByteWriter, writePageHeader, writeRleBitPackedHybrid, snappyCompress } =
  * output depends only on the rows: no clock, host or random value goes into it.
  */
 
-export const PARQUET_CODECS = { snappy: 'SNAPPY', zstd: 'ZSTD', uncompressed: 'UNCOMPRESSED' } as const;
-export type ParquetCodec = (typeof PARQUET_CODECS)[keyof typeof PARQUET_CODECS];
+export { PARQUET_CODECS, type ParquetCodec } from './parquet-codecs';
 
 export interface ParquetEncoderOptions {
   codec?: ParquetCodec;

@@ -6,8 +6,7 @@ import { DISPLAY_FIELDS, displayFieldsOf } from './display-fields';
 import type { StoredReportRequest } from './report-requests';
 import { resolveTemplate } from './report-templates';
 
-/** The service's row limit per result. */
-export const DEFAULT_ROW_LIMIT = 1_000_000;
+export { DEFAULT_ROW_LIMIT } from '../defaults';
 
 export { DISPLAY_FIELDS } from './display-fields';
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONFIG_COMMAND } from '../../../lib/cli/commands/config/command';
+import { CONFIG_COMMAND } from '../../../lib/cli/commands/config/spec';
 import { CONFIG_KEYS, resolveConfig, secretLocation, serviceUrls } from '../../../lib/cli/shared/config';
 import { defineCommand, parseCommandLine, renderHelp, UsageError } from '../../../lib/command-line/options';
 import { runInProcess } from '../../support/cli-in-process';

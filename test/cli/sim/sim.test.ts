@@ -39,7 +39,7 @@ describe('report-export sim', () => {
     // Assess
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^Usage: report-export sim \[options\]/);
-    expect(run.stdout).toContain('bin/report-export.ts sim --port 0 --json --auto-approve');
+    expect(run.stdout).toContain('  report-export sim --port 0 --json --auto-approve');
   });
 
   it('exits 2 naming the flag when a value is bad', async () => {

@@ -6,23 +6,18 @@ import {
   refreshTokens,
   type ServiceClient,
 } from '../../../api';
-import { DEFAULT_PHONE_REGION, requireRegion } from '../../../api/phone';
+import { requireRegion } from '../../../api/phone';
 import { isGuid } from '../../../api/validate';
-import { UsageError, type ValueOption } from '../../../command-line/options';
+import { UsageError } from '../../../command-line/options';
 import type { Directory } from '../../../spec/types';
 import { LocalFileSecretStore, type SecretStore } from '../../../stores';
 import { secretStoreFromUri } from '../../../stores/from-uri';
 import { SecretTokenSource } from '../../../workflow/service-secret';
 import { checkAwsForSecret, refreshLeaseStore, warnIfSecretFileOpen } from '../../aws/secret-access';
-import {
-  CONFIG_FILE_OPTION,
-  configOptions,
-  resolveConfig,
-  secretLocation,
-  serviceUrls,
-} from '../../shared/config';
+import { resolveConfig, secretLocation, serviceUrls } from '../../shared/config';
 import type { IOStreams } from '../../shared/io-streams';
 import { DIRECTORY_CLI_ERROR_CODES, DirectoryCommandError } from './errors';
+import { DIRECTORY_ENV, regionMessage } from './spec';
 
 /**
  * How a `directory` command reaches the service: the login's secret (a local file or a
@@ -35,38 +30,19 @@ const SECRET_NAME = 'service';
 
 /** Variable of a bare access token (never a flag: a flag shows in `ps`). */
 export const ACCESS_TOKEN_ENV = 'REPORT_EXPORT_ACCESS_TOKEN';
-/** Variable naming the directory when `--directory` is not given. */
-export const DIRECTORY_ENV = 'REPORT_EXPORT_DIRECTORY';
 
-const regionValue = (raw: string, flag: string): PhoneRegion => {
+/**
+ * The region of `--default-region` once the phone library says it knows it (the option's
+ * parser checks only the form, so the help and completion need not load the library); a
+ * usage error naming the flag otherwise.
+ */
+export function supportedRegion(region: PhoneRegion, flag = '--default-region'): PhoneRegion {
   try {
-    return requireRegion(raw.toUpperCase());
+    return requireRegion(region);
   } catch {
-    throw new UsageError(`${flag} must be an ISO 3166 country code such as GB, US or DE, got '${raw}'`);
+    throw new UsageError(regionMessage(flag, region));
   }
-};
-
-/** Options every `directory` subcommand takes: where the service and the directory are. */
-export const CONNECTION_OPTIONS = {
-  directory: {
-    type: 'string',
-    value: '<id|name>',
-    help: `the directory: its id, or its exact name (else ${DIRECTORY_ENV})`,
-  } as ValueOption<string>,
-  ...CONFIG_FILE_OPTION,
-  ...configOptions(['region', 'baseUrl', 'secretFile', 'secretId', 'leaseStore']),
-} as const;
-
-/** `--default-region`: the country of phone numbers written without +country code. */
-export const PHONE_REGION_OPTION = {
-  'default-region': {
-    type: 'string',
-    value: '<CC>',
-    help: 'country of phone numbers without a +country code, e.g. GB, US',
-    parse: regionValue,
-    default: DEFAULT_PHONE_REGION,
-  } as ValueOption<PhoneRegion> & { default: PhoneRegion },
-} as const;
+}
 
 export interface ConnectInput {
   /** Parsed option values (flag name -> value). */

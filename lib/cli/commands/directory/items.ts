@@ -1,162 +1,25 @@
 import { type PhoneRegion, type ServiceClient, ValidationError } from '../../../api';
-import { isGuid } from '../../../api/validate';
-import {
-  defineCommand,
-  HELP_OPTION,
-  nonEmptyValue,
-  parseOrHelp,
-  UsageError,
-  type ValueOption,
-} from '../../../command-line/options';
-import {
-  DIRECTORY_FIELD_NAMES,
-  type DirectoryFieldName,
-  type DirectoryItemFields,
-} from '../../../spec/types';
+import { parseOrHelp, UsageError } from '../../../command-line/options';
+import { DIRECTORY_FIELD_NAMES, type DirectoryItemFields } from '../../../spec/types';
 import type { IOStreams } from '../../shared/io-streams';
-import { CONNECTION_OPTIONS, connect, PHONE_REGION_OPTION, resolveDirectory } from './client';
-import { DEFAULT_SEARCH_COLUMNS, itemsTable, itemsText, itemText, writeJson } from './output';
+import { connect, resolveDirectory, supportedRegion } from './client';
+import { itemsTable, itemsText, itemText, writeJson } from './output';
+import {
+  DEFAULT_SEARCH_COLUMNS,
+  DIRECTORY_CREATE_COMMAND,
+  DIRECTORY_DELETE_BY_CRM_COMMAND,
+  DIRECTORY_DELETE_COMMAND,
+  DIRECTORY_GET_BY_CRM_COMMAND,
+  DIRECTORY_GET_COMMAND,
+  DIRECTORY_REPLACE_COMMAND,
+  DIRECTORY_SEARCH_COMMAND,
+  flagOf,
+} from './spec';
 
 /**
  * `directory search | get | get-by-crm | create | replace | delete | delete-by-crm`: one
  * call each on the contact directory endpoints, printed for people or as `--json`.
  */
-
-const guidValue = (raw: string, flag: string): string => {
-  if (!isGuid(raw))
-    throw new UsageError(`${flag} must be a GUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx), got '${raw}'`);
-  return raw;
-};
-
-const fieldListValue = (raw: string, flag: string): DirectoryFieldName[] => {
-  const names = raw.split(',').map((n) => n.trim());
-  for (const n of names) {
-    if (!(DIRECTORY_FIELD_NAMES as readonly string[]).includes(n)) {
-      throw new UsageError(`${flag}: unknown field '${n}'; fields are ${DIRECTORY_FIELD_NAMES.join(', ')}`);
-    }
-  }
-  return names as DirectoryFieldName[];
-};
-
-const COMMON = {
-  ...CONNECTION_OPTIONS,
-  json: { type: 'boolean', help: 'print JSON (for scripts)' },
-  ...HELP_OPTION,
-} as const;
-
-const ITEM_OPTION = {
-  item: { type: 'string', value: '<id>', help: 'the item id', parse: guidValue } as ValueOption<string>,
-};
-const CRM_OPTION = {
-  'crm-id': { type: 'string', value: '<guid>', help: 'the crmId', parse: guidValue } as ValueOption<string>,
-};
-
-/** `fullName` -> `full-name`: one flag per item field. */
-const flagOf = (field: string): string => field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-
-const FIELD_OPTIONS: Record<string, ValueOption<string>> = Object.fromEntries(
-  DIRECTORY_FIELD_NAMES.map((f) => [
-    flagOf(f),
-    {
-      type: 'string',
-      value: '<text>',
-      help: /^phone[1-4]$/.test(f)
-        ? `field ${f} (normalised to E.164)`
-        : f === 'crmId'
-          ? 'field crmId (a GUID)'
-          : `field ${f}`,
-    },
-  ]),
-);
-
-const FIELD_NOTES = `Field options: ${DIRECTORY_FIELD_NAMES.map(flagOf)
-  .map((f) => `--${f}`)
-  .join(', ')}.`;
-
-const usage = (sub: string, rest: string) =>
-  `Usage: report-export directory ${sub} --directory <id|name> ${rest}`;
-
-export const DIRECTORY_SEARCH_COMMAND = defineCommand({
-  name: 'search',
-  usage: usage('search', '--text <text> [options]'),
-  summary: 'Searches items: a CONTAINS match; phone-like texts match the stored E.164 numbers.',
-  options: {
-    text: {
-      type: 'string',
-      value: '<text>',
-      help: 'search text, e.g. a name part or a phone number',
-      parse: nonEmptyValue,
-    },
-    fields: {
-      type: 'string',
-      value: '<a,b>',
-      help: 'fields searched and shown',
-      defaultText: `all searched, shown: ${DEFAULT_SEARCH_COLUMNS.join(',')}`,
-      parse: fieldListValue,
-    },
-    ...PHONE_REGION_OPTION,
-    ...COMMON,
-  },
-  examples: [
-    `report-export directory search --directory "Company contacts" --text hart`,
-    `report-export directory search --directory "Company contacts" --text "07700 900123" --json`,
-  ],
-});
-
-export const DIRECTORY_GET_COMMAND = defineCommand({
-  name: 'get',
-  usage: usage('get', '--item <id> [options]'),
-  summary: 'Prints one item.',
-  options: { ...ITEM_OPTION, ...COMMON },
-  examples: [`report-export directory get --directory "Company contacts" --item 3f2b…`],
-});
-
-export const DIRECTORY_GET_BY_CRM_COMMAND = defineCommand({
-  name: 'get-by-crm',
-  usage: usage('get-by-crm', '--crm-id <guid> [options]'),
-  summary: 'Prints the items with a crmId.',
-  options: { ...CRM_OPTION, ...COMMON },
-  examples: [`report-export directory get-by-crm --directory "Company contacts" --crm-id 0c1d… --json`],
-});
-
-export const DIRECTORY_CREATE_COMMAND = defineCommand({
-  name: 'create',
-  usage: usage('create', '--<field> <text> ... [options]'),
-  summary: 'Creates an item from the field options given.',
-  options: { ...FIELD_OPTIONS, ...PHONE_REGION_OPTION, ...COMMON },
-  examples: [
-    `report-export directory create --directory "Company contacts" --full-name "Ann Lee" --phone1 "07700 900123" --crm-id 2b6f…`,
-  ],
-  notes: `${FIELD_NOTES}\nA create is not repeated after a timeout (it may have been applied): look with get-by-crm first.`,
-});
-
-export const DIRECTORY_REPLACE_COMMAND = defineCommand({
-  name: 'replace',
-  usage: usage('replace', '--item <id> --<field> <text> ... [options]'),
-  summary: 'Replaces an item: it then holds exactly the fields given (others are removed).',
-  options: { ...ITEM_OPTION, ...FIELD_OPTIONS, ...PHONE_REGION_OPTION, ...COMMON },
-  examples: [
-    `report-export directory replace --directory "Company contacts" --item 3f2b… --full-name "Ann Lee" --email ann@example.com`,
-  ],
-  notes: FIELD_NOTES,
-});
-
-export const DIRECTORY_DELETE_COMMAND = defineCommand({
-  name: 'delete',
-  usage: usage('delete', '--item <id> [options]'),
-  summary: 'Deletes an item and prints it.',
-  options: { ...ITEM_OPTION, ...COMMON },
-  examples: [`report-export directory delete --directory "Company contacts" --item 3f2b…`],
-});
-
-export const DIRECTORY_DELETE_BY_CRM_COMMAND = defineCommand({
-  name: 'delete-by-crm',
-  usage: usage('delete-by-crm', '--crm-id <guid> [options]'),
-  summary: 'Deletes the oldest item with a crmId and prints it.',
-  options: { ...CRM_OPTION, ...COMMON },
-  examples: [`report-export directory delete-by-crm --directory "Company contacts" --crm-id 0c1d…`],
-  notes: 'When several items share the crmId, run it once per item (each run deletes one).',
-});
 
 function required<T>(value: T | undefined, flag: string): T {
   if (value === undefined) throw new UsageError(`${flag} is required (see --help)`);
@@ -200,6 +63,7 @@ function asUsageError(error: unknown): never {
 export async function directorySearch(argv: readonly string[], io: IOStreams): Promise<number> {
   const v = parseOrHelp(DIRECTORY_SEARCH_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
+  supportedRegion(v['default-region']);
   const text = required(v.text, '--text');
   const { api, directoryId } = await open(v, io);
   const items = await api.directories.searchItems(
@@ -238,6 +102,7 @@ export async function directoryGetByCrm(argv: readonly string[], io: IOStreams):
 export async function directoryCreate(argv: readonly string[], io: IOStreams): Promise<number> {
   const v = parseOrHelp(DIRECTORY_CREATE_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
+  supportedRegion(v['default-region']);
   const fields = fieldsOf(v);
   const { api, directoryId } = await open(v, io);
   const { item } = await api.directories.createItem(directoryId, fields).catch(asUsageError);
@@ -249,6 +114,7 @@ export async function directoryCreate(argv: readonly string[], io: IOStreams): P
 export async function directoryReplace(argv: readonly string[], io: IOStreams): Promise<number> {
   const v = parseOrHelp(DIRECTORY_REPLACE_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
+  supportedRegion(v['default-region']);
   const itemId = required(v.item as string | undefined, '--item');
   const fields = fieldsOf(v);
   const { api, directoryId } = await open(v, io);

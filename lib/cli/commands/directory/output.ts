@@ -3,9 +3,6 @@ import { formatCell, renderTable, type TerminalStream } from '../../shared/termi
 
 /** How items are shown to people; `--json` prints the items as the service gave them. */
 
-/** Columns of a search when `--fields` does not choose them. */
-export const DEFAULT_SEARCH_COLUMNS = ['crmId', 'fullName', 'companyName', 'phone1', 'email'] as const;
-
 /** One item as `name  value` lines, id first, fields in the order the service gave them. */
 export function itemText(item: DirectoryItem): string {
   const rows: [string, string][] = [

@@ -1,68 +1,15 @@
 import * as path from 'node:path';
 import type { PhoneRegion } from '../../../api';
-import {
-  defineCommand,
-  HELP_OPTION,
-  integerValue,
-  nonEmptyValue,
-  parseOrHelp,
-  UsageError,
-} from '../../../command-line/options';
+import { parseOrHelp, UsageError } from '../../../command-line/options';
 import type { Directory } from '../../../spec/types';
 import type { IOStreams } from '../../shared/io-streams';
 import { type Colors, colors, isInteractive, progress } from '../../shared/terminal';
-import { CONNECTION_OPTIONS, connect, PHONE_REGION_OPTION, resolveDirectory } from './client';
+import { connect, resolveDirectory, supportedRegion } from './client';
 import { parseContacts, readContactsFile } from './contacts';
 import { DIRECTORY_CLI_ERROR_CODES, DirectoryCommandError } from './errors';
 import { writeJson } from './output';
-import { DEFAULT_SYNC_CONCURRENCY, type SyncReport, syncDirectory } from './sync';
-
-/** `directory sync --csv <file>`: upserts the file's rows by crmId. */
-export const DIRECTORY_SYNC_COMMAND = defineCommand({
-  name: 'sync',
-  usage: 'Usage: report-export directory sync --directory <id|name> --csv <file> [options]',
-  summary: 'Makes a directory hold the contacts of a CSV file, matched by crmId.',
-  description: `The header row names directory fields (title, fullName, companyName, jobTitle,
-phone1..phone4, email, crmId, field1..field10, avatar); a crmId column is required.
-Each row is looked up by crmId: created when absent, replaced when a value differs
-(fields without a column are kept; an empty cell removes the field), left alone when
-equal. Phones are normalised to E.164 (an extension, e.g. 'ext. 12', cannot be kept
-there: the row is applied without it and listed under Warnings). Bad rows (malformed, wrong column count,
-duplicate crmId, bad phone or crmId) are listed with their line and skipped; the other
-rows are applied. Nothing is remembered between runs: run it again after an
-interruption and it finishes the job without duplicates.`,
-  options: {
-    csv: {
-      type: 'string',
-      value: '<file>',
-      help: 'contacts file: CSV (RFC 4180), UTF-8, header row',
-      parse: nonEmptyValue,
-    },
-    'dry-run': { type: 'boolean', help: 'look up every row and print the plan; change nothing' },
-    'delete-missing': {
-      type: 'boolean',
-      help: 'also delete items whose crmId the file does not name (never when a row is unreadable)',
-    },
-    concurrency: {
-      type: 'string',
-      value: '<n>',
-      help: 'rows in flight at once',
-      default: DEFAULT_SYNC_CONCURRENCY,
-      parse: integerValue(1, 16),
-    },
-    ...PHONE_REGION_OPTION,
-    ...CONNECTION_OPTIONS,
-    json: { type: 'boolean', help: 'print the report as JSON (for scripts)' },
-    ...HELP_OPTION,
-  },
-  examples: [
-    'report-export directory sync --directory "Company contacts" --csv contacts.csv --dry-run',
-    'report-export directory sync --directory "Company contacts" --csv contacts.csv --default-region US',
-    'report-export directory sync --directory 7d0e… --csv contacts.csv --delete-missing --json',
-  ],
-  notes: `Exit status: 0 when every row is in place, 1 when a row failed or the sync stopped
-(the report says which; run again to finish), 2 for a usage error.`,
-});
+import { DIRECTORY_SYNC_COMMAND } from './spec';
+import { type SyncReport, syncDirectory } from './sync';
 
 /** Every `step` rows on a log (one line per row would flood it), every row on a terminal. */
 function progressStep(total: number, live: boolean): number {
@@ -127,8 +74,8 @@ function checkColumns(columns: readonly string[], directory: Directory): void {
 export async function directorySync(argv: readonly string[], io: IOStreams): Promise<number> {
   const v = parseOrHelp(DIRECTORY_SYNC_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
+  const region: PhoneRegion = supportedRegion(v['default-region']);
   if (v.csv === undefined) throw new UsageError('--csv is required (see --help)');
-  const region: PhoneRegion = v['default-region'];
   // The file first: its problems need no network and no login.
   const sheet = parseContacts(await readContactsFile(v.csv, io.cwd), region);
   const api = await connect({ flags: v, io, defaultRegion: region });

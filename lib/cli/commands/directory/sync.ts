@@ -3,6 +3,7 @@ import type { DirectoryItem, DirectoryItemFields } from '../../../spec/types';
 import type { ContactRow, ContactSheet } from './contacts';
 import { DIRECTORY_CLI_ERROR_CODES, SYNC_ROW_CODES } from './errors';
 import { changedFieldNames, desiredFields, forEachBounded } from './fields';
+import { DEFAULT_SYNC_CONCURRENCY } from './spec';
 
 /**
  * `directory sync`: makes a directory hold the rows of a contacts file, matched by crmId.
@@ -13,9 +14,6 @@ import { changedFieldNames, desiredFields, forEachBounded } from './fields';
  */
 
 /** The calls a sync makes; a {@link DirectoryClient} fits. */
-/** Rows in flight at once, unless the caller says otherwise. */
-export const DEFAULT_SYNC_CONCURRENCY = 4;
-
 export type SyncDirectoryPort = Pick<
   DirectoryClient,
   'getItemsByCrmId' | 'createItem' | 'replaceItem' | 'deleteItem' | 'searchItems'

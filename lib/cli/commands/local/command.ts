@@ -1,16 +1,6 @@
-import {
-  ConfigError,
-  defineCommand,
-  HELP_OPTION,
-  nonEmptyValue,
-  parseCommandLine,
-  renderHelp,
-  UsageError,
-  type ValueParser,
-} from '../../../command-line/options';
+import { ConfigError, parseCommandLine, UsageError } from '../../../command-line/options';
 import { DATASETS } from '../../../export/schema';
-import { CLI_DEFAULTS, LAKE_DIR_DEFAULT } from '../../shared/defaults';
-import { calendarDateValue } from '../../shared/execution-input-options';
+import { LAKE_DIR_DEFAULT } from '../../shared/defaults';
 import { refuseFutureDates } from '../../shared/future-dates';
 import type { IOStreams } from '../../shared/io-streams';
 import { reserveStdout } from '../../shared/json-output';
@@ -20,92 +10,10 @@ import { colors, isInteractive, progress } from '../../shared/terminal';
 import { type CallSummary, summarizeCalls, summarizeSummaryReports } from './call-summary';
 import type { LocalExportOptions, LocalExportResult } from './export';
 import { renderLocalExportReport } from './report';
+import { LOCAL_EXPORT_COMMAND, LOCAL_EXPORT_USAGE } from './spec';
 import { renderSummaryPage, writeSummaryPage } from './summary-page';
 
-/** A count of at least 1; the message says so whatever was given (`-1`, `0`, `many`). */
-function positiveIntegerValue(max: number): ValueParser<number> {
-  return (raw, flag) => {
-    const n = Number(raw);
-    if (!/^\d+$/.test(raw) || n < 1 || n > max) {
-      throw new UsageError(`${flag} must be a positive integer (1 to ${max}), got '${raw}'`);
-    }
-    return n;
-  };
-}
-
 export { UsageError } from '../../../command-line/options';
-
-/** `local`: the main job on this machine (`npm start`). */
-export const LOCAL_EXPORT_COMMAND = defineCommand({
-  name: 'local',
-  usage: 'Usage: report-export [local] [options]        (from a clone: npm start -- [options])',
-  summary: 'Runs the whole export on this machine through the workflow (the default command).',
-  description: `Starts the local service in-process, signs in with its OAuth flow (auto-approval),
-keeps the tokens in a local secret file (mode 0600), and executes the synthesized state
-machine of the deployed workflow for every report over a window of local dates, writing
-date-partitioned Parquet and CSV. Then prints rows per report and day, where the files
-are, and calls, answer rate and average talk time per day read back with DuckDB, and
-writes <out>/summary.html (charts, no network). Running it again replaces the same
-partitions. Progress goes to stderr; the report to stdout.`,
-  options: {
-    out: {
-      type: 'string',
-      value: '<dir>',
-      help: 'data lake root',
-      ...LAKE_DIR_DEFAULT,
-      parse: nonEmptyValue,
-    },
-    from: {
-      type: 'string',
-      value: '<YYYY-MM-DD>',
-      help: 'first local date',
-      defaultText: `${CLI_DEFAULTS.days - 1} days before --to`,
-      parse: calendarDateValue,
-    },
-    to: {
-      type: 'string',
-      value: '<YYYY-MM-DD>',
-      help: 'last local date, inclusive',
-      defaultText: "yesterday in the tenant's zone",
-      parse: calendarDateValue,
-    },
-    'rows-per-day': {
-      type: 'string',
-      value: '<n>',
-      help: 'calls the local service generates per weekday',
-      default: CLI_DEFAULTS.rowsPerDay,
-      parse: positiveIntegerValue(1_000_000),
-    },
-    report: { type: 'string', value: '<id|name>', help: 'export only this report', parse: nonEmptyValue },
-    'csv-gzip': { type: 'boolean', help: 'write .csv.gz instead of .csv' },
-    'secret-file': {
-      type: 'string',
-      value: '<path>',
-      help: "where the local service's tokens are kept, mode 0600",
-      defaultText: `./${CLI_DEFAULTS.localSecretsFile}`,
-      parse: nonEmptyValue,
-    },
-    'secrets-file': {
-      type: 'string',
-      value: '<path>',
-      help: 'the same as --secret-file (the earlier spelling)',
-      parse: nonEmptyValue,
-    },
-    json: { type: 'boolean', help: 'print one JSON document instead of the report' },
-    ...HELP_OPTION,
-  },
-  examples: [
-    'report-export',
-    'report-export --from 2026-03-23 --to 2026-03-29 --rows-per-day 500 --csv-gzip',
-    "report-export --report 'Lost calls' --out /tmp/lake --json",
-  ],
-  notes: `Layout: <out>/calls/format=parquet|csv/report_id=<id>/dt=YYYY-MM-DD/part-00000.<ext>
-        with a _manifest.json per partition; run records in <out>/runs/dt=YYYY-MM-DD/.
-Answered: a call whose row has ans = 1; talk time: duration (s) of answered calls;
-each call counted once across reports (by connId).`,
-});
-
-export const LOCAL_EXPORT_USAGE = renderHelp(LOCAL_EXPORT_COMMAND);
 
 /**
  * Workflow settings the environment may override (not advertised: tests use them to force a

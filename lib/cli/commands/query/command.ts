@@ -1,18 +1,11 @@
 import { createReadStream } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import {
-  choiceValue,
-  defineCommand,
-  HELP_OPTION,
-  nonEmptyValue,
-  parseOrHelp,
-  UsageError,
-} from '../../../command-line/options';
-import { LAKE_DIR_DEFAULT } from '../../shared/defaults';
+import { parseOrHelp, UsageError } from '../../../command-line/options';
 import type { IOStreams } from '../../shared/io-streams';
-import { openLake, type QueryAnswer } from '../../shared/lake-database';
+import type { QueryAnswer } from '../../shared/lake-database';
 import { colors, renderTable } from '../../shared/terminal';
+import { DEFAULT_FORMAT, QUERY_COMMAND } from './spec';
 
 /** Error codes of `query` (CLI_ prefix, as every CLI code). */
 export const QUERY_ERROR_CODES = { failed: 'CLI_QUERY_FAILED' } as const;
@@ -22,59 +15,6 @@ export class QueryFailedError extends Error {
   override readonly name = 'QueryFailedError';
   readonly code = QUERY_ERROR_CODES.failed;
 }
-
-const FORMATS = ['table', 'csv', 'json'] as const;
-const DEFAULT_FORMAT: (typeof FORMATS)[number] = 'table';
-
-/** `query`: SQL over a local export directory. */
-export const QUERY_COMMAND = defineCommand({
-  name: 'query',
-  usage:
-    'Usage: report-export query [--dir <dir>] [--format table|csv|json] <sql | -f file.sql | - >     (a piped stdin with no <sql> is read too)',
-  summary: 'Runs SQL with DuckDB over a local export (tables calls, summaries and runs, as in Glue).',
-  description: `Tables, named and typed as the Glue catalog has them (also as report_export.<table>, so
-the deploy guide's Athena queries run here unchanged, json_extract_scalar included):
-  calls      the Parquet dataset with its hive partitions: report_id and dt (strings, as in Glue; dt the
-             local date of start) and every column of the schema (start is local wall time);
-             members the schema does not know are in extra (JSON text):
-             json_extract_scalar(extra, '$.accountCode')
-  summaries  the rows of summary reports (no start): dt is the local day they total
-  runs       the run records (JSON lines under <dir>/runs/dt=*/), dt the UTC date of the run
-A table without files yet is empty. Nothing is fetched from the network.`,
-  options: {
-    dir: {
-      type: 'string',
-      value: '<dir>',
-      help: 'the export directory',
-      ...LAKE_DIR_DEFAULT,
-      parse: nonEmptyValue,
-    },
-    format: {
-      type: 'string',
-      value: '<table|csv|json>',
-      help: 'output: a table, CSV with a header, or a JSON array of row objects',
-      // Not a `default`: --json must tell a --format given from one left out.
-      defaultText: DEFAULT_FORMAT,
-      parse: choiceValue(FORMATS),
-    },
-    json: { type: 'boolean', help: 'same as --format json' },
-    file: {
-      type: 'string',
-      short: 'f',
-      value: '<file.sql>',
-      help: "read the SQL from a file ('-' for stdin) instead of the argument",
-      parse: nonEmptyValue,
-    },
-    ...HELP_OPTION,
-  },
-  examples: [
-    'report-export query --dir ./data-lake "SELECT dt, count(*) FROM calls GROUP BY dt ORDER BY dt"',
-    'report-export query --format csv "SELECT report_id, dt, count(*) AS n FROM calls GROUP BY ALL" > counts.csv',
-    'report-export query --json "SELECT runId, status, rows FROM runs ORDER BY startedAt DESC LIMIT 5"',
-    'report-export query -f daily.sql --format csv',
-    "echo 'SELECT count(*) FROM summaries' | report-export query -",
-  ],
-});
 
 /** Splits the one SQL argument from the flags (parseCommandLine takes no positionals). */
 function splitSql(argv: readonly string[]): { flags: string[]; sql: string[] } {
@@ -162,6 +102,8 @@ export async function queryCommand(argv: readonly string[], io: IOStreams): Prom
       `--dir ${dir} is not a directory (export into it first: report-export, or pass --dir)`,
     );
   }
+  // Loaded on use: DuckDB (and the tables' schema) only once there is SQL to run.
+  const { openLake } = await import('../../shared/lake-database');
   const db = await openLake(dir);
   let answer: QueryAnswer;
   try {

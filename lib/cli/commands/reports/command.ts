@@ -1,21 +1,10 @@
-import { argsOfVerb, defineCommand, parseOrHelp, withVerb } from '../../../command-line/options';
+import { argsOfVerb, parseOrHelp } from '../../../command-line/options';
 import { type AwsClients, resolveWorkspace } from '../../aws/secret-access';
-import { STORED_LOGIN_OPTIONS, storedLoginClient } from '../../aws/stored-login';
-import { configOptions, resolveConfig } from '../../shared/config';
+import { storedLoginClient } from '../../aws/stored-login';
+import { resolveConfig } from '../../shared/config';
 import type { IOStreams } from '../../shared/io-streams';
 import { colors, renderTable } from '../../shared/terminal';
-
-/** `reports list`: the reports of a workspace the stored login can see. */
-export const REPORTS_COMMAND = withVerb(
-  defineCommand({
-    name: 'reports',
-    usage: 'Usage: report-export reports list [options]',
-    summary: 'Lists the reports of a workspace (id, name); ids and names both work for run --report.',
-    options: { ...configOptions(['workspace']), ...STORED_LOGIN_OPTIONS },
-    examples: ['report-export reports list', 'report-export reports list --workspace <id> --json'],
-  }),
-  'list',
-);
+import { REPORTS_COMMAND } from './spec';
 
 export async function reportsCommand(
   argv: readonly string[],

@@ -1,20 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { createClient, refreshTokens } from '../../../api';
-import {
-  choiceValue,
-  defineCommand,
-  HELP_OPTION,
-  integerValue,
-  nonEmptyValue,
-  parseOrHelp,
-  UsageError,
-} from '../../../command-line/options';
-import { PARQUET_CODECS } from '../../../export/formats/parquet-encoder';
+import { parseOrHelp, UsageError } from '../../../command-line/options';
 import { describeStagingRecovery, sweepDeadStaging } from '../../../local/dead-staging';
 import type { MetricsSink } from '../../../workflow/finalize';
 import type { WorkflowLogger, WorkflowRuntime } from '../../../workflow/runtime';
 import { SecretTokenSource } from '../../../workflow/service-secret';
-import { jobsWithinBudget, SETTINGS_DEFAULTS } from '../../../workflow/settings';
+import { jobsWithinBudget } from '../../../workflow/settings';
 import { checkAws } from '../../aws/preflight';
 import { bucketTargets, s3ClientFactory } from '../../aws/s3-client';
 import {
@@ -28,99 +19,14 @@ import {
   secretUri,
   serviceClientFromSecret,
 } from '../../aws/secret-access';
-import {
-  CONFIG_FILE_OPTION,
-  configOptions,
-  type ResolvedConfig,
-  resolveConfig,
-  secretLocation,
-  serviceUrls,
-} from '../../shared/config';
-import { CLI_DEFAULTS, LAKE_DIR_DEFAULT } from '../../shared/defaults';
-import { EXECUTION_INPUT_OPTIONS, executionInputOf } from '../../shared/execution-input-options';
+import { type ResolvedConfig, resolveConfig, secretLocation, serviceUrls } from '../../shared/config';
+import { executionInputOf } from '../../shared/execution-input-options';
 import { refuseFutureDates } from '../../shared/future-dates';
 import type { IOStreams } from '../../shared/io-streams';
 import { acquireOutDirLock } from '../../shared/out-dir-lock';
 import { checkedOutUri } from '../../shared/out-location';
 import { colors, formatCount, formatDuration, progress, renderTable } from '../../shared/terminal';
-
-/** `run`: one export on this machine, through the same state machine the deployment runs. */
-export const RUN_COMMAND = defineCommand({
-  name: 'run',
-  usage: 'Usage: report-export run (--date <d> | --from <d> --to <d> | --preset <name>) [options]',
-  summary:
-    'Runs one export on this machine through the workflow, against any service, into a directory or S3.',
-  description: `Executes the synthesized state machine locally (as report-export workflow does), with the
-stored login (see login) against its service or the one --base-url/--region names,
-into --out (a directory or s3://bucket/prefix). States show on stderr; a summary (or
---json, one line) on stdout.`,
-  options: {
-    ...EXECUTION_INPUT_OPTIONS,
-    out: {
-      type: 'string',
-      value: '<dir|s3://bucket/prefix>',
-      help: 'where the data lake is',
-      ...LAKE_DIR_DEFAULT,
-      parse: nonEmptyValue,
-    },
-    format: {
-      type: 'string',
-      value: '<list>',
-      help: "formats written: only 'parquet,csv' (both, always) today",
-      parse: formatsValue,
-    },
-    'csv-gzip': { type: 'boolean', help: 'write .csv.gz instead of .csv' },
-    'parquet-codec': {
-      type: 'string',
-      value: '<codec>',
-      help: Object.values(PARQUET_CODECS).join(', '),
-      parse: choiceValue(Object.values(PARQUET_CODECS)),
-      default: SETTINGS_DEFAULTS.parquetCodec,
-    },
-    'wait-ms': {
-      type: 'string',
-      value: '<ms>',
-      help: 'pause between status polls of a report',
-      default: CLI_DEFAULTS.pollMs,
-      parse: integerValue(0, 600_000),
-    },
-    ...configOptions([
-      'region',
-      'baseUrl',
-      'authUrl',
-      'secretFile',
-      'secretId',
-      'workspace',
-      'timeZone',
-      'leaseStore',
-      's3Endpoint',
-    ]),
-    ...CONFIG_FILE_OPTION,
-    json: { type: 'boolean', help: 'print one JSON line {status, jobs, rows, partitions, files, ...}' },
-    ...HELP_OPTION,
-  },
-  examples: [
-    'report-export run --time-zone Europe/London --date 2026-11-20',
-    'report-export run --time-zone Europe/London --from 2026-11-01 --to 2026-11-14 --report "Lost calls" --out ./lake --csv-gzip',
-    'report-export run --time-zone Europe/London --preset LastWeek --region uk --out s3://my-lake/calls --json',
-  ],
-  notes: `Exit status: 0 the execution SUCCEEDED, 1 it failed, 2 usage or configuration error: a date
-after today in --time-zone, or AWS credentials, region, the --secret-id secret or the
-s3:// bucket missing (checked before the service is asked anything).`,
-});
-
-function formatsValue(raw: string, flag: string): 'parquet,csv' {
-  const formats = new Set(raw.split(',').map((f) => f.trim().toLowerCase()));
-  for (const f of formats) {
-    if (f !== 'parquet' && f !== 'csv') throw new UsageError(`${flag}: unknown format '${f}' (parquet, csv)`);
-  }
-  if (formats.size !== 2) {
-    throw new UsageError(
-      `${flag} ${raw}: the export writes Parquet and CSV together; choosing one format is not supported yet (use --format parquet,csv)`,
-    );
-  }
-  return 'parquet,csv';
-}
+import { RUN_COMMAND } from './spec';
 
 /**
  * The tenant's time zone: days and partitions (dt) are local to it, and the service refuses

@@ -1,44 +1,13 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import {
-  defineCommand,
-  HELP_OPTION,
-  integerValue,
-  nonEmptyValue,
-  parseOrHelp,
-  UsageError,
-} from '../../../command-line/options';
+import { parseOrHelp, UsageError } from '../../../command-line/options';
 import type { ObjectLocation } from '../../../stores/from-uri';
 import { readObject } from '../../../stores/object-store';
 import { parseRunRecord, type RunRecord } from '../../../workflow/run-record';
-import { LAKE_DIR_DEFAULT } from '../../shared/defaults';
 import type { IOStreams } from '../../shared/io-streams';
 import { colors, formatCount, formatDuration, renderTable } from '../../shared/terminal';
-
-/** `runs`: the latest run records. */
-export const RUNS_COMMAND = defineCommand({
-  name: 'runs',
-  usage: 'Usage: report-export runs [--dir <dir>|s3://bucket/prefix] [--limit <n>] [--json]',
-  summary: 'Lists the latest run records (one per workflow execution), newest first.',
-  description: `Finalize writes one record per execution to <prefix>/runs/dt=<UTC date>/<runId>.json:
-status, dates, rows, partitions, files, per-job counts and the error of a failed run.
---dir takes a local export directory or an s3:// URI (credentials and region from the
-AWS environment, as the AWS CLI reads them).`,
-  options: {
-    dir: {
-      type: 'string',
-      value: '<dir|s3://bucket/prefix>',
-      help: 'where the export is',
-      ...LAKE_DIR_DEFAULT,
-      parse: nonEmptyValue,
-    },
-    limit: { type: 'string', value: '<n>', help: 'how many runs', parse: integerValue(1, 1000), default: 10 },
-    json: { type: 'boolean', help: 'print the records as a JSON array (all members)' },
-    ...HELP_OPTION,
-  },
-  examples: ['report-export runs', 'report-export runs --dir s3://my-lake/exports --limit 3 --json'],
-});
+import { RUNS_COMMAND } from './spec';
 
 /** Location of the export as a store URI: s3:// as given, a path (relative to `cwd`) as file://. */
 async function storeUri(dir: string, cwd: string): Promise<string> {

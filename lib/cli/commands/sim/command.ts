@@ -1,16 +1,7 @@
-import { defineCommand, renderHelp } from '../../../command-line/options';
-import { parseSimArgs, SIM_COMMAND } from '../../../simulator/cli-options';
+import { renderHelp } from '../../../command-line/options';
+import { parseSimArgs } from '../../../simulator/cli-options';
 import type { IOStreams } from '../../shared/io-streams';
-
-/** `sim`: the local service, as `npm run sim` (bin/sim.ts) starts it; same options. */
-export const SIM_CLI_COMMAND = defineCommand({
-  ...SIM_COMMAND,
-  usage: 'Usage: report-export sim [options]        (or: npm run sim -- [options])',
-  examples: [
-    'report-export sim --port 0 --json --auto-approve',
-    'report-export sim --port 8080 --report-latency-ms 0 --data-dir .sim-data',
-  ],
-});
+import { SIM_CLI_COMMAND } from './spec';
 
 /**
  * Starts the local service, prints its connection details on `io.stdout`, and serves until

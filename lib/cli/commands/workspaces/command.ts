@@ -1,24 +1,10 @@
-import { argsOfVerb, defineCommand, parseOrHelp, withVerb } from '../../../command-line/options';
+import { argsOfVerb, parseOrHelp } from '../../../command-line/options';
 import type { AwsClients } from '../../aws/secret-access';
-import { STORED_LOGIN_OPTIONS, storedLoginClient } from '../../aws/stored-login';
+import { storedLoginClient } from '../../aws/stored-login';
 import { resolveConfig } from '../../shared/config';
 import type { IOStreams } from '../../shared/io-streams';
 import { colors, renderTable } from '../../shared/terminal';
-
-/** `workspaces list`: the workspaces the stored login can see. */
-export const WORKSPACES_COMMAND = withVerb(
-  defineCommand({
-    name: 'workspaces',
-    usage: 'Usage: report-export workspaces list [options]',
-    summary: 'Lists the workspaces of the stored login (id, name, default).',
-    options: STORED_LOGIN_OPTIONS,
-    examples: [
-      'report-export workspaces list',
-      'report-export workspaces list --secret-file ./prod.json --json',
-    ],
-  }),
-  'list',
-);
+import { WORKSPACES_COMMAND } from './spec';
 
 export async function workspacesCommand(
   argv: readonly string[],
