@@ -9,7 +9,7 @@ import type { Lease, LeaseStore } from '../stores/lease-store';
 import type { ObjectStore } from '../stores/object-store';
 import { toWorkflowError } from './classify';
 import { concatResults } from './concat-result';
-import { DeadlineError, LeaseBusyError } from './errors';
+import { DeadlineError, LeaseBusyError, RowLimitError } from './errors';
 import {
   cursorOf,
   type JobCursor,
@@ -76,16 +76,36 @@ export async function exportResults(input: JobTaskInput, deps: ExportTaskDeps): 
   const ref = { reportId: input.job.reportId, requestId: cursor.requestId };
   const open = (requestId: string) =>
     deps.reporting.openResult({ reportId: input.job.reportId, requestId }, { signal: deps.signal });
+  // A summary's rows are totals over its window: never split below a day (two halves of a
+  // day would publish two rows per group, each with half the totals).
+  let summaryResult = false;
   try {
     const source = await open(ref.requestId);
     // Days, partitions and splits are in the configured zone; the export core refuses a
     // result whose zone differs (EXPORT_TIME_ZONE_INVALID) rather than shift partitions.
     const zone = deps.timeZone;
+    summaryResult = isSummaryResult(source.head);
+    const window = piece.from === undefined ? undefined : { from: piece.from, to: piece.to as string };
+    const dates = window === undefined ? undefined : datesOfWindow(window, zone);
+    if (summaryResult && dates !== undefined && dates.length > 1) {
+      // It is one day's partition only when the window is one day. Run it again day by day
+      // (the first request is wasted once).
+      source.cancel(new Error('a summary is exported day by day'));
+      const days = splitWindow(piece, dates, zone, deps.minSplitMinutes);
+      deps.logger?.warn?.('a summary report runs day by day; window split', {
+        jobId: input.job.jobId,
+        days: days.length,
+      });
+      return { ...cursor, queue: [...days, ...rest], splits: cursor.splits + 1, status: 'None', done: false };
+    }
     if (reachesRowLimit(source)) {
       source.cancel(new Error('row limit reached: window split'));
-      const dates =
-        piece.from === undefined ? [] : datesOfWindow({ from: piece.from, to: piece.to as string }, zone);
-      const halves = splitWindow(piece, dates, zone, deps.minSplitMinutes, source.head);
+      if (summaryResult) {
+        throw new RowLimitError(
+          `The summary report ${input.job.reportName} for ${piece.from ?? 'its preset'} has ${source.head.totalCount} rows, at the service's row limit (${source.head.rowLimit}): a summary totals its day and cannot be split below it; ask the service for fewer groups (a narrower report) or a higher row limit`,
+        );
+      }
+      const halves = splitWindow(piece, dates ?? [], zone, deps.minSplitMinutes, source.head);
       deps.logger?.warn?.('result reached the row limit; window split', {
         jobId: input.job.jobId,
         totalCount: source.head.totalCount,
@@ -115,25 +135,17 @@ export async function exportResults(input: JobTaskInput, deps: ExportTaskDeps): 
       const summary = await publishUnderLease(input, deps, whole, day, [piece.day]);
       return advance(cursor, rest, summary);
     }
-    const window = piece.from === undefined ? undefined : { from: piece.from, to: piece.to as string };
-    const dates = window === undefined ? undefined : datesOfWindow(window, zone);
-    if (isSummaryResult(source.head) && dates !== undefined && dates.length > 1) {
-      // A summary's rows are totals over its window: it is one day's partition only when
-      // the window is one day. Run it again day by day (the first request is wasted once).
-      source.cancel(new Error('a summary is exported day by day'));
-      const days = splitWindow(piece, dates, zone, deps.minSplitMinutes);
-      deps.logger?.warn?.('a summary report runs day by day; window split', {
-        jobId: input.job.jobId,
-        days: days.length,
-      });
-      return { ...cursor, queue: [...days, ...rest], splits: cursor.splits + 1, status: 'None', done: false };
-    }
     const summary = await publishUnderLease(input, deps, source, window, dates);
     return advance(cursor, rest, summary);
   } catch (error) {
     const named = toWorkflowError(error, `Exporting report ${input.job.reportName}`);
     // Split only for the deadline: a run its user interrupted (`interrupted`) just stops.
-    if (named instanceof DeadlineError && piece.from !== undefined && !deps.interrupted?.aborted) {
+    if (
+      named instanceof DeadlineError &&
+      piece.from !== undefined &&
+      !summaryResult &&
+      !deps.interrupted?.aborted
+    ) {
       // Too slow to finish before the deadline: nothing was published; smaller windows next.
       const dates = datesOfWindow({ from: piece.from, to: piece.to as string }, deps.timeZone);
       const smaller = splitWindow(piece, dates, deps.timeZone, deps.minSplitMinutes);
