@@ -1,31 +1,17 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type CliProcess, runCli, startCli } from '../../support/cli-process';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../support/cli-process';
 import { filesUnder } from '../../support/files';
+import { useCliProcesses, useTempDir } from '../../support/test-scope';
 
 describe('npm start (interrupted)', () => {
-  let work: string;
-  let cli: CliProcess | undefined;
-
-  beforeAll(async () => {
-    work = await mkdtemp(path.join(tmpdir(), 'start-interrupt-'));
-  });
-
-  afterEach(async () => {
-    await cli?.stop();
-    cli = undefined;
-  });
-
-  afterAll(async () => {
-    await rm(work, { recursive: true, force: true });
-  });
+  const workDir = useTempDir('start-interrupt-');
+  const processes = useCliProcesses();
 
   it('exits 130 leaving no lease and no staging, and a re-run succeeds, when sent SIGINT mid-run', async () => {
     // Prepare: four windows of a week x three reports, enough to be mid-run at the first publish.
-    const lake = path.join(work, 'lake');
-    const state = path.join(work, 'state');
+    const lake = path.join(workDir(), 'lake');
+    const state = path.join(workDir(), 'state');
     const args = [
       '--out',
       lake,
@@ -38,7 +24,7 @@ describe('npm start (interrupted)', () => {
       '--rows-per-day',
       '1500',
     ];
-    cli = startCli(args);
+    const cli = processes.start(args);
     await cli.waitFor(/rows in \d+ partitions published/, { stream: 'stderr', timeoutMs: 90_000 });
 
     // Act: Ctrl+C goes to the process (not its tsx helper).

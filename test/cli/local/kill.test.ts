@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TEST_PAUSE_VARIABLE } from '../../../lib/export/publish/test-pause';
-import { BUILT_PROGRAM, type CliProcess, runCli, startCli } from '../../support/cli-process';
+import { BUILT_PROGRAM, runCli } from '../../support/cli-process';
 import { filesUnder } from '../../support/files';
+import { useCliProcesses, useTempDir } from '../../support/test-scope';
 
 /**
  * `kill -9` of a local run (`npm start`, its whole process group: the CLI and the functions'
@@ -60,26 +60,13 @@ async function checkedPartitions(lake: string): Promise<Map<string, string>> {
 }
 
 describe('npm start killed with SIGKILL mid-publish, then run again', () => {
-  let work: string;
-  let cli: CliProcess | undefined;
-
-  beforeAll(async () => {
-    work = await mkdtemp(path.join(tmpdir(), 'start-kill-'));
-  });
-
-  afterEach(async () => {
-    await cli?.stop();
-    cli = undefined;
-  });
-
-  afterAll(async () => {
-    await rm(work, { recursive: true, force: true });
-  });
+  const workDir = useTempDir('start-kill-');
+  const processes = useCliProcesses();
 
   /** One lake and state directory per case; the same arguments for every run of it. */
   function setup(name: string) {
-    const lake = path.join(work, name, 'lake');
-    const state = path.join(work, name, 'state');
+    const lake = path.join(workDir(), name, 'lake');
+    const state = path.join(workDir(), name, 'state');
     const args = [
       '--out',
       lake,
@@ -94,7 +81,7 @@ describe('npm start killed with SIGKILL mid-publish, then run again', () => {
       '--report',
       'Lost calls',
     ];
-    return { lake, state, args, pauseFile: path.join(work, name, 'paused.json') };
+    return { lake, state, args, pauseFile: path.join(workDir(), name, 'paused.json') };
   }
 
   /**
@@ -107,7 +94,10 @@ describe('npm start killed with SIGKILL mid-publish, then run again', () => {
     pauseFile: string,
     settled: () => Promise<boolean> = async () => true,
   ): Promise<void> {
-    cli = startCli(args, { script: SCRIPT, env: { [TEST_PAUSE_VARIABLE]: `${point}:${pauseFile}` } });
+    const cli = processes.start(args, {
+      script: SCRIPT,
+      env: { [TEST_PAUSE_VARIABLE]: `${point}:${pauseFile}` },
+    });
     await cli.until(() => existsSync(pauseFile), { timeoutMs: PAUSE_TIMEOUT_MS });
     const deadline = Date.now() + SETTLE_TIMEOUT_MS;
     while (!(await settled())) {
@@ -115,7 +105,6 @@ describe('npm start killed with SIGKILL mid-publish, then run again', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(await cli.stop()).toBe(true);
-    cli = undefined;
   }
 
   /** A plain re-run: it must finish at once, without a lease wait, and leave no staging. */

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import * as path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   acquireOutDirLock,
   OUT_DIR_LOCK_ERROR_CODES,
@@ -12,6 +12,7 @@ import {
 } from '../../../lib/cli/shared/out-dir-lock';
 import { processStartTime } from '../../../lib/local/process-alive';
 import { runCli } from '../../support/cli-process';
+import { useTempDir } from '../../support/test-scope';
 
 /** The id of a process that has ended (a child run to completion, so no longer alive). */
 function deadPid(): number {
@@ -20,12 +21,8 @@ function deadPid(): number {
 }
 
 describe('acquireOutDirLock', () => {
-  let work: string;
+  const workDir = useTempDir('out-lock-');
   const children: ChildProcess[] = [];
-
-  beforeAll(async () => {
-    work = await mkdtemp(path.join(tmpdir(), 'out-lock-'));
-  });
 
   afterEach(async () => {
     for (const child of children.splice(0)) {
@@ -34,10 +31,6 @@ describe('acquireOutDirLock', () => {
         await once(child, 'exit');
       }
     }
-  });
-
-  afterAll(async () => {
-    await rm(work, { recursive: true, force: true });
   });
 
   /** An idle node process, alive until the test ends. */
@@ -50,7 +43,7 @@ describe('acquireOutDirLock', () => {
 
   it('names this process (host, pid, start time) while held and leaves nothing on release', async () => {
     // Prepare
-    const out = path.join(work, 'free');
+    const out = path.join(workDir(), 'free');
 
     // Act
     const lock = await acquireOutDirLock(out);
@@ -70,7 +63,7 @@ describe('acquireOutDirLock', () => {
 
   it('throws OutDirLockedError naming the holder and the file to delete when a live process holds it', async () => {
     // Prepare
-    const out = path.join(work, 'held');
+    const out = path.join(workDir(), 'held');
     const lock = await acquireOutDirLock(out);
 
     // Act
@@ -95,7 +88,7 @@ describe('acquireOutDirLock', () => {
 
   it("takes over an older version's lock file when the process it names is dead", async () => {
     // Prepare
-    const out = path.join(work, 'stale');
+    const out = path.join(workDir(), 'stale');
     await mkdir(out, { recursive: true });
     await writeFile(path.join(out, OUT_DIR_LOCK_FILE), `${deadPid()}\n`);
 
@@ -111,7 +104,7 @@ describe('acquireOutDirLock', () => {
   it("takes over an older version's lock file whose pid now names a process started after it was written", async () => {
     // Prepare: a live process, and a lock file written an hour before it started (its pid reused).
     if (processStartTime(process.pid) === undefined) return; // Linux only: no start time elsewhere
-    const out = path.join(work, 'reused');
+    const out = path.join(workDir(), 'reused');
     await mkdir(out, { recursive: true });
     const file = path.join(out, OUT_DIR_LOCK_FILE);
     await writeFile(file, `${await liveProcess()}\n`);
@@ -131,7 +124,7 @@ describe('acquireOutDirLock', () => {
     const pid = await liveProcess();
     const start = processStartTime(pid);
     if (start === undefined) return; // Linux only
-    const out = path.join(work, 'reused-entry');
+    const out = path.join(workDir(), 'reused-entry');
     const dir = path.join(out, OUT_DIR_LOCK_FILE);
     await mkdir(dir, { recursive: true });
     const entry = { host: hostname(), pid, start: String(Number(start) + 7), since: Date.now() };
@@ -159,7 +152,7 @@ describe('acquireOutDirLock', () => {
     'waits 2 s for $what (it may be being written), naming it, then takes it over',
     async ({ what, make }) => {
       // Prepare
-      const out = path.join(work, what.replaceAll(' ', '-'));
+      const out = path.join(workDir(), what.replaceAll(' ', '-'));
       await mkdir(out, { recursive: true });
       const file = path.join(out, OUT_DIR_LOCK_FILE);
       await make(file);
@@ -182,7 +175,7 @@ describe('acquireOutDirLock', () => {
 
   it('does not touch a lock held on another host, and names the host', async () => {
     // Prepare
-    const out = path.join(work, 'other-host');
+    const out = path.join(workDir(), 'other-host');
     const dir = path.join(out, OUT_DIR_LOCK_FILE);
     await mkdir(dir, { recursive: true });
     const entry = path.join(dir, '4242-remote.held');
@@ -203,25 +196,17 @@ describe('acquireOutDirLock', () => {
 });
 
 describe('npm start (another run writes the same --out)', () => {
-  let work: string;
-
-  beforeAll(async () => {
-    work = await mkdtemp(path.join(tmpdir(), 'start-lock-'));
-  });
-
-  afterAll(async () => {
-    await rm(work, { recursive: true, force: true });
-  });
+  const workDir = useTempDir('start-lock-');
 
   it('exits 1 at once naming the other process when the lake is locked by a live one', async () => {
     // Prepare: this test process stands for the other run.
-    const lake = path.join(work, 'lake');
+    const lake = path.join(workDir(), 'lake');
     await mkdir(lake, { recursive: true });
     await writeFile(path.join(lake, OUT_DIR_LOCK_FILE), `${process.pid}\n`);
 
     // Act
     const run = await runCli(
-      ['--out', lake, '--secrets-file', path.join(work, 'secrets.json'), '--rows-per-day', '10'],
+      ['--out', lake, '--secrets-file', path.join(workDir(), 'secrets.json'), '--rows-per-day', '10'],
       { timeoutMs: 60_000 },
     );
 
@@ -237,7 +222,7 @@ describe('npm start (another run writes the same --out)', () => {
 
   it('refuses run --out <dir> too, exit 1, naming the other process, before reading the login', async () => {
     // Prepare: this test process stands for the other run; no login exists.
-    const lake = path.join(work, 'run-lake');
+    const lake = path.join(workDir(), 'run-lake');
     await mkdir(lake, { recursive: true });
     await writeFile(path.join(lake, OUT_DIR_LOCK_FILE), `${process.pid}\n`);
 
@@ -252,7 +237,7 @@ describe('npm start (another run writes the same --out)', () => {
         '--out',
         lake,
         '--secret-file',
-        path.join(work, 'no-login.json'),
+        path.join(workDir(), 'no-login.json'),
       ],
       { timeoutMs: 60_000 },
     );

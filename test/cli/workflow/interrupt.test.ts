@@ -1,35 +1,22 @@
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OUT_DIR_LOCK_FILE } from '../../../lib/cli/shared/out-dir-lock';
-import { type CliProcess, runCli, startCli } from '../../support/cli-process';
+import { runCli } from '../../support/cli-process';
+import { useCliProcesses, useTempDir } from '../../support/test-scope';
 
 const SCRIPT = 'bin/workflow.ts';
 
 describe('npm run workflow (interrupted, locked)', () => {
-  let work: string;
-  let cli: CliProcess | undefined;
-
-  beforeAll(async () => {
-    work = await mkdtemp(path.join(tmpdir(), 'workflow-interrupt-'));
-  });
-
-  afterEach(async () => {
-    await cli?.stop();
-    cli = undefined;
-  });
-
-  afterAll(async () => {
-    await rm(work, { recursive: true, force: true });
-  });
+  const workDir = useTempDir('workflow-interrupt-');
+  const processes = useCliProcesses();
 
   it('exits 130 leaving no secret file, no lock and no lease behind when sent SIGINT mid-run', async () => {
     // Prepare: its own temporary directory, so what the run leaves there is visible.
-    const tmp = path.join(work, 'tmp');
-    const lake = path.join(work, 'lake');
+    const tmp = path.join(workDir(), 'tmp');
+    const lake = path.join(workDir(), 'lake');
     await mkdir(tmp);
-    cli = startCli(
+    const cli = processes.start(
       ['--input', '{"from":"2026-11-01","to":"2026-11-21"}', '--out', lake, '--rows-per-day', '3000'],
       { script: SCRIPT, env: { TMPDIR: tmp } },
     );
@@ -50,7 +37,7 @@ describe('npm run workflow (interrupted, locked)', () => {
 
   it('refuses at once, exit 1, naming the holder, a second run into a lake another live run holds', async () => {
     // Prepare: the lake held by a live process (this one).
-    const lake = path.join(work, 'held');
+    const lake = path.join(workDir(), 'held');
     await mkdir(lake);
     await writeFile(path.join(lake, OUT_DIR_LOCK_FILE), `${process.pid}\n`);
 
