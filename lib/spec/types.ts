@@ -205,7 +205,30 @@ export interface ResultRow {
   docId?: string;
 }
 
-/** Every member a result row may carry, in the spec's order. */
+/** The display fields the spec's example names, in the order it lists them (`request.displayFields`). */
+export const SPEC_DISPLAY_FIELD_NAMES = [
+  'connId',
+  'start',
+  'userName',
+  'userNum',
+  'cli',
+  'cliName',
+  'hgNum',
+  'callType',
+  'callDir',
+  'ans',
+  'ref',
+  'lost',
+  'ring',
+  'duration',
+  'calledUserNum',
+  'calledUserName',
+  'callUserName',
+  'callUserNum',
+  'hgName',
+] as const satisfies readonly (keyof ResultRow)[];
+
+/** Every member a result row may carry, in the spec's order (its table of row members). */
 export const RESULT_ROW_FIELDS = [
   'connId',
   'start',

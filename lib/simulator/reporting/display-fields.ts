@@ -1,29 +1,8 @@
-import type { DisplayField } from '../../spec/types';
+import { type DisplayField, SPEC_DISPLAY_FIELD_NAMES } from '../../spec/types';
 import type { RowLayout } from './report-templates';
 
-/** Members of a call row in the order the spec lists them, plus docId which rows also carry. */
-export const CALL_FIELD_NAMES = [
-  'connId',
-  'start',
-  'userName',
-  'userNum',
-  'cli',
-  'cliName',
-  'hgNum',
-  'callType',
-  'callDir',
-  'ans',
-  'ref',
-  'lost',
-  'ring',
-  'duration',
-  'calledUserNum',
-  'calledUserName',
-  'callUserName',
-  'callUserNum',
-  'hgName',
-  'docId',
-] as const;
+/** Members of a call row in the order the spec lists its display fields, plus docId which rows also carry. */
+export const CALL_FIELD_NAMES = [...SPEC_DISPLAY_FIELD_NAMES, 'docId'] as const;
 
 /**
  * The simulator's own members of a `call-details` row (the spec's row does not know them),
