@@ -113,6 +113,18 @@ const PROGRAM_COMMANDS = [
   },
 ] as const;
 
+/**
+ * The spec whose help `args` ask for (`-h` or `--help` before any `--`): the subcommand's
+ * when the first word names one (`directory sync --help`), else the command's; undefined
+ * when no help is asked for.
+ */
+function helpAsked(spec: CommandSpec, args: readonly string[]): CommandSpec | undefined {
+  const end = args.indexOf('--');
+  const words = end === -1 ? args : args.slice(0, end);
+  if (!words.some((w) => w === '--help' || w === '-h')) return undefined;
+  return spec.subcommands?.find((s) => s.name === words[0]) ?? spec;
+}
+
 /** `help <command> [<subcommand>]`: the help of a command, a subcommand, or the program's own. */
 function helpOf(words: readonly string[]): string {
   const [name, subName, ...extra] = words;
@@ -198,7 +210,14 @@ export async function main(argv: readonly string[], io: IOStreams = processStrea
   const name = command.startsWith('-') ? DEFAULT_COMMAND : command;
   const entry = COMMANDS.find((c) => c.spec.name === name);
   if (entry === undefined) throw new UsageError(`unknown command '${command}' (try ${PROGRAM} --help)`);
-  return entry.run(command.startsWith('-') ? [command, ...rest] : rest, io);
+  const args = command.startsWith('-') ? [command, ...rest] : rest;
+  // Help is rendered from the spec: asking for it loads none of the command's code.
+  const help = helpAsked(entry.spec, args);
+  if (help !== undefined) {
+    out.write(renderHelp(help));
+    return 0;
+  }
+  return entry.run(args, io);
 }
 
 /**

@@ -17,6 +17,7 @@ import { callsOn, resultStreamOf } from '../support/result-stream';
 async function loadedBy(
   argv: readonly string[],
   work: string,
+  exitCode = 0,
 ): Promise<{ packages: string[]; sources: string[] }> {
   const log = path.join(work, `loaded-${argv.join('-')}.txt`);
   const hooks = path.join(work, 'log-hooks.mjs');
@@ -38,7 +39,8 @@ export async function resolve(specifier, context, next) {
   const run = await runCli(argv, {
     env: { NODE_OPTIONS: `--import=${pathToFileURL(register).href}`, LOADED_LOG: log },
   });
-  expect(run).toMatchObject({ code: 0, stderr: '' });
+  if (exitCode === 0) expect(run).toMatchObject({ code: 0, stderr: '' });
+  else expect(run.code, run.stderr).toBe(exitCode);
   const urls = [...new Set((await readFile(log, 'utf8')).trim().split('\n'))];
   const files = urls.filter((u) => u.startsWith('file:')).map((u) => fileURLToPath(u));
   const sources: string[] = [];
@@ -102,9 +104,20 @@ describe('the built program (dist/cli/report-export.mjs)', () => {
     },
   );
 
-  it("loads that command's code alone for <command> --help", async () => {
-    // Act
-    const { packages, sources } = await loadedBy(['query', '--help'], work);
+  it.each(['query --help', 'run --help', 'directory sync --help', 'workspaces list -h'])(
+    "loads no command's code and no package for %s (the help comes from the spec)",
+    async (line) => {
+      // Act
+      const { packages, sources } = await loadedBy(line.split(' '), work);
+
+      // Assess
+      expect({ commandCode: commandCodeOf(sources), packages }).toEqual({ commandCode: [], packages: [] });
+    },
+  );
+
+  it("loads that command's code alone, without its heavy packages, for a query that is refused", async () => {
+    // Act: no SQL: the command runs (and refuses) before it needs DuckDB.
+    const { packages, sources } = await loadedBy(['query', '--dir', 'no-such-lake'], work, 2);
 
     // Assess: query's code, without DuckDB (loaded once there is SQL to run).
     expect({ commandCode: commandCodeOf(sources), packages }).toEqual({
