@@ -119,10 +119,14 @@ const PROGRAM_COMMANDS = [
  * when no help is asked for.
  */
 function helpAsked(spec: CommandSpec, args: readonly string[]): CommandSpec | undefined {
+  if (!asksForHelp(args)) return undefined;
+  return spec.subcommands?.find((s) => s.name === args[0]) ?? spec;
+}
+
+/** `-h` or `--help` among the words before any `--`. */
+function asksForHelp(args: readonly string[]): boolean {
   const end = args.indexOf('--');
-  const words = end === -1 ? args : args.slice(0, end);
-  if (!words.some((w) => w === '--help' || w === '-h')) return undefined;
-  return spec.subcommands?.find((s) => s.name === words[0]) ?? spec;
+  return (end === -1 ? args : args.slice(0, end)).some((w) => w === '--help' || w === '-h');
 }
 
 /** `help <command> [<subcommand>]`: the help of a command, a subcommand, or the program's own. */
@@ -185,6 +189,10 @@ export async function main(argv: readonly string[], io: IOStreams = processStrea
   }
   if (command === '--version' || command === '-V') {
     out.write(`${programVersion()}\n`);
+    return 0;
+  }
+  if ((command === 'help' || command === 'completion') && asksForHelp(rest)) {
+    out.write(helpOf([command]));
     return 0;
   }
   if (command === 'help') {

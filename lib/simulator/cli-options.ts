@@ -58,7 +58,7 @@ export const SIM_OPTIONS = {
   'row-format': {
     type: 'string',
     value: '<f>',
-    help: "result rows as 'object' or 'array' (ordered like displayFields)",
+    help: "result rows as 'object' or 'array', ordered like displayFields",
     defaultText: DEFAULT_ROW_FORMAT,
     parse: choiceValue(['object', 'array']),
   },

@@ -142,12 +142,19 @@ describe('the built program (dist/cli/report-export.mjs)', () => {
       runCli(['directory', 'sync', '--help']),
       runCli(['help', 'completion']),
     ]);
+    const [helpOfHelp, completionHelp] = await Promise.all([
+      runCli(['help', '--help']),
+      runCli(['completion', '-h']),
+    ]);
 
     // Assess
     expect(viaHelp.code).toBe(0);
     expect(viaHelp.stdout).toMatch(/^Usage: report-export directory sync/);
     expect(viaHelp.stdout).toBe(viaFlag.stdout);
     expect(ownHelp.stdout).toMatch(/^Usage: report-export completion bash\|zsh\|fish/);
+    expect([helpOfHelp.code, completionHelp.code]).toEqual([0, 0]);
+    expect(helpOfHelp.stdout).toMatch(/^Usage: report-export help <command> \[<subcommand>\]/);
+    expect(completionHelp.stdout).toBe(ownHelp.stdout);
   });
 
   it("lists every command and says how to get a command's help when given --help", async () => {

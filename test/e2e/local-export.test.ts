@@ -23,10 +23,12 @@ function printedRows(stdout: string): Map<string, Map<string, number>> {
   return out;
 }
 
-/** Report name -> id from the `  <name>  report_id=<id>` lines. */
+/** Report name -> id from the report's lines under Files: `  <name>  <dataset>/format=(any)/report_id=<id>`. */
 function printedReportIds(stdout: string): Map<string, string> {
   const ids = new Map<string, string>();
-  for (const m of stdout.matchAll(/^ {2}(.+?)\s+report_id=([0-9a-f-]{36})$/gm))
+  for (const m of stdout.matchAll(
+    /^ {2}(.+?)\s+(?:calls|summaries)\/format=\*\/report_id=([0-9a-f-]{36})$/gm,
+  ))
     ids.set(m[1] as string, m[2] as string);
   return ids;
 }

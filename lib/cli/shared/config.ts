@@ -184,7 +184,7 @@ export const CONFIG_FILE_OPTION = {
   config: {
     type: 'string',
     value: '<path>',
-    help: 'config file (JSON)',
+    help: 'config file, JSON',
     defaultText: `./${DEFAULT_CONFIG_FILE} when present`,
   },
 } as const satisfies Record<string, ValueOption<string>>;

@@ -19,6 +19,9 @@ export interface ReservedStdout {
  * process writes to its own stdout or console meanwhile goes to the command's stderr.
  */
 export function reserveStdout(io: Pick<IOStreams, 'stdout' | 'stderr'>): ReservedStdout {
+  // A command on streams of its own (in-process, a test's): nothing else writes to them,
+  // and the process's stdout and console stay as they are.
+  if (io.stdout !== process.stdout) return { write: (text) => void io.stdout.write(text), release: () => {} };
   const stdout = process.stdout;
   const realWrite = stdout.write;
   const document =

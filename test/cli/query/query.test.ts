@@ -1,7 +1,9 @@
 import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../../lib/cli/main';
 import { runInProcess } from '../../support/cli-in-process';
 import { runCli } from '../../support/cli-process';
 import { duckdbQuery, sqlString } from '../../support/duckdb';
@@ -119,7 +121,7 @@ describe('report-export query', () => {
 
   it.each([
     [['query', '--dir', '/nonexistent/lake', 'SELECT 1'], 2, /--dir \/nonexistent\/lake is not a directory/],
-    [['query'], 2, /stdin holds no SQL/],
+    [['query', '--dir', 'lake'], 2, /stdin holds no SQL; give a statement/],
     [['query', 'SELECT 1', 'SELECT 2'], 2, /give the SQL as one argument/],
     [
       ['query', '--format', 'xml', 'SELECT 1'],
@@ -250,6 +252,30 @@ describe('report-export query', () => {
     // Assess
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual([{ n: 9 }]);
+  });
+
+  it('refuses a wrong --dir at once, without waiting for a stdin that stays open', async () => {
+    // Prepare: a pipe nobody writes to or closes.
+    const stdin = Object.assign(new PassThrough(), { isTTY: false });
+    let stderr = '';
+    const io = {
+      stdin,
+      stdout: { write: () => true },
+      stderr: { write: (t: string) => (stderr += t) },
+      env: { NO_COLOR: '1' },
+      cwd: work,
+    };
+
+    // Act
+    const error = await main(['query', '--dir', 'no-such-lake'], io).catch((e: unknown) => e);
+
+    // Assess
+    expect(error).toMatchObject({
+      name: 'UsageError',
+      message: expect.stringMatching(/--dir .*no-such-lake is not a directory/),
+    });
+    expect(stderr).toBe('');
+    stdin.destroy();
   });
 
   it('reads the SQL from stdin when the argument is -', async () => {

@@ -64,7 +64,14 @@ export function renderLocalExportReport(
 ): string {
   const c = colors(context.out, context.env);
   const example = (format: 'parquet' | 'csv', ext: string) =>
-    path.join(result.outDir, 'calls', `format=${format}`, 'report_id=<id>', 'dt=<date>', `part-00000.${ext}`);
+    path.join(
+      result.outDir,
+      '<dataset>',
+      `format=${format}`,
+      'report_id=<id>',
+      'dt=<date>',
+      `part-00000.${ext}`,
+    );
   const nameWidth = Math.max(0, ...result.reports.map((r) => r.reportName.length));
   const verdict =
     result.status === 'SUCCEEDED' ? c.green('Exported') : c.red('Export FAILED after publishing');
@@ -77,7 +84,10 @@ export function renderLocalExportReport(
     c.bold('Files'),
     `  Parquet   ${example('parquet', 'parquet')}`,
     `  CSV       ${example('csv', result.csvExtension)}`,
-    ...result.reports.map((r) => `  ${r.reportName.padEnd(nameWidth)}  report_id=${r.reportId}`),
+    // Each report's dataset: calls, or summaries for a report whose rows have no start.
+    ...result.reports.map(
+      (r) => `  ${r.reportName.padEnd(nameWidth)}  ${r.dataset}/format=*/report_id=${r.reportId}`,
+    ),
     ...(readBack === undefined ? [] : [`  Summary   ${readBack.page}`]),
     ...result.runRecords.map((key) => `  Run       ${path.join(result.outDir, key)}`),
     `  Secret    ${result.secretFile} (mode 0600)`,

@@ -84,8 +84,9 @@ partitions. Progress goes to stderr; the report to stdout.`,
     'report-export --from 2026-03-23 --to 2026-03-29 --rows-per-day 500 --csv-gzip',
     "report-export --report 'Lost calls' --out /tmp/lake --json",
   ],
-  notes: `Layout: <out>/calls/format=parquet|csv/report_id=<id>/dt=YYYY-MM-DD/part-00000.<ext>
-        with a _manifest.json per partition; run records in <out>/runs/dt=YYYY-MM-DD/.
+  notes: `Layout: <out>/<dataset>/format=parquet|csv/report_id=<id>/dt=YYYY-MM-DD/part-00000.<ext>
+        with a _manifest.json per partition; <dataset> is calls, or summaries for a report
+        whose rows have no start; run records in <out>/runs/dt=YYYY-MM-DD/.
 Answered: a call whose row has ans = 1; talk time: duration (s) of answered calls;
 each call counted once across reports (by connId).`,
 });

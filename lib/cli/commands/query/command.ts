@@ -70,7 +70,10 @@ async function readSql(from: string, io: Pick<IOStreams, 'stdin' | 'cwd'>): Prom
     if (cause instanceof UsageError) throw cause;
     throw new UsageError(`cannot read the SQL from ${what}: ${(cause as Error).message}`, { cause });
   }
-  if (text.trim() === '') throw new UsageError(`${what} holds no SQL`);
+  if (text.trim() === '')
+    throw new UsageError(
+      `${what} holds no SQL; give a statement, e.g. "SELECT count(*) FROM calls", as the argument, with --file <file.sql>, or on stdin`,
+    );
   return text;
 }
 
@@ -89,12 +92,11 @@ export async function queryCommand(argv: readonly string[], io: IOStreams): Prom
     );
   if (sql.length > 1)
     throw new UsageError(`give the SQL as one argument (quote it); got ${sql.length} arguments`);
-  const from = v.file ?? (sql[0] === '-' || piped ? '-' : undefined);
-  if (from !== undefined) sql[0] = await readSql(from, io);
   if (v.json && v.format !== undefined && v.format !== 'json') {
     throw new UsageError(`--json and --format ${v.format} disagree; give one`);
   }
   const format = v.json ? 'json' : (v.format ?? DEFAULT_FORMAT);
+  // Every check of the command line before stdin is read: a wrong --dir never waits on a pipe.
   const dir = path.resolve(io.cwd, v.dir);
   const stat = await fs.stat(dir).catch(() => undefined);
   if (!stat?.isDirectory()) {
@@ -102,6 +104,8 @@ export async function queryCommand(argv: readonly string[], io: IOStreams): Prom
       `--dir ${dir} is not a directory (export into it first: report-export, or pass --dir)`,
     );
   }
+  const from = v.file ?? (sql[0] === '-' || piped ? '-' : undefined);
+  if (from !== undefined) sql[0] = await readSql(from, io);
   // Loaded on use: DuckDB (and the tables' schema) only once there is SQL to run.
   const { openLake } = await import('../../shared/lake-database');
   const db = await openLake(dir);

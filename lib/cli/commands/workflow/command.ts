@@ -70,8 +70,9 @@ export async function workflowCommand(argv: readonly string[], io: IOStreams): P
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'report-export-workflow-'));
+  let workDir: string | undefined;
   try {
+    workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'report-export-workflow-'));
     // Loaded on use: the engine and CDK take a second to load.
     const { startLocalDeployment } = await import('../../../local/local-deployment');
     const deployment = await startLocalDeployment({
@@ -102,7 +103,7 @@ export async function workflowCommand(argv: readonly string[], io: IOStreams): P
   } finally {
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
-    await fs.rm(workDir, { recursive: true, force: true });
+    if (workDir !== undefined) await fs.rm(workDir, { recursive: true, force: true });
     await lock.release();
   }
 }
