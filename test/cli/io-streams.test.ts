@@ -47,9 +47,6 @@ describe('commands and the streams they are given', () => {
   ])("$argv writes to its own $stream and never to the process's", async ({ argv, stream }) => {
     // Prepare: the process's own streams, watched.
     const real = [vi.spyOn(process.stdout, 'write'), vi.spyOn(process.stderr, 'write')];
-    const argv = line.startsWith('query')
-      ? [...line.split(' ').slice(0, 4), line.split(' ').slice(4).join(' ')]
-      : line.split(' ');
 
     // Act
     const run = await runInProcess(argv, { cwd: work, cleanEnv: true });
