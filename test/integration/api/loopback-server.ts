@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from '../../support/loopback';
 
 /** One request a {@link LoopbackServer} saw. */
 export interface SeenRequest {
@@ -29,18 +29,7 @@ export async function startLoopbackServer(handler: Handler): Promise<LoopbackSer
       Promise.resolve(handler(req, res, body)).catch(() => res.destroy());
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        // Kept-alive and still-streaming sockets would hold close() open.
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...(await listenOnLoopback(server)), requests };
 }
 
 /**
