@@ -45,13 +45,29 @@ export class QualityCounter {
     if (outOfRange(row.ans) || outOfRange(row.ref) || outOfRange(row.lost)) counts.flagOutOfRange++;
     const id = row.connId;
     if (id === undefined || id === null || id === '') counts.nullConnId++;
-    else if (!this.#insert(`${dt}\u0000${String(id)}`)) counts.duplicateConnId++;
+    else if (!this.#insert(dt, typeof id === 'string' ? id : String(id))) counts.duplicateConnId++;
   }
 
-  /** Adds the key's hash; false when it was there already. */
-  #insert(key: string): boolean {
+  /** Adds the hash of (dt, id); false when it was there already. */
+  #insert(dt: string, id: string): boolean {
     if (this.#size * 2 >= this.#used.length) this.#grow();
-    return this.#put(hash32(key, 0x811c9dc5, 0x01000193), hash32(key, 0x9747b28c, 0x5bd1e995));
+    // Both 32-bit halves in one pass over the two strings, a separator between them (no
+    // key string built per row).
+    let hi = 0x811c9dc5;
+    let lo = 0x9747b28c;
+    for (let i = 0; i < dt.length; i++) {
+      const c = dt.charCodeAt(i);
+      hi = Math.imul(hi ^ c, 0x01000193);
+      lo = Math.imul(lo ^ c, 0x5bd1e995);
+    }
+    hi = Math.imul(hi, 0x01000193);
+    lo = Math.imul(lo, 0x5bd1e995);
+    for (let i = 0; i < id.length; i++) {
+      const c = id.charCodeAt(i);
+      hi = Math.imul(hi ^ c, 0x01000193);
+      lo = Math.imul(lo ^ c, 0x5bd1e995);
+    }
+    return this.#put(finish(hi), finish(lo));
   }
 
   #put(hi: number, lo: number): boolean {
@@ -84,17 +100,15 @@ export function emptyQuality(): QualityCounts {
   return { nullConnId: 0, duplicateConnId: 0, negativeTime: 0, flagOutOfRange: 0 };
 }
 
-/** A 32-bit multiplicative hash of the string's UTF-16 units (two seeds give two independent halves). */
-function hash32(text: string, seed: number, prime: number): number {
-  let h = seed >>> 0;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, prime);
-  }
-  h ^= h >>> 15;
-  h = Math.imul(h, 0x2c1b3c6d);
-  h ^= h >>> 12;
-  return h >>> 0;
+/**
+ * The last mixing of a 32-bit multiplicative hash of UTF-16 units (FNV-1a style; two seeds
+ * and primes give the two halves of the 64-bit hash).
+ */
+function finish(h: number): number {
+  let x = h ^ (h >>> 15);
+  x = Math.imul(x, 0x2c1b3c6d);
+  x ^= x >>> 12;
+  return x >>> 0;
 }
 
 function negative(v: unknown): boolean {
