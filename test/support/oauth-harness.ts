@@ -1,5 +1,4 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ManualClock } from '../../lib/simulator/clock';
 import {
   createOAuthServer,
@@ -9,6 +8,7 @@ import {
   type RegisteredClient,
   type SeededUser,
 } from '../../lib/simulator/oauth';
+import { listenOnLoopback } from './loopback';
 
 /** Every request a test makes is bounded in time. */
 export const REQUEST_TIMEOUT_MS = 5_000;
@@ -75,9 +75,8 @@ export async function startOAuthHarness(options: OAuthHarnessOptions = {}): Prom
     });
   });
   // Listen first: the issuer is the origin, which is known only once the port is.
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  const origin = `http://127.0.0.1:${port}`;
+  const listening = await listenOnLoopback(server);
+  const origin = listening.url;
   const callbackUri = `${origin}/callback`;
   const client: RegisteredClient = {
     ...TEST_CLIENT,
@@ -136,12 +135,7 @@ export async function startOAuthHarness(options: OAuthHarnessOptions = {}): Prom
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       });
     },
-    close() {
-      server.closeAllConnections();
-      return new Promise<void>((resolve, reject) =>
-        server.close((error) => (error ? reject(error) : resolve())),
-      );
-    },
+    close: listening.close,
   };
 }
 

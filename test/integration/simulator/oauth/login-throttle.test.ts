@@ -1,5 +1,4 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../../lib/simulator/clock';
 import { startSimulator } from '../../../../lib/simulator/index';
@@ -11,6 +10,7 @@ import {
 } from '../../../../lib/simulator/oauth';
 import { MAX_STATE_LENGTH } from '../../../../lib/simulator/oauth/authorize-request';
 import { OAUTH_SCOPE } from '../../../../lib/spec/types';
+import { listenOnLoopback } from '../../../support/loopback';
 
 const REQUEST_TIMEOUT_MS = 5_000;
 const CLIENT = {
@@ -43,8 +43,8 @@ async function startLoginServer(
   const server = createServer((req, res) => {
     void oauth?.handle(req, res, new URL(req.url ?? '/', 'http://127.0.0.1'));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const listening = await listenOnLoopback(server);
+  const origin = listening.url;
   oauth = await createOAuthServer({
     clients: [CLIENT],
     users: [USER],
@@ -61,11 +61,7 @@ async function startLoginServer(
     username: USER.username,
     password: USER.password,
     clock,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: listening.close,
   };
 }
 
