@@ -22,6 +22,11 @@ let queue: Promise<void> = Promise.resolve();
 let failed = false;
 
 port.on('message', (m: ToWorker) => {
+  if (m.type === 'close') {
+    // After what is queued: nothing keeps the thread alive once the port is closed.
+    queue = queue.then(() => port.close());
+    return;
+  }
   queue = queue.then(async () => {
     if (failed) return;
     try {

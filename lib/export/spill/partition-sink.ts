@@ -50,6 +50,9 @@ export class InlineSink implements PartitionSink {
 }
 
 /** Messages between WorkerSink and encode-worker. */
+/** How long a closed encode worker has to end on its own before it is terminated. */
+const WORKER_CLOSE_TIMEOUT_MS = 1000;
+
 export type ToWorker =
   | {
       type: 'write';
@@ -59,7 +62,9 @@ export type ToWorker =
       /** Dictionary entries added since the previous message. */
       added: { column: number; values: string[] }[];
     }
-  | { type: 'finish' };
+  | { type: 'finish' }
+  /** Nothing more to do: the worker closes its port and ends on its own. */
+  | { type: 'close' };
 export type FromWorker =
   | { type: 'ready' }
   /** The row group's arrays, sent back for reuse. */
@@ -172,9 +177,28 @@ export class WorkerSink implements PartitionSink {
     return out;
   }
 
+  /**
+   * Ends the worker. It is asked to end on its own (its port closed, its event loop
+   * empties) and terminated only when it has not within a second: `terminate()` of a
+   * worker whose code V8 is still optimizing on a background thread can abort the whole
+   * process in Node 20 (`NodePlatform::ForIsolate` assertion, nodejs/node worker
+   * teardown races), and after a clean finish there is nothing to cut short.
+   */
   async close(): Promise<void> {
     this.#finished = undefined;
-    await this.#worker.terminate();
+    const worker = this.#worker;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    if (this.#failure === undefined) {
+      worker.postMessage({ type: 'close' } satisfies ToWorker);
+      let timer: NodeJS.Timeout | undefined;
+      const gaveUp = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), WORKER_CLOSE_TIMEOUT_MS);
+      });
+      const ended = await Promise.race([exited.then(() => true), gaveUp]);
+      clearTimeout(timer);
+      if (ended) return;
+    }
+    await worker.terminate();
   }
 
   #fail(error: Error): void {
