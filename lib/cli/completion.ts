@@ -51,19 +51,24 @@ export function completionScript(
   programCommands: readonly { name: string; summary: string }[] = [],
   defaultCommand?: string,
 ): string {
-  return shell === 'fish'
-    ? fishScript(program, commands, programCommands, defaultCommand)
-    : bashScript(shell, program, commands, programCommands, defaultCommand);
+  const names = [...commands.map((c) => c.name), ...programCommands.map((c) => c.name)];
+  const input: ScriptInput = { program, commands, names, defaultCommand };
+  return shell === 'fish' ? fishScript(input, programCommands) : bashScript(shell, input);
+}
+
+/** What every script is made from: the program, its commands and the words of its first position. */
+interface ScriptInput {
+  program: string;
+  commands: readonly CommandSpec[];
+  /** Every command name, the program's own (help, completion) included. */
+  names: readonly string[];
+  defaultCommand: string | undefined;
 }
 
 function bashScript(
   shell: 'bash' | 'zsh',
-  program: string,
-  commands: readonly CommandSpec[],
-  programCommands: readonly { name: string; summary: string }[],
-  defaultCommand: string | undefined,
+  { program, commands, names, defaultCommand }: ScriptInput,
 ): string {
-  const names = [...commands.map((c) => c.name), ...programCommands.map((c) => c.name)];
   const fn = `_${program.replace(/[^A-Za-z0-9]/g, '_')}`;
   const grouped = commands.filter((c) => c.subcommands !== undefined);
   const subcommandCases = grouped
@@ -119,12 +124,9 @@ complete -o default -F ${fn} ${program}
 }
 
 function fishScript(
-  program: string,
-  commands: readonly CommandSpec[],
+  { program, commands, names, defaultCommand }: ScriptInput,
   programCommands: readonly { name: string; summary: string }[],
-  defaultCommand: string | undefined,
 ): string {
-  const names = [...commands.map((c) => c.name), ...programCommands.map((c) => c.name)];
   const defaultSpec = commands.find((c) => c.name === defaultCommand);
   const options = (condition: string, spec: CommandSpec) =>
     Object.entries(spec.options).map(

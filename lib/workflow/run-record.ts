@@ -37,8 +37,20 @@ export interface FinalizeInput {
   failure?: CaughtFailure;
 }
 
+/** What a run and each of its jobs count. */
+export interface RunCounts {
+  rows: number;
+  partitions: number;
+  files: number;
+  bytes: number;
+  requests: number;
+  polls: number;
+  splits: number;
+  retries: number;
+}
+
 /** The run record: one JSON line per execution under `runs/`. */
-export interface RunRecord {
+export interface RunRecord extends RunCounts {
   runId: string;
   parentRunId: string | null;
   executionName: string;
@@ -53,14 +65,6 @@ export interface RunRecord {
   jobs: RunRecordJob[];
   jobCount: number;
   failedJobs: number;
-  rows: number;
-  partitions: number;
-  files: number;
-  bytes: number;
-  requests: number;
-  polls: number;
-  splits: number;
-  retries: number;
   /** Partitions the shrink guard held, over every job (each job lists its first ones). */
   heldPartitions: number;
   /** Results published whose summary disagreed with their rows (each job lists its first ones). */
@@ -73,19 +77,11 @@ export interface RunRecord {
   cause: string | null;
 }
 
-export interface RunRecordJob {
+export interface RunRecordJob extends RunCounts {
   jobId: string;
   reportId: string;
   reportName: string;
   status: 'SUCCEEDED' | 'FAILED';
-  rows: number;
-  partitions: number;
-  files: number;
-  bytes: number;
-  requests: number;
-  polls: number;
-  splits: number;
-  retries: number;
   /** Days the shrink guard held: which day, its published rows and this run's. */
   held: HeldPartition[];
   heldCount: number;
