@@ -34,6 +34,11 @@ export {
 export { ZoneConverter } from './time-zone';
 export {
   type ExportLogger,
+  HELD_BASES,
+  type HeldBasis,
+  type HeldCallsPartition,
+  type HeldPartition,
+  type HeldRowsPartition,
   OUTSIDE_WINDOW_POLICIES,
   type OutsideWindowPolicy,
   type PartitionOutput,

@@ -38,13 +38,44 @@ export interface QualityCounts {
   flagOutOfRange: number;
 }
 
-/** A partition the shrink guard kept as published: the run had too few of its rows. */
-export interface HeldPartition {
+/**
+ * What the shrink guard compares for a dataset: the number of rows (`calls`: one row per
+ * call) or the calls a summary's rows count (`summaries`: the sum of every row's `ans`,
+ * `ref` and `lost`, since a summary keeps about one row per user however few calls it
+ * counts). Both measure the same thing, a day's calls, so the two datasets' guards decide
+ * the same on the same shrinkage.
+ */
+export const HELD_BASES = { rows: 'rows', calls: 'calls' } as const;
+export type HeldBasis = (typeof HELD_BASES)[keyof typeof HELD_BASES];
+
+/**
+ * A partition the shrink guard kept as published: the run had too few of its rows (a call
+ * list) or of its calls (a summary). Print `dt` and, by `basis`, `publishedRows`/`rows` or
+ * `publishedCalls`/`calls`.
+ */
+export type HeldPartition = HeldRowsPartition | HeldCallsPartition;
+
+interface HeldPartitionCounts {
+  /** The partition's day (YYYY-MM-DD). */
   dt: string;
   /** Rows of the published partition (its Parquet manifest). */
   publishedRows: number;
   /** Rows this run would have replaced it with. */
   rows: number;
+}
+
+/** A `calls` day held: this run has fewer than the guard's share of its published rows. */
+export interface HeldRowsPartition extends HeldPartitionCounts {
+  basis: typeof HELD_BASES.rows;
+}
+
+/** A `summaries` day held: this run's rows count fewer than the guard's share of its published calls. */
+export interface HeldCallsPartition extends HeldPartitionCounts {
+  basis: typeof HELD_BASES.calls;
+  /** Calls the published partition counts (the sum of its rows' `ans`, `ref` and `lost`). */
+  publishedCalls: number;
+  /** Calls this run's rows count, likewise. */
+  calls: number;
 }
 
 /** A finished part file of one format, spilled to local disk and ready to stage. */

@@ -39,7 +39,7 @@ export async function guardShrink(
           rows: p.rows,
         });
       } else {
-        held.push({ dt: p.dt, publishedRows, rows: p.rows });
+        held.push({ dt: p.dt, basis: 'rows', publishedRows, rows: p.rows });
         continue;
       }
     }

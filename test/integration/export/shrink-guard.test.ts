@@ -79,14 +79,14 @@ describe('exportReportResult shrink guard', () => {
       const summary = await reexportDay(rows, { logger });
 
       // Assess
-      expect(summary.held).toEqual([{ dt: DAY, publishedRows: 10, rows }]);
+      expect(summary.held).toEqual([{ dt: DAY, basis: 'rows', publishedRows: 10, rows }]);
       expect(summary.partitions).toEqual([]);
       expect(summary).toMatchObject({ rows: 0, files: 0, bytes: 0 });
       expect(await snapshot(store)).toEqual(earlier);
       expect(logger.warnings).toEqual([
         [
           expect.stringContaining('held by the shrink guard'),
-          { held: [{ dt: DAY, publishedRows: 10, rows }], minShareOfPublished: 0.5 },
+          { held: [{ dt: DAY, basis: 'rows', publishedRows: 10, rows }], minShareOfPublished: 0.5 },
         ],
       ]);
     },
@@ -112,7 +112,7 @@ describe('exportReportResult shrink guard', () => {
     const replaced = await reexportDay(8, { minShareOfPublished: 0.8 });
 
     // Assess
-    expect(held.held).toEqual([{ dt: DAY, publishedRows: 10, rows: 7 }]);
+    expect(held.held).toEqual([{ dt: DAY, basis: 'rows', publishedRows: 10, rows: 7 }]);
     expect(replaced.held).toEqual([]);
     expect((await manifestOf('parquet', DAY)).rows).toBe(8);
   });
@@ -167,7 +167,7 @@ describe('exportReportResult shrink guard', () => {
     });
 
     // Assess
-    expect(summary.held).toEqual([{ dt: '2026-06-02', publishedRows: 10, rows: 2 }]);
+    expect(summary.held).toEqual([{ dt: '2026-06-02', basis: 'rows', publishedRows: 10, rows: 2 }]);
     expect(summary.partitions.map((p) => [p.dt, p.rows])).toEqual([
       ['2026-06-01', 10],
       ['2026-06-03', 12],
@@ -195,8 +195,8 @@ describe('exportReportResult shrink guard', () => {
 
     // Assess
     expect(summary.held).toEqual([
-      { dt: '2026-06-02', publishedRows: 10, rows: 0 },
-      { dt: '2026-06-03', publishedRows: 10, rows: 0 },
+      { dt: '2026-06-02', basis: 'rows', publishedRows: 10, rows: 0 },
+      { dt: '2026-06-03', basis: 'rows', publishedRows: 10, rows: 0 },
     ]);
     expect(summary.partitions.map((p) => [p.dt, p.rows])).toEqual([['2026-06-01', 10]]);
     const after = await snapshot(store);
