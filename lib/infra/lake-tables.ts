@@ -157,6 +157,7 @@ const INPUT_TYPES: { [K in keyof Required<ExecutionInput>]: string } = {
 };
 const QUALITY_TYPE = 'struct<nullconnid:int,duplicateconnid:int,negativetime:int,flagoutofrange:int>';
 const TOTALS_TYPE = 'struct<ans:bigint,ref:bigint,lost:bigint,ring:double,duration:double>';
+const PARTIAL_DAYS_TYPE = 'array<struct<dt:string,cutoff:string>>';
 const JOB_TYPES: { [K in keyof RunRecordJob]: string } = {
   jobId: 'string',
   reportId: 'string',
@@ -175,6 +176,7 @@ const JOB_TYPES: { [K in keyof RunRecordJob]: string } = {
   mismatches: `array<struct<requestid:string,differences:array<string>,service:${TOTALS_TYPE},rows:${TOTALS_TYPE}>>`,
   mismatchCount: 'int',
   quality: QUALITY_TYPE,
+  partialDays: PARTIAL_DAYS_TYPE,
   firstDate: 'string',
   lastDate: 'string',
   durationMs: 'bigint',
@@ -211,6 +213,7 @@ const RUN_RECORD_TYPES: { [K in keyof RunRecord]: string } = {
   heldPartitions: 'int',
   summaryMismatches: 'int',
   quality: QUALITY_TYPE,
+  partialDays: PARTIAL_DAYS_TYPE,
   newestDate: 'string',
   continued: 'boolean',
   error: 'string',

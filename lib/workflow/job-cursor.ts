@@ -1,6 +1,7 @@
 import { emptyQuality } from '../export/rows/quality';
 import type { HeldPartition, QualityCounts } from '../export/types';
 import type { Job } from './plan';
+import type { PartialDay } from './run-record';
 
 /** Held partitions listed per job (the rest counted): the cursor travels in state (256 KB). */
 export const MAX_HELD_LISTED = 31;
@@ -62,6 +63,8 @@ export interface JobCursor {
   mismatchCount: number;
   /** Data-quality counts summed over the partitions published. */
   quality: QualityCounts;
+  /** Days published before they ended (the window included the day of the request). */
+  partialDays: PartialDay[];
   /** Local dates published (first and last), for freshness. */
   firstDate: string;
   lastDate: string;
@@ -106,6 +109,7 @@ export function firstCursor(job: Job, now: Date): JobCursor {
     mismatches: [],
     mismatchCount: 0,
     quality: emptyQuality(),
+    partialDays: [],
     firstDate: '',
     lastDate: '',
     startedAt: now.toISOString(),

@@ -49,6 +49,18 @@ export interface RunCounts {
   retries: number;
 }
 
+/**
+ * A local day read while it was still going on (the window included the day the report was
+ * requested in the report's zone): its partition holds the day's calls up to `cutOff` only,
+ * not the whole day. A later run over the day publishes it whole.
+ */
+export interface PartialDay {
+  /** The local date of the partition (YYYY-MM-DD). */
+  dt: string;
+  /** When the service was asked for the day (ISO 8601, UTC): calls after it are not in the partition. */
+  cutOff: string;
+}
+
 /** The run record: one JSON line per execution under `runs/`. */
 export interface RunRecord extends RunCounts {
   runId: string;
@@ -71,6 +83,8 @@ export interface RunRecord extends RunCounts {
   summaryMismatches: number;
   /** Data-quality counts over every partition published. */
   quality: QualityCounts;
+  /** Days published partial, over every job: one per day, with its earliest cut-off. */
+  partialDays: PartialDay[];
   newestDate: string | null;
   continued: boolean;
   error: string | null;
@@ -88,6 +102,8 @@ export interface RunRecordJob extends RunCounts {
   mismatches: SummaryMismatch[];
   mismatchCount: number;
   quality: QualityCounts;
+  /** Days this job published partial (read before the day ended), each with its cut-off. */
+  partialDays: PartialDay[];
   firstDate: string | null;
   lastDate: string | null;
   durationMs: number | null;
@@ -145,6 +161,7 @@ export function buildRunRecord(input: FinalizeInput, finishedAt: Date): RunRecor
     heldPartitions: total((j) => j.heldCount),
     summaryMismatches: total((j) => j.mismatchCount),
     quality: sumQuality(jobs.map((j) => j.quality)),
+    partialDays: earliestCutOffs(jobs.flatMap((j) => j.partialDays)),
     newestDate: newest === '' ? null : newest,
     continued: input.plan?.hasContinuation ?? false,
     error,
@@ -173,6 +190,7 @@ function toRecordJob(r: JobResult): RunRecordJob {
     mismatches: p.mismatches ?? [],
     mismatchCount: p.mismatchCount ?? 0,
     quality: { ...emptyQuality(), ...p.quality },
+    partialDays: p.partialDays ?? [],
     firstDate: p.firstDate || null,
     lastDate: p.lastDate || null,
     durationMs:
@@ -209,6 +227,18 @@ export function parseRunRecord(text: string): RunRecord | string {
   const { runId, startedAt } = value as Record<string, unknown>;
   if (typeof runId !== 'string' || typeof startedAt !== 'string') return 'no runId or startedAt';
   return value as RunRecord;
+}
+
+/** One entry per day, the earliest cut-off of the day's entries, in date order. */
+function earliestCutOffs(days: readonly PartialDay[]): PartialDay[] {
+  const byDay = new Map<string, string>();
+  for (const d of days) {
+    const seen = byDay.get(d.dt);
+    if (seen === undefined || d.cutOff < seen) byDay.set(d.dt, d.cutOff);
+  }
+  return [...byDay]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([dt, cutOff]) => ({ dt, cutOff }));
 }
 
 /** Quality counts added up, count by count. */
