@@ -236,9 +236,7 @@ function earliestCutOffs(days: readonly PartialDay[]): PartialDay[] {
     const seen = byDay.get(d.dt);
     if (seen === undefined || d.cutOff < seen) byDay.set(d.dt, d.cutOff);
   }
-  return [...byDay]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([dt, cutOff]) => ({ dt, cutOff }));
+  return [...byDay].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([dt, cutOff]) => ({ dt, cutOff }));
 }
 
 /** Quality counts added up, count by count. */
