@@ -118,6 +118,20 @@ describe('report-export backfill (mocked Step Functions)', () => {
     expect((await state()).chunks.every((c) => c.status === 'succeeded')).toBe(true);
   });
 
+  it('sends forceReplace in the execution input of every chunk when given --force-replace', async () => {
+    // Act
+    const code = await run(['--force-replace']);
+
+    // Assess
+    expect(code).toBe(0);
+    const starts = sfn
+      .commandCalls(StartExecutionCommand)
+      .map((c) => JSON.parse(c.args[0].input.input ?? '') as { forceReplace?: boolean });
+    expect(starts).toHaveLength(7);
+    expect(starts.every((input) => input.forceReplace === true)).toBe(true);
+    expect((await state()).input.forceReplace).toBe(true);
+  });
+
   it('retries only the failed chunks and skips the finished ones when run again', async () => {
     // Prepare
     outcome = (input) => (input.from === '2026-02-12' ? 'FAILED' : 'SUCCEEDED');

@@ -33,7 +33,7 @@ export interface ChunkRecord {
 export interface BackfillState {
   version: 1;
   stateMachineArn: string;
-  input: { from: string; to: string; reports?: string[]; filterId?: string };
+  input: { from: string; to: string; reports?: string[]; filterId?: string; forceReplace?: true };
   chunkDays: number;
   chunks: ChunkRecord[];
 }
@@ -102,6 +102,8 @@ export async function backfillCommand(
     to: v.to,
     ...(parsed.reports ? { reports: parsed.reports } : {}),
     ...(parsed.filterId ? { filterId: parsed.filterId } : {}),
+    // Part of the backfill's identity (its state file): a forced run is not the plain one resumed.
+    ...(parsed.forceReplace ? { forceReplace: true as const } : {}),
   };
   const stateMachineArn = stateMachineArnOf(await resolveConfig({ flags: v, env: io.env, cwd: io.cwd }));
   // Before the state file or any chunk: without AWS every chunk would start and fail.

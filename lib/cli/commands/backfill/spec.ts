@@ -20,6 +20,7 @@ ones, so an interrupted backfill finishes without starting anything twice.`,
     to: EXECUTION_INPUT_OPTIONS.to,
     report: EXECUTION_INPUT_OPTIONS.report,
     'filter-id': EXECUTION_INPUT_OPTIONS['filter-id'],
+    'force-replace': EXECUTION_INPUT_OPTIONS['force-replace'],
     'chunk-days': {
       type: 'string',
       value: '<n>',
