@@ -39,6 +39,11 @@ export interface ApiErrorDetails {
   method?: string | undefined;
   /** Path of the URL, without query string (search texts may be personal data). */
   path?: string | undefined;
+  /**
+   * Scheme, host and port of the URL called (`http://127.0.0.1:4010`): never its user
+   * info or query. Set by the transport on every error of a call.
+   */
+  origin?: string | undefined;
   /** `message` of the service's error body; kept cut to 1 KiB (see service-text). */
   serviceMessage?: string | undefined;
   /** `timestamp` of the service's error body. */
@@ -56,6 +61,7 @@ export class ApiError extends Error {
   readonly status: number | undefined;
   readonly method: string | undefined;
   readonly path: string | undefined;
+  readonly origin: string | undefined;
   readonly serviceMessage: string | undefined;
   readonly serviceTimestamp: string | undefined;
   readonly requestId: string | undefined;
@@ -72,6 +78,7 @@ export class ApiError extends Error {
     this.status = details.status;
     this.method = details.method;
     this.path = details.path;
+    this.origin = details.origin;
     this.serviceMessage = serviceMessage;
     this.serviceTimestamp = truncateServiceText(details.serviceTimestamp);
     this.requestId = details.requestId;
@@ -155,11 +162,17 @@ export class RedirectError extends ApiError {
   }
 }
 
-/** The connection failed: refused, reset (also in the middle of a body), DNS. */
+/**
+ * The connection failed: refused, reset (also in the middle of a body), DNS. The message
+ * names the origin it tried; `url` is that origin and the path (no query), for a caller that
+ * wants to say where the address came from (a stored login, a setting).
+ */
 export class ConnectionError extends ApiError {
+  readonly url: string | undefined;
   constructor(message: string, details: ApiErrorDetails = {}) {
     super(API_ERROR_CODES.connection, message, details);
     this.name = 'ConnectionError';
+    this.url = details.origin === undefined ? undefined : `${details.origin}${details.path ?? ''}`;
   }
 }
 

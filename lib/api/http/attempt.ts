@@ -27,12 +27,17 @@ export function anySignal(signals: (AbortSignal | undefined)[]): AbortSignal | u
   return present.length === 1 ? present[0] : AbortSignal.any(present);
 }
 
-/** Turns a fetch or body-read failure into aborted / timeout / connection. */
+/**
+ * Turns a fetch or body-read failure into aborted / timeout / connection. `what` names a
+ * failed read (`The response body failed`); undefined is the request itself. A connection
+ * error names the origin it tried (`fetch failed (ECONNREFUSED) connecting to
+ * http://127.0.0.1:4010`): a stale or mistyped address is then plain to see.
+ */
 export function mapAbortOrConnection(
   error: unknown,
   attempt: Attempt,
   details: ApiErrorDetails,
-  what: string,
+  what: string | undefined,
 ): ApiError {
   if (error instanceof AbortedError || error instanceof TimeoutError || error instanceof ConnectionError)
     return error;
@@ -44,7 +49,12 @@ export function mapAbortOrConnection(
     if (reason instanceof AbortedError) return reason;
     return new AbortedError('The request was cancelled', { ...details, cause: reason });
   }
-  return new ConnectionError(`${what}: ${errorText(error)}`, { ...details, cause: error });
+  const origin = details.origin ?? '';
+  const message =
+    what === undefined
+      ? `${errorText(error)}${origin && ` connecting to ${origin}`}`
+      : `${what}: ${errorText(error)}${origin && ` reading from ${origin}`}`;
+  return new ConnectionError(message, { ...details, cause: error });
 }
 
 export function errorText(error: unknown): string {
@@ -64,9 +74,10 @@ export function buildUrl(baseUrl: string, path: string, query: Record<string, Qu
   return url;
 }
 
+/** Method, origin and path of a request for its errors: never its query (search texts). */
 export function describeRequest(req: HttpRequest, baseUrl: string): ApiErrorDetails {
   const url = /^https?:\/\//.test(req.path) ? new URL(req.path) : new URL(baseUrl + req.path);
-  return { method: req.method, path: url.pathname };
+  return { method: req.method, path: url.pathname, origin: url.origin };
 }
 
 export function requestIdOf(headers: Headers): string | undefined {

@@ -164,7 +164,7 @@ export class HttpTransport {
             redirect: 'manual',
           });
         } catch (error) {
-          outcomeError = mapAbortOrConnection(error, attempt, base, 'Request failed');
+          outcomeError = mapAbortOrConnection(error, attempt, base, undefined);
         }
 
         if (response) {

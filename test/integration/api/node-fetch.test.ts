@@ -490,6 +490,24 @@ describe('nodeHttpFetch, the transport’s default fetch, over real HTTP', () =>
       },
     );
 
+    it('names the origin and path it tried, never the query, when the connection is refused', async () => {
+      // Prepare: the base URL as a stored login gives it, with a path prefix.
+      const origin = await closedPort();
+      const transport = transportFor(`${origin}/api`);
+      // Act
+      const error = await transport
+        .requestJson({ method: 'GET', path: '/v1.0/workspaces', query: { filter: 'SECRET-TEXT' } })
+        .catch((e: unknown) => e);
+      // Assess
+      expect(error).toBeInstanceOf(ConnectionError);
+      const e = error as ConnectionError;
+      expect(e.message).toBe(
+        `fetch failed (ECONNREFUSED) connecting to ${origin} (GET /api/v1.0/workspaces)`,
+      );
+      expect(e).toMatchObject({ origin, url: `${origin}/api/v1.0/workspaces`, path: '/api/v1.0/workspaces' });
+      expect(JSON.stringify({ ...e, message: e.message })).not.toContain('SECRET');
+    });
+
     it.each([
       { method: 'GET' as const, requests: 3 },
       { method: 'POST' as const, requests: 1 },
