@@ -1,5 +1,5 @@
 import type { ReportResultHead, ReportResultMetadata, ReportResultStream } from '../api';
-import type { ResultRow } from '../spec/types';
+import type { ResultRow, SummaryEntry } from '../spec/types';
 
 /** Opens one piece's result (lazily, when the previous piece has been read). */
 export type PieceOpener = () => Promise<ReportResultStream & { batches?: AsyncIterable<ResultRow[]> }>;
@@ -8,7 +8,7 @@ export type PieceOpener = () => Promise<ReportResultStream & { batches?: AsyncIt
  * The results of a busy day's pieces read as one result, one HTTP body at a time, so the
  * export core publishes the day's partition once from all of them. `head` is the first
  * piece's; `done()` sums the pieces' counts (each piece was checked against its own
- * totalCount by the client).
+ * totalCount by the client) and gives the day's summary (see {@link combinedSummary}).
  */
 export async function concatResults(openers: readonly PieceOpener[]): Promise<ReportResultStream> {
   const [openFirst, ...rest] = openers;
@@ -66,6 +66,12 @@ export async function concatResults(openers: readonly PieceOpener[]): Promise<Re
         request: head.request,
         totalCount: sum((m) => m.totalCount),
         rowsRead: sum((m) => m.rowsRead),
+        replacedCharacters: sum((m) => m.replacedCharacters),
+        effort: sum((m) => m.effort),
+        queryDuration: sum((m) => m.queryDuration),
+        totalDuration: sum((m) => m.totalDuration),
+        queryCount: sum((m) => m.queryCount),
+        summary: combinedSummary(metas),
         rowLimitExceeded: metas.some((m) => m.rowLimitExceeded),
       };
     },
@@ -74,4 +80,20 @@ export async function concatResults(openers: readonly PieceOpener[]): Promise<Re
       current.cancel(reason);
     },
   } as ReportResultStream;
+}
+
+/**
+ * The day's summary from its pieces'. A summary entry holds totals (ans, ref, lost, ring,
+ * duration) over rows, and a result's totals are its entries added up; the pieces' rows
+ * are the day's, so the day's totals are every piece's entries added up, as totalCount is:
+ * the entries are kept as sent, one after another (no arithmetic here, so nothing is
+ * rounded twice). A piece with rows but no summary leaves the day without one: the other
+ * pieces' totals alone would disagree with the day's rows, and an absent summary is not
+ * compared.
+ */
+function combinedSummary(metas: readonly ReportResultMetadata[]): SummaryEntry[] {
+  const unsummed = (m: ReportResultMetadata) =>
+    (!Array.isArray(m.summary) || m.summary.length === 0) && (m.rowsRead > 0 || m.totalCount > 0);
+  if (metas.some(unsummed)) return [];
+  return metas.flatMap((m) => (Array.isArray(m.summary) ? m.summary : []));
 }

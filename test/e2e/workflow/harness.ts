@@ -8,6 +8,7 @@ import {
 } from '../../../lib/local/local-deployment';
 import type { LocalWorkflowResult } from '../../../lib/local/run-workflow';
 import { listAll, readObject } from '../../../lib/stores';
+import type { RunRecord } from '../../../lib/workflow/run-record';
 import { startLocalS3 } from '../../integration/stores/local-s3';
 import { duckdbQuery, sqlString } from '../../support/duckdb';
 
@@ -22,6 +23,8 @@ export interface WorkflowHarness {
   /** Every text a secret could leak into: history, logs, metrics, run records, notifications. */
   everything(result: LocalWorkflowResult): Promise<string>;
   secretValues(): Promise<string[]>;
+  /** The run records the executions wrote under `lake/runs/`. */
+  runRecords(): Promise<RunRecord[]>;
   close(): Promise<void>;
 }
 
@@ -91,6 +94,12 @@ export async function startHarness(
       return [s.service.clientSecret, s.service.refreshToken, s.service.accessToken].filter(
         (v): v is string => typeof v === 'string' && v.length > 8,
       );
+    },
+    async runRecords() {
+      const records: RunRecord[] = [];
+      for (const o of await listAll(store, 'lake/runs/'))
+        records.push(JSON.parse(Buffer.from(await readObject(store, o.key)).toString()) as RunRecord);
+      return records;
     },
     async close() {
       await deployment.close();

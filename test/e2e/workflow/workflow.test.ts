@@ -69,6 +69,10 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     expect(
       events.filter((e) => e.type === 'StateEntered' && e.state?.name === 'RequestReport').length,
     ).toBeGreaterThan(2);
+    // The pieces' summaries together are the day's: no false mismatch.
+    const [record] = await h.runRecords();
+    expect(record?.summaryMismatches).toBe(0);
+    expect(record?.jobs[0]?.mismatches).toEqual([]);
   });
 
   it('fails the execution after the other jobs finish when the service fails a report, naming the error, and notifies', async () => {
