@@ -166,6 +166,22 @@ describe('start and backfill check AWS before starting anything', () => {
   );
 });
 
+describe('runs --dir s3:// checks AWS before listing', () => {
+  it('exits 2 naming the missing credentials and the bucket, without the SDK warning, when none are configured', async () => {
+    // Act
+    const r = await cli(['runs', '--dir', 's3://my-lake/exports'], noAws());
+
+    // Assess
+    expectSetupError(r);
+    expectNoCredentialsMessage(r);
+    expect(r.stderr).toContain('runs cannot use AWS');
+    expect(r.stderr).toContain('S3 bucket s3://my-lake/exports (--dir)');
+    expect(r.stderr).not.toContain('S3 list failed');
+    expect(r.stdout).toBe('');
+    expect(aws.requests).toEqual([]);
+  });
+});
+
 /** `run` of one day into `out`, with the login's options. */
 const runToS3 = (out: string, login: string[]): string[] => [
   'run',

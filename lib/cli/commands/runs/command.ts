@@ -5,6 +5,7 @@ import { parseOrHelp, UsageError } from '../../../command-line/options';
 import type { ObjectLocation } from '../../../stores/from-uri';
 import { readObject } from '../../../stores/object-store';
 import { parseRunRecord, type RunRecord } from '../../../workflow/run-record';
+import type { S3ClientFactory } from '../../aws/s3-client';
 import type { IOStreams } from '../../shared/io-streams';
 import { colors, formatCount, formatDuration, renderTable } from '../../shared/terminal';
 import { RUNS_COMMAND } from './spec';
@@ -19,6 +20,35 @@ async function storeUri(dir: string, cwd: string): Promise<string> {
       `--dir ${resolved} is not a directory (export into it first: report-export, or pass --dir)`,
     );
   return pathToFileURL(resolved).href;
+}
+
+/** The store of `uri` (`--dir`), a usage error when it is not one. */
+async function runsLocation(uri: string, s3?: S3ClientFactory): Promise<ObjectLocation> {
+  // Loaded on use: the store adapters bring the AWS SDK clients. For an s3:// URI the SDK
+  // takes credentials and region from the process's own environment, not the command's `io.env`.
+  const { objectStoreFromUri, StoreUriError } = await import('../../../stores/from-uri');
+  try {
+    return objectStoreFromUri('--dir', uri, s3 === undefined ? {} : { s3 });
+  } catch (cause) {
+    if (cause instanceof StoreUriError) throw new UsageError(cause.message, { cause });
+    throw cause;
+  }
+}
+
+/**
+ * The S3 client of an s3:// `--dir`, checked as every AWS command checks what it uses
+ * (credentials, region, the bucket: exit 2 naming what is missing) before any listing;
+ * undefined for a directory.
+ */
+async function checkedS3(uri: string, io: IOStreams): Promise<S3ClientFactory | undefined> {
+  if (!uri.startsWith('s3://')) return undefined;
+  // Loaded on use, as the store adapters are: a lake on disk needs no AWS SDK.
+  const { checkAws } = await import('../../aws/preflight');
+  const { bucketTargets, s3ClientFactory } = await import('../../aws/s3-client');
+  const s3 = s3ClientFactory({}, io.env);
+  await runsLocation(uri, s3); // a malformed URI is a usage error before AWS is asked anything
+  await checkAws('runs', bucketTargets([{ uri, where: '--dir' }], s3, { injected: false }), { env: io.env });
+  return s3;
 }
 
 /** The warning of a record {@link latestRuns} skips, on `stderr` (the command's). */
@@ -36,17 +66,9 @@ export async function latestRuns(
   uri: string,
   limit: number,
   onUnreadable: (key: string, reason: string) => void,
+  s3?: S3ClientFactory,
 ): Promise<RunRecord[]> {
-  // Loaded on use: the store adapters bring the AWS SDK clients. For an s3:// URI the SDK
-  // takes credentials and region from the process's own environment, not the command's `io.env`.
-  const { objectStoreFromUri, StoreUriError } = await import('../../../stores/from-uri');
-  let location: ObjectLocation;
-  try {
-    location = objectStoreFromUri('--dir', uri);
-  } catch (cause) {
-    if (cause instanceof StoreUriError) throw new UsageError(cause.message, { cause });
-    throw cause;
-  }
+  const location = await runsLocation(uri, s3);
   const prefix = location.prefix === '' ? 'runs/' : `${location.prefix}/runs/`;
   const byDate = new Map<string, string[]>();
   for await (const info of location.store.list(prefix)) {
@@ -73,7 +95,8 @@ export async function latestRuns(
 export async function runsCommand(argv: readonly string[], io: IOStreams): Promise<number> {
   const v = parseOrHelp(RUNS_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
-  const records = await latestRuns(await storeUri(v.dir, io.cwd), v.limit, warnUnreadable(io.stderr));
+  const uri = await storeUri(v.dir, io.cwd);
+  const records = await latestRuns(uri, v.limit, warnUnreadable(io.stderr), await checkedS3(uri, io));
   if (v.json) {
     io.stdout.write(`${JSON.stringify(records)}\n`);
     return 0;

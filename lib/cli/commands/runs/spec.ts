@@ -23,4 +23,6 @@ AWS environment, as the AWS CLI reads them).`,
     ...HELP_OPTION,
   },
   examples: ['report-export runs', 'report-export runs --dir s3://my-lake/exports --limit 3 --json'],
+  notes:
+    'Exit status: 0 listed (none is not an error), 2 usage or configuration error: --dir not a directory, or for s3:// the AWS credentials, region or bucket missing (checked before listing, as every AWS command does).',
 });
