@@ -30,9 +30,10 @@ export interface ExportOptions {
   summaryMismatch?: SummaryMismatchPolicy;
   /**
    * The shrink guard: a partition already published with rows is replaced only when the run
-   * has at least this share of its rows (0 turns the guard off; an empty result over a
-   * published day is always held unless 0 or forceReplace). A held partition keeps its
-   * published files and is listed in the summary's `held`.
+   * has at least this share of its calls: rows of a call list, call totals (`ans` + `ref` +
+   * `lost`) of a summary (0 turns the guard off; an empty result over a published day is
+   * always held unless 0 or forceReplace). A held partition keeps its published files and
+   * is listed in the summary's `held`.
    * @default 0.5
    */
   minShareOfPublished?: number;

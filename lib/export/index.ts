@@ -33,6 +33,7 @@ export {
 } from './schema';
 export { ZoneConverter } from './time-zone';
 export {
+  type CallTotals,
   type ExportLogger,
   HELD_BASES,
   type HeldBasis,

@@ -131,6 +131,11 @@ export async function readPartitions(run: ResolvedExportOptions, spillRoot: stri
     for (const p of partitions) {
       for (const f of p.files) spilledBytes += f.bytes;
       p.quality = mapper.quality.byDate.get(p.dt) ?? emptyQuality();
+      // A summary's rows all belong to its one day, so the result's sums are the partition's.
+      if (p.dt === run.summaryDay) {
+        const { ans, ref, lost } = mapper.totals.totals;
+        p.callTotals = { ans, ref, lost };
+      }
     }
     return {
       partitions,

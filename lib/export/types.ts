@@ -88,6 +88,17 @@ export interface SpilledFile {
   sha256: string;
 }
 
+/**
+ * The calls a summary partition's rows count: the sums of their `ans`, `ref` and `lost`
+ * (each call is answered, refused or lost). Recorded in a summary partition's manifests
+ * (`callTotals`); what the shrink guard judges a summary day by.
+ */
+export interface CallTotals {
+  ans: number;
+  ref: number;
+  lost: number;
+}
+
 /** Every part file of one partition. */
 export interface PartitionOutput {
   dt: string;
@@ -95,4 +106,6 @@ export interface PartitionOutput {
   files: SpilledFile[];
   /** Counts over the partition's rows (all 0 for a partition without rows). */
   quality?: QualityCounts;
+  /** A summary partition's call totals (absent for a call list, and for a partition without rows). */
+  callTotals?: CallTotals;
 }

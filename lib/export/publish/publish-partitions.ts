@@ -33,6 +33,7 @@ export async function publishPartitions(
     {
       store: run.store,
       layout: run.layout,
+      dataset: run.schema.dataset,
       minShare: run.minShareOfPublished,
       force: run.forceReplace,
       logger: run.logger,

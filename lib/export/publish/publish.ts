@@ -17,8 +17,8 @@ import {
 } from '../layout';
 import type { Reconciliation } from '../reconcile';
 import { emptyQuality } from '../rows/quality';
-import { type PromotedColumn, SCHEMA_VERSION, type TableSchema } from '../schema';
-import type { PartitionOutput, QualityCounts, SpilledFile } from '../types';
+import { DATASETS, type PromotedColumn, SCHEMA_VERSION, type TableSchema } from '../schema';
+import type { CallTotals, PartitionOutput, QualityCounts, SpilledFile } from '../types';
 import { forEachLimited } from './concurrency';
 import { testPause } from './test-pause';
 
@@ -131,6 +131,12 @@ export interface PartitionManifest {
   promotedColumns: PromotedColumn[];
   /** The partition's data-quality counts. */
   quality: QualityCounts;
+  /**
+   * A summary partition's call totals (the sums of its rows' `ans`, `ref` and `lost`; all 0
+   * for a day without rows): what the shrink guard judges a summary day by. null for a call
+   * list, whose rows are its calls. Absent from manifests of versions before it.
+   */
+  callTotals: CallTotals | null;
   /** The run's rows against the result's summary (the whole result, not this partition). */
   reconciliation: Reconciliation | null;
 }
@@ -346,6 +352,10 @@ async function promoteOne(
     exportedAt: context.exportedAt,
     promotedColumns: [...context.schema.promoted],
     quality: partition.quality ?? emptyQuality(),
+    callTotals:
+      context.schema.dataset === DATASETS.summaries
+        ? (partition.callTotals ?? { ans: 0, ref: 0, lost: 0 })
+        : null,
     reconciliation: context.reconciliation,
   };
   await testPause('promote');

@@ -1,21 +1,31 @@
-import { type ObjectStore, readObjectIfPresent } from '../../stores/object-store';
-import { manifestKey, type OutputLayout } from '../layout';
+import type { ObjectStore } from '../../stores/object-store';
+import type { OutputLayout } from '../layout';
+import { DATASETS, type Dataset } from '../schema';
 import type { ExportLogger, HeldPartition, PartitionOutput } from '../types';
+import { type PublishedPartition, readPublishedPartition } from './published-partition';
 
 /**
  * The shrink guard: splits the partitions a run would publish into those it replaces and
- * those it holds. A partition is held when one is already published with rows and the run
- * has fewer than `minShare` of them: an empty result over a published day, a service that
- * lost half a day's calls. The look-back re-export of earlier days is where this guards
- * most: a day that was complete is never silently replaced by a poorer copy. `force` (or
- * `minShare` 0) replaces anyway. What is published is read from the partition's Parquet
- * manifest (the one commit marker promotion writes last of each format); a partition
- * without one, or whose manifest does not parse, is not guarded (and the latter logged).
+ * those it holds. A partition is held when one is already published and the run has fewer
+ * than `minShare` of its calls: an empty result over a published day, a service that lost
+ * half a day's calls. The look-back re-export of earlier days is where this guards most: a
+ * day that was complete is never silently replaced by a poorer copy. `force` (or `minShare`
+ * 0) replaces anyway.
+ *
+ * What counts the calls depends on the dataset (HeldBasis): a call list's rows (one per
+ * call), a summary's call totals (the sums of its rows' `ans`, `ref` and `lost`: a summary
+ * keeps about one row per user however few calls they count). Both count a day's calls, and
+ * both compare with the same share, so a shrinkage of the day's calls decides the same for
+ * a day's call list and its summary. A summary whose published day counts no calls (no
+ * `ans`, `ref`, `lost` among its fields) is judged by its rows. What is published is read
+ * from the partition's Parquet manifest (see readPublishedPartition); a partition without
+ * one, or whose manifest does not parse, is not guarded (and the latter logged).
  */
 export async function guardShrink(
   run: {
     store: ObjectStore;
     layout: OutputLayout;
+    dataset: Dataset;
     minShare: number;
     force: boolean;
     logger: ExportLogger | undefined;
@@ -25,21 +35,18 @@ export async function guardShrink(
   if (run.minShare === 0 && !run.force) return { replace: [...partitions], held: [] };
   const replace: PartitionOutput[] = [];
   const held: HeldPartition[] = [];
+  const calls = run.dataset === DATASETS.summaries;
   for (const p of partitions) {
-    const publishedRows = await publishedRowsOf(
-      run.store,
-      manifestKey(run.layout, 'parquet', p.dt),
-      run.logger,
-    );
-    if (publishedRows !== undefined && publishedRows > 0 && p.rows < run.minShare * publishedRows) {
+    const published = await readPublishedPartition(run.store, run.layout, p.dt, {
+      calls,
+      logger: run.logger,
+    });
+    const shrunk = published === undefined ? undefined : shrinkage(p, published, run.minShare);
+    if (shrunk !== undefined) {
       if (run.force) {
-        run.logger?.warn('Replacing a published partition with fewer rows (forceReplace)', {
-          dt: p.dt,
-          publishedRows,
-          rows: p.rows,
-        });
+        run.logger?.warn('Replacing a published partition with fewer calls (forceReplace)', { ...shrunk });
       } else {
-        held.push({ dt: p.dt, basis: 'rows', publishedRows, rows: p.rows });
+        held.push(shrunk);
         continue;
       }
     }
@@ -57,19 +64,19 @@ export async function guardShrink(
   return { replace, held };
 }
 
-async function publishedRowsOf(
-  store: ObjectStore,
-  key: string,
-  logger: ExportLogger | undefined,
-): Promise<number | undefined> {
-  const bytes = await readObjectIfPresent(store, key);
-  if (bytes === undefined) return undefined;
-  try {
-    const rows = (JSON.parse(Buffer.from(bytes).toString('utf8')) as { rows?: unknown }).rows;
-    if (typeof rows === 'number' && Number.isInteger(rows) && rows >= 0) return rows;
-  } catch {
-    // reported below
+/** The partition as held when it has fewer than `minShare` of what is published; else undefined. */
+function shrinkage(
+  p: PartitionOutput,
+  published: PublishedPartition,
+  minShare: number,
+): HeldPartition | undefined {
+  const counts = { dt: p.dt, publishedRows: published.rows, rows: p.rows };
+  if (published.calls !== undefined && published.calls > 0) {
+    const t = p.callTotals;
+    const calls = t === undefined ? 0 : t.ans + t.ref + t.lost;
+    if (calls >= minShare * published.calls) return undefined;
+    return { ...counts, basis: 'calls', publishedCalls: published.calls, calls };
   }
-  logger?.warn('A published manifest does not say its rows; the shrink guard does not apply to it', { key });
-  return undefined;
+  if (published.rows === 0 || p.rows >= minShare * published.rows) return undefined;
+  return { ...counts, basis: 'rows' };
 }

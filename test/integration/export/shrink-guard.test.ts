@@ -136,7 +136,7 @@ describe('exportReportResult shrink guard', () => {
       `calls/format=parquet/report_id=${reportId}/dt=${DAY}/_manifest.json`,
     ]);
     expect(logger.warnings).toEqual([
-      [expect.stringContaining('forceReplace'), { dt: DAY, publishedRows: 10, rows: 0 }],
+      [expect.stringContaining('forceReplace'), { dt: DAY, basis: 'rows', publishedRows: 10, rows: 0 }],
     ]);
   });
 

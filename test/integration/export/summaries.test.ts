@@ -365,7 +365,7 @@ describe('exportReportResult with a summary result', () => {
     }
   });
 
-  it('holds the published day when it is exported again with under half its rows and no force', async () => {
+  it('holds the published day when it is exported again with under half its calls and no force', async () => {
     // Prepare
     await exportSummary(ROWS);
     const earlier = await snapshot(store);
@@ -378,7 +378,9 @@ describe('exportReportResult with a summary result', () => {
     );
 
     // Assess
-    expect(summary.held).toEqual([{ dt: DAY, publishedRows: 3, rows: 1 }]);
+    expect(summary.held).toEqual([
+      { dt: DAY, basis: 'calls', publishedRows: 3, rows: 1, publishedCalls: 54, calls: 1 },
+    ]);
     expect(await snapshot(store)).toEqual(earlier);
   });
 });
