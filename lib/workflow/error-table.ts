@@ -123,6 +123,8 @@ export const SOURCE_ERROR_CODES = {
   [EXPORT_ERROR_CODES.summaryWindowInvalid]: W.exportFailed,
   // summaryMismatch=fail: the operator asked for a hard stop.
   [EXPORT_ERROR_CODES.summaryMismatch]: W.exportFailed,
+  // A report edited into the other shape: an operator decides (forceReplace), not a retry.
+  [EXPORT_ERROR_CODES.reportShapeChanged]: W.exportFailed,
 } as const satisfies Record<ApiErrorCode | OAuthErrorCode | ExportErrorCode, TaskErrorCode | typeof BY_CAUSE>;
 
 function namesWith(...outcomes: ErrorOutcome[]): TaskErrorName[] {
