@@ -53,7 +53,8 @@ interface Sandbox {
  * watched; above it the process is killed and the invocation fails with
  * `Runtime.OutOfMemory`, as Lambda reports an out-of-memory crash) and `Timeout` (the
  * deadline the handler sees; past it the process is killed: `Sandbox.Timedout`). A process
- * that exits mid-invocation fails it with `Runtime.ExitError`. Like Lambda's, the `/tmp`
+ * that exits mid-invocation fails it with `Runtime.ExitError`; an unhandled rejection fails
+ * it with `Runtime.UnhandledPromiseRejection` and ends the environment, as Lambda's runtime. Like Lambda's, the `/tmp`
  * of an environment that crashed is not wiped: the next environment of the function may
  * find it as it was.
  */
@@ -185,16 +186,15 @@ export class FunctionProcesses {
         type?: string;
         id?: string;
         ok?: boolean;
+        /** The runtime failed, not the handler (an unhandled rejection): the environment ends. */
+        fatal?: boolean;
         value?: unknown;
         errorType?: string;
         errorMessage?: string;
       }) => {
         if (m.type !== 'result' || m.id !== id) return;
-        finish(() =>
-          m.ok
-            ? resolve(m.value)
-            : reject(new HandlerError(new LambdaInvokeError(m.errorType ?? 'Error', m.errorMessage ?? ''))),
-        );
+        const named = new LambdaInvokeError(m.errorType ?? 'Error', m.errorMessage ?? '');
+        finish(() => (m.ok ? resolve(m.value) : reject(m.fatal ? named : new HandlerError(named))));
       };
       const onAbort = () => {
         child.send({ type: 'abort', id });

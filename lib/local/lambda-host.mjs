@@ -52,6 +52,15 @@ process.on('message', async (message) => {
     inFlight.delete(message.id);
   }
 });
+// As Lambda's Node.js runtime: an unhandled rejection fails the invocation in flight as
+// Runtime.UnhandledPromiseRejection (the reason as text) and ends the environment.
+process.on('unhandledRejection', (reason) => {
+  const errorMessage = reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason);
+  const [id] = inFlight.keys();
+  if (id === undefined) process.exit(1);
+  const failed = { type: 'result', id, ok: false, fatal: true, errorType: 'Runtime.UnhandledPromiseRejection' };
+  process.send?.({ ...failed, errorMessage }, () => process.exit(1));
+});
 process.send?.({ type: 'ready' });
 // An execution environment lives no longer than the runner that started it.
 process.on('disconnect', () => process.exit(0));

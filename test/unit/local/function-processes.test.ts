@@ -14,6 +14,7 @@ export const handler = async (event, context) => {
   if (event.do === 'fail') { const e = new Error('refused'); e.name = 'ReportRunFailedError'; throw e; }
   if (event.do === 'hang') return new Promise(() => {});
   if (event.do === 'exit') process.exit(3);
+  if (event.do === 'reject') { Promise.reject(new TypeError('nobody awaits this')); return new Promise(() => {}); }
   if (event.do === 'grow') { const keep = []; for (;;) { keep.push(Buffer.alloc(8 * 1024 * 1024, 1)); await new Promise((r) => setTimeout(r, 5)); } }
   if (event.do === 'wait-abort') return new Promise((resolve) => context.signal.addEventListener('abort', () => resolve({ aborted: true })));
   throw new Error('unknown');
@@ -134,6 +135,22 @@ describe('FunctionProcesses', () => {
     const next = (await fn.invoke({ do: 'echo' })) as { tmp: string; pid: number };
     expect(next.tmp).toBe(first.tmp);
     expect(await fs.readFile(path.join(next.tmp, 'left-behind'), 'utf8')).toBe('x');
+  });
+
+  it('reports an unhandled rejection as Runtime.UnhandledPromiseRejection, as Lambda does, and replaces the environment', async () => {
+    // Prepare
+    const fn = start();
+    const before = (await fn.invoke({ do: 'echo' })) as { pid: number };
+    // Act
+    const failed = fn.invoke({ do: 'reject' });
+    // Assess
+    await expect(failed).rejects.toMatchObject({
+      name: 'Runtime.UnhandledPromiseRejection',
+      message: 'TypeError: nobody awaits this',
+    });
+    const after = (await fn.invoke({ do: 'echo' })) as { pid: number; invocations: number };
+    expect(after.pid).not.toBe(before.pid);
+    expect(after.invocations).toBe(1);
   });
 
   it('keeps the init error name on every cold start, however many start at once', async () => {
