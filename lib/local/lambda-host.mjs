@@ -58,7 +58,13 @@ process.on('unhandledRejection', (reason) => {
   const errorMessage = reason instanceof Error ? `${reason.name}: ${reason.message}` : String(reason);
   const [id] = inFlight.keys();
   if (id === undefined) process.exit(1);
-  const failed = { type: 'result', id, ok: false, fatal: true, errorType: 'Runtime.UnhandledPromiseRejection' };
+  const failed = {
+    type: 'result',
+    id,
+    ok: false,
+    fatal: true,
+    errorType: 'Runtime.UnhandledPromiseRejection',
+  };
   process.send?.({ ...failed, errorMessage }, () => process.exit(1));
 });
 process.send?.({ type: 'ready' });
