@@ -17,6 +17,7 @@ export const EXPORT_ERROR_CODES = {
   rollbackFailed: 'EXPORT_ROLLBACK_FAILED',
   summaryWindowInvalid: 'EXPORT_SUMMARY_WINDOW_INVALID',
   summaryMismatch: 'EXPORT_SUMMARY_MISMATCH',
+  reportShapeChanged: 'EXPORT_REPORT_SHAPE_CHANGED',
 } as const;
 
 export type ExportErrorCode = (typeof EXPORT_ERROR_CODES)[keyof typeof EXPORT_ERROR_CODES];
@@ -103,6 +104,36 @@ export class PublishError extends ExportError {
   ) {
     super(code, message, options);
     this.name = 'PublishError';
+  }
+}
+
+/**
+ * The report's days are published in the other dataset: the report changed shape (a call
+ * list became a summary, or back), and publishing would leave each day in both `calls` and
+ * `summaries`. Refused rather than removed: a report changes shape only when someone edits
+ * it in the service, and the other dataset's days may hold what the service will no longer
+ * return in that shape (a call list's calls). `forceReplace` removes them in the same publish.
+ */
+export class ReportShapeChangedError extends ExportError {
+  /** The days (YYYY-MM-DD) published in the other dataset, in date order. */
+  readonly days: readonly string[];
+  /** The dataset they are published in. */
+  readonly publishedIn: string;
+
+  constructor(
+    what: { reportId: string; dataset: string; publishedIn: string; days: readonly string[] },
+    options?: { requestId?: string },
+  ) {
+    const { reportId, dataset, publishedIn, days } = what;
+    const shape = dataset === 'summaries' ? 'a summary' : 'a call list';
+    super(
+      EXPORT_ERROR_CODES.reportShapeChanged,
+      `Report ${reportId} now returns ${shape} (dataset ${dataset}) but ${publishedIn} holds it on ${days.join(', ')}: publishing would leave those days in both datasets. Nothing was published; re-run with forceReplace to remove them from ${publishedIn} in the same publish, or export a window without them`,
+      options,
+    );
+    this.name = 'ReportShapeChangedError';
+    this.days = days;
+    this.publishedIn = publishedIn;
   }
 }
 

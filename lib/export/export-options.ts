@@ -38,7 +38,8 @@ export interface ExportOptions {
    */
   minShareOfPublished?: number;
   /**
-   * Replace partitions the shrink guard would hold.
+   * Replace partitions the shrink guard would hold, and empty the report's days in its other
+   * dataset when it changed shape (else ReportShapeChangedError).
    * @default false
    */
   forceReplace?: boolean;

@@ -4,6 +4,7 @@ export {
   ExportError,
   type ExportErrorCode,
   PublishError,
+  ReportShapeChangedError,
   RowConversionError,
   RowOutsideWindowError,
   SpillBudgetError,

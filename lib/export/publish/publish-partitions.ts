@@ -1,6 +1,7 @@
-import { EXPORT_ERROR_CODES, ExportError, throwIfAborted } from '../errors';
+import { EXPORT_ERROR_CODES, ExportError, ReportShapeChangedError, throwIfAborted } from '../errors';
 import type { ExportLogger, HeldPartition, PartitionOutput } from '../types';
-import { cleanStaging, type PublishContext, promote, stage } from './publish';
+import { daysPublishedIn, otherDatasetLayout } from './other-dataset';
+import { cleanStaging, type Emptied, type PublishContext, promote, stage } from './publish';
 import { guardShrink } from './shrink-guard';
 import { testPause } from './test-pause';
 import { verifyPartitions } from './verify';
@@ -40,6 +41,7 @@ export async function publishPartitions(
     },
     withEmptyDates(withRows, run.windowDates),
   );
+  const also = await shapeChange(run, partitions);
   run.phase('write', { partitions: partitions.length, held: held.length });
   let keepStaging = false;
   try {
@@ -49,7 +51,7 @@ export async function publishPartitions(
     run.phase('stage');
     throwIfAborted(run.signal, run.requestId);
     try {
-      await promote(run, partitions);
+      await promote(run, partitions, also === undefined ? {} : { also });
       run.phase('promote');
     } catch (error) {
       keepStaging = error instanceof ExportError && error.code === EXPORT_ERROR_CODES.rollbackFailed;
@@ -59,6 +61,34 @@ export async function publishPartitions(
   } finally {
     if (!keepStaging) await cleanStaging(run.store, run.layout, run.runId);
   }
+}
+
+/**
+ * A report that changed shape (call list <-> summary) has days of this run published in the
+ * other dataset: refused (ReportShapeChangedError), or with forceReplace, those days to empty
+ * there in the same promotion.
+ */
+async function shapeChange(run: PublishRun, partitions: PartitionOutput[]): Promise<Emptied | undefined> {
+  const other = otherDatasetLayout(run.layout);
+  if (other === undefined) return undefined;
+  const days = await daysPublishedIn(
+    run.store,
+    other,
+    partitions.map((p) => p.dt),
+    run.logger,
+  );
+  if (days.length === 0) return undefined;
+  if (!run.forceReplace) {
+    throw new ReportShapeChangedError(
+      { reportId: run.layout.reportId, dataset: run.layout.dataset, publishedIn: other.dataset, days },
+      { requestId: run.requestId },
+    );
+  }
+  run.logger?.warn("Removing the report's days from the dataset of its earlier shape (forceReplace)", {
+    dataset: other.dataset,
+    days,
+  });
+  return { layout: other, dts: days };
 }
 
 /**

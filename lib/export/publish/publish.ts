@@ -241,22 +241,43 @@ export interface Touched {
   backup: string | undefined;
 }
 
-/** Promotes every partition; on failure rolls all of them back and throws. */
+/**
+ * Days of the report to empty in another dataset in the same promotion (a report that
+ * changed shape: see ReportShapeChangedError): each is promoted as a date without rows.
+ */
+export interface Emptied {
+  layout: OutputLayout;
+  dts: readonly string[];
+}
+
+/**
+ * Promotes every partition, and empties `also`'s days with the same backups, journal and
+ * rollback; on failure rolls all of them back and throws.
+ */
 export async function promote(
   context: PublishContext,
   partitions: readonly PartitionOutput[],
-  concurrency = 4,
+  options: { also?: Emptied; concurrency?: number } = {},
 ): Promise<void> {
   const touched: Touched[] = [];
   const known = new Set<string>();
-  const jobs = partitions.flatMap((partition) =>
-    (['parquet', 'csv'] as const).map((format) => ({ partition, format })),
+  const { also } = options;
+  const targets = [
+    ...partitions.map((partition) => ({ layout: context.layout, partition })),
+    ...(also?.dts ?? []).map((dt) => ({
+      layout: also?.layout as OutputLayout,
+      partition: { dt, rows: 0, files: [] },
+    })),
+  ];
+  const jobs = targets.flatMap((target) =>
+    (['parquet', 'csv'] as const).map((format) => ({ ...target, format })),
   );
   try {
     // Partitions are independent (disjoint keys), so several are promoted at once.
-    await forEachLimited(jobs, concurrency, ({ partition, format }) =>
+    await forEachLimited(jobs, options.concurrency ?? 4, ({ layout, partition, format }) =>
       promoteOne(
         context,
+        layout,
         partition,
         format,
         partition.files.filter((f) => f.format === format),
@@ -288,13 +309,14 @@ export async function promote(
 
 async function promoteOne(
   context: PublishContext,
+  layout: OutputLayout,
   partition: PartitionOutput,
   format: OutputFormat,
   files: readonly SpilledFile[],
   touched: Touched[],
   known: Set<string>,
 ): Promise<void> {
-  const { store, layout, runId } = context;
+  const { store, runId } = context;
   const dt = partition.dt;
   const prefix = `${partitionPrefix(layout, format, dt)}/`;
   const existing: string[] = [];
@@ -350,12 +372,11 @@ async function promoteOne(
     })),
     runId,
     exportedAt: context.exportedAt,
-    promotedColumns: [...context.schema.promoted],
+    // A day emptied in the other dataset has none of this dataset's columns.
+    promotedColumns: layout === context.layout ? [...context.schema.promoted] : [],
     quality: partition.quality ?? emptyQuality(),
     callTotals:
-      context.schema.dataset === DATASETS.summaries
-        ? (partition.callTotals ?? { ans: 0, ref: 0, lost: 0 })
-        : null,
+      layout.dataset === DATASETS.summaries ? (partition.callTotals ?? { ans: 0, ref: 0, lost: 0 }) : null,
     reconciliation: context.reconciliation,
   };
   await testPause('promote');

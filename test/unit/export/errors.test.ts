@@ -4,6 +4,7 @@ import {
   ExportConfigError,
   ExportError,
   PublishError,
+  ReportShapeChangedError,
   RowConversionError,
   RowOutsideWindowError,
   SpillBudgetError,
@@ -26,6 +27,7 @@ describe('export errors', () => {
       new RowOutsideWindowError('x'),
       new VerificationError(EXPORT_ERROR_CODES.verifyFailed, 'x'),
       new PublishError(EXPORT_ERROR_CODES.publishFailed, 'x'),
+      new ReportShapeChangedError({ reportId: 'r', dataset: 'calls', publishedIn: 'summaries', days: ['d'] }),
       new SpillBudgetError(
         { reason: 'budget', spilledBytes: 0, writeBytes: 1, budgetBytes: 1, errno: undefined },
         0,
@@ -40,6 +42,7 @@ describe('export errors', () => {
       'RowOutsideWindowError',
       'VerificationError',
       'PublishError',
+      'ReportShapeChangedError',
       'SpillBudgetError',
     ]);
   });
