@@ -278,7 +278,8 @@ export class RowMapper {
         return (row, buffer) => {
           const v = toNumber(get(row));
           if (v !== null && !Number.isFinite(v)) throw invalid(rowIndex(), name, 'a finite number');
-          buffer.setNumber(i, v);
+          // -0 is 0: Parquet would keep the sign (-0.0) and CSV would not ("0"); see README.
+          buffer.setNumber(i, v === 0 ? 0 : v);
         };
       case 'utcTimestamp':
         throw new ExportConfigError(`Column ${c.name}: a member cannot be a UTC timestamp`);
