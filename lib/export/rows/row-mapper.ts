@@ -8,6 +8,7 @@ import { type OutsideWindowPolicy, UNKNOWN_MEMBER_POLICIES, type UnknownMemberPo
 import { ArrayPool } from './array-pool';
 import { ColumnBuffer, RunDictionaries, type StringMode } from './column-buffer';
 import { QualityCounter } from './quality';
+import { MAX_VALUE_DEPTH, nestsDeeperThan } from './value-depth';
 
 export interface RowMapperOptions {
   reportId: string;
@@ -199,8 +200,15 @@ export class RowMapper {
     }
     for (const key in row) {
       if (this.#known.has(key) || raw?.has(key)) continue;
-      // A row of a stream is parsed JSON: its values stringify.
-      const json = JSON.stringify((row as Record<string, unknown>)[key]) as string | undefined;
+      const value: unknown = (row as Record<string, unknown>)[key];
+      // A row of a stream is parsed JSON: its values stringify, once their depth is known bounded.
+      if (typeof value === 'object' && value !== null && nestsDeeperThan(value)) {
+        throw new RowConversionError(
+          EXPORT_ERROR_CODES.rowInvalid,
+          `Row ${index}: member ${JSON.stringify(key)} nests deeper than ${MAX_VALUE_DEPTH} levels (the limit of a value written to extra)`,
+        );
+      }
+      const json = JSON.stringify(value) as string | undefined;
       if (json === undefined) continue; // absent, as a known member would be
       this.#keep(key, index);
       text += `${text === '' ? '{' : ','}${JSON.stringify(key)}:${json}`;

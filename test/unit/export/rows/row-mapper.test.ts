@@ -58,6 +58,58 @@ describe('RowMapper', () => {
     expect(column(buffer, 'extra')).toEqual(['{"amount":12.50,"big":1e3,"note":"n"}']);
   });
 
+  it.each([129, 5_000, 1_000_000])(
+    'throws EXPORT_ROW_INVALID naming the row and member when a member without source text nests %i levels',
+    (depth) => {
+      // Prepare
+      const mapper = new RowMapper({ reportId: 'r', requestId: 'q', zone });
+      const buffer = mapper.newBuffer();
+      let deep: unknown = 1;
+      for (let i = 0; i < depth; i++) deep = i % 2 === 0 ? [deep] : { d: deep };
+      mapper.append({ start: '2026-01-01T00:00:00' }, buffer);
+
+      // Act
+      const append = () => mapper.append({ start: '2026-01-01T00:00:01', nested: deep } as ResultRow, buffer);
+
+      // Assess
+      expect(append).toThrow(
+        expect.objectContaining({
+          name: 'RowConversionError',
+          code: 'EXPORT_ROW_INVALID',
+          message: expect.stringMatching(/^Row 1: member "nested" nests deeper than 128 levels/),
+        }),
+      );
+    },
+  );
+
+  it('keeps a member nested 128 levels in extra when it has no source text', () => {
+    // Prepare
+    const mapper = new RowMapper({ reportId: 'r', requestId: 'q', zone });
+    const buffer = mapper.newBuffer();
+    let deep: unknown = 1;
+    for (let i = 0; i < 128; i++) deep = [deep];
+
+    // Act
+    mapper.append({ start: '2026-01-01T00:00:00', nested: deep } as ResultRow, buffer);
+
+    // Assess
+    expect(column(buffer, 'extra')).toEqual([`{"nested":${'['.repeat(128)}1${']'.repeat(128)}}`]);
+  });
+
+  it('throws EXPORT_ROW_INVALID rather than looping when a member without source text is cyclic', () => {
+    // Prepare
+    const mapper = new RowMapper({ reportId: 'r', requestId: 'q', zone });
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+
+    // Act
+    const append = () =>
+      mapper.append({ start: '2026-01-01T00:00:00', cyclic } as ResultRow, mapper.newBuffer());
+
+    // Assess
+    expect(append).toThrow(/Row 0: member "cyclic" nests deeper than 128 levels/);
+  });
+
   it('leaves extra null when an unknown member is undefined', () => {
     // Prepare
     const mapper = new RowMapper({ reportId: 'r', requestId: 'q', zone });
