@@ -1,7 +1,20 @@
+import type { HeldPartition } from '../export/types';
 import { dayWindow } from '../export/window';
 import type { ObjectStore } from '../stores/object-store';
 import { toWorkflowError } from './classify';
-import { buildRunRecord, type FinalizeInput, runRecordKey } from './run-record';
+import {
+  buildRunRecord,
+  type FinalizeInput,
+  type PartialDay,
+  type RunRecordJob,
+  runRecordKey,
+} from './run-record';
+
+/** Held partitions the output lists (the rest counted): it travels in state (256 KB). */
+export const MAX_HELD_IN_OUTPUT = 20;
+
+/** A partition the shrink guard held, and whose report it is. */
+export type HeldReportPartition = HeldPartition & { reportId: string; reportName: string };
 
 /** Metrics port (Powertools Metrics in Lambda, a file locally). */
 export interface MetricsSink {
@@ -30,6 +43,21 @@ export interface FinalizeOutput {
   error: string | null;
   cause: string;
   hasContinuation: boolean;
+  /** Partitions the shrink guard held (published ones kept), over every job. */
+  heldPartitions: number;
+  /** The first {@link MAX_HELD_IN_OUTPUT} of them, by day, for the CLI to print. */
+  held: HeldReportPartition[];
+  /** Days published before they ended (the run record's), each with its cut-off. */
+  partialDays: PartialDay[];
+}
+
+/** The held partitions the jobs list, each with its report, by day (a record older than `held` lists none). */
+export function heldReportPartitions(
+  jobs: readonly Pick<RunRecordJob, 'reportId' | 'reportName' | 'held'>[],
+): HeldReportPartition[] {
+  return jobs
+    .flatMap((j) => (j.held ?? []).map((h) => ({ ...h, reportId: j.reportId, reportName: j.reportName })))
+    .sort((a, b) => (a.dt < b.dt ? -1 : a.dt > b.dt ? 1 : 0));
 }
 
 /**
@@ -74,5 +102,8 @@ export async function finalizeRun(input: FinalizeInput, deps: FinalizeDeps): Pro
     cause: record.cause ?? '',
     // A failed job does not stop a long backfill: the rest continues, then this one fails.
     hasContinuation: record.continued,
+    heldPartitions: record.heldPartitions,
+    held: heldReportPartitions(record.jobs).slice(0, MAX_HELD_IN_OUTPUT),
+    partialDays: record.partialDays,
   };
 }

@@ -5,6 +5,7 @@ import { ExportProgressTracker } from '../../../lib/cli/commands/local/progress'
 import { rowsTable } from '../../../lib/cli/commands/local/report';
 import { renderSummaryPage } from '../../../lib/cli/commands/local/summary-page';
 import { roundAxis } from '../../../lib/cli/commands/local/svg-charts';
+import type { RunOutcome } from '../../../lib/cli/shared/run-outcome';
 import type { Job } from '../../../lib/workflow/plan';
 
 function summary(days: number): CallSummary {
@@ -22,9 +23,64 @@ function summary(days: number): CallSummary {
   return { from: list[0]?.dt ?? '', to: list.at(-1)?.dt ?? '', days: list, heatmap, calls: 100 };
 }
 
+/** 'By user' on 2026-03-02, held: 400 rows published, 100 this run. */
+const HELD_BY_USER = {
+  dt: '2026-03-02',
+  basis: 'rows',
+  publishedRows: 400,
+  rows: 100,
+  reportId: 'a',
+  reportName: 'By user',
+} as const;
+
 const count = (html: string, re: RegExp) => (html.match(re) ?? []).length;
 
 describe('renderSummaryPage', () => {
+  it('lists every held day with its report and both counts, and the partial days, when the run held some', () => {
+    // Prepare
+    const outcome = {
+      heldPartitions: 2,
+      held: [
+        HELD_BY_USER,
+        {
+          dt: '2026-03-02',
+          basis: 'calls',
+          publishedRows: 12,
+          rows: 12,
+          publishedCalls: 361,
+          calls: 88,
+          reportId: 's',
+          reportName: 'Summary <by user>',
+        },
+      ],
+      partialDays: [{ dt: '2026-03-10', cutOff: '2026-03-10T14:00:00.000Z' }],
+    } satisfies RunOutcome;
+
+    // Act
+    const html = renderSummaryPage(summary(10), { title: 'Calls', generatedAt: 'now', outcome });
+
+    // Assess
+    expect(html).toContain('<h2 id="held">Held days (2)</h2>');
+    expect(html).toContain('<tr><td>2026-03-02</td><td>By user</td><td>400 rows</td><td>100 rows</td></tr>');
+    expect(html).toContain(
+      '<tr><td>2026-03-02</td><td>Summary &#60;by user&#62;</td><td>361 calls (12 rows)</td><td>88 calls (12 rows)</td></tr>',
+    );
+    expect(html).toContain('2026-03-10 (calls up to 2026-03-10T14:00:00.000Z)');
+  });
+
+  it('has no held or partial section when the run held nothing', () => {
+    // Act
+    const html = renderSummaryPage(summary(3), {
+      title: 'Calls',
+      generatedAt: 'now',
+      outcome: { heldPartitions: 0, held: [], partialDays: [] },
+    });
+
+    // Assess
+    expect(html).not.toContain('Held days');
+    expect(html).not.toContain('Partial days');
+  });
+
   it('draws a bar per day in both charts and 168 heatmap cells when the window has 10 days', () => {
     // Act
     const html = renderSummaryPage(summary(10), { title: 'Calls', generatedAt: 'now' });
@@ -165,10 +221,23 @@ describe('ExportProgressTracker', () => {
 });
 
 describe('rowsTable', () => {
+  /** A report with rows on both days. */
+  const LOST = {
+    reportId: 'b',
+    reportName: 'Lost',
+    rows: 3,
+    files: 2,
+    days: [
+      { dt: '2026-03-01', rows: 3 },
+      { dt: '2026-03-02', rows: 0 },
+    ],
+  };
+
   it('prints a row per date, a column per report and the totals when reports share dates', () => {
     // Prepare
     const result = {
       rows: 1005,
+      held: [],
       reports: [
         {
           reportId: 'a',
@@ -180,16 +249,7 @@ describe('rowsTable', () => {
             { dt: '2026-03-02', rows: 2 },
           ],
         },
-        {
-          reportId: 'b',
-          reportName: 'Lost',
-          rows: 3,
-          files: 2,
-          days: [
-            { dt: '2026-03-01', rows: 3 },
-            { dt: '2026-03-02', rows: 0 },
-          ],
-        },
+        LOST,
       ],
     } as unknown as LocalExportResult;
 
@@ -204,6 +264,39 @@ describe('rowsTable', () => {
         '2026-03-01    1,000     3        1,003',
         '2026-03-02        2     0            2',
         'total         1,002     3        1,005',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('prints the published rows of a held day, marked held, and counts them in the totals when the shrink guard held it', () => {
+    // Prepare: 'By user' on 2026-03-02 was held (published 400 rows, this run had 100).
+    const result = {
+      rows: 1003,
+      held: [HELD_BY_USER],
+      reports: [
+        {
+          reportId: 'a',
+          reportName: 'By user',
+          rows: 1000,
+          files: 2,
+          days: [{ dt: '2026-03-01', rows: 1000 }],
+        },
+        LOST,
+      ],
+    } as unknown as LocalExportResult;
+
+    // Act
+    const text = rowsTable(result);
+
+    // Assess
+    expect(text).toBe(
+      [
+        'date         By user  Lost  all reports',
+        '----------  --------  ----  -----------',
+        '2026-03-01     1,000     3        1,003',
+        '2026-03-02  400 held     0          400',
+        'total          1,400     3        1,403',
         '',
       ].join('\n'),
     );

@@ -57,7 +57,10 @@ describe("the deploy guide's Athena examples on a local lake", () => {
             reportName: 'One',
             status: 'FAILED',
             error: 'ExportFailedError',
-            progress: { heldCount: 1, held: [{ dt: '2026-11-19', publishedRows: 10, rows: 0 }] },
+            progress: {
+              heldCount: 1,
+              held: [{ dt: '2026-11-19', basis: 'rows', publishedRows: 10, rows: 0 }],
+            },
           },
         ],
       },

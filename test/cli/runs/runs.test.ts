@@ -88,13 +88,61 @@ describe('report-export runs', () => {
     expect(run.code).toBe(0);
     const lines = run.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(
-      /^started\s+run\s+status\s+mode\s+dates\s+jobs\s+rows\s+partitions\s+took\s+error$/,
+      /^started\s+run\s+status\s+mode\s+dates\s+jobs\s+rows\s+partitions\s+held\s+partial\s+took\s+error$/,
     );
     expect(lines[2]).toMatch(
-      /^2026-03-09 12:00:00\s+run-c\s+FAILED\s+range\s+2026-03-01\.\.2026-03-07\s+2\/3\s+40\s+21\s+2\.1 s\s+ReportRunFailedError$/,
+      /^2026-03-09 12:00:00\s+run-c\s+FAILED\s+range\s+2026-03-01\.\.2026-03-07\s+2\/3\s+40\s+21\s+0\s+2\.1 s\s+ReportRunFailedError$/,
     );
     expect(lines[3]).toMatch(/run-b\s+SUCCEEDED .* 1,300 /);
     expect(lines).toHaveLength(5);
+  });
+
+  it('prints each held partition with its day, report and both counts, and the partial days, when a run held some', async () => {
+    // Prepare: a run whose 'Summary by user' job held a day, and that published today partial.
+    const lake = path.join(work, 'held');
+    const dir = path.join(lake, 'runs', 'dt=2026-03-10');
+    await mkdir(dir, { recursive: true });
+    const held = {
+      ...record('run-h', '2026-03-10T00:05:00.000Z', 'SUCCEEDED', 300),
+      heldPartitions: 2,
+      partialDays: [{ dt: '2026-03-10', cutOff: '2026-03-10T00:05:00.000Z' }],
+      jobs: [
+        {
+          jobId: 'job-0001',
+          reportId: 'rep-1',
+          reportName: 'Call list by user',
+          held: [{ dt: '2026-03-02', basis: 'rows', publishedRows: 400, rows: 100 }],
+          heldCount: 1,
+        },
+        {
+          jobId: 'job-0002',
+          reportId: 'rep-2',
+          reportName: 'Summary by user',
+          held: [
+            { dt: '2026-03-01', basis: 'calls', publishedRows: 12, rows: 12, publishedCalls: 361, calls: 88 },
+          ],
+          heldCount: 1,
+        },
+      ],
+    };
+    await writeFile(path.join(dir, 'run-h.json'), `${JSON.stringify(held)}\n`);
+
+    // Act
+    const table = await runInProcess(['runs', '--dir', lake]);
+    const json = await runInProcess(['runs', '--dir', lake, '--json']);
+
+    // Assess
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/run-h\s+SUCCEEDED\s+range\s+\S+\s+3\s+300\s+21\s+2\s+2026-03-10\s/);
+    expect(table.stdout).toContain(
+      'run-h  held 2026-03-01 "Summary by user": kept the published 361 calls (12 rows); this run had 88 calls (12 rows)\n' +
+        'run-h  held 2026-03-02 "Call list by user": kept the published 400 rows; this run had 100\n',
+    );
+    const [first] = JSON.parse(json.stdout) as { held: { dt: string; reportName: string }[] }[];
+    expect(first?.held.map((h) => `${h.dt} ${h.reportName}`)).toEqual([
+      '2026-03-01 Summary by user',
+      '2026-03-02 Call list by user',
+    ]);
   });
 
   it('reads the run records from S3 when --dir is an s3:// URI', async () => {

@@ -6,6 +6,7 @@ import type { IOStreams } from '../../shared/io-streams';
 import { reserveStdout } from '../../shared/json-output';
 import { openLake } from '../../shared/lake-database';
 import { checkedLocalDir } from '../../shared/out-location';
+import { outcomeWarnings, runExitCode } from '../../shared/run-outcome';
 import { colors, isInteractive, progress } from '../../shared/terminal';
 import { type CallSummary, summarizeCalls, summarizeSummaryReports } from './call-summary';
 import type { LocalExportOptions, LocalExportResult } from './export';
@@ -89,6 +90,7 @@ async function readBack(result: LocalExportResult): Promise<{ summary: CallSumma
       timeZone: result.timeZone,
       reports: result.reports,
       summaryReports,
+      outcome: result,
     });
     return { summary, page: await writeSummaryPage(result.outDir, html) };
   } finally {
@@ -179,11 +181,11 @@ async function runCommand(
   } else {
     writeOut(renderLocalExportReport(result, readBackResult, { seconds, out: io.stdout, env: io.env }));
   }
+  for (const warning of outcomeWarnings(result)) io.stderr.write(`${c.yellow(warning)}\n`);
   if (result.status !== 'SUCCEEDED') {
     io.stderr.write(
       `${c.red('export failed')}: ${result.error ?? 'error'}${result.cause ? `: ${result.cause}` : ''}\n`,
     );
-    return 1;
   }
-  return 0;
+  return runExitCode(result.status, result);
 }

@@ -13,6 +13,7 @@ import { type Plan, planExecution } from '../../../workflow/plan';
 import type { SettingsEnvironment } from '../../../workflow/settings';
 import { CLI_DEFAULTS } from '../../shared/defaults';
 import { acquireOutDirLock } from '../../shared/out-dir-lock';
+import { type RunOutcome, runOutcome } from '../../shared/run-outcome';
 import { ExportProgressTracker, type ProgressSink } from './progress';
 
 /** Options of {@link runLocalExport}; every member has a default. */
@@ -62,7 +63,7 @@ export interface ReportDays {
   days: { dt: string; rows: number }[];
 }
 
-export interface LocalExportResult {
+export interface LocalExportResult extends RunOutcome {
   status: 'SUCCEEDED' | 'FAILED';
   /** Error name and message of the first failure (a job's, or the execution's). */
   error: string | null;
@@ -71,7 +72,9 @@ export interface LocalExportResult {
   secretFile: string;
   timeZone: string;
   dates: { from: string; to: string };
+  /** Rows per report and day this run published (a held day is in `held`, not here). */
   reports: ReportDays[];
+  /** Rows this run published. */
   rows: number;
   /** Run records Finalize wrote, relative to `outDir`. */
   runRecords: string[];
@@ -187,6 +190,7 @@ async function runOnDeployment(
     runRecords: result.summaries.map((s) => s.runRecordKey),
     executions: result.executions.length,
     csvExtension: options.csvGzip ? 'csv.gz' : 'csv',
+    ...runOutcome(result.summaries),
   };
 }
 

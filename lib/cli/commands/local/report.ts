@@ -1,41 +1,71 @@
 import * as path from 'node:path';
+import { describeHeld } from '../../shared/run-outcome';
 import { colors, formatCount, renderTable, type TerminalStream } from '../../shared/terminal';
 import type { CallSummary } from './call-summary';
 import type { LocalExportResult } from './export';
 
-/** The table of rows per day (rows) and report (columns), with totals. */
+/**
+ * The table of rows per day (rows) and report (columns), with totals: what the lake holds
+ * for the window, this run's rows, and for a day the shrink guard held, its published rows,
+ * marked `held`.
+ */
 export function rowsTable(result: LocalExportResult): string {
-  const dates = [...new Set(result.reports.flatMap((r) => r.days.map((d) => d.dt)))].sort();
+  const dates = [
+    ...new Set([...result.reports.flatMap((r) => r.days.map((d) => d.dt)), ...result.held.map((h) => h.dt)]),
+  ].sort();
   const header = (name: string, i: number) =>
     result.reports.some((r, j) => j !== i && r.reportName === name) ? `${name} (${i + 1})` : name;
-  type Row = Record<string, string | number>;
+  type Row = Record<string, string>;
+  const columnTotals = result.reports.map(() => 0);
   const rows: Row[] = dates.map((dt) => {
     const row: Row = { dt };
     let total = 0;
     result.reports.forEach((r, i) => {
-      const n = r.days.find((d) => d.dt === dt)?.rows ?? 0;
-      row[`r${i}`] = n;
+      const held = result.held.find((h) => h.reportId === r.reportId && h.dt === dt);
+      const n = held?.publishedRows ?? r.days.find((d) => d.dt === dt)?.rows ?? 0;
+      row[`r${i}`] = held === undefined ? formatCount(n) : `${formatCount(n)} held`;
       total += n;
+      columnTotals[i] = (columnTotals[i] ?? 0) + n;
     });
-    row.total = total;
+    row.total = formatCount(total);
     return row;
   });
-  const totals: Row = { dt: 'total', total: result.rows };
-  result.reports.forEach((r, i) => {
-    totals[`r${i}`] = r.rows;
+  const totals: Row = { dt: 'total', total: formatCount(columnTotals.reduce((a, b) => a + b, 0)) };
+  columnTotals.forEach((n, i) => {
+    totals[`r${i}`] = formatCount(n);
   });
   rows.push(totals);
-  const count = (v: unknown) => formatCount(Number(v));
   return renderTable(rows, [
     { key: 'dt', header: 'date' },
     ...result.reports.map((r, i) => ({
       key: `r${i}`,
       header: header(r.reportName, i),
       align: 'right' as const,
-      format: count,
     })),
-    { key: 'total', header: 'all reports', align: 'right', format: count },
+    { key: 'total', header: 'all reports', align: 'right' },
   ]);
+}
+
+/** The held partitions and partial days, under the table (nothing when there are none). */
+function outcomeLines(result: LocalExportResult, bold: (text: string) => string): string[] {
+  const lines: string[] = [];
+  if (result.heldPartitions > 0) {
+    lines.push(
+      `${bold('Held')} (the shrink guard kept the published partition: this run had far fewer rows, or calls; --force-replace replaces it)`,
+      ...result.held.map((h) => `  ${describeHeld(h)}`),
+    );
+    const unlisted = result.heldPartitions - result.held.length;
+    if (unlisted > 0) lines.push(`  ... and ${unlisted} more (see the run records)`);
+    lines.push('');
+  }
+  if (result.partialDays.length > 0) {
+    lines.push(
+      `${bold('Partial days')} (exported before the day ended; a run after it ends publishes it whole)`,
+      ...result.partialDays.map((d) => `  ${d.dt}  calls up to ${d.cutOff}`),
+      '',
+    );
+  }
+  return lines;
 }
 
 /** The sample query's answer as a table. */
@@ -81,6 +111,7 @@ export function renderLocalExportReport(
     '',
     c.bold('Rows per day and report'),
     rowsTable(result),
+    ...outcomeLines(result, c.bold),
     c.bold('Files'),
     `  Parquet   ${example('parquet', 'parquet')}`,
     `  CSV       ${example('csv', result.csvExtension)}`,

@@ -1,5 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import type { HeldReportPartition } from '../../../workflow/finalize';
+import type { RunOutcome } from '../../shared/run-outcome';
 import { formatCount } from '../../shared/terminal';
 import type { CallSummary, SummaryReportTotals } from './call-summary';
 import { barChart, escapeHtml, heatmap } from './svg-charts';
@@ -28,6 +30,8 @@ export function renderSummaryPage(
     reports?: readonly { reportId: string; reportName: string; dataset: string }[];
     /** Totals of the summary reports (their rows are not calls: not in the charts). */
     summaryReports?: readonly SummaryReportTotals[];
+    /** What the run held and left partial (the page shows the lake: a held day's published rows). */
+    outcome?: RunOutcome;
   },
 ): string {
   const callsChart = barChart(
@@ -96,6 +100,7 @@ ${(context.summaryReports ?? [])
   .join('\n')}
 </tbody></table>
 <p class="meta">Their rows are the service's totals (per user ...) for each local day, not calls: they are not in the charts above.</p>`;
+  const outcome = outcomeSection(context.outcome);
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -132,9 +137,33 @@ ${rateChart}
 ${heat}
 <p class="meta">A call is counted once across reports (by connId); answered means ans = 1.</p>
 ${summaries}
+${outcome}
 </body>
 </html>
 `;
+}
+
+/** The held partitions (both counts) and partial days of the run; empty when there are none. */
+function outcomeSection(outcome: RunOutcome | undefined): string {
+  if (outcome === undefined) return '';
+  const parts: string[] = [];
+  if (outcome.heldPartitions > 0) {
+    const unlisted = outcome.heldPartitions - outcome.held.length;
+    const cells = (h: HeldReportPartition) =>
+      h.basis === 'calls'
+        ? `<td>${formatCount(h.publishedCalls)} calls (${formatCount(h.publishedRows)} rows)</td><td>${formatCount(h.calls)} calls (${formatCount(h.rows)} rows)</td>`
+        : `<td>${formatCount(h.publishedRows)} rows</td><td>${formatCount(h.rows)} rows</td>`;
+    parts.push(`<h2 id="held">Held days (${outcome.heldPartitions})</h2>
+<table><thead><tr><th>day</th><th>report</th><th>published (kept)</th><th>this run</th></tr></thead><tbody>
+${outcome.held.map((h) => `<tr><td>${escapeHtml(h.dt)}</td><td>${escapeHtml(h.reportName)}</td>${cells(h)}</tr>`).join('\n')}
+</tbody></table>
+<p class="meta">The shrink guard kept these published partitions: this run had far fewer rows (a summary: calls) than the lake holds. The page shows what the lake holds; run again with --force-replace to replace them.${unlisted > 0 ? ` ${unlisted} more are listed in the run records.` : ''}</p>`);
+  }
+  if (outcome.partialDays.length > 0) {
+    parts.push(`<h2 id="partial">Partial days</h2>
+<p class="meta">Exported before the day ended; a run after it ends publishes it whole: ${outcome.partialDays.map((d) => `${escapeHtml(d.dt)} (calls up to ${escapeHtml(d.cutOff)})`).join(', ')}.</p>`);
+  }
+  return parts.join('\n');
 }
 
 /** Writes the page into `outDir` (atomically: a reader never sees half a page); returns its path. */

@@ -25,6 +25,7 @@ import { refuseFutureDates } from '../../shared/future-dates';
 import type { IOStreams } from '../../shared/io-streams';
 import { acquireOutDirLock } from '../../shared/out-dir-lock';
 import { checkedOutUri } from '../../shared/out-location';
+import { describeHeld, outcomeWarnings, runExitCode } from '../../shared/run-outcome';
 import { colors, formatCount, formatDuration, progress, renderTable } from '../../shared/terminal';
 import { RUN_COMMAND } from './spec';
 
@@ -244,12 +245,15 @@ export async function runCommand(
       }));
       if (rows.length > 0)
         io.stdout.write(`\n${renderTable(rows, ['run', 'status', 'jobs', 'failed', 'rows', 'partitions'])}`);
+      for (const h of line.held) io.stdout.write(`  held ${describeHeld(h)}\n`);
+      for (const d of line.partialDays) io.stdout.write(`  partial ${d.dt} (calls up to ${d.cutOff})\n`);
       if (result.error !== null) io.stdout.write(`  error ${result.error}\n`);
     }
     // Whatever the output format, a failure says why on stderr (the error name alone does not).
     if (line.cause !== null) io.stderr.write(`${c.red('cause')} ${line.cause}\n`);
     for (const w of warnings.slice(0, 20)) io.stderr.write(`warning: ${w}\n`);
-    return result.status === 'SUCCEEDED' ? 0 : 1;
+    for (const w of outcomeWarnings(line)) io.stderr.write(`${w}\n`);
+    return runExitCode(line.status, line);
   } finally {
     await lock?.release();
   }

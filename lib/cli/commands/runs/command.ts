@@ -4,9 +4,11 @@ import { pathToFileURL } from 'node:url';
 import { parseOrHelp, UsageError } from '../../../command-line/options';
 import type { ObjectLocation } from '../../../stores/from-uri';
 import { readObject } from '../../../stores/object-store';
+import { heldReportPartitions } from '../../../workflow/finalize';
 import { parseRunRecord, type RunRecord } from '../../../workflow/run-record';
 import type { S3ClientFactory } from '../../aws/s3-client';
 import type { IOStreams } from '../../shared/io-streams';
+import { describeHeld } from '../../shared/run-outcome';
 import { colors, formatCount, formatDuration, renderTable } from '../../shared/terminal';
 import { RUNS_COMMAND } from './spec';
 
@@ -98,7 +100,10 @@ export async function runsCommand(argv: readonly string[], io: IOStreams): Promi
   const uri = await storeUri(v.dir, io.cwd);
   const records = await latestRuns(uri, v.limit, warnUnreadable(io.stderr), await checkedS3(uri, io));
   if (v.json) {
-    io.stdout.write(`${JSON.stringify(records)}\n`);
+    // Every member, and the held partitions of every job in one list with their reports.
+    io.stdout.write(
+      `${JSON.stringify(records.map((r) => ({ ...r, held: heldReportPartitions(r.jobs ?? []) })))}\n`,
+    );
     return 0;
   }
   const c = colors(io.stdout, io.env);
@@ -111,6 +116,8 @@ export async function runsCommand(argv: readonly string[], io: IOStreams): Promi
     jobs: r.failedJobs > 0 ? `${r.jobCount - r.failedJobs}/${r.jobCount}` : String(r.jobCount),
     rows: r.rows,
     partitions: r.partitions,
+    held: r.heldPartitions ?? 0,
+    partial: (r.partialDays ?? []).map((d) => d.dt).join(' '),
     took: formatDuration(r.durationMs),
     error: r.error ?? '',
   }));
@@ -126,12 +133,18 @@ export async function runsCommand(argv: readonly string[], io: IOStreams): Promi
         { key: 'jobs', align: 'right' },
         { key: 'rows', format: (n) => formatCount(Number(n)) },
         'partitions',
+        { key: 'held', format: (n) => (Number(n) > 0 ? c.yellow(String(n)) : String(n)) },
+        'partial',
         { key: 'took', align: 'right' },
         'error',
       ],
       { header: c.bold },
     ),
   );
+  // Each held partition with its day and both counts, under the table.
+  for (const r of records)
+    for (const h of heldReportPartitions(r.jobs ?? []))
+      io.stdout.write(`${r.runId}  held ${describeHeld(h)}\n`);
   if (records.length === 0) io.stderr.write('no run records yet\n');
   return 0;
 }

@@ -6,10 +6,11 @@ import { parseOrHelp, UsageError } from '../../../command-line/options';
 import type { LocalWorkflowResult } from '../../../local/run-workflow';
 import type { IOStreams } from '../../shared/io-streams';
 import { acquireOutDirLock } from '../../shared/out-dir-lock';
+import { outcomeWarnings, type RunOutcome, runExitCode, runOutcome } from '../../shared/run-outcome';
 import { WORKFLOW_COMMAND } from './spec';
 
-/** The one line a script reads. */
-export interface WorkflowLine {
+/** The one line a script reads: counts, and the partitions held and days partial. */
+export interface WorkflowLine extends RunOutcome {
   status: 'SUCCEEDED' | 'FAILED';
   jobs: number;
   rows: number;
@@ -45,6 +46,7 @@ export function workflowLine(result: LocalWorkflowResult, out: string): Workflow
     out,
     error: result.error,
     cause: failureCause(result),
+    ...runOutcome(result.summaries),
   };
 }
 
@@ -91,8 +93,10 @@ export async function workflowCommand(argv: readonly string[], io: IOStreams): P
           if (e.type === 'ExecutionFailed') io.stderr.write(`failed: ${e.Error ?? ''}\n`);
         },
       });
-      io.stdout.write(`${JSON.stringify(workflowLine(result, out))}\n`);
-      return result.status === 'SUCCEEDED' ? 0 : 1;
+      const line = workflowLine(result, out);
+      io.stdout.write(`${JSON.stringify(line)}\n`);
+      for (const warning of outcomeWarnings(line)) io.stderr.write(`${warning}\n`);
+      return runExitCode(line.status, line);
     } finally {
       await deployment.close();
     }
