@@ -105,17 +105,23 @@ export class ExportWorkflow extends Construct {
     const f = props.functions;
     const S = STATE_NAMES;
 
+    // The execution input stays in the context object ($$.Execution.Input), never in the
+    // state: the tasks that need it (Plan, Finalize, RecordFailure) take it from there, so
+    // the state carries the input's filters once (in the plan's options).
     const start = new sfn.Pass(this, S.start, {
       stateName: S.start,
       parameters: {
-        'input.$': '$$.Execution.Input',
         'executionName.$': '$$.Execution.Name',
         'startedAt.$': '$$.Execution.StartTime',
       },
     });
 
     const plan = this.#task(S.plan, f.plan, {
-      payload: { 'input.$': '$.input', 'executionName.$': '$.executionName' },
+      payload: {
+        'input.$': '$$.Execution.Input',
+        'executionName.$': '$.executionName',
+        'startedAt.$': '$.startedAt',
+      },
       resultPath: '$.plan',
     });
 
@@ -218,7 +224,7 @@ export class ExportWorkflow extends Construct {
     notifyCaught.addCatch(runFailed, { errors: ['States.ALL'], resultPath: '$.notifyError' }).next(runFailed);
     const recordFailure = this.#task(S.recordFailure, f.finalize, {
       payload: {
-        'input.$': '$.input',
+        'input.$': '$$.Execution.Input',
         'executionName.$': '$.executionName',
         'startedAt.$': '$.startedAt',
         'failure.$': '$.failure',
@@ -232,11 +238,20 @@ export class ExportWorkflow extends Construct {
     exportJobs.addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.failure' });
 
     const finalize = this.#task(S.finalize, f.finalize, {
+      // What the run record needs of the plan: not its jobs or options (the filters are
+      // in the input already).
       payload: {
-        'input.$': '$.input',
+        'input.$': '$$.Execution.Input',
         'executionName.$': '$.executionName',
         'startedAt.$': '$.startedAt',
-        'plan.$': '$.plan',
+        plan: {
+          'runId.$': '$.plan.runId',
+          'mode.$': '$.plan.mode',
+          'timeZone.$': '$.plan.timeZone',
+          'dates.$': '$.plan.dates',
+          'jobCount.$': '$.plan.jobCount',
+          'hasContinuation.$': '$.plan.hasContinuation',
+        },
         'results.$': '$.results',
       },
       resultPath: '$.summary',
@@ -277,7 +292,9 @@ export class ExportWorkflow extends Construct {
       parameters: {
         StateMachineArn: machineArn,
         'Name.$': continuationName,
-        'Input.$': 'States.JsonToString($.plan.continuation)',
+        // The plan's continuation without the filters, merged back from the one copy.
+        'Input.$':
+          'States.JsonToString(States.JsonMerge($.plan.continuation, $.plan.options.filters, false))',
       },
       iamResources: [machineArn],
       iamAction: 'states:StartExecution',

@@ -3,6 +3,7 @@ import { StateMachine } from 'aws-local-stepfunctions';
 import { STATE_NAMES, TASK_STATES } from '../infra/state-names';
 import { SFN_EXECUTION_EXISTS_ERROR_NAME } from '../workflow/error-table';
 import type { FinalizeOutput } from '../workflow/finalize';
+import { enforceStateDataLimits, withLambdaLimits, withStateLimits } from './data-limits';
 import type { StateMachineDefinition } from './definition';
 import { awsHistoryEvents, type EngineEvent } from './history';
 import type { LocalTasks } from './local-tasks';
@@ -69,6 +70,7 @@ export async function runLocalWorkflow(
 ): Promise<LocalWorkflowResult> {
   // aws-cdk-lib takes seconds to load: only when the definition is not given.
   const definition = options.definition ?? (await import('./definition')).synthesizedDefinition();
+  enforceStateDataLimits();
   const machine = new StateMachine(definition as never, { validationOptions: { checkPaths: true } });
   const tasks = options.tasks;
   const notifications: unknown[] = [];
@@ -99,7 +101,8 @@ export async function runLocalWorkflow(
     p.then(done, done);
     return p;
   };
-  const invoke = (state: string) => (e: never) => tracked(tasks.invoke(state, e, options.signal));
+  const invoke = (state: string) =>
+    withLambdaLimits(state, (e: never) => tracked(tasks.invoke(state, e, options.signal)));
   // Finalize and RecordFailure run the same function; the run result keeps every summary.
   const finalizeAndKeep = (state: string) => async (e: never) => {
     const out = (await invoke(state)(e)) as FinalizeOutput;
@@ -131,33 +134,44 @@ export async function runLocalWorkflow(
       ),
       [STATE_NAMES.finalize]: finalizeAndKeep(STATE_NAMES.finalize),
       [STATE_NAMES.recordFailure]: finalizeAndKeep(STATE_NAMES.recordFailure),
-      [STATE_NAMES.notifyFailure]: async (e) => notify(e),
-      [STATE_NAMES.notifyCaughtFailure]: async (e) => notify(e),
-      [STATE_NAMES.continueAsNew]: async (e: { StateMachineArn: string; Name: string; Input: string }) => {
-        const before = started.get(e.Name);
-        if (before === undefined) {
-          const status = existing ?? 'RUNNING';
-          if (status === 'RUNNING') queue.push(JSON.parse(e.Input));
-          started.set(e.Name, {
-            arn: `${e.StateMachineArn.replace(':stateMachine:', ':execution:')}:${e.Name}`,
-            startDate: new Date().toISOString(),
-            status,
-          });
-        }
-        if (before !== undefined || existing !== undefined) {
-          existing = undefined;
-          throw named(SFN_EXECUTION_EXISTS_ERROR_NAME, `Execution Already Exists: '${e.Name}'`);
-        }
-        const child = started.get(e.Name) as { arn: string; startDate: string };
-        return { ExecutionArn: child.arn, StartDate: child.startDate };
-      },
-      [STATE_NAMES.continuationExists]: async (e: { ExecutionArn: string }) => {
-        const child = [...started.values()].find((c) => c.arn === e.ExecutionArn);
-        if (child === undefined) {
-          throw named('Sfn.ExecutionDoesNotExistException', `Execution does not exist: '${e.ExecutionArn}'`);
-        }
-        return { ExecutionArn: child.arn, StartDate: child.startDate, Status: child.status };
-      },
+      [STATE_NAMES.notifyFailure]: withStateLimits(STATE_NAMES.notifyFailure, async (e) => notify(e)),
+      [STATE_NAMES.notifyCaughtFailure]: withStateLimits(STATE_NAMES.notifyCaughtFailure, async (e) =>
+        notify(e),
+      ),
+      [STATE_NAMES.continueAsNew]: withStateLimits(
+        STATE_NAMES.continueAsNew,
+        async (e: { StateMachineArn: string; Name: string; Input: string }) => {
+          const before = started.get(e.Name);
+          if (before === undefined) {
+            const status = existing ?? 'RUNNING';
+            if (status === 'RUNNING') queue.push(JSON.parse(e.Input));
+            started.set(e.Name, {
+              arn: `${e.StateMachineArn.replace(':stateMachine:', ':execution:')}:${e.Name}`,
+              startDate: new Date().toISOString(),
+              status,
+            });
+          }
+          if (before !== undefined || existing !== undefined) {
+            existing = undefined;
+            throw named(SFN_EXECUTION_EXISTS_ERROR_NAME, `Execution Already Exists: '${e.Name}'`);
+          }
+          const child = started.get(e.Name) as { arn: string; startDate: string };
+          return { ExecutionArn: child.arn, StartDate: child.startDate };
+        },
+      ),
+      [STATE_NAMES.continuationExists]: withStateLimits(
+        STATE_NAMES.continuationExists,
+        async (e: { ExecutionArn: string }) => {
+          const child = [...started.values()].find((c) => c.arn === e.ExecutionArn);
+          if (child === undefined) {
+            throw named(
+              'Sfn.ExecutionDoesNotExistException',
+              `Execution does not exist: '${e.ExecutionArn}'`,
+            );
+          }
+          return { ExecutionArn: child.arn, StartDate: child.startDate, Status: child.status };
+        },
+      ),
     };
     const notify = (e: { Message?: unknown }) => {
       notifications.push(e.Message ?? e);

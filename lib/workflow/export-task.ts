@@ -85,9 +85,9 @@ export async function exportResults(input: JobTaskInput, deps: ExportTaskDeps): 
     // result whose zone differs (EXPORT_TIME_ZONE_INVALID) rather than shift partitions.
     const zone = deps.timeZone;
     summaryResult = isSummaryResult(source.head);
-    const window = piece.from === undefined ? undefined : { from: piece.from, to: piece.to as string };
-    const dates = window === undefined ? undefined : datesOfWindow(window, zone);
-    if (summaryResult && dates !== undefined && dates.length > 1) {
+    const window = { from: piece.from, to: piece.to };
+    const dates = datesOfWindow(window, zone);
+    if (summaryResult && dates.length > 1) {
       // It is one day's partition only when the window is one day. Run it again day by day
       // (the first request is wasted once).
       source.cancel(new Error('a summary is exported day by day'));
@@ -102,10 +102,10 @@ export async function exportResults(input: JobTaskInput, deps: ExportTaskDeps): 
       source.cancel(new Error('row limit reached: window split'));
       if (summaryResult) {
         throw new RowLimitError(
-          `The summary report ${input.job.reportName} for ${piece.from ?? 'its preset'} has ${source.head.totalCount} rows, at the service's row limit (${source.head.rowLimit}): a summary totals its day and cannot be split below it; ask the service for fewer groups (a narrower report) or a higher row limit`,
+          `The summary report ${input.job.reportName} for ${piece.from} has ${source.head.totalCount} rows, at the service's row limit (${source.head.rowLimit}): a summary totals its day and cannot be split below it; ask the service for fewer groups (a narrower report) or a higher row limit`,
         );
       }
-      const halves = splitWindow(piece, dates ?? [], zone, deps.minSplitMinutes, source.head);
+      const halves = splitWindow(piece, dates, zone, deps.minSplitMinutes, source.head);
       deps.logger?.warn?.('result reached the row limit; window split', {
         jobId: input.job.jobId,
         totalCount: source.head.totalCount,
@@ -121,10 +121,7 @@ export async function exportResults(input: JobTaskInput, deps: ExportTaskDeps): 
       };
     }
     if (piece.day !== undefined) {
-      const ready = [
-        ...cursor.ready,
-        { requestId: ref.requestId, from: piece.from as string, to: piece.to as string },
-      ];
+      const ready = [...cursor.ready, { requestId: ref.requestId, from: piece.from, to: piece.to }];
       if (rest[0]?.day === piece.day) {
         source.cancel(new Error('piece ready; the day exports with its last piece'));
         return { ...cursor, queue: rest, ready, status: 'None', done: false };
@@ -140,14 +137,9 @@ export async function exportResults(input: JobTaskInput, deps: ExportTaskDeps): 
   } catch (error) {
     const named = toWorkflowError(error, `Exporting report ${input.job.reportName}`);
     // Split only for the deadline: a run its user interrupted (`interrupted`) just stops.
-    if (
-      named instanceof DeadlineError &&
-      piece.from !== undefined &&
-      !summaryResult &&
-      !deps.interrupted?.aborted
-    ) {
+    if (named instanceof DeadlineError && !summaryResult && !deps.interrupted?.aborted) {
       // Too slow to finish before the deadline: nothing was published; smaller windows next.
-      const dates = datesOfWindow({ from: piece.from, to: piece.to as string }, deps.timeZone);
+      const dates = datesOfWindow({ from: piece.from, to: piece.to }, deps.timeZone);
       const smaller = splitWindow(piece, dates, deps.timeZone, deps.minSplitMinutes);
       deps.logger?.warn?.('export stopped before the deadline; window split', { jobId: input.job.jobId });
       return {
@@ -161,19 +153,6 @@ export async function exportResults(input: JobTaskInput, deps: ExportTaskDeps): 
     }
     throw named;
   }
-}
-
-/** The dates a preset's result covers (its resolved window), for the partition leases. */
-function presetDates(source: ReportResultStream, timeZone: string): string[] {
-  const m = source.head.request?.metadata;
-  try {
-    if (m?.timezoneDateFrom && m.timezoneDateTo) {
-      return datesOfWindow({ from: m.timezoneDateFrom, to: m.timezoneDateTo }, timeZone);
-    }
-  } catch {
-    // not instants with offsets: fall through to one lease for the report's presets
-  }
-  return ['preset'];
 }
 
 function reachesRowLimit(source: ReportResultStream): boolean {
@@ -224,12 +203,10 @@ async function publishUnderLease(
   input: JobTaskInput,
   deps: ExportTaskDeps,
   source: ReportResultStream,
-  window: { from: string; to: string } | undefined,
-  dates: readonly string[] | undefined,
+  window: { from: string; to: string },
+  dates: readonly string[],
 ): Promise<ExportSummary> {
-  const keys = [...new Set(dates ?? presetDates(source, deps.timeZone))]
-    .sort()
-    .map((dt) => publishLease(input.job.reportId, dt));
+  const keys = [...new Set(dates)].sort().map((dt) => publishLease(input.job.reportId, dt));
   const held: Lease[] = [];
   try {
     // Always in ascending key order, so two holders never wait on each other in a cycle.
@@ -261,8 +238,8 @@ async function publishUnderLease(
       ...(deps.summaryMismatch === undefined ? {} : { summaryMismatch: deps.summaryMismatch }),
       ...(deps.minShareOfPublished === undefined ? {} : { minShareOfPublished: deps.minShareOfPublished }),
       ...(input.job.forceReplace === true ? { forceReplace: true } : {}),
-      ...(window === undefined ? {} : { window }),
-      ...(dates === undefined ? {} : { windowDates: dates }),
+      window,
+      windowDates: dates,
       ...(deps.signal === undefined ? {} : { signal: deps.signal }),
       ...(deps.logger === undefined ? {} : { logger: deps.logger }),
     });

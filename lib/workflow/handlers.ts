@@ -38,9 +38,13 @@ async function logged<T>(runtime: WorkflowRuntime, task: string, body: () => Pro
 
 /** Plan: validates the input and turns it into jobs. No call to the service. */
 export function createPlanHandler(runtime: WorkflowRuntime) {
-  return (event: { input: unknown; executionName: string }): Promise<Plan> =>
+  return (event: { input: unknown; executionName: string; startedAt?: string }): Promise<Plan> =>
     logged(runtime, 'Plan', async () => {
-      const plan = planExecution(event.input, runtime.settings, { executionName: event.executionName });
+      const started = event.startedAt === undefined ? Number.NaN : Date.parse(event.startedAt);
+      const plan = planExecution(event.input, runtime.settings, {
+        executionName: event.executionName,
+        ...(Number.isNaN(started) ? {} : { now: new Date(started) }),
+      });
       runtime.logger.info('planned', {
         runId: plan.runId,
         jobs: plan.jobCount,

@@ -94,8 +94,22 @@ export const EXECUTION_INPUT_SCHEMA = z
 
 export type ExecutionInput = z.infer<typeof EXECUTION_INPUT_SCHEMA>;
 
+/**
+ * The largest execution input Plan accepts, as JSON text in UTF-8. Step Functions takes
+ * inputs up to 256 KiB, but the input's filters travel in the state (to every job and the
+ * continuation) beside the plan and the jobs' results, all within 256 KiB: an input this
+ * size leaves them room. Filters that need more belong in a saved filter (filterId).
+ */
+export const MAX_EXECUTION_INPUT_BYTES = 32 * 1024;
+
 /** Validates an execution input; the error names every wrong member and what is wrong with it. */
 export function parseExecutionInput(raw: unknown): ExecutionInput {
+  const bytes = Buffer.byteLength(JSON.stringify(raw) ?? '', 'utf8');
+  if (bytes > MAX_EXECUTION_INPUT_BYTES) {
+    throw new InvalidInputError(
+      `Invalid execution input: ${bytes} bytes of JSON exceed the ${MAX_EXECUTION_INPUT_BYTES} an execution takes (its filters travel in the state, limited to 256 KiB); use a saved filter (filterId) for long conditions`,
+    );
+  }
   const parsed = EXECUTION_INPUT_SCHEMA.safeParse(raw);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => {

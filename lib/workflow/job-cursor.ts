@@ -21,9 +21,8 @@ export interface SummaryMismatch {
  * one by one and exported together, so the day's partition is published once, whole.
  */
 export interface PendingWindow {
-  from?: string;
-  to?: string;
-  preset?: string;
+  from: string;
+  to: string;
   day?: string;
 }
 
@@ -84,14 +83,10 @@ export interface JobTaskInput {
   attempt?: number;
 }
 
-/** A job's first cursor: its one window (or preset) queued. */
+/** A job's first cursor: its one window queued. */
 export function firstCursor(job: Job, now: Date): JobCursor {
-  const first: PendingWindow =
-    job.window === undefined
-      ? { preset: job.preset as string }
-      : { from: job.window.from, to: job.window.to };
   return {
-    queue: [first],
+    queue: [{ from: job.window.from, to: job.window.to }],
     ready: [],
     requestId: '',
     status: 'None',

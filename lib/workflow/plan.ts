@@ -1,7 +1,8 @@
 import { dayBefore, shiftDate, windowForDates } from '../export/window';
-import type { AdditionalCondition } from '../spec/types';
+import type { AdditionalCondition, PresetName } from '../spec/types';
 import { InvalidInputError } from './errors';
 import { type ExecutionInput, parseExecutionInput } from './input';
+import { presetDates } from './preset-dates';
 import type { ConfiguredReport, WorkflowSettings } from './settings';
 
 /** A job's window: instants with offsets (`to` exclusive) and the local dates it owns. */
@@ -12,22 +13,26 @@ export interface JobWindow {
   lastDate: string;
 }
 
-/** One report over one window (or one preset): a Map iteration. */
+/** One report over one window of local days: a Map iteration. */
 export interface Job {
   jobId: string;
   reportId: string;
   reportName: string;
-  /** Absent for a preset job: the service resolves the preset. */
-  window?: JobWindow;
-  preset?: string;
+  window: JobWindow;
   /** Replace partitions the shrink guard would hold (the input's forceReplace). */
   forceReplace?: true;
 }
 
-/** What every job of an execution shares. */
-export interface JobOptions {
+/** The input's filters, passed to every report request (and to a continuation). */
+export interface JobFilters {
   filterId?: string;
   additionalConditions?: AdditionalCondition[];
+}
+
+/** What every job of an execution shares. */
+export interface JobOptions {
+  /** Always present (maybe empty): the state machine merges it into the continuation's input. */
+  filters: JobFilters;
   maxPollsPerJob: number;
   maxRequestsPerJob: number;
 }
@@ -37,12 +42,16 @@ export interface Plan {
   /** How the execution was started. */
   mode: 'nightly' | 'date' | 'range' | 'preset';
   timeZone: string;
-  /** Local dates the execution covers (absent for a preset). */
-  dates?: { from: string; to: string };
+  /** Local dates the execution covers (a preset's as resolved at the execution's start). */
+  dates: { from: string; to: string };
   jobs: Job[];
   options: JobOptions;
   jobCount: number;
-  /** Input of the next execution when a long backfill does not fit one execution's history. */
+  /**
+   * Input of the next execution when a long backfill does not fit one execution's history,
+   * without the filters: the state machine adds `options.filters` (so the state carries
+   * them once).
+   */
   continuation?: ExecutionInput;
   hasContinuation: boolean;
 }
@@ -50,15 +59,23 @@ export interface Plan {
 export interface PlanContext {
   /** Unique per execution (the execution's name). */
   executionName: string;
+  /**
+   * When the execution started (`$$.Execution.StartTime`): a preset resolves against it.
+   * Default: now (pass it for a plan that does not depend on the clock).
+   */
+  now?: Date;
 }
 
 /** Turns an execution input into jobs (report x window), validating it first. */
 export function planExecution(raw: unknown, settings: WorkflowSettings, context: PlanContext): Plan {
   const input = parseExecutionInput(raw);
   const reports = selectReports(input.reports, settings.reports);
-  const options: JobOptions = {
+  const filters: JobFilters = {
     ...(input.filterId === undefined ? {} : { filterId: input.filterId }),
     ...(input.additionalConditions === undefined ? {} : { additionalConditions: input.additionalConditions }),
+  };
+  const options: JobOptions = {
+    filters,
     maxPollsPerJob: settings.poll.maxPollsPerJob,
     maxRequestsPerJob: settings.maxRequestsPerJob,
   };
@@ -69,26 +86,7 @@ export function planExecution(raw: unknown, settings: WorkflowSettings, context:
       `reports: ${reports.length} reports exceed the ${settings.maxJobsPerExecution} jobs one execution may run; start one execution per group of at most ${settings.maxJobsPerExecution} reports`,
     );
   }
-  if (input.preset !== undefined) {
-    const preset = input.preset;
-    const jobs = reports.map((r, i) => ({
-      jobId: jobId(i),
-      reportId: r.id,
-      reportName: r.name,
-      preset,
-      ...force,
-    }));
-    return {
-      runId,
-      mode: 'preset',
-      timeZone: settings.timeZone,
-      jobs,
-      options,
-      jobCount: jobs.length,
-      hasContinuation: false,
-    };
-  }
-  const { from, to, mode } = datesOf(input, settings);
+  const { from, to, mode } = datesOf(input, settings, context.now ?? new Date());
   const windows = dayWindows(from, to, settings.maxWindowDays, settings.timeZone);
   const windowsPerExecution = Math.max(1, Math.floor(settings.maxJobsPerExecution / reports.length));
   const taken = windows.slice(0, windowsPerExecution);
@@ -114,10 +112,6 @@ export function planExecution(raw: unknown, settings: WorkflowSettings, context:
       from: shiftDate(last.lastDate, 1),
       to,
       reports: reports.map((r) => r.id),
-      ...(input.filterId === undefined ? {} : { filterId: input.filterId }),
-      ...(input.additionalConditions === undefined
-        ? {}
-        : { additionalConditions: input.additionalConditions }),
       ...(input.forceReplace === undefined ? {} : { forceReplace: input.forceReplace }),
       parentRunId: runId,
     };
@@ -138,7 +132,13 @@ function safeRunId(name: string): string {
 function datesOf(
   input: ExecutionInput,
   settings: WorkflowSettings,
+  now: Date,
 ): { from: string; to: string; mode: Plan['mode'] } {
+  if (input.preset !== undefined) {
+    // Resolved here, not by the service: a summary report runs day by day, and the days
+    // are the partitions' own.
+    return { ...presetDates(input.preset as PresetName, settings.timeZone, now), mode: 'preset' };
+  }
   if (input.scheduledTime !== undefined) {
     // The local day before the scheduled time, in the configured zone: never now().
     const yesterday = dayBefore(input.scheduledTime, settings.timeZone);

@@ -26,19 +26,17 @@ export async function requestReport(
       `Job ${input.job.jobId} (${input.job.reportName}) needed more than ${input.options.maxRequestsPerJob} report requests (its window kept reaching the row limit); add a filter or raise MAX_REQUESTS_PER_JOB`,
     );
   }
-  const period =
-    window.preset !== undefined
-      ? { preset: window.preset }
-      : { start: window.from as string, end: window.to as string };
+  const period = { start: window.from, end: window.to };
+  const filters = input.options.filters;
   try {
     const run = await deps.reporting.requestReport(
       {
         reportId: input.job.reportId,
         period,
-        ...(input.options.filterId === undefined ? {} : { filterId: input.options.filterId }),
-        ...(input.options.additionalConditions === undefined
+        ...(filters.filterId === undefined ? {} : { filterId: filters.filterId }),
+        ...(filters.additionalConditions === undefined
           ? {}
-          : { additionalConditions: input.options.additionalConditions }),
+          : { additionalConditions: filters.additionalConditions }),
       },
       { signal: deps.signal },
     );

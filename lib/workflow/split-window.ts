@@ -25,11 +25,6 @@ export function splitWindow(
   minSplitMinutes: number,
   head?: RowLimitHead,
 ): PendingWindow[] {
-  if (window.from === undefined || window.to === undefined) {
-    throw new RowLimitError(
-      'A preset result reached the row limit; run it as explicit dates (from/to) instead',
-    );
-  }
   if (window.day === undefined && dates.length > 1) {
     return dates.map((date) => {
       const w = dayWindow(date, timeZone);

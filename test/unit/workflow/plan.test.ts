@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../../lib/workflow/errors';
+import { MAX_EXECUTION_INPUT_BYTES } from '../../../lib/workflow/input';
 import { planExecution } from '../../../lib/workflow/plan';
 import {
   HISTORY_EVENT_BUDGET,
@@ -71,6 +72,58 @@ describe('planExecution', () => {
     expect(input).toBeUndefined();
     expect(days.size).toBe(10 * Math.ceil(730 / SETTINGS_DEFAULTS.maxWindowDays));
     expect(HISTORY_EVENT_BUDGET).toBeLessThan(HISTORY_EVENT_LIMIT);
+  });
+
+  it('resolves a preset to local dates at the execution start, so every report (summaries too) runs as dated windows', () => {
+    // Thursday 2026-11-26 14:00 in London: last week is Monday 16 to Sunday 22 November.
+    const plan = planExecution(
+      { preset: 'LastWeek' },
+      { ...settings, maxWindowDays: 7 },
+      {
+        executionName: 'x',
+        now: new Date('2026-11-26T14:00:00Z'),
+      },
+    );
+    expect(plan.mode).toBe('preset');
+    expect(plan.dates).toEqual({ from: '2026-11-16', to: '2026-11-22' });
+    expect(plan.jobs.map((j) => j.window)).toEqual(
+      Array(3).fill({
+        from: '2026-11-16T00:00:00+00:00',
+        to: '2026-11-23T00:00:00+00:00',
+        firstDate: '2026-11-16',
+        lastDate: '2026-11-22',
+      }),
+    );
+  });
+
+  it('refuses with InvalidInputError an input larger than an execution may carry in its state', () => {
+    const conditions = Array.from({ length: 40 }, (_, i) => ({
+      fieldName: 'cli',
+      operator: 'in',
+      values: Array.from({ length: 200 }, (_, j) => `+4412345${i}${j}`.padEnd(16, '0')),
+    }));
+    expect(JSON.stringify(conditions).length).toBeGreaterThan(MAX_EXECUTION_INPUT_BYTES);
+    expect(() =>
+      planExecution({ date: '2026-11-01', additionalConditions: conditions }, settings, {
+        executionName: 'x',
+      }),
+    ).toThrow(InvalidInputError);
+  });
+
+  it("keeps the input's filters once, in the jobs' options, never in the continuation", () => {
+    const filters = { filterId: '6f1f3b7e-2c1d-4b8e-9a55-0c7e1d2f3a4b', additionalConditions: [] };
+    const plan = planExecution(
+      { from: '2024-11-01', to: '2026-10-31', ...filters },
+      { ...settings, maxJobsPerExecution: 3, maxWindowDays: 7 },
+      { executionName: 'x' },
+    );
+    expect(plan.options.filters).toEqual(filters);
+    expect(plan.continuation).toEqual({
+      from: '2024-11-08',
+      to: '2026-10-31',
+      reports: ['r0', 'r1', 'r2'],
+      parentRunId: 'x',
+    });
   });
 
   it('names a report that is not configured', () => {
