@@ -54,7 +54,8 @@ function expectedRow(row: ResultRow, zone: ZoneConverter): Record<string, unknow
   for (const c of COLUMNS) {
     if (c.source.from === 'member') {
       const v = row[c.source.member];
-      out[c.name] = c.kind === 'localTimestamp' ? local : (v ?? null);
+      // A negative zero is written as 0 (see the README's Numbers).
+      out[c.name] = c.kind === 'localTimestamp' ? local : v === 0 ? 0 : (v ?? null);
     }
   }
   out.start_utc = zone.toUtc(local);
