@@ -204,8 +204,8 @@ describe('every report and every column (workflow, local service, S3 on fauxqs, 
     const record = await runRecord(h, held.summaries[0]?.runRecordKey as string);
     expect(record.heldPartitions).toBe(2);
     expect(record.jobs[0].held).toEqual([
-      { dt: '2026-11-18', publishedRows: before['2026-11-18']?.rows, rows: 0 },
-      { dt: '2026-11-19', publishedRows: before['2026-11-19']?.rows, rows: 0 },
+      { dt: '2026-11-18', basis: 'rows', publishedRows: before['2026-11-18']?.rows, rows: 0 },
+      { dt: '2026-11-19', basis: 'rows', publishedRows: before['2026-11-19']?.rows, rows: 0 },
     ]);
     expect((await manifests(h, 'calls', report))['2026-11-20']?.rows).toBe(0);
     expect(h.deployment.metricLines.join('\n')).toMatch(/"PartitionsHeld"/);
