@@ -18,7 +18,8 @@ import {
   MAX_MISMATCHES_LISTED,
   type PendingWindow,
 } from './job-cursor';
-import { sumQuality } from './run-record';
+import { partialDaysOf } from './partial-days';
+import { type PartialDay, sumQuality } from './run-record';
 import { splitWindow } from './split-window';
 
 /**
@@ -121,7 +122,10 @@ export async function exportResults(input: JobTaskInput, deps: ExportTaskDeps): 
       };
     }
     if (piece.day !== undefined) {
-      const ready = [...cursor.ready, { requestId: ref.requestId, from: piece.from, to: piece.to }];
+      const ready = [
+        ...cursor.ready,
+        { requestId: ref.requestId, from: piece.from, to: piece.to, requestedAt: cursor.requestedAt },
+      ];
       if (rest[0]?.day === piece.day) {
         source.cancel(new Error('piece ready; the day exports with its last piece'));
         return { ...cursor, queue: rest, ready, status: 'None', done: false };
@@ -130,10 +134,12 @@ export async function exportResults(input: JobTaskInput, deps: ExportTaskDeps): 
       const day = dayWindow(piece.day, zone);
       const whole = await concatResults(ready.map((p) => () => open(p.requestId)));
       const summary = await publishUnderLease(input, deps, whole, day, [piece.day]);
-      return advance(cursor, rest, summary);
+      return advance(cursor, rest, summary, partialDaysOf([piece.day], ready, zone));
     }
     const summary = await publishUnderLease(input, deps, source, window, dates);
-    return advance(cursor, rest, summary);
+    const run = { ...window, requestedAt: cursor.requestedAt };
+    const published = summary.partitions.map((p) => p.dt);
+    return advance(cursor, rest, summary, partialDaysOf(published, [run], zone));
   } catch (error) {
     const named = toWorkflowError(error, `Exporting report ${input.job.reportName}`);
     // Split only for the deadline: a run its user interrupted (`interrupted`) just stops.
@@ -160,7 +166,12 @@ function reachesRowLimit(source: ReportResultStream): boolean {
   return h.rowLimitExceeded || (h.rowLimit > 0 && h.totalCount >= h.rowLimit);
 }
 
-function advance(cursor: JobCursor, rest: PendingWindow[], summary: ExportSummary): JobCursor {
+function advance(
+  cursor: JobCursor,
+  rest: PendingWindow[],
+  summary: ExportSummary,
+  partialDays: PartialDay[],
+): JobCursor {
   const dates = summary.partitions.map((p) => p.dt).sort();
   const first = dates[0] ?? '';
   const last = dates[dates.length - 1] ?? '';
@@ -184,6 +195,11 @@ function advance(cursor: JobCursor, rest: PendingWindow[], summary: ExportSummar
       : cursor.mismatches,
     mismatchCount: cursor.mismatchCount + (mismatch ? 1 : 0),
     quality,
+    // Only days published: a held day keeps its earlier copy.
+    partialDays: [...cursor.partialDays, ...partialDays.filter((d) => dates.includes(d.dt))].slice(
+      0,
+      MAX_HELD_LISTED,
+    ),
     queue: rest,
     ready: [],
     status: 'None',

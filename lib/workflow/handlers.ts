@@ -113,6 +113,7 @@ export function createExportResultsHandler(runtime: WorkflowRuntime) {
         done: cursor.done,
         ...(cursor.heldCount > 0 ? { held: cursor.held, heldCount: cursor.heldCount } : {}),
         ...(cursor.mismatchCount > 0 ? { summaryMismatches: cursor.mismatchCount } : {}),
+        ...(cursor.partialDays.length > 0 ? { partialDays: cursor.partialDays } : {}),
       });
       return cursor;
     });

@@ -31,6 +31,8 @@ export interface ReadyPiece {
   requestId: string;
   from: string;
   to: string;
+  /** When it was requested (ISO 8601): a piece reaching past it holds calls up to then. */
+  requestedAt?: string;
 }
 
 /**
@@ -42,6 +44,8 @@ export interface JobCursor {
   ready: ReadyPiece[];
   /** The report run in flight (queue[0]). */
   requestId: string;
+  /** When it was requested (ISO 8601; empty before): the cut-off of a day not over yet. */
+  requestedAt: string;
   /** `Running`, `Complete` or `Failed` (the Choice state reads it). */
   status: string;
   waitSeconds: number;
@@ -89,6 +93,7 @@ export function firstCursor(job: Job, now: Date): JobCursor {
     queue: [{ from: job.window.from, to: job.window.to }],
     ready: [],
     requestId: '',
+    requestedAt: '',
     status: 'None',
     waitSeconds: 0,
     polls: 0,

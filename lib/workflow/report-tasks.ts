@@ -18,7 +18,8 @@ export async function requestReport(
   input: JobTaskInput & { options: JobOptions },
   deps: ReportTaskDeps,
 ): Promise<JobCursor> {
-  const cursor = cursorOf(input, deps.now?.() ?? new Date());
+  const now = deps.now?.() ?? new Date();
+  const cursor = cursorOf(input, now);
   const window = cursor.queue[0];
   if (window === undefined) return { ...cursor, done: true };
   if (cursor.requests >= input.options.maxRequestsPerJob) {
@@ -43,6 +44,7 @@ export async function requestReport(
     return {
       ...cursor,
       requestId: run.requestId,
+      requestedAt: now.toISOString(),
       status: 'Running',
       waitSeconds: deps.poll.initialSeconds,
       requests: cursor.requests + 1,
