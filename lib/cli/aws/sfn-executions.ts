@@ -1,7 +1,9 @@
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { ConfigError } from '../../command-line/options';
+import type { FinalizeOutput } from '../../workflow/finalize';
 import type { ExecutionInput } from '../../workflow/input';
 import type { ResolvedConfig } from '../shared/config';
+import { type RunOutcome, runOutcome } from '../shared/run-outcome';
 import { type AwsTarget, quietAwsSdk, regionOfArn } from './preflight';
 import { type FollowedExecution, followExecution } from './sfn-follow';
 
@@ -76,18 +78,24 @@ export async function startExecution(
   return out.executionArn;
 }
 
-/** Follows an execution and the executions it continues in (at most `maxChain`); the last one's outcome. */
+/**
+ * Follows an execution and the executions it continues in (at most `maxChain`): the last
+ * one's outcome, and what the chain held and left partial (every execution's Finalize output).
+ */
 export async function followChain(
   sfn: SFNClient,
   executionArn: string,
   options: Parameters<typeof followExecution>[2] & { maxChain?: number } = {},
-): Promise<{ executions: string[]; last: FollowedExecution }> {
+): Promise<{ executions: string[]; last: FollowedExecution; outcome: RunOutcome }> {
   const executions = [executionArn];
   let last = await followExecution(sfn, executionArn, options);
+  const outputs = [last.output];
   while (last.status === 'SUCCEEDED' && last.next !== null) {
     if (executions.length >= (options.maxChain ?? 200)) break;
     executions.push(last.next);
     last = await followExecution(sfn, last.next, options);
+    outputs.push(last.output);
   }
-  return { executions, last };
+  const summaries = outputs.filter((o): o is Partial<FinalizeOutput> => typeof o === 'object' && o !== null);
+  return { executions, last, outcome: runOutcome(summaries) };
 }

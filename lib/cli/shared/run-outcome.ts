@@ -1,5 +1,6 @@
 import type { FinalizeOutput, HeldReportPartition } from '../../workflow/finalize';
 import type { PartialDay } from '../../workflow/run-record';
+import { HELD_EXIT_CODE } from './exit-codes';
 import { formatCount } from './terminal';
 
 /**
@@ -8,16 +9,7 @@ import { formatCount } from './terminal';
  * published before they ended, from Finalize's outputs (one per execution of a chain).
  */
 
-/**
- * Exit status of a run that succeeded but held partitions. Not 0: nothing is lost (the
- * published partitions stay, whole), but the lake did not take this run's data and the
- * look-back holds the same days every night until someone decides (the service corrected
- * them: `--force-replace`; or it lost data: ask it), so a cron job or CI step that reads only
- * the exit status must see it, as the deployment's PartitionsHeld alarm does. Not 1 either:
- * that is a failed run, and a script must be able to tell the two apart (as rsync's 24,
- * "some files vanished", is told from its errors). 2 is a usage error.
- */
-export const HELD_EXIT_CODE = 3;
+export { HELD_EXIT_CODE } from './exit-codes';
 
 /** Held partitions and partial days over the executions of a run. */
 export interface RunOutcome {
@@ -32,7 +24,9 @@ export interface RunOutcome {
 const byDay = (a: { dt: string }, b: { dt: string }) => (a.dt < b.dt ? -1 : a.dt > b.dt ? 1 : 0);
 
 /** The outcome of Finalize's outputs (a deployment older than these members counts none). */
-export function runOutcome(summaries: readonly Partial<FinalizeOutput>[]): RunOutcome {
+export function runOutcome(
+  summaries: readonly Partial<Pick<FinalizeOutput, 'heldPartitions' | 'held' | 'partialDays'>>[],
+): RunOutcome {
   const partial = new Map<string, string>();
   for (const d of summaries.flatMap((s) => s.partialDays ?? [])) {
     const seen = partial.get(d.dt);

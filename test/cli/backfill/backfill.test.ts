@@ -132,6 +132,33 @@ describe('report-export backfill (mocked Step Functions)', () => {
     expect((await state()).input.forceReplace).toBe(true);
   });
 
+  it('exits 3 and lists the held partitions of every chunk when an execution held some', async () => {
+    // Prepare: the chunk from 2026-02-12 held a day (Finalize's output says so).
+    const held = {
+      dt: '2026-02-13',
+      basis: 'rows',
+      publishedRows: 50,
+      rows: 5,
+      reportId: 'r',
+      reportName: 'R',
+    };
+    sfn.on(DescribeExecutionCommand).callsFake((i: { executionArn: string }) => {
+      const n = (polls.get(i.executionArn) ?? 99) + 1;
+      polls.set(i.executionArn, n);
+      const chunk = inputs.get(i.executionArn)?.from === '2026-02-12';
+      const output = chunk ? { heldPartitions: 1, held: [held], partialDays: [] } : {};
+      return { status: 'SUCCEEDED', output: JSON.stringify(output) };
+    });
+
+    // Act
+    const code = await run();
+
+    // Assess
+    expect(code).toBe(3);
+    expect(out).toContain('held 2026-02-13 "R": kept the published 50 rows; this run had 5');
+    expect((await state()).chunks.find((c) => c.from === '2026-02-12')).toMatchObject({ heldPartitions: 1 });
+  });
+
   it('retries only the failed chunks and skips the finished ones when run again', async () => {
     // Prepare
     outcome = (input) => (input.from === '2026-02-12' ? 'FAILED' : 'SUCCEEDED');

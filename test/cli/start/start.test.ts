@@ -103,6 +103,51 @@ describe('report-export start (mocked Step Functions)', () => {
     expect(io.err().match(/Plan|ExportJobs|Finalize/g)).toEqual(['Plan', 'ExportJobs', 'Finalize']);
   });
 
+  it('exits 3 and names each held partition with both counts when the execution held some', async () => {
+    // Prepare: Finalize's output (the execution's) lists what the shrink guard held.
+    const output = {
+      rows: 100,
+      heldPartitions: 1,
+      held: [
+        {
+          dt: '2026-11-19',
+          basis: 'rows',
+          publishedRows: 400,
+          rows: 100,
+          reportId: 'r1',
+          reportName: 'Lost calls',
+        },
+      ],
+      partialDays: [],
+    };
+    sfn.on(StartExecutionCommand).resolves({ executionArn: EXEC(1), startDate: new Date(0) });
+    sfn
+      .on(DescribeExecutionCommand)
+      .resolves({ status: 'SUCCEEDED', output: JSON.stringify(output) } as never);
+    sfn.on(GetExecutionHistoryCommand).resolves({ events: [] });
+    const text = captureOutput(cwd);
+    const json = captureOutput(cwd);
+
+    // Act
+    const code = await sfnStartCommand(['--date', '2026-11-20', '--state-machine-arn', SM], text.io, deps);
+    const jsonCode = await sfnStartCommand(
+      ['--date', '2026-11-20', '--state-machine-arn', SM, '--json'],
+      json.io,
+      deps,
+    );
+
+    // Assess
+    expect([code, jsonCode]).toEqual([3, 3]);
+    expect(text.out()).toContain(
+      'held 2026-11-19 "Lost calls": kept the published 400 rows; this run had 100',
+    );
+    expect(text.err()).toMatch(/the shrink guard held 1 partition/);
+    expect(JSON.parse(json.out())).toMatchObject({
+      heldPartitions: 1,
+      held: [{ dt: '2026-11-19', rows: 100 }],
+    });
+  });
+
   it('exits 1 with the error when the execution fails', async () => {
     // Prepare
     sfn.on(StartExecutionCommand).resolves({ executionArn: EXEC(1), startDate: new Date(0) });

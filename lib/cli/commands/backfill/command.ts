@@ -3,6 +3,8 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
 import { CLI_ERROR_CODES, CommandError, parseOrHelp, UsageError } from '../../../command-line/options';
+import type { HeldReportPartition } from '../../../workflow/finalize';
+import type { PartialDay } from '../../../workflow/run-record';
 import { checkAws } from '../../aws/preflight';
 import {
   followChain,
@@ -15,6 +17,7 @@ import { resolveConfig } from '../../shared/config';
 import { CLI_DEFAULTS } from '../../shared/defaults';
 import { executionInputOf } from '../../shared/execution-input-options';
 import type { IOStreams } from '../../shared/io-streams';
+import { describeHeld, outcomeWarnings, runExitCode, runOutcome } from '../../shared/run-outcome';
 import { colors, progress, renderTable } from '../../shared/terminal';
 import { BACKFILL_COMMAND } from './spec';
 
@@ -28,6 +31,11 @@ export interface ChunkRecord {
   /** Executions started for this chunk (a retry names its execution by attempt). */
   attempts: number;
   error?: string;
+  /** Partitions its executions' shrink guard held (kept as published), and the first of them. */
+  heldPartitions?: number;
+  held?: HeldReportPartition[];
+  /** Days its executions published before they ended. */
+  partialDays?: PartialDay[];
 }
 
 export interface BackfillState {
@@ -176,8 +184,11 @@ export async function backfillCommand(
     delete chunk.error;
     await save();
     show();
-    const { last } = await followChain(sfn, arn, follow);
+    const { last, outcome } = await followChain(sfn, arn, follow);
     chunk.status = last.status === 'SUCCEEDED' ? 'succeeded' : 'failed';
+    chunk.heldPartitions = outcome.heldPartitions;
+    chunk.held = outcome.held;
+    chunk.partialDays = outcome.partialDays;
     if (last.status !== 'SUCCEEDED') chunk.error = `${last.status}${last.error ? `: ${last.error}` : ''}`;
     await save();
     bar.log(
@@ -203,23 +214,28 @@ export async function backfillCommand(
   await Promise.all(workers);
   bar.done();
   const failed = count('failed');
+  // Every chunk's, those a previous run finished included: the backfill's outcome.
+  const outcome = runOutcome(state.chunks);
   if (v.json) {
     io.stdout.write(
-      `${JSON.stringify({ stateFile: file, succeeded: count('succeeded'), failed, skipped, chunks: state.chunks })}\n`,
+      `${JSON.stringify({ stateFile: file, succeeded: count('succeeded'), failed, skipped, heldPartitions: outcome.heldPartitions, chunks: state.chunks })}\n`,
     );
   } else {
     const rows = state.chunks.map((ch) => ({
       from: ch.from,
       to: ch.to,
       status: ch.status,
+      held: ch.heldPartitions ?? 0,
       execution: ch.executionArn ?? '',
       error: ch.error ?? '',
     }));
-    io.stdout.write(renderTable(rows, ['from', 'to', 'status', 'execution', 'error']));
+    io.stdout.write(renderTable(rows, ['from', 'to', 'status', 'held', 'execution', 'error']));
+    for (const h of outcome.held) io.stdout.write(`  held ${describeHeld(h)}\n`);
     if (failed > 0)
       io.stdout.write(
         `\n${failed} chunks failed; run the same command again to retry them (state: ${file})\n`,
       );
   }
-  return failed === 0 ? 0 : 1;
+  for (const warning of outcomeWarnings(outcome)) io.stderr.write(`${warning}\n`);
+  return runExitCode(failed === 0 ? 'SUCCEEDED' : 'FAILED', outcome);
 }

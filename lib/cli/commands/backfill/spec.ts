@@ -2,6 +2,7 @@ import { defineCommand, HELP_OPTION, integerValue, nonEmptyValue } from '../../.
 import { CONFIG_FILE_OPTION, configOptions } from '../../shared/config';
 import { CLI_DEFAULTS } from '../../shared/defaults';
 import { EXECUTION_INPUT_OPTIONS } from '../../shared/execution-input-spec';
+import { HELD_EXIT_NOTE } from '../../shared/exit-codes';
 
 /** `backfill`: a long range as one execution per chunk, a few at a time, resumable. */
 export const BACKFILL_COMMAND = defineCommand({
@@ -61,6 +62,5 @@ ones, so an interrupted backfill finishes without starting anything twice.`,
     'report-export backfill --from 2025-01-01 --to 2026-10-31 --parallel 3',
     'report-export backfill --from 2026-01-01 --to 2026-06-30 --report "Lost calls" --chunk-days 14 --json',
   ],
-  notes:
-    'Exit status: 0 every chunk SUCCEEDED, 1 some failed (run again to retry them), 2 usage or configuration error (AWS credentials, region or state machine missing included), before any chunk starts.',
+  notes: `Exit status: 0 every chunk SUCCEEDED, 1 some failed (run again to retry them), 2 usage or configuration error (AWS credentials, region or state machine missing included), before any chunk starts, ${HELD_EXIT_NOTE}.`,
 });

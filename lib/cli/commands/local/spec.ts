@@ -8,6 +8,7 @@ import {
 } from '../../../command-line/options';
 import { CLI_DEFAULTS, LAKE_DIR_DEFAULT } from '../../shared/defaults';
 import { calendarDateValue } from '../../shared/execution-input-spec';
+import { HELD_EXIT_NOTE } from '../../shared/exit-codes';
 
 /** A count of at least 1; the message says so whatever was given (`-1`, `0`, `many`). */
 function positiveIntegerValue(max: number): ValueParser<number> {
@@ -88,7 +89,8 @@ partitions. Progress goes to stderr; the report to stdout.`,
         with a _manifest.json per partition; <dataset> is calls, or summaries for a report
         whose rows have no start; run records in <out>/runs/dt=YYYY-MM-DD/.
 Answered: a call whose row has ans = 1; talk time: duration (s) of answered calls;
-each call counted once across reports (by connId).`,
+each call counted once across reports (by connId).
+Exit status: 0 exported, 1 failed, 2 usage error, ${HELD_EXIT_NOTE}.`,
 });
 
 export const LOCAL_EXPORT_USAGE = renderHelp(LOCAL_EXPORT_COMMAND);

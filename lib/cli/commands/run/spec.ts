@@ -11,6 +11,7 @@ import { SETTINGS_DEFAULTS } from '../../../workflow/settings-defaults';
 import { CONFIG_FILE_OPTION, configOptions } from '../../shared/config';
 import { CLI_DEFAULTS, LAKE_DIR_DEFAULT } from '../../shared/defaults';
 import { EXECUTION_INPUT_OPTIONS } from '../../shared/execution-input-spec';
+import { HELD_EXIT_NOTE } from '../../shared/exit-codes';
 
 /** `run`: one export on this machine, through the same state machine the deployment runs. */
 export const RUN_COMMAND = defineCommand({
@@ -74,7 +75,7 @@ into --out (a directory or s3://bucket/prefix). States show on stderr; a summary
   ],
   notes: `Exit status: 0 the execution SUCCEEDED, 1 it failed, 2 usage or configuration error: a date
 after today in --time-zone, or AWS credentials, region, the --secret-id secret or the
-s3:// bucket missing (checked before the service is asked anything).`,
+s3:// bucket missing (checked before the service is asked anything), ${HELD_EXIT_NOTE}.`,
 });
 
 function formatsValue(raw: string, flag: string): 'parquet,csv' {

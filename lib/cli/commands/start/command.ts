@@ -10,6 +10,7 @@ import {
 import { resolveConfig } from '../../shared/config';
 import { executionInputOf } from '../../shared/execution-input-options';
 import type { IOStreams } from '../../shared/io-streams';
+import { describeHeld, outcomeWarnings, runExitCode } from '../../shared/run-outcome';
 import { colors, progress } from '../../shared/terminal';
 import { SFN_START_COMMAND } from './spec';
 
@@ -37,7 +38,7 @@ export async function sfnStartCommand(
   io.stderr.write(`Started ${executionArn}\n`);
   const bar = progress(io.stderr, io.env);
   const c = colors(io.stderr, io.env);
-  const { executions, last } = await followChain(sfn, executionArn, {
+  const { executions, last, outcome } = await followChain(sfn, executionArn, {
     ...(deps.sleep ? { sleep: deps.sleep } : {}),
     pollMs: v['poll-ms'],
     onEvent: (line, e) => {
@@ -48,15 +49,19 @@ export async function sfnStartCommand(
   bar.done();
   if (v.json) {
     const { status, error, cause, output } = last;
-    io.stdout.write(`${JSON.stringify({ executionArn, executions, status, error, cause, output })}\n`);
+    io.stdout.write(
+      `${JSON.stringify({ executionArn, executions, status, error, cause, output, ...outcome })}\n`,
+    );
   } else {
     const o = colors(io.stdout, io.env);
     const status = last.status === 'SUCCEEDED' ? o.green(last.status) : o.red(last.status);
     io.stdout.write(
       `${status}  ${last.executionArn}${executions.length > 1 ? ` (${executions.length} executions)` : ''}\n`,
     );
+    for (const h of outcome.held) io.stdout.write(`  held ${describeHeld(h)}\n`);
     if (last.error !== null)
       io.stdout.write(`  error ${last.error}${last.cause ? `: ${last.cause.slice(0, 500)}` : ''}\n`);
   }
-  return last.status === 'SUCCEEDED' ? 0 : 1;
+  for (const warning of outcomeWarnings(outcome)) io.stderr.write(`${warning}\n`);
+  return runExitCode(last.status, outcome);
 }

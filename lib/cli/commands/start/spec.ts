@@ -2,6 +2,7 @@ import { defineCommand, HELP_OPTION, integerValue, nonEmptyValue } from '../../.
 import { CONFIG_FILE_OPTION, configOptions } from '../../shared/config';
 import { CLI_DEFAULTS } from '../../shared/defaults';
 import { EXECUTION_INPUT_OPTIONS } from '../../shared/execution-input-spec';
+import { HELD_EXIT_NOTE } from '../../shared/exit-codes';
 
 /** `start`: one execution of the deployed state machine, followed to its end. */
 export const SFN_START_COMMAND = defineCommand({
@@ -43,6 +44,5 @@ and the state machine are checked (DescribeStateMachine) before anything is star
     'report-export start --date 2026-11-20 --state-machine-arn arn:aws:states:eu-west-1:123456789012:stateMachine:ReportExport',
     'REPORT_EXPORT_STATE_MACHINE_ARN=arn:... report-export start --preset LastWeek --report "Lost calls" --no-wait',
   ],
-  notes:
-    'Exit status: 0 SUCCEEDED (or started, with --no-wait), 1 the execution failed, 2 usage or configuration error (AWS credentials, region or state machine missing included).',
+  notes: `Exit status: 0 SUCCEEDED (or started, with --no-wait), 1 the execution failed, 2 usage or configuration error (AWS credentials, region or state machine missing included), ${HELD_EXIT_NOTE}.`,
 });

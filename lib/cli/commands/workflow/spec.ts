@@ -6,6 +6,7 @@ import {
   UsageError,
 } from '../../../command-line/options';
 import { CLI_DEFAULTS, LAKE_DIR_DEFAULT } from '../../shared/defaults';
+import { HELD_EXIT_NOTE } from '../../shared/exit-codes';
 
 /** `workflow`: one execution of the synthesized state machine on this machine. */
 export const WORKFLOW_COMMAND = defineCommand({
@@ -53,6 +54,7 @@ stdout; exits 0 only when the execution SUCCEEDED.`,
     `report-export workflow --input '{"scheduledTime":"2026-11-21T00:05:00Z"}' --out /tmp/lake`,
     `report-export workflow --input '{"from":"2026-11-01","to":"2026-11-14","reports":["Lost calls"]}'`,
   ],
+  notes: `Exit status: 0 the execution SUCCEEDED, 1 it failed, 2 usage error, ${HELD_EXIT_NOTE}.`,
 });
 
 function json(raw: string, flag: string): unknown {
