@@ -262,13 +262,13 @@ export async function promote(
   const touched: Touched[] = [];
   const known = new Set<string>();
   const { also } = options;
-  const targets = [
-    ...partitions.map((partition) => ({ layout: context.layout, partition })),
-    ...(also?.dts ?? []).map((dt) => ({
-      layout: also?.layout as OutputLayout,
-      partition: { dt, rows: 0, files: [] },
-    })),
-  ];
+  const targets: { layout: OutputLayout; partition: PartitionOutput }[] = partitions.map((partition) => ({
+    layout: context.layout,
+    partition,
+  }));
+  if (also !== undefined) {
+    for (const dt of also.dts) targets.push({ layout: also.layout, partition: { dt, rows: 0, files: [] } });
+  }
   const jobs = targets.flatMap((target) =>
     (['parquet', 'csv'] as const).map((format) => ({ ...target, format })),
   );
