@@ -136,6 +136,28 @@ describe('exportReportResult shrink guard on summaries', () => {
     ]);
   });
 
+  it('judges the day by its rows and warns when an older manifest is there but its parts cannot be read', async () => {
+    // Prepare: a manifest without callTotals whose Parquet part is not Parquet.
+    await exportSummary(usersWith(400));
+    const prefix = `summaries/format=parquet/report_id=rep-sum/dt=${DAY}/`;
+    const { callTotals: _, ...older } = await manifestOf('parquet');
+    await store.put(`${prefix}_manifest.json`, JSON.stringify(older));
+    await store.put(`${prefix}part-00000.parquet`, 'not parquet');
+    const warnings: unknown[][] = [];
+
+    // Act
+    const summary = await exportSummary(usersWith(100), {
+      logger: { warn: (...args) => warnings.push(args) },
+    });
+
+    // Assess
+    expect(summary.held).toEqual([]);
+    expect(warnings).toContainEqual([
+      expect.stringContaining('judges it by rows'),
+      expect.objectContaining({ key: `${prefix}_manifest.json` }),
+    ]);
+  });
+
   it('judges the day by its rows when the published summary counts no calls', async () => {
     // Prepare: a summary without ans, ref and lost (totals of ring and duration only).
     const users = ['201', '202', '203', '204'].map((userNum) => ({ userNum, ring: 1, duration: 2 }));
