@@ -118,7 +118,7 @@ export class ExportAlarms extends Construct {
     any(
       'PartitionsHeld',
       runMetric('PartitionsHeld'),
-      'The shrink guard kept published days a run would have replaced with far fewer rows; the run record names each day and both counts (re-run with forceReplace to replace them).',
+      'The shrink guard kept published days a run would have replaced with far fewer rows (a call list) or calls (a summary); the run record names each day and both counts (re-run with forceReplace to replace them).',
     );
     any(
       'SummaryMismatches',
