@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -124,4 +124,51 @@ describe('report-export (default command: npm start)', () => {
     expect(doc.perDay.every((d) => d.answered === 0)).toBe(true);
     expect(doc.summaryPage).toBe(path.join(work, 'lake-json', 'summary.html'));
   });
+
+  it('names the held day with both counts in its warning, JSON and summary page, and exits 3, when a run has far fewer rows than the lake', async () => {
+    // Prepare: a day published with 400 calls a day, then exported with 100 (the table's
+    // held cells: rowsTable's test).
+    const lake = path.join(work, 'lake-held');
+    const run = (rows: string, ...extra: string[]) =>
+      cli([
+        ...extra,
+        '--report',
+        'Call list by user',
+        '--from',
+        '2026-03-04',
+        '--to',
+        '2026-03-04',
+        '--rows-per-day',
+        rows,
+        '--out',
+        lake,
+        '--secrets-file',
+        path.join(work, 's-held.json'),
+      ]);
+    const first = await run('400', '--json');
+
+    // Act
+    const second = await run('100', '--json');
+
+    // Assess
+    expect(first.code).toBe(0);
+    const published = (JSON.parse(first.stdout) as { rows: number }).rows;
+    expect(second.code).toBe(3);
+    const doc = JSON.parse(second.stdout) as {
+      heldPartitions: number;
+      held: { dt: string; publishedRows: number; rows: number }[];
+    };
+    expect(doc.heldPartitions).toBe(1);
+    const [held] = doc.held;
+    expect(held?.dt).toBe('2026-03-04');
+    expect(held?.publishedRows).toBe(published);
+    expect(held?.rows).toBeLessThan(published);
+    expect(second.stderr).toMatch(/the shrink guard held 1 partition/);
+    expect(second.stderr).toContain(
+      `2026-03-04 "Call list by user": kept the published ${published} rows; this run had ${held?.rows}`,
+    );
+    const page = await readFile(path.join(lake, 'summary.html'), 'utf8');
+    expect(page).toContain('<h2 id="held">Held days (1)</h2>');
+    expect(page).toContain(`<td>2026-03-04</td><td>Call list by user</td><td>${published} rows</td>`);
+  }, 120_000);
 });
