@@ -56,6 +56,31 @@ describe('QualityCounter', () => {
     });
   });
 
+  it('still finds duplicates on a date whose rows come back after the run moved on when rows are unsorted', () => {
+    // Prepare: a date of 20,000 ids is left (its table copied into a fuller one and its
+    // cleared table reused by the next date), then rows alternate between the two dates.
+    const counter = new QualityCounter({ calls: true });
+    for (let i = 0; i < 20_000; i++) counter.add('2026-06-01', row(guid(i)));
+    for (let i = 0; i < 20_000; i++) counter.add('2026-06-02', row(guid(100_000 + i)));
+
+    // Act: 1,000 ids each date had, 30,000 new ones, alternating date by row.
+    for (let i = 0; i < 1_000; i++) {
+      counter.add('2026-06-01', row(guid(i * 20)));
+      counter.add('2026-06-02', row(guid(100_000 + i * 20)));
+    }
+    for (let i = 0; i < 15_000; i++) {
+      counter.add('2026-06-01', row(guid(200_000 + i)));
+      counter.add('2026-06-02', row(guid(300_000 + i)));
+    }
+    counter.add('2026-06-01', row(guid(214_999)));
+
+    // Assess
+    expect(Object.fromEntries(counter.byDate)).toEqual({
+      '2026-06-01': { ...emptyQuality(), duplicateConnId: 1_001 },
+      '2026-06-02': { ...emptyQuality(), duplicateConnId: 1_000 },
+    });
+  });
+
   it('counts null connIds, negative times and flags outside 0..1 per date for a call list', () => {
     // Prepare
     const counter = new QualityCounter({ calls: true });
