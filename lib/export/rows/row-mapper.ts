@@ -240,18 +240,16 @@ export class RowMapper {
     if (source.from === 'otherMembers') return (_row, buffer) => buffer.setString(i, this.#other);
     const name = source.member as keyof ResultRow;
     // A promoted member may be named like an Object.prototype member (`constructor`): only
-    // the row's own member is its value.
-    const get: (row: ResultRow) => unknown =
-      source.from === 'promoted'
-        ? (row) => (Object.hasOwn(row, name) ? row[name] : undefined)
-        : (row) => row[name];
+    // the row's own member is its value. A spec member is read in place (no getter call per
+    // value: a shared getter closure cost ~0.3 s of 900,400 rows' mapping).
+    const promoted = source.from === 'promoted';
     const rowIndex = () => this.#rowIndex - 1;
     switch (c.kind) {
       case 'localTimestamp':
         if (source.from === 'member') return (_row, buffer, local) => buffer.setNumber(i, local);
         // A promoted member: a date-time without offset, like start.
         return (row, buffer) => {
-          const v: unknown = get(row);
+          const v: unknown = promoted ? ownMember(row, name) : row[name];
           if (v === undefined || v === null) return buffer.setNumber(i, null);
           const ms = typeof v === 'string' ? parseLocalTime(v) : undefined;
           if (ms === undefined) throw invalid(rowIndex(), name, 'a date-time without offset');
@@ -259,14 +257,14 @@ export class RowMapper {
         };
       case 'boolean':
         return (row, buffer) => {
-          const v: unknown = get(row);
+          const v: unknown = promoted ? ownMember(row, name) : row[name];
           if (v === undefined || v === null) buffer.setNumber(i, null);
           else if (typeof v === 'boolean') buffer.setNumber(i, v ? 1 : 0);
           else throw invalid(rowIndex(), name, 'true or false');
         };
       case 'string':
         return (row, buffer) => {
-          const v: unknown = get(row);
+          const v: unknown = promoted ? ownMember(row, name) : row[name];
           if (typeof v === 'string') buffer.setString(i, v);
           else if (v === undefined || v === null) buffer.setString(i, null);
           // A number the client parsed is one a double holds exactly (others arrive as
@@ -276,7 +274,7 @@ export class RowMapper {
         };
       case 'int32':
         return (row, buffer) => {
-          const v = toNumber(get(row));
+          const v = toNumber(promoted ? ownMember(row, name) : row[name]);
           if (v !== null && (!Number.isInteger(v) || v < -2_147_483_648 || v > 2_147_483_647)) {
             throw invalid(rowIndex(), name, 'a 32-bit integer');
           }
@@ -284,7 +282,7 @@ export class RowMapper {
         };
       case 'double':
         return (row, buffer) => {
-          const v = toNumber(get(row));
+          const v = toNumber(promoted ? ownMember(row, name) : row[name]);
           if (v !== null && !Number.isFinite(v)) throw invalid(rowIndex(), name, 'a finite number');
           // -0 is 0: Parquet would keep the sign (-0.0) and CSV would not ("0"); see README.
           buffer.setNumber(i, v === 0 ? 0 : v);
@@ -293,6 +291,11 @@ export class RowMapper {
         throw new ExportConfigError(`Column ${c.name}: a member cannot be a UTC timestamp`);
     }
   }
+}
+
+/** The row's own member `name` (never one of Object.prototype's). */
+function ownMember(row: ResultRow, name: keyof ResultRow): unknown {
+  return Object.hasOwn(row, name) ? row[name] : undefined;
 }
 
 /** A JSON number's text: what the service writes, and what the client hands over when a double cannot hold it. */
