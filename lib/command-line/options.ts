@@ -20,6 +20,8 @@ export const CLI_ERROR_CODES = {
   executionFailed: 'CLI_EXECUTION_FAILED',
   /** `backfill`: the state file cannot be read or written. */
   stateFile: 'CLI_STATE_FILE',
+  /** The service address a stored login gave cannot be reached (the login may be stale). */
+  loginUnreachable: 'CLI_LOGIN_UNREACHABLE',
 } as const;
 export type CliErrorCode = (typeof CLI_ERROR_CODES)[keyof typeof CLI_ERROR_CODES];
 

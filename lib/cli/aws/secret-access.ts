@@ -4,8 +4,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { createClient, type FetchLike, refreshTokens, type ServiceClient } from '../../api';
-import { ConfigError } from '../../command-line/options';
+import {
+  API_ERROR_CODES,
+  ApiError,
+  createClient,
+  type FetchLike,
+  refreshTokens,
+  type ServiceClient,
+} from '../../api';
+import { CLI_ERROR_CODES, CommandError, ConfigError } from '../../command-line/options';
 import { LocalFileSecretStore, SecretsManagerStore } from '../../stores';
 import { leaseStoreFromUri } from '../../stores/from-uri';
 import type { Lease, LeaseStore } from '../../stores/lease-store';
@@ -208,12 +215,66 @@ export async function underRefreshLease<T>(
   }
 }
 
+/**
+ * A connection to an address the stored login gave (its `baseUrl` or `authUrl`, neither
+ * overridden by a flag, variable or config file) failed: the error names the login's file or
+ * secret and how to refresh it, since a login made against a service that has since moved,
+ * or a local service no longer running, fails with nothing else to go on. Other errors are
+ * returned as they are.
+ */
+export function explainLoginConnection(
+  error: unknown,
+  login: {
+    secret: Pick<ServiceSecret, 'baseUrl' | 'authUrl' | 'clientId'>;
+    config: ResolvedConfig;
+    location: SecretLocation;
+  },
+): unknown {
+  if (!(error instanceof ApiError) || error.code !== API_ERROR_CODES.connection || error.origin === undefined)
+    return error;
+  const urls = serviceUrls(login.config);
+  const stored = [
+    urls.baseUrl === undefined ? login.secret.baseUrl : undefined,
+    urls.authUrl === undefined ? login.secret.authUrl : undefined,
+  ].filter((u): u is string => u !== undefined && originOf(u) === error.origin);
+  if (stored.length === 0) return error;
+  const { location } = login;
+  const where =
+    location.kind === 'file'
+      ? `the login file ${path.resolve(location.file)}`
+      : `the Secrets Manager secret ${location.secretId}`;
+  const again =
+    location.kind === 'file'
+      ? `--secret-file ${path.resolve(location.file)}`
+      : `--secret-id ${location.secretId}`;
+  return new CommandError(
+    CLI_ERROR_CODES.loginUnreachable,
+    `${error.message}; ${error.origin} is the address stored in ${where} by report-export login: if that service has moved or is no longer running, refresh the login with report-export login ${again} --client-id ${login.secret.clientId} (and --region or --base-url naming the service), or give this command --base-url`,
+    { cause: error },
+  );
+}
+
+/** The origin of a URL (scheme, host, port), or undefined for text that is not one. */
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A client of the service on the stored secret: tokens refreshed under the lease, rotated ones stored. */
 export async function serviceClientFromSecret(
   config: ResolvedConfig,
   io: Pick<IOStreams, 'stderr' | 'env' | 'cwd'>,
   clients: AwsClients = {},
-): Promise<{ client: ServiceClient; secret: ServiceSecret; tokens: SecretTokenSource }> {
+): Promise<{
+  client: ServiceClient;
+  secret: ServiceSecret;
+  tokens: SecretTokenSource;
+  /** {@link explainLoginConnection} for this login: what a command rethrows. */
+  explain: (error: unknown) => unknown;
+}> {
   const location = secretLocation(config, io.cwd);
   if (location.kind === 'file' && (await stat(location.file).catch(() => undefined)) === undefined) {
     throw new ConfigError(
@@ -239,7 +300,12 @@ export async function serviceClientFromSecret(
     ...(config.workspace ? { workspaceId: config.workspace.value } : {}),
     ...fetchOption,
   });
-  return { client, secret, tokens };
+  return {
+    client,
+    secret,
+    tokens,
+    explain: (error) => explainLoginConnection(error, { secret, config, location }),
+  };
 }
 
 /** The configured workspace, else the service's default one (else its first). */

@@ -74,4 +74,28 @@ describe('report-export workspaces list / reports list', () => {
     expect(r.stderr).toContain('the secret file /nonexistent/login.json (--secret-file) does not exist');
     expect(r.stderr).toContain('run report-export login first');
   });
+
+  it('exits 1 naming the address, the login file and how to refresh it when the service the login names is gone', async () => {
+    // Prepare: a login made against a local service that has stopped since.
+    const gone = await startSimulator({ autoApprove: true, reportLatencyMs: 0 });
+    const stale = await makeLoginDir(gone, 'stale-login-');
+    const origin = new URL(gone.baseUrl).origin;
+    await gone.close();
+    try {
+      // Act
+      const r = await runInProcess(['workspaces', 'list', ...stale.flags], {
+        cleanEnv: true,
+        cwd: stale.dir,
+      });
+
+      // Assess
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`connecting to ${origin}`);
+      expect(r.stderr).toContain(`${origin} is the address stored in the login file ${stale.dir}/login.json`);
+      expect(r.stderr).toContain(`report-export login --secret-file ${stale.dir}/login.json --client-id`);
+      expect(r.stderr).toContain('[CLI_LOGIN_UNREACHABLE]');
+    } finally {
+      await stale.remove();
+    }
+  });
 });

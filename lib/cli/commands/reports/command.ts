@@ -14,10 +14,16 @@ export async function reportsCommand(
   const v = parseOrHelp(REPORTS_COMMAND, argsOfVerb(REPORTS_COMMAND, argv), io.stdout);
   if (v === undefined) return 0;
   const config = await resolveConfig({ flags: v, env: io.env, cwd: io.cwd });
-  const client = await storedLoginClient('reports', config, io, deps);
-  const workspaceId = await resolveWorkspace(config, client);
+  const { client, explain } = await storedLoginClient('reports', config, io, deps);
   const rows: { id: string; name: string }[] = [];
-  for await (const r of client.reporting.listReports({ workspaceId })) rows.push({ id: r.id, name: r.name });
+  let workspaceId: string;
+  try {
+    workspaceId = await resolveWorkspace(config, client);
+    for await (const r of client.reporting.listReports({ workspaceId }))
+      rows.push({ id: r.id, name: r.name });
+  } catch (error) {
+    throw explain(error);
+  }
   if (v.json) io.stdout.write(`${JSON.stringify(rows)}\n`);
   else {
     io.stderr.write(`workspace ${workspaceId}\n`);

@@ -171,11 +171,17 @@ export async function runCommand(
     const started = Date.now();
     const bar = progress(io.stderr, io.env);
     bar.update('Reading the login and the reports of the workspace');
-    const { client } = await serviceClientFromSecret(config, io, aws);
-    const workspaceId = await resolveWorkspace(config, client);
+    const { client, explain } = await serviceClientFromSecret(config, io, aws);
     const reports: { id: string; name: string }[] = [];
-    for await (const r of client.reporting.listReports({ workspaceId }))
-      reports.push({ id: r.id, name: r.name });
+    let workspaceId: string;
+    try {
+      workspaceId = await resolveWorkspace(config, client);
+      for await (const r of client.reporting.listReports({ workspaceId }))
+        reports.push({ id: r.id, name: r.name });
+    } catch (error) {
+      bar.done();
+      throw explain(error);
+    }
     for (const wanted of v.report ?? []) {
       if (!reports.some((r) => r.id === wanted || r.name.toLowerCase() === wanted.toLowerCase())) {
         bar.done();

@@ -14,10 +14,14 @@ export async function workspacesCommand(
   const v = parseOrHelp(WORKSPACES_COMMAND, argsOfVerb(WORKSPACES_COMMAND, argv), io.stdout);
   if (v === undefined) return 0;
   const config = await resolveConfig({ flags: v, env: io.env, cwd: io.cwd });
-  const client = await storedLoginClient('workspaces', config, io, deps);
+  const { client, explain } = await storedLoginClient('workspaces', config, io, deps);
   const rows: { id: string; name: string; default: boolean }[] = [];
-  for await (const w of client.reporting.listWorkspaces())
-    rows.push({ id: w.id, name: w.name, default: w.default });
+  try {
+    for await (const w of client.reporting.listWorkspaces())
+      rows.push({ id: w.id, name: w.name, default: w.default });
+  } catch (error) {
+    throw explain(error);
+  }
   if (v.json) io.stdout.write(`${JSON.stringify(rows)}\n`);
   else {
     const table = rows.map((r) => ({ ...r, default: r.default ? 'yes' : '' }));
