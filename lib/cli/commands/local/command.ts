@@ -1,7 +1,7 @@
 import { ConfigError, parseCommandLine, UsageError } from '../../../command-line/options';
 import { DATASETS } from '../../../export/schema';
 import { LAKE_DIR_DEFAULT } from '../../shared/defaults';
-import { refuseFutureDates } from '../../shared/future-dates';
+import { partialDayWarning, refuseFutureDates } from '../../shared/future-dates';
 import type { IOStreams } from '../../shared/io-streams';
 import { reserveStdout } from '../../shared/json-output';
 import { openLake } from '../../shared/lake-database';
@@ -111,7 +111,10 @@ export async function localExportCommand(argv: readonly string[], io: IOStreams)
   const { json, ...options } = args;
   // Before anything starts: what the command line asks must be possible.
   if (options.from !== undefined || options.to !== undefined) {
-    refuseFutureDates(options, await localTenantZone());
+    const zone = await localTenantZone();
+    refuseFutureDates(options, zone);
+    const partial = partialDayWarning(options, zone);
+    if (partial !== undefined) io.stderr.write(`${partial}\n`);
   }
   options.outDir = await checkedLocalDir('--out', options.outDir ?? LAKE_DIR_DEFAULT.default, io.cwd);
   options.cwd = io.cwd;

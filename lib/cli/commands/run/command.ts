@@ -21,7 +21,7 @@ import {
 } from '../../aws/secret-access';
 import { type ResolvedConfig, resolveConfig, secretLocation, serviceUrls } from '../../shared/config';
 import { executionInputOf } from '../../shared/execution-input-options';
-import { refuseFutureDates } from '../../shared/future-dates';
+import { partialDayWarning, refuseFutureDates } from '../../shared/future-dates';
 import type { IOStreams } from '../../shared/io-streams';
 import { acquireOutDirLock } from '../../shared/out-dir-lock';
 import { checkedOutUri } from '../../shared/out-location';
@@ -157,6 +157,8 @@ export async function runCommand(
   const config = await resolveConfig({ flags: v, env: io.env, cwd: io.cwd });
   const timeZone = tenantTimeZone(config);
   refuseFutureDates(input, timeZone);
+  const partial = partialDayWarning(input, timeZone);
+  if (partial !== undefined) io.stderr.write(`${partial}\n`);
   const out = await checkedOutUri('--out', v.out, io.cwd);
   const aws = await checkAwsForRun(config, out, deps, io);
   // A lake on this machine: one run at a time (the out-dir lock `npm start` takes too), and

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { refuseFutureDates } from '../../../../lib/cli/shared/future-dates';
+import { partialDayWarning, refuseFutureDates } from '../../../../lib/cli/shared/future-dates';
 import { UsageError } from '../../../../lib/command-line/options';
 
 /** 23:30 UTC on 24 November 2026: already the 25th in Auckland, still the 24th in London. */
@@ -45,5 +45,30 @@ describe('refuseFutureDates', () => {
     expect(refuse).toThrow(message);
     expect(refuse).toThrow(fix);
     expect(refuse).toThrow("in the tenant's time zone Europe/London");
+  });
+});
+
+describe('partialDayWarning', () => {
+  it.each([
+    [{ date: '2026-11-24' }, 'Europe/London', '--date 2026-11-24 is today'],
+    [{ from: '2026-11-01', to: '2026-11-24' }, 'Europe/London', '--to 2026-11-24 is today'],
+    [{ date: '2026-11-25' }, 'Pacific/Auckland', '--date 2026-11-25 is today'],
+  ])('warns that %j in %s is a partial day with its cut-off', (flags, zone, text) => {
+    // Act
+    const warning = partialDayWarning(flags, zone, NOW);
+
+    // Assess
+    expect(warning).toContain(text);
+    expect(warning).toContain('exported partial');
+    expect(warning).toContain(NOW.toISOString());
+  });
+
+  it.each([
+    [{ date: '2026-11-23' }, 'Europe/London'],
+    [{ from: '2026-11-01', to: '2026-11-23' }, 'Europe/London'],
+    [{ date: '2026-11-24' }, 'Pacific/Auckland'],
+    [{}, 'Europe/London'],
+  ])('says nothing of %j in %s (a day that has ended)', (flags, zone) => {
+    expect(partialDayWarning(flags, zone, NOW)).toBeUndefined();
   });
 });
