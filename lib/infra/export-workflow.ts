@@ -292,9 +292,11 @@ export class ExportWorkflow extends Construct {
       parameters: {
         StateMachineArn: machineArn,
         'Name.$': continuationName,
-        // The plan's continuation without the filters, merged back from the one copy.
+        // The plan's continuation without the filters, merged back from the one copy. Merged
+        // into a copy of it (StringToJson of its text): aws-local-stepfunctions' JsonMerge
+        // assigns into its first argument, the state's own object.
         'Input.$':
-          'States.JsonToString(States.JsonMerge($.plan.continuation, $.plan.options.filters, false))',
+          'States.JsonToString(States.JsonMerge(States.StringToJson(States.JsonToString($.plan.continuation)), $.plan.options.filters, false))',
       },
       iamResources: [machineArn],
       iamAction: 'states:StartExecution',

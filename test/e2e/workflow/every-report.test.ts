@@ -170,6 +170,21 @@ describe('every report and every column (workflow, local service, S3 on fauxqs, 
     },
   );
 
+  it('runs a preset on a summary report as local dates, day by day (the service resolved presets for summaries too, which failed)', async () => {
+    // Prepare
+    h = await startHarness({ simulator: { extraTemplates: true } });
+    const summary = reportId(h, SUMMARY);
+    // Act
+    const result = await h.deployment.run({ preset: 'Yesterday', reports: [SUMMARY] });
+    // Assess: yesterday's summary partition, published from a dated window.
+    expect(result.status).toBe('SUCCEEDED');
+    const record = await runRecord(h, result.summaries[0]?.runRecordKey as string);
+    expect(record.mode).toBe('preset');
+    expect(record.dateFrom).toBe(record.dateTo);
+    expect(Object.keys(await manifests(h, 'summaries', summary))).toEqual([record.dateFrom]);
+    expect(record.partialDays).toEqual([]);
+  });
+
   it('holds the published days of the look-back an empty result would replace, then replaces them with forceReplace', async () => {
     // Prepare: the nightly run of 11-19 (look-back 2) publishes 11-17 .. 11-19.
     h = await startHarness({ settings: { LOOKBACK_DAYS: '2' } });

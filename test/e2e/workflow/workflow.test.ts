@@ -303,6 +303,79 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     expect(await listAll(h.s3.store(), 'lake/calls/')).toEqual([]);
   });
 
+  it("carries the input's filters once in the state: no state is twice their size", async () => {
+    // Prepare: 20 KB of conditions (the input may have 32 KiB); the continuation merges them back.
+    h = await startHarness({ settings: { MAX_JOBS_PER_EXECUTION: '1', MAX_WINDOW_DAYS: '1' } });
+    const report = h.deployment.reports[0]?.name as string;
+    const additionalConditions = [1, 2].map((n) => ({
+      fieldName: 'callDir',
+      operator: '!=',
+      values: Array.from({ length: 1000 }, (_, i) => `${n}${i + 10}`),
+    }));
+    const conditionBytes = JSON.stringify(additionalConditions).length;
+    expect(conditionBytes).toBeGreaterThan(10_000);
+    // Act
+    const result = await h.deployment.run({
+      from: '2026-11-17',
+      to: '2026-11-18',
+      reports: [report],
+      additionalConditions,
+    });
+    // Assess
+    expect(result.executions.map((e) => [e.status, e.error, e.cause])).toEqual([
+      ['SUCCEEDED', null, null],
+      ['SUCCEEDED', null, null],
+    ]);
+    expect((result.executions[1]?.input as { additionalConditions?: unknown }).additionalConditions).toEqual(
+      additionalConditions,
+    );
+    const sizes = result.executions.flatMap((e) =>
+      e.events.flatMap((ev) => {
+        const state = (ev as { state?: { input?: unknown; output?: unknown } }).state;
+        return [state?.input, state?.output].map((v) => JSON.stringify(v ?? null).length);
+      }),
+    );
+    expect(Math.max(...sizes)).toBeGreaterThan(conditionBytes);
+    expect(Math.max(...sizes)).toBeLessThan(conditionBytes + 8_000);
+  });
+
+  it('fails the execution with States.DataLimitExceeded, caught by nothing (no record, no notice), when a state outgrows 256 KiB, as AWS does', async () => {
+    // Prepare: the synthesized definition, its first state padded past the quota.
+    h = await startHarness();
+    const prepared = await h.deployment.prepare();
+    const definition = structuredClone(prepared.workflow.definition);
+    const start = definition.States.Start as { Parameters: Record<string, unknown> };
+    start.Parameters = { ...start.Parameters, padding: 'x'.repeat(300_000) };
+    // Act
+    const result = await runLocalWorkflow({ date: '2026-11-18' }, { tasks: prepared.tasks, definition });
+    // Assess
+    expect(result.status).toBe('FAILED');
+    expect(result.error).toBe('States.DataLimitExceeded');
+    expect(result.executions[0]?.cause).toMatch(/'Start' has an output with a size exceeding/);
+    expect(result.notifications).toEqual([]);
+    expect(await h.runRecords()).toEqual([]);
+  });
+
+  it('refuses an input too large for the state as InvalidInputError, with the failure recorded and notified', async () => {
+    // Prepare: 136 KB of conditions, which AWS would accept as an input and then fail on.
+    h = await startHarness();
+    const additionalConditions = Array.from({ length: 40 }, (_, i) => ({
+      fieldName: 'cli',
+      operator: 'in',
+      values: Array.from({ length: 200 }, (_, j) => `+44123${i}${j}`.padEnd(14, '0')),
+    }));
+    expect(JSON.stringify(additionalConditions).length).toBeGreaterThan(130_000);
+    // Act
+    const result = await h.deployment.run({ date: '2026-11-18', additionalConditions });
+    // Assess
+    expect(result.status).toBe('FAILED');
+    expect(result.error).toBe('InvalidInputError');
+    expect(result.executions[0]?.cause).toMatch(/bytes of JSON exceed the 32768/);
+    expect(result.notifications).toHaveLength(1);
+    const [record] = await h.runRecords();
+    expect(record).toMatchObject({ status: 'FAILED', error: 'InvalidInputError' });
+  });
+
   it.each([
     [{ date: '2026-02-30' }, 'date'],
     [{}, 'needs one of'],
