@@ -1,5 +1,8 @@
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bundledAwsSdkVersion } from '../../../lib/infra/workflow-function';
+import { FunctionProcesses } from '../../../lib/local/function-processes';
 import { runLocalWorkflow } from '../../../lib/local/run-workflow';
 import { listAll } from '../../../lib/stores';
 import { EXECUTION_OVERHEAD_EVENTS, worstCaseEventsPerJob } from '../../../lib/workflow/settings';
@@ -355,6 +358,62 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     expect(result.notifications).toEqual([]);
     expect(await h.runRecords()).toEqual([]);
   });
+
+  it.each([
+    ['Runtime.UnhandledPromiseRejection', 0],
+    ['Runtime.ExitError', 1],
+  ])(
+    'ends a job whose function fails with %s as AWS does (retried %i times), recorded and notified',
+    async (name, retries) => {
+      // Prepare: ExportResults is a function that leaves a rejection unhandled, or exits.
+      h = await startHarness();
+      const report = h.deployment.reports[0]?.name as string;
+      const prepared = await h.deployment.prepare();
+      const dir = await fs.mkdtemp(path.join(h.workDir, 'faulty-'));
+      const fault =
+        name === 'Runtime.ExitError'
+          ? 'process.exit(3)'
+          : "Promise.reject(new Error('nobody awaits this')); return new Promise(() => {})";
+      await fs.writeFile(path.join(dir, 'index.mjs'), `export const handler = async () => { ${fault}; };`);
+      const faulty = new FunctionProcesses({
+        spec: {
+          logicalId: 'Faulty',
+          environment: {},
+          deployTimeVariables: [],
+          memorySizeMb: 256,
+          timeoutSeconds: 30,
+          ephemeralStorageMb: 512,
+          handler: 'index.handler',
+          runtime: 'nodejs22.x',
+          assetKey: undefined,
+        },
+        assetDir: dir,
+        environment: { PATH: process.env.PATH ?? '' },
+        tmpRoot: dir,
+      });
+      const tasks = {
+        invoke: (state: string, event: unknown, signal?: AbortSignal) =>
+          state === 'ExportResults'
+            ? faulty.invoke(event, signal)
+            : prepared.tasks.invoke(state, event, signal),
+        close: () => faulty.close(),
+      };
+      // Act
+      const result = await runLocalWorkflow(
+        { date: '2026-11-18', reports: [report] },
+        { tasks, definition: prepared.workflow.definition },
+      ).finally(() => faulty.close());
+      // Assess
+      expect(result.status).toBe('FAILED');
+      expect(result.error).toBe(name);
+      const events = result.executions[0]?.events ?? [];
+      expect(
+        events.filter((e) => e.type === 'StateRetried' && e.state?.name === 'ExportResults'),
+      ).toHaveLength(retries);
+      expect(result.notifications).toHaveLength(1);
+      expect((await h.runRecords())[0]?.jobs[0]?.error).toBe(name);
+    },
+  );
 
   it('refuses an input too large for the state as InvalidInputError, with the failure recorded and notified', async () => {
     // Prepare: 136 KB of conditions, which AWS would accept as an input and then fail on.
