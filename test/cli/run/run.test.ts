@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
@@ -171,6 +171,66 @@ describe('report-export run', () => {
       expect(r.stderr).not.toContain('Reading the login');
     } finally {
       await rm(work, { recursive: true, force: true });
+    }
+  });
+
+  it('prints the plan and the published partitions it would replace, and writes nothing, when given --dry-run', async () => {
+    // Prepare: 2026-03-10 published by a run; 2026-03-09 never.
+    const out = await mkdtemp(path.join(tmpdir(), 'run-cli-dry-'));
+    const lake = async () => (await readdir(out, { recursive: true })).sort();
+    try {
+      const published = await cli([
+        'run',
+        '--date',
+        '2026-03-10',
+        '--report',
+        'Lost calls',
+        '--out',
+        out,
+        ...common,
+      ]);
+      expect(published.code, published.stderr).toBe(0);
+      const before = await lake();
+      const dry = [
+        'run',
+        '--from',
+        '2026-03-09',
+        '--to',
+        '2026-03-10',
+        '--report',
+        'Lost calls',
+        '--out',
+        out,
+      ];
+
+      // Act
+      const json = await cli([...dry, ...common, '--dry-run', '--json']);
+      const text = await cli([...dry, ...common, '--dry-run']);
+
+      // Assess
+      expect(json.code, json.stderr).toBe(0);
+      const doc = JSON.parse(json.stdout) as {
+        executions: { input: unknown; jobs: { reportName: string; firstDate: string; lastDate: string }[] }[];
+        replaces: { dt: string; reportName: string; dataset: string; rows: number }[];
+      };
+      expect(doc.executions).toHaveLength(1);
+      expect(doc.executions[0]?.input).toEqual({
+        from: '2026-03-09',
+        to: '2026-03-10',
+        reports: ['Lost calls'],
+      });
+      expect(doc.executions[0]?.jobs.map((j) => `${j.reportName} ${j.firstDate}..${j.lastDate}`)).toEqual([
+        'Lost calls 2026-03-09..2026-03-10',
+      ]);
+      expect(doc.replaces.map((p) => `${p.dt} ${p.reportName} ${p.dataset}`)).toEqual([
+        '2026-03-10 Lost calls calls',
+      ]);
+      expect(text.code).toBe(0);
+      expect(text.stdout).toMatch(/^Dry run: 1 execution\(s\), 1 job\(s\); nothing requested or written$/m);
+      expect(text.stdout).toMatch(/^2026-03-10\s+Lost calls\s+calls\s+\d+$/m);
+      expect(await lake()).toEqual(before);
+    } finally {
+      await rm(out, { recursive: true, force: true });
     }
   });
 

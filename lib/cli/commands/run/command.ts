@@ -1,4 +1,5 @@
-import { fileURLToPath } from 'node:url';
+import * as path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createClient, refreshTokens } from '../../../api';
 import { parseOrHelp, UsageError } from '../../../command-line/options';
 import { describeStagingRecovery, sweepDeadStaging } from '../../../local/dead-staging';
@@ -20,6 +21,7 @@ import {
   serviceClientFromSecret,
 } from '../../aws/secret-access';
 import { type ResolvedConfig, resolveConfig, secretLocation, serviceUrls } from '../../shared/config';
+import { dryRunDocument, planChain, renderDryRun, replacedPartitions } from '../../shared/dry-run';
 import { executionInputOf } from '../../shared/execution-input-options';
 import { partialDayWarning, refuseFutureDates } from '../../shared/future-dates';
 import type { IOStreams } from '../../shared/io-streams';
@@ -145,6 +147,31 @@ async function checkAwsForRun(
   return clients;
 }
 
+/**
+ * `--dry-run`: the plan of every execution the input starts and the published partitions it
+ * would replace, on the settings the run would have; exit 0 (2 for an input Plan refuses).
+ */
+async function printDryRun(
+  input: unknown,
+  env: Record<string, string>,
+  context: { out: string; aws: AwsClients; json: boolean; io: IOStreams },
+): Promise<number> {
+  const { settingsFromEnvironment } = await import('../../../workflow/settings');
+  const { InvalidInputError } = await import('../../../workflow/errors');
+  const { objectStoreFromUri } = await import('../../../stores/from-uri');
+  let chain: Awaited<ReturnType<typeof planChain>>;
+  try {
+    chain = await planChain(input, settingsFromEnvironment(env));
+  } catch (cause) {
+    if (cause instanceof InvalidInputError) throw new UsageError(cause.message, { cause });
+    throw cause;
+  }
+  const lake = objectStoreFromUri('--out', context.out, context.aws.s3 ? { s3: context.aws.s3 } : {});
+  const doc = dryRunDocument(chain, await replacedPartitions(chain, lake));
+  context.io.stdout.write(context.json ? `${JSON.stringify(doc)}\n` : renderDryRun(doc));
+  return 0;
+}
+
 /** Runs the command on `io`'s streams, environment and directory; `deps`: AWS clients (tests pass doubles). */
 export async function runCommand(
   argv: readonly string[],
@@ -159,14 +186,19 @@ export async function runCommand(
   refuseFutureDates(input, timeZone);
   const partial = partialDayWarning(input, timeZone);
   if (partial !== undefined) io.stderr.write(`${partial}\n`);
-  const out = await checkedOutUri('--out', v.out, io.cwd);
+  const dryRun = v['dry-run'] === true;
+  // A dry run only reads the lake: a missing directory is not created.
+  const out =
+    dryRun && !v.out.startsWith('s3://')
+      ? pathToFileURL(path.resolve(io.cwd, v.out)).href
+      : await checkedOutUri('--out', v.out, io.cwd);
   const aws = await checkAwsForRun(config, out, deps, io);
   // A lake on this machine: one run at a time (the out-dir lock `npm start` takes too), and
   // what a killed run left there recovered before this one starts.
   const lakeDir = out.startsWith('file:') ? fileURLToPath(out) : undefined;
-  const lock = lakeDir === undefined ? undefined : await acquireOutDirLock(lakeDir);
+  const lock = lakeDir === undefined || dryRun ? undefined : await acquireOutDirLock(lakeDir);
   try {
-    if (lakeDir !== undefined) {
+    if (lakeDir !== undefined && !dryRun) {
       for (const r of await sweepDeadStaging(lakeDir))
         io.stderr.write(`${describeStagingRecovery(r, lakeDir)}\n`);
     }
@@ -203,6 +235,10 @@ export async function runCommand(
       PARQUET_CODEC: v['parquet-codec'],
       ...pollBudget(reports.length),
     };
+    if (dryRun) {
+      bar.done();
+      return await printDryRun(input, env, { out, aws, json: v.json === true, io });
+    }
     const warnings: string[] = [];
     const logger: WorkflowLogger = {
       info: () => {},

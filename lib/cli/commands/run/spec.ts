@@ -66,6 +66,10 @@ into --out (a directory or s3://bucket/prefix). States show on stderr; a summary
     ]),
     ...CONFIG_FILE_OPTION,
     json: { type: 'boolean', help: 'print one JSON line {status, jobs, rows, partitions, files, ...}' },
+    'dry-run': {
+      type: 'boolean',
+      help: 'print the plan (executions, jobs, windows, partitions replaced); request no report, write nothing',
+    },
     ...HELP_OPTION,
   },
   examples: [

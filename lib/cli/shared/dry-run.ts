@@ -1,0 +1,153 @@
+import { manifestKey, OUTPUT_FORMATS } from '../../export/layout';
+import { DATASETS } from '../../export/schema';
+import { shiftDate } from '../../export/window';
+import { type ObjectStore, readObjectIfPresent } from '../../stores/object-store';
+import type { Plan } from '../../workflow/plan';
+import type { WorkflowSettings } from '../../workflow/settings';
+import { renderTable } from './terminal';
+
+/**
+ * `--dry-run` of `run`: the plan the workflow's Plan state would make (its own pure
+ * function, on the same settings), every execution of the chain, and the published
+ * partitions its jobs would replace, read from the lake. Nothing is requested of the
+ * service but its report list, and nothing is written.
+ */
+
+/** A published partition a planned job would replace (its manifest's rows). */
+export interface ReplacedPartition {
+  reportId: string;
+  reportName: string;
+  dataset: string;
+  dt: string;
+  rows: number;
+}
+
+/** What `--dry-run --json` prints. */
+export interface DryRun {
+  dryRun: true;
+  executions: {
+    runId: string;
+    input: unknown;
+    mode: Plan['mode'];
+    dates: Plan['dates'];
+    jobs: { jobId: string; reportId: string; reportName: string; firstDate: string; lastDate: string }[];
+  }[];
+  replaces: ReplacedPartition[];
+}
+
+/** Bound on the executions a dry run plans (the local runner's own bound). */
+const MAX_PLANNED_EXECUTIONS = 200;
+
+/** The plans of the chain an input starts (Plan continues a long range in new executions). */
+export async function planChain(
+  input: unknown,
+  settings: WorkflowSettings,
+): Promise<{ input: unknown; plan: Plan }[]> {
+  // Loaded on use, as the command's other workflow code is.
+  const { planExecution } = await import('../../workflow/plan');
+  const chain: { input: unknown; plan: Plan }[] = [];
+  const now = new Date();
+  for (let next: unknown = input; next !== undefined && chain.length < MAX_PLANNED_EXECUTIONS; ) {
+    const plan = planExecution(next, settings, { executionName: `dry-run-${chain.length + 1}`, now });
+    chain.push({ input: next, plan });
+    next = plan.continuation;
+  }
+  return chain;
+}
+
+/**
+ * The published partitions of the planned jobs' days, in either dataset (which one a
+ * report's rows go to is known only from its result), read from their Parquet manifests.
+ */
+export async function replacedPartitions(
+  chain: readonly { plan: Plan }[],
+  lake: { store: ObjectStore; prefix: string },
+): Promise<ReplacedPartition[]> {
+  const found: ReplacedPartition[] = [];
+  for (const job of chain.flatMap((c) => c.plan.jobs)) {
+    const days = job.window === undefined ? [] : daysOf(job.window.firstDate, job.window.lastDate);
+    for (const dataset of Object.values(DATASETS)) {
+      const layout = { prefix: lake.prefix, dataset, reportId: job.reportId, csvExtension: '.csv' as const };
+      for (const dt of days) {
+        const bytes = await readObjectIfPresent(lake.store, manifestKey(layout, OUTPUT_FORMATS.parquet, dt));
+        const rows = bytes === undefined ? undefined : manifestRows(bytes);
+        if (rows !== undefined)
+          found.push({ reportId: job.reportId, reportName: job.reportName, dataset, dt, rows });
+      }
+    }
+  }
+  return found;
+}
+
+function daysOf(first: string, last: string): string[] {
+  const days: string[] = [];
+  for (let dt = first; dt <= last && days.length < 3660; dt = shiftDate(dt, 1)) days.push(dt);
+  return days;
+}
+
+/** The rows a manifest states, or undefined for an object that is not one (`_manifest.json` as written by publish). */
+function manifestRows(bytes: Uint8Array): number | undefined {
+  try {
+    const rows = (JSON.parse(new TextDecoder().decode(bytes)) as { rows?: unknown }).rows;
+    return typeof rows === 'number' ? rows : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The dry run as `--json` prints it. */
+export function dryRunDocument(
+  chain: readonly { input: unknown; plan: Plan }[],
+  replaces: ReplacedPartition[],
+): DryRun {
+  return {
+    dryRun: true,
+    executions: chain.map(({ input, plan }) => ({
+      runId: plan.runId,
+      input,
+      mode: plan.mode,
+      dates: plan.dates,
+      jobs: plan.jobs.map((j) => ({
+        jobId: j.jobId,
+        reportId: j.reportId,
+        reportName: j.reportName,
+        firstDate: j.window?.firstDate ?? plan.dates.from,
+        lastDate: j.window?.lastDate ?? plan.dates.to,
+      })),
+    })),
+    replaces,
+  };
+}
+
+/** The dry run as text: each execution's jobs and windows, then the partitions replaced. */
+export function renderDryRun(doc: DryRun): string {
+  const lines = [
+    `Dry run: ${doc.executions.length} execution(s), ${doc.executions.reduce((n, e) => n + e.jobs.length, 0)} job(s); nothing requested or written`,
+  ];
+  doc.executions.forEach((e, i) => {
+    lines.push(
+      '',
+      `Execution ${i + 1}: ${JSON.stringify(e.input)}  (${e.mode}, ${e.dates.from} .. ${e.dates.to})`,
+    );
+    lines.push(
+      renderTable(
+        e.jobs.map((j) => ({ job: j.jobId, report: j.reportName, from: j.firstDate, to: j.lastDate })),
+        ['job', 'report', 'from', 'to'],
+      ).trimEnd(),
+    );
+  });
+  lines.push('');
+  if (doc.replaces.length === 0) lines.push('Replaces no published partition.');
+  else {
+    lines.push(
+      `Replaces ${doc.replaces.length} published partition(s) (the shrink guard holds one this run has far fewer rows of):`,
+    );
+    lines.push(
+      renderTable(
+        doc.replaces.map((p) => ({ date: p.dt, report: p.reportName, dataset: p.dataset, rows: p.rows })),
+        ['date', 'report', 'dataset', { key: 'rows', align: 'right' }],
+      ).trimEnd(),
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
