@@ -35,5 +35,7 @@ export const API_TERMINAL_ERROR_NAMES = [
   'UnexpectedStatusError',
   'RedirectError',
   'ResponseTooLargeError',
+  'ValueTooDeepError',
+  'UnsupportedContentEncodingError',
 ] as const;
 export type ApiTerminalErrorName = (typeof API_TERMINAL_ERROR_NAMES)[number];

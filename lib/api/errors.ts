@@ -27,6 +27,8 @@ export const API_ERROR_CODES = {
   responseTooLarge: 'API_RESPONSE_TOO_LARGE',
   truncatedBody: 'API_TRUNCATED_BODY',
   rowCountMismatch: 'API_ROW_COUNT_MISMATCH',
+  valueTooDeep: 'API_VALUE_TOO_DEEP',
+  unsupportedEncoding: 'API_UNSUPPORTED_CONTENT_ENCODING',
   validation: 'API_INVALID_ARGUMENT',
   reportFailed: 'API_REPORT_FAILED',
   pollBudgetExhausted: 'API_POLL_BUDGET_EXHAUSTED',
@@ -231,6 +233,58 @@ export class RowCountMismatchError extends ProtocolError {
     this.name = 'RowCountMismatchError';
     this.expected = expected;
     this.actual = actual;
+  }
+}
+
+/**
+ * A value of the result nests deeper than {@link ValueTooDeepError.limit} levels. No walk of
+ * the client recurses, so any depth would be read; the bound keeps such a value away from
+ * consumers that do recurse (serializers, structured clone), where it would fail naming
+ * nothing. Terminal: the service sends the same value again.
+ */
+export class ValueTooDeepError extends ProtocolError {
+  readonly limit: number;
+  /** The row's index in the result, when the value is in a row. */
+  readonly row: number | undefined;
+  /** The member (of the row, or of the result when `row` is undefined). */
+  readonly member: string;
+  constructor(
+    limit: number,
+    at: { row?: number | undefined; member: string },
+    details: ApiErrorDetails = {},
+  ) {
+    const where =
+      at.row === undefined ? `member '${at.member}'` : `row index ${at.row}, member '${at.member}'`;
+    super(
+      `The result nests a value deeper than ${limit} levels (${where})`,
+      details,
+      API_ERROR_CODES.valueTooDeep,
+    );
+    this.name = 'ValueTooDeepError';
+    this.limit = limit;
+    this.row = at.row;
+    this.member = at.member;
+  }
+}
+
+/**
+ * The response is in a content coding the client does not decode (`zstd`, or anything but
+ * the codings it asked for): said as such, not as a body that is not JSON. Terminal.
+ */
+export class UnsupportedContentEncodingError extends ProtocolError {
+  /** The Content-Encoding as sent. */
+  readonly encoding: string;
+  readonly supported: readonly string[];
+  constructor(header: string, supported: readonly string[], details: ApiErrorDetails = {}) {
+    const encoding = truncateServiceText(header, 64);
+    super(
+      `The response's Content-Encoding '${encoding}' is not one the client decodes (${supported.join(', ')})`,
+      details,
+      API_ERROR_CODES.unsupportedEncoding,
+    );
+    this.name = 'UnsupportedContentEncodingError';
+    this.encoding = encoding;
+    this.supported = supported;
   }
 }
 

@@ -39,7 +39,9 @@ export {
   TruncatedBodyError,
   UnauthorizedError,
   UnexpectedStatusError,
+  UnsupportedContentEncodingError,
   ValidationError,
+  ValueTooDeepError,
 } from './errors';
 export { RETRY_MODES, type RetryMode } from './http/retry';
 export {

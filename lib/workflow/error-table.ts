@@ -90,6 +90,9 @@ export const SOURCE_ERROR_CODES = {
   [API_ERROR_CODES.responseTooLarge]: W.requestRejected,
   [API_ERROR_CODES.truncatedBody]: W.serviceUnavailable,
   [API_ERROR_CODES.rowCountMismatch]: W.serviceUnavailable,
+  // The service sends the same value, or the same coding, again: a retry fails the same way.
+  [API_ERROR_CODES.valueTooDeep]: W.requestRejected,
+  [API_ERROR_CODES.unsupportedEncoding]: W.requestRejected,
   [API_ERROR_CODES.validation]: W.requestRejected,
   [API_ERROR_CODES.reportFailed]: W.reportFailed,
   [API_ERROR_CODES.pollBudgetExhausted]: API_ERROR_CODES.pollBudgetExhausted,

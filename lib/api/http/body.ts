@@ -1,5 +1,11 @@
-import { type ApiErrorDetails, ProtocolError, ResponseTooLargeError } from '../errors';
+import {
+  type ApiErrorDetails,
+  ProtocolError,
+  ResponseTooLargeError,
+  UnsupportedContentEncodingError,
+} from '../errors';
 import { type Attempt, mapAbortOrConnection, TIMEOUT_REASON } from './attempt';
+import { contentCodingsOf, DECODED_CONTENT_CODINGS } from './node-fetch';
 import type { ServiceErrorBody } from './status-error';
 
 // Reading response bodies: buffered and bounded (status, lists, tokens, errors) or streamed
@@ -33,6 +39,21 @@ function readOrAbort<T>(
 }
 
 /**
+ * Refuses a body in a content coding the client does not decode (`zstd`, `compress`, ...):
+ * the fetch hands such a body on as it came, which would read as a body that is not JSON.
+ */
+export async function checkContentEncoding(response: Response, details: ApiErrorDetails): Promise<void> {
+  const header = response.headers.get('content-encoding');
+  const decoded: readonly string[] = DECODED_CONTENT_CODINGS;
+  for (const coding of contentCodingsOf(header)) {
+    if (coding !== 'identity' && !decoded.includes(coding)) {
+      await discard(response);
+      throw new UnsupportedContentEncodingError(header ?? '', ['identity', ...decoded], details);
+    }
+  }
+}
+
+/**
  * The whole body as text, at most `maxBytes` of it. Bytes are counted as they arrive, after
  * fetch's decompression, so neither a missing or false Content-Length nor a gzip bomb gets
  * past the limit; past it the body is cancelled (the connection is dropped, not drained) and
@@ -45,6 +66,7 @@ export async function readBoundedText(
   details: ApiErrorDetails,
   maxBytes: number,
 ): Promise<string> {
+  await checkContentEncoding(response, details);
   const encoding = response.headers.get('content-encoding');
   const declared = Number(response.headers.get('content-length') ?? Number.NaN);
   if ((!encoding || encoding === 'identity') && declared > maxBytes) {

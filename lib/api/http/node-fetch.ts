@@ -37,6 +37,14 @@ const LENIENT_ZLIB: ZlibOptions = {
   finishFlush: constants.Z_SYNC_FLUSH,
 };
 
+/**
+ * The content codings the client decodes (and asks for). Not `zstd`: Node 20, this project's
+ * floor, has no decoder, and Node 22's (zlib.createZstdDecompress, from 22.15) is still
+ * experimental; a server may send only codings the client asked for, so a zstd body is a
+ * server's mistake, refused by name (UnsupportedContentEncodingError).
+ */
+export const DECODED_CONTENT_CODINGS = ['gzip', 'x-gzip', 'deflate', 'br'] as const;
+
 /** A decoder for one content coding, or undefined when it is not one we decode. */
 function decoderFor(coding: string): Duplex | undefined {
   switch (coding) {
@@ -86,17 +94,22 @@ function lenientInflate(): Duplex {
  * came), and a failure past {@link MAX_CODINGS}.
  */
 function codingsOf(header: string | undefined): string[] {
-  const codings = (header ?? '')
-    .split(',')
-    .map((c) => c.trim().toLowerCase())
-    .filter((c) => c !== '');
+  const codings = contentCodingsOf(header).filter((c) => c !== 'identity');
   if (codings.length > MAX_CODINGS) {
     throw new Error(
       `too many content-encodings in response: ${codings.length}, maximum allowed is ${MAX_CODINGS}`,
     );
   }
-  const known = ['gzip', 'x-gzip', 'deflate', 'br'];
+  const known: readonly string[] = DECODED_CONTENT_CODINGS;
   return codings.every((c) => known.includes(c)) ? codings.reverse() : [];
+}
+
+/** The codings a Content-Encoding lists, lower case, in the order they were applied. */
+export function contentCodingsOf(header: string | null | undefined): string[] {
+  return (header ?? '')
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '');
 }
 
 /**
@@ -165,7 +178,8 @@ function bytesOf(body: RequestInit['body']): Buffer | undefined {
  * decompressed with large chunks.
  *
  * Like fetch, as far as the transport relies on it: asks for gzip, deflate and br and
- * decodes them (a chain of up to five; an unknown coding leaves the body as it came); follows
+ * decodes them (a chain of up to five; an unknown coding leaves the body as it came, for the
+ * transport to refuse by name); follows
  * no redirects (a 3xx is returned as is, whatever `redirect` says, which the transport turns
  * into a `RedirectError`); keeps connections alive (Node's global agent, which closes an idle
  * socket a second before the server's `Keep-Alive: timeout` hint); rejects with the signal's

@@ -9,7 +9,14 @@ import {
   requestIdOf,
   startAttempt,
 } from './attempt';
-import { discard, parseErrorBody, parseJson, readBoundedText, streamBody } from './body';
+import {
+  checkContentEncoding,
+  discard,
+  parseErrorBody,
+  parseJson,
+  readBoundedText,
+  streamBody,
+} from './body';
 import { nodeHttpFetch } from './node-fetch';
 import { abortableSleep, backoffDelay, parseRetryAfter, RETRY_MODES, shouldRetry } from './retry';
 import { createStatusError, type ServiceErrorBody } from './status-error';
@@ -104,6 +111,7 @@ export class HttpTransport {
       // Headers are in: from now on the timeout is idle time between chunks.
       clearTimeout(attempt.timer);
       attempt.timer = undefined;
+      await checkContentEncoding(response, details);
       return {
         status: response.status,
         headers: response.headers,

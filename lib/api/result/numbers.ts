@@ -3,7 +3,8 @@
 // a pass of JavaScript (or of a regular expression: measured +30% parse time) over every byte,
 // so a run is tokenized exactly only when a cheap check says it may hold one:
 // - every `.` between digits (found with memchr) is checked as a number token on the spot;
-// - the parsed values are checked: |v| >= 1e15, -0, and non-integers below 1e-3.
+// - the parsed values are checked (in the one walk over the rows, run-facts.ts): |v| >= 1e15,
+//   -0, and non-integers below 1e-3.
 // What the check cannot see: an exponent written without a fraction for a value between 1e-3
 // and 1e15 (`1e3`, `25e-1`), which serializers do not produce (they write exponents only for
 // very large or very small values); such a number stays a number.
@@ -11,17 +12,12 @@
 const DOT = 0x2e;
 const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$/;
 
-/** True when the run may hold a number that does not round-trip (false alarms are allowed). */
-export function mayHoldInexactNumbers(bytes: Buffer, rows: unknown[]): boolean {
-  return hasInexactDecimal(bytes) || hasInexactValue(rows);
-}
-
 function isDigit(c: number | undefined): boolean {
   return c !== undefined && c >= 0x30 && c <= 0x39;
 }
 
-/** A `d.d` whose token (read around it, inside a string or not) does not round-trip. */
-function hasInexactDecimal(b: Buffer): boolean {
+/** A `d.d` whose token (read around it, inside a string or not) does not round-trip (false alarms allowed). */
+export function hasInexactDecimal(b: Buffer): boolean {
   for (let i = b.indexOf(DOT); i >= 0; i = b.indexOf(DOT, i + 1)) {
     if (!isDigit(b[i - 1]) || !isDigit(b[i + 1])) continue;
     let start = i - 1;
@@ -36,23 +32,13 @@ function hasInexactDecimal(b: Buffer): boolean {
   return false;
 }
 
-/** Values that only inexact texts produce (or exponents, which the decimal check cannot see). */
-function hasInexactValue(value: unknown): boolean {
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (isSuspect(value[i])) return true;
-    return false;
-  }
-  const obj = value as Record<string, unknown>;
-  for (const key in obj) if (isSuspect(obj[key])) return true;
-  return false;
-}
-
-function isSuspect(v: unknown): boolean {
-  if (typeof v === 'number') {
-    const a = Math.abs(v);
-    return a >= 1e15 || (a < 1e-3 && (a !== 0 || 1 / v < 0));
-  }
-  return typeof v === 'object' && v !== null && hasInexactValue(v);
+/**
+ * A parsed value that only an inexact text produces (or an exponent, which the decimal check
+ * cannot see): |v| >= 1e15, -0, a non-integer below 1e-3. The rows' walk asks it of every number.
+ */
+export function isSuspectNumber(v: number): boolean {
+  const a = Math.abs(v);
+  return a >= 1e15 || (a < 1e-3 && (a !== 0 || 1 / v < 0));
 }
 
 /** True when `token` (a valid JSON number) would not be reproduced by `String(Number(token))`. */

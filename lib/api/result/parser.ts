@@ -8,7 +8,7 @@ import {
   ProtocolError,
   RowCountMismatchError,
 } from '../errors';
-import { columnNamesOf } from './columns';
+import { ArrayRowShape, columnNamesOf } from './columns';
 import { deadlineError, type ResultDeadline, raceDeadline, startResultDeadline } from './deadline';
 import { setRawMembers } from './members';
 import { ResultScanner, type ScannerLimits } from './scanner';
@@ -49,8 +49,10 @@ export type ReportResultBatchStream = ReportResultStream;
  * Decisions: `request` and `totalCount` must precede `data` (they always do in the
  * service's documents); if not, a {@link ProtocolError} says so rather than buffering the
  * rows. The document must be strict JSON: no trailing commas, no member twice (`data`
- * included). Rows may be objects, or arrays ordered like `request.displayFields` (mapped to
- * objects; null entries are omitted like absent members). A body that ends early is a
+ * included, and inside a row). Rows may be objects, or arrays ordered like
+ * `request.displayFields`, as many values as fields (mapped to objects; null entries are
+ * omitted like absent members). A value nested past `MAX_VALUE_DEPTH` is a
+ * `ValueTooDeepError`. A body that ends early is a
  * `TruncatedBodyError`; a source that throws is a `ConnectionError` (or its own `ApiError`);
  * rows read must equal `totalCount`, or when `rowLimitExceeded`, min(totalCount, rowLimit):
  * otherwise a `RowCountMismatchError`, raised as soon as a row beyond `totalCount` arrives.
@@ -108,7 +110,7 @@ class ResultStream implements ReportResultStream {
   readonly #deadline: ResultDeadline;
   /** Rows beyond this cannot be right: the service never sends more than it counted. */
   readonly #maxRows: number;
-  #names: string[] | undefined;
+  #shape: ArrayRowShape | undefined;
   readonly #done: Promise<ReportResultMetadata>;
   #resolve!: (m: ReportResultMetadata) => void;
   #reject!: (e: unknown) => void;
@@ -139,11 +141,6 @@ class ResultStream implements ReportResultStream {
     this.#options = options;
     this.#details = details;
     this.#deadline = deadline;
-    try {
-      scanner.columnNames = columnNamesOf(rest.request.displayFields, details);
-    } catch {
-      // Only array rows need the names; their first row reports the problem.
-    }
     this.#done = new Promise((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
@@ -247,7 +244,7 @@ class ResultStream implements ReportResultStream {
     }
     for (let i = 0; i < parsed.length; i++) {
       const row = parsed[i];
-      if (Array.isArray(row)) parsed[i] = this.#fromArray(row);
+      if (Array.isArray(row)) parsed[i] = this.#fromArray(row, this.#rowsRead + i);
       else if (typeof row !== 'object' || row === null) {
         throw new ProtocolError(
           `Row index ${this.#rowsRead + i} is neither an object nor an array`,
@@ -258,17 +255,12 @@ class ResultStream implements ReportResultStream {
     return parsed as ResultRow[];
   }
 
-  #fromArray(values: unknown[]): ResultRow {
-    this.#names ??= columnNamesOf(this.head.request.displayFields, this.#details);
-    const names = this.#names;
-    if (values.length > names.length) {
-      throw new ProtocolError('An array row has more values than request.displayFields', this.#details);
-    }
-    const row: Record<string, unknown> = {};
-    for (let i = 0; i < values.length; i++) {
-      const v = values[i];
-      if (v !== null && v !== undefined) row[names[i] as string] = v;
-    }
+  #fromArray(values: unknown[], index: number): ResultRow {
+    this.#shape ??= new ArrayRowShape(
+      columnNamesOf(this.head.request.displayFields, this.#details),
+      this.#details,
+    );
+    const row = this.#shape.toRow(values, index);
     const raw = (values as { [RAW_MEMBERS]?: RawMembers })[RAW_MEMBERS];
     if (raw !== undefined) setRawMembers(row, raw);
     return row as ResultRow;
@@ -290,13 +282,30 @@ class ResultStream implements ReportResultStream {
       queryDuration: toOptionalNumber(all.queryDuration) ?? 0,
       totalDuration: toOptionalNumber(all.totalDuration) ?? 0,
       queryCount: toOptionalNumber(all.queryCount) ?? 0,
-      summary: Array.isArray(all.summary) ? (all.summary as SummaryEntry[]) : [],
+      summary: summaryOf(all.summary, this.#details),
       status: toOptionalNumber(all.status) ?? 0,
       statusMessage: typeof all.statusMessage === 'string' ? all.statusMessage : '',
       rowsRead: this.#rowsRead,
       replacedCharacters: this.#scanner.replacedCharacters,
     };
   }
+}
+
+/**
+ * The result's `summary` as entries. The spec says an array of objects; a single object is
+ * read as the one entry it stands for (as single-item reads accept a bare object, see
+ * expectArray): reconciliation then compares it with the rows, so a wrong reading shows as
+ * a mismatch, never as a summary silently left out. Absent or null: no entries (nothing to
+ * reconcile, recorded as such). Anything else is refused by name.
+ */
+function summaryOf(summary: unknown, details: ApiErrorDetails): SummaryEntry[] {
+  if (summary === undefined || summary === null) return [];
+  if (Array.isArray(summary)) return summary as SummaryEntry[];
+  if (typeof summary === 'object') return [summary as SummaryEntry];
+  throw new ProtocolError(
+    `The result's 'summary' is a ${typeof summary}; the spec says an array of objects`,
+    details,
+  );
 }
 
 function readHead(

@@ -46,9 +46,8 @@ export const RAW_MEMBERS: unique symbol = Symbol.for('report-export.raw-members'
  * compact JSON text of its value exactly as sent. A number keeps its source text (`1e3`,
  * `12.50`, `-0`), a string is its JSON text (escaped as `JSON.stringify` does), an object
  * or array is its compact JSON (whitespace outside strings removed, member order and
- * numbers' text kept), `true`, `false` and `null` as such. A member sent twice keeps its
- * first place and its last value, as the parsed row does. A null element of an array row is
- * left out, as it is of the row.
+ * numbers' text kept), `true`, `false` and `null` as such. (A row with a member sent twice
+ * is refused.) A null element of an array row is left out, as it is of the row.
  */
 export type RawMembers = ReadonlyMap<string, string>;
 

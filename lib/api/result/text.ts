@@ -116,51 +116,67 @@ export function locateMember(b: Uint8Array, offset: number): MemberLocation {
 }
 
 /**
- * Replaces lone surrogates in the strings (and member names) of `value` with U+FFFD.
- * `onFound(path)` is called once per string holding one, before it is replaced; it may
- * throw (fail mode). Returns the number of replaced code units.
+ * Replaces lone surrogates in the strings (and member names) of `value` with U+FFFD, walking
+ * it with an explicit stack (any depth). `onFound(member, isName)` is called once per string
+ * holding one, before it is replaced, with the top-level member (name or index) it lies
+ * under and whether it is a member name; it may throw (fail mode). Returns the number of
+ * replaced code units.
  */
 export function replaceLoneSurrogates(
   value: unknown,
-  onFound: (path: (string | number)[]) => void,
-  path: (string | number)[] = [],
+  onFound: (member: string | number, isName: boolean) => void,
 ): number {
   if (typeof value !== 'object' || value === null) return 0;
   let count = 0;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const v = value[i];
-      if (typeof v === 'string') {
-        if (LONE_SURROGATE_TEST.test(v)) {
-          onFound([...path, i]);
-          const fixed = fixString(v);
-          value[i] = fixed.text;
-          count += fixed.replaced;
-        }
-      } else count += replaceLoneSurrogates(v, onFound, [...path, i]);
-    }
-    return count;
-  }
-  const obj = value as Record<string, unknown>;
-  for (const key of Object.keys(obj)) {
-    let name = key;
-    if (LONE_SURROGATE_TEST.test(key)) {
-      onFound([...path, key]);
-      const fixed = fixString(key);
-      name = fixed.text;
-      count += fixed.replaced;
-      obj[name] = obj[key];
-      delete obj[key];
-    }
-    const v = obj[name];
+  const nodes: object[] = [value];
+  /** The top-level member each node lies under (undefined: the value itself). */
+  const tops: (string | number | undefined)[] = [undefined];
+  /** A member or element `v` under the top-level `member`; `put` replaces a fixed string. */
+  const visit = (v: unknown, member: string | number, put: (text: string) => void): void => {
     if (typeof v === 'string') {
-      if (LONE_SURROGATE_TEST.test(v)) {
-        onFound([...path, name]);
-        const fixed = fixString(v);
-        obj[name] = fixed.text;
-        count += fixed.replaced;
+      if (!LONE_SURROGATE_TEST.test(v)) return;
+      onFound(member, false);
+      const fixed = fixString(v);
+      put(fixed.text);
+      count += fixed.replaced;
+    } else if (typeof v === 'object' && v !== null) {
+      nodes.push(v);
+      tops.push(member);
+    }
+  };
+  while (nodes.length > 0) {
+    const node = nodes.pop() as object;
+    const top = tops.pop();
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        visit(node[i], top ?? i, (text) => {
+          node[i] = text;
+        });
       }
-    } else count += replaceLoneSurrogates(v, onFound, [...path, name]);
+      continue;
+    }
+    const obj = node as Record<string, unknown>;
+    for (const key of Object.keys(obj)) {
+      let name = key;
+      if (LONE_SURROGATE_TEST.test(key)) {
+        onFound(top ?? key, true);
+        const fixed = fixString(key);
+        name = fixed.text;
+        count += fixed.replaced;
+        // An own data property whatever the name; two names that differ only in their lone
+        // surrogates become one here, which the duplicate check of the rows then refuses.
+        Object.defineProperty(obj, name, {
+          value: obj[key],
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        });
+        delete obj[key];
+      }
+      visit(obj[name], top ?? name, (text) => {
+        obj[name] = text;
+      });
+    }
   }
   return count;
 }

@@ -20,6 +20,7 @@ import {
   type OAuthClientConfig,
   refreshTokens,
   TimeoutError,
+  UnsupportedContentEncodingError,
 } from '../../../lib/api';
 import { nodeHttpFetch } from '../../../lib/api/http/node-fetch';
 import { isUnsentConnectionError } from '../../../lib/api/http/retry';
@@ -258,6 +259,33 @@ describe('nodeHttpFetch, the transport’s default fetch, over real HTTP', () =>
       // Assess
       expect(bytes).toEqual(gzipSync('{}'));
     });
+
+    it.each([
+      { coding: 'zstd', call: 'requestJson' as const },
+      { coding: 'zstd', call: 'requestStream' as const },
+      { coding: 'gzip, compress', call: 'requestJson' as const },
+    ])(
+      'fails $call with UnsupportedContentEncodingError naming $coding, not a JSON error',
+      async ({ coding, call }) => {
+        // Prepare
+        let requests = 0;
+        const server = await serve((_req, res) => {
+          requests++;
+          res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': coding });
+          res.end(Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0]));
+        });
+        // Act
+        const error = await transportFor(server.url, { maxRetries: 2 })
+          [call]({ method: 'GET', path: '/x' })
+          .catch((e: unknown) => e);
+        // Assess: terminal, so asked once.
+        expect(error).toBeInstanceOf(UnsupportedContentEncodingError);
+        expect(error).toMatchObject({ code: API_ERROR_CODES.unsupportedEncoding, encoding: coding });
+        expect((error as Error).message).toContain(`'${coding}'`);
+        expect((error as Error).message).toContain('gzip, x-gzip, deflate, br');
+        expect(requests).toBe(1);
+      },
+    );
 
     it('fails a chain of more than five codings, like fetch (a chain of bombs)', async () => {
       // Prepare

@@ -30,6 +30,8 @@ function instances(lib: Api): Error[] {
     new lib.ResponseTooLargeError(1024, d),
     new lib.TruncatedBodyError('m', d),
     new lib.RowCountMismatchError(2, 1, d),
+    new lib.ValueTooDeepError(128, { row: 3, member: 'extra' }, d),
+    new lib.UnsupportedContentEncodingError('zstd', ['gzip'], d),
     new lib.ValidationError('reportId', 'must be a GUID'),
     new lib.ReportFailedError({ reportStatus: 'Failed', statusMessage: 's', reportId: 'r', requestId: 'q' }),
     new lib.PollBudgetExhaustedError(3, 'Running'),

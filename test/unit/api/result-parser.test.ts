@@ -104,7 +104,7 @@ describe('parseReportResultStream', () => {
       doc(
         [
           ['c1', 'Ann', 1, 2.5],
-          ['c2', null, 0],
+          ['c2', null, 0, null],
         ],
         {},
         fields,

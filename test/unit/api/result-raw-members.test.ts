@@ -1,28 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { parseReportResultStream } from '../../../lib/api';
 import { isSpecRowMember } from '../../../lib/api/result/members';
 import { rawMembersOf } from '../../../lib/api/result/stream';
 import { RESULT_ROW_FIELDS, type ResultRow } from '../../../lib/spec/types';
+import { readResult, resultDocument } from './result-document';
 
-/** A result document around `data` written as is (raw JSON text, not re-serialized). */
-function doc(data: string, totalCount: number, displayFields: string[] = []): Buffer {
-  const fields = JSON.stringify(displayFields.map((f) => ({ fieldName: f, mandatory: false })));
-  return Buffer.from(
-    `{"requestId":"r1","request":{"requestId":"r1","displayFields":${fields}},"totalCount":${totalCount},` +
-      `"data":${data},"summary":[],"status":1}`,
-  );
-}
-
-async function* chunks(bytes: Uint8Array, size: number): AsyncGenerator<Uint8Array> {
-  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
-}
-
-async function readRows(bytes: Uint8Array, size = 1 << 16): Promise<ResultRow[]> {
-  const stream = await parseReportResultStream(chunks(bytes, size));
-  const rows: ResultRow[] = [];
-  for await (const row of stream.rows) rows.push(row);
-  await stream.done();
-  return rows;
+async function readRows(bytes: Uint8Array, size?: number): Promise<ResultRow[]> {
+  return (await readResult(bytes, size)).rows;
 }
 
 /** Member values as the service may write them, and the compact JSON text to keep. */
@@ -70,7 +53,7 @@ describe('isSpecRowMember', () => {
 describe('parseReportResultStream raw members', () => {
   it.each(VALUES)('keeps $kind exactly as sent when a member is not in the spec', async ({ sent, kept }) => {
     // Prepare
-    const bytes = doc(`[{"connId":"c1","m" : ${sent},"ans":1},{"connId":"c2"}]`, 2);
+    const bytes = resultDocument(`[{"connId":"c1","m" : ${sent},"ans":1},{"connId":"c2"}]`, 2);
 
     // Act
     const whole = await readRows(bytes);
@@ -85,7 +68,10 @@ describe('parseReportResultStream raw members', () => {
 
   it('keeps the members in the order sent when names look like indexes', async () => {
     // Prepare: a JS object would list "2024" first.
-    const bytes = doc('[{"z":1,"connId":"c","2024":"y","a":true,"start":"2026-01-01T00:00:00"}]', 1);
+    const bytes = resultDocument(
+      '[{"z":1,"connId":"c","2024":"y","a":true,"start":"2026-01-01T00:00:00"}]',
+      1,
+    );
 
     // Act
     const [row] = await readRows(bytes);
@@ -100,7 +86,7 @@ describe('parseReportResultStream raw members', () => {
 
   it('keeps the rows as they were parsed when they carry raw members', async () => {
     // Prepare
-    const bytes = doc('[{"connId":"c","queue":"q","wait":1.50}]', 1);
+    const bytes = resultDocument('[{"connId":"c","queue":"q","wait":1.50}]', 1);
 
     // Act
     const [row] = await readRows(bytes);
@@ -114,7 +100,11 @@ describe('parseReportResultStream raw members', () => {
   it('keeps the non-null elements of undocumented columns when rows are arrays', async () => {
     // Prepare
     const fields = ['connId', 'queue', 'ans', 'wait'];
-    const bytes = doc('[["c1", "q", 1, 1.50],["c2",null,0],[ "c3" , null , 1 , { "k" : [ ] } ]]', 3, fields);
+    const bytes = resultDocument(
+      '[["c1", "q", 1, 1.50],["c2",null,0,null],[ "c3" , null , 1 , { "k" : [ ] } ]]',
+      3,
+      fields,
+    );
 
     // Act
     const rows = await readRows(bytes, 5);
@@ -133,7 +123,7 @@ describe('parseReportResultStream raw members', () => {
 
   it('gives no raw members when every member is in the spec', async () => {
     // Prepare
-    const bytes = doc('[{"connId":"c","start":"2026-01-01T00:00:00","ring":1.50,"docId":"d"}]', 1);
+    const bytes = resultDocument('[{"connId":"c","start":"2026-01-01T00:00:00","ring":1.50,"docId":"d"}]', 1);
 
     // Act
     const [row] = await readRows(bytes);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ResultScanner } from '../../../lib/api/result/scanner';
+import { rawMembersOf } from '../../../lib/api/result/stream';
+import type { ResultRow } from '../../../lib/spec/types';
 
 const MIB = 1024 * 1024;
 
@@ -37,6 +39,22 @@ describe('ResultScanner', () => {
     expect(rows).toHaveLength(3);
     expect(scanner.work.scannedBytes).toBeLessThan(2 * bytes.length);
     expect(scanner.work.parsedBytes).toBeLessThan(2 * bytes.length);
+  });
+
+  it('compares member names linearly in the members when a row holds 10,000 undocumented ones', () => {
+    // Prepare: the rows ahead of and behind it want few names, the big one 10,000.
+    const count = 10_000;
+    const members = Array.from({ length: count }, (_, i) => `"m${i}":${i}.50`).join(',');
+    const rows = `{"connId":"a","q":1},{"connId":"big",${members}},{"connId":"b","q":2}`;
+    const bytes = Buffer.from(`{"request":{},"totalCount":3,"data":[${rows}],"status":1}`);
+    const scanner = new ResultScanner();
+    // Act
+    const [, big] = feed(scanner, bytes, 64 * 1024) as ResultRow[];
+    // Assess: comparing every member with every wanted name would be 10^8 comparisons.
+    const raw = rawMembersOf(big as ResultRow);
+    expect(raw?.size).toBe(count);
+    expect(raw?.get('m9999')).toBe('9999.50');
+    expect(scanner.work.comparedNames).toBeLessThanOrEqual(2 * (count + 1) + 2 * 2);
   });
 
   it('reads the same rows whether the body comes whole or in small chunks', () => {
