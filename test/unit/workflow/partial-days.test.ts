@@ -3,13 +3,12 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { windowForDates } from '../../../lib/export/window';
-import { LocalDirectoryStore } from '../../../lib/stores';
-import { LocalLeaseStore } from '../../../lib/stores/local-lease-store';
 import { exportResults } from '../../../lib/workflow/export-task';
 import { firstCursor, type JobTaskInput } from '../../../lib/workflow/job-cursor';
 import { partialDaysOf } from '../../../lib/workflow/partial-days';
 import { buildRunRecord } from '../../../lib/workflow/run-record';
 import { callsOn, resultStreamOf, sampleRow } from '../../support/result-stream';
+import { localExportDeps } from './local-export-deps';
 
 const ZONE = 'Europe/London';
 
@@ -72,19 +71,10 @@ describe('ExportResults of a window that includes the day it was requested', () 
     const rows = callsOn(dates, 3, 'c');
 
     // Act
-    const next = await exportResults(input, {
-      reporting: {
-        openResult: async () => resultStreamOf(rows, { displayFields: Object.keys(sampleRow()) }),
-      },
-      store: new LocalDirectoryStore(path.join(dir, 'lake')),
-      prefix: '',
-      leases: new LocalLeaseStore(path.join(dir, 'leases')),
-      timeZone: ZONE,
-      minSplitMinutes: 60,
-      csvGzip: false,
-      parquetCodec: 'SNAPPY',
-      owner: 'exporter-1',
-    });
+    const reporting = {
+      openResult: async () => resultStreamOf(rows, { displayFields: Object.keys(sampleRow()) }),
+    };
+    const next = await exportResults(input, localExportDeps(dir, reporting));
     const record = buildRunRecord(
       {
         input: {},

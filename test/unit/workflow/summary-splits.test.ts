@@ -4,11 +4,11 @@ import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { datesOfWindow, windowForDates } from '../../../lib/export/window';
 import { LocalDirectoryStore, listAll } from '../../../lib/stores';
-import { LocalLeaseStore } from '../../../lib/stores/local-lease-store';
 import { DeadlineError, RowLimitError } from '../../../lib/workflow/errors';
 import { type ExportTaskDeps, exportResults } from '../../../lib/workflow/export-task';
 import type { JobTaskInput } from '../../../lib/workflow/job-cursor';
 import { resultStreamOf, type TestStreamOptions } from '../../support/result-stream';
+import { localExportDeps } from './local-export-deps';
 
 /**
  * A summary report's rows are totals over its window (one row per user, hunt group ...): a
@@ -47,25 +47,15 @@ function deps(
   stream: TestStreamOptions & { rows?: number },
   extra: Partial<ExportTaskDeps> = {},
 ): ExportTaskDeps {
-  return {
-    reporting: {
-      openResult: async () =>
-        resultStreamOf(rows(stream.rows ?? 3), {
-          displayFields: SUMMARY_FIELDS,
-          requestId: 'req-s',
-          ...stream,
-        }),
-    },
-    store: new LocalDirectoryStore(path.join(dir, 'lake')),
-    prefix: '',
-    leases: new LocalLeaseStore(path.join(dir, 'leases')),
-    timeZone: ZONE,
-    minSplitMinutes: 60,
-    csvGzip: false,
-    parquetCodec: 'SNAPPY',
-    owner: 'exporter-1',
-    ...extra,
+  const reporting = {
+    openResult: async () =>
+      resultStreamOf(rows(stream.rows ?? 3), {
+        displayFields: SUMMARY_FIELDS,
+        requestId: 'req-s',
+        ...stream,
+      }),
   };
+  return localExportDeps(dir, reporting, extra);
 }
 
 describe('ExportResults with a summary report', () => {
