@@ -162,6 +162,10 @@ export const LAMBDA_SERVICE_ERROR_NAMES = [
  * a Task reports as its error, is `Runtime.OutOfMemory` or `Runtime.ExitError` (signal:
  * killed) for a crash and `Sandbox.Timedout` for a timeout on current runtimes. The same
  * input may crash again: retried once, then the job fails with the crash's name.
+ * Deliberately in no list (caught at once, as in AWS with these lists): an unhandled
+ * rejection (`Runtime.UnhandledPromiseRejection`, a defect the same input repeats) and a
+ * response over Lambda's 6 MB (`Function.ResponseSizeTooLarge`). `States.DataLimitExceeded`
+ * is terminal: no Retry or Catch of `States.ALL` sees it.
  */
 export const LAMBDA_CRASH_ERROR_NAMES = [
   'Lambda.Unknown',
