@@ -13,6 +13,13 @@ import { renderTable } from './terminal';
  * service but its report list, and nothing is written.
  */
 
+/**
+ * What a dry run of the deployed state machine (`start`, `backfill`) cannot say, its reports
+ * being the deployment's settings, and where to see it.
+ */
+export const DEPLOYED_PLAN_NOTE =
+  "Its Plan state splits each input into jobs over the deployment's configured reports (or the --report ones) and windows; to see them and the partitions they would replace, run the same dates with report-export run --dry-run --out <the deployment's DataLakeUri>.";
+
 /** A published partition a planned job would replace (its manifest's rows). */
 export interface ReplacedPartition {
   reportId: string;

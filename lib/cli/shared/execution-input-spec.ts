@@ -24,6 +24,14 @@ const guidValue: ValueParser<string> = (raw, flag) => {
   return raw;
 };
 
+/** `--dry-run` of the commands that start executions (`run`, `start`, `backfill`). */
+export const DRY_RUN_OPTION = {
+  'dry-run': {
+    type: 'boolean',
+    help: 'print the plan (executions, jobs, windows; run: the partitions replaced); request no report, write nothing',
+  },
+} as const;
+
 export const EXECUTION_INPUT_OPTIONS = {
   date: { type: 'string', value: '<YYYY-MM-DD>', help: 'one local date', parse: calendarDateValue },
   from: {

@@ -159,6 +159,27 @@ describe('report-export backfill (mocked Step Functions)', () => {
     expect((await state()).chunks.find((c) => c.from === '2026-02-12')).toMatchObject({ heldPartitions: 1 });
   });
 
+  it('prints each chunk with what it would do and its execution, and starts and writes nothing, when given --dry-run', async () => {
+    // Act
+    const code = await run(['--dry-run', '--json']);
+
+    // Assess
+    expect(code).toBe(0);
+    const plan = JSON.parse(out) as {
+      chunks: { from: string; to: string; action: string; execution: string; input: { from: string } }[];
+    };
+    expect(plan.chunks).toHaveLength(7);
+    expect(plan.chunks[0]).toMatchObject({
+      from: '2026-01-01',
+      to: '2026-01-14',
+      action: 'start',
+      input: { from: '2026-01-01', to: '2026-01-14' },
+    });
+    expect(plan.chunks[0]?.execution).toMatch(/^backfill-2026-01-01-2026-01-14-[0-9a-f]{12}-1$/);
+    expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(0);
+    await expect(readFile(join(dir, 'state.json'))).rejects.toThrow(/ENOENT/);
+  });
+
   it('retries only the failed chunks and skips the finished ones when run again', async () => {
     // Prepare
     outcome = (input) => (input.from === '2026-02-12' ? 'FAILED' : 'SUCCEEDED');

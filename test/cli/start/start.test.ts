@@ -148,6 +148,27 @@ describe('report-export start (mocked Step Functions)', () => {
     });
   });
 
+  it('prints the execution input it would send and starts nothing when given --dry-run', async () => {
+    // Prepare
+    const io = captureOutput(cwd);
+
+    // Act
+    const code = await sfnStartCommand(
+      ['--date', '2026-11-20', '--report', 'Lost calls', '--state-machine-arn', SM, '--dry-run', '--json'],
+      io.io,
+      deps,
+    );
+
+    // Assess
+    expect(code).toBe(0);
+    expect(JSON.parse(io.out())).toEqual({
+      dryRun: true,
+      stateMachineArn: SM,
+      executions: [{ name: null, input: { date: '2026-11-20', reports: ['Lost calls'] } }],
+    });
+    expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(0);
+  });
+
   it('exits 1 with the error when the execution fails', async () => {
     // Prepare
     sfn.on(StartExecutionCommand).resolves({ executionArn: EXEC(1), startDate: new Date(0) });

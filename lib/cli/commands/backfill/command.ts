@@ -15,6 +15,7 @@ import {
 } from '../../aws/sfn-executions';
 import { resolveConfig } from '../../shared/config';
 import { CLI_DEFAULTS } from '../../shared/defaults';
+import { DEPLOYED_PLAN_NOTE } from '../../shared/dry-run';
 import { executionInputOf } from '../../shared/execution-input-options';
 import type { IOStreams } from '../../shared/io-streams';
 import { describeHeld, outcomeWarnings, runExitCode, runOutcome } from '../../shared/run-outcome';
@@ -96,6 +97,37 @@ function executionName(state: BackfillState, chunk: ChunkRecord): string {
   return `backfill-${chunk.from}-${chunk.to}-${key.slice(0, 12)}-${chunk.attempts}`;
 }
 
+/**
+ * `--dry-run`: each chunk, what this run would do with it (skip it, follow its running
+ * execution, start it) and the execution's name and input; nothing started or written.
+ */
+function printBackfillPlan(state: BackfillState, file: string, json: boolean, io: IOStreams): number {
+  const chunks = state.chunks.map((chunk) => {
+    const action = chunk.status === 'succeeded' ? 'skip' : chunk.status === 'running' ? 'follow' : 'start';
+    const next = action === 'start' ? { ...chunk, attempts: chunk.attempts + 1 } : chunk;
+    return {
+      from: chunk.from,
+      to: chunk.to,
+      action,
+      execution: action === 'follow' ? (chunk.executionArn ?? '') : executionName(state, next),
+      input: { ...state.input, from: chunk.from, to: chunk.to },
+    };
+  });
+  if (json) {
+    io.stdout.write(`${JSON.stringify({ dryRun: true, stateFile: file, chunks })}\n`);
+    return 0;
+  }
+  const starts = chunks.filter((c) => c.action === 'start').length;
+  io.stdout.write(
+    `Dry run: ${chunks.length} chunk(s), ${starts} to start, at most ${state.chunkDays} days each (state ${file}, not written)\n\n`,
+  );
+  io.stdout.write(renderTable(chunks, ['from', 'to', 'action', 'execution']));
+  io.stdout.write(
+    `\nEach input: ${JSON.stringify(state.input)} with the chunk's from and to.\n${DEPLOYED_PLAN_NOTE}\n`,
+  );
+  return 0;
+}
+
 export async function backfillCommand(
   argv: readonly string[],
   io: IOStreams,
@@ -144,6 +176,7 @@ export async function backfillCommand(
     );
   }
   const state = previous ?? fresh;
+  if (v['dry-run']) return printBackfillPlan(state, file, v.json === true, io);
   let saving = Promise.resolve();
   const save = () => {
     saving = saving.then(() => writeState(file, state));

@@ -8,6 +8,7 @@ import {
   stateMachineClient,
 } from '../../aws/sfn-executions';
 import { resolveConfig } from '../../shared/config';
+import { DEPLOYED_PLAN_NOTE } from '../../shared/dry-run';
 import { executionInputOf } from '../../shared/execution-input-options';
 import type { IOStreams } from '../../shared/io-streams';
 import { describeHeld, outcomeWarnings, runExitCode } from '../../shared/run-outcome';
@@ -28,6 +29,15 @@ export async function sfnStartCommand(
   const arn = stateMachineArnOf(await resolveConfig({ flags: v, env: io.env, cwd: io.cwd }));
   const { sfn, target } = stateMachineClient(arn, deps);
   await checkAws('start', [target], { env: io.env });
+  if (v['dry-run']) {
+    const plan = { dryRun: true, stateMachineArn: arn, executions: [{ name: v.name ?? null, input }] };
+    io.stdout.write(
+      v.json
+        ? `${JSON.stringify(plan)}\n`
+        : `Dry run: would start 1 execution of ${arn}${v.name ? ` named ${v.name}` : ''} with the input\n  ${JSON.stringify(input)}\n${DEPLOYED_PLAN_NOTE}\n`,
+    );
+    return 0;
+  }
   const executionArn = await startExecution(sfn, arn, input, v.name);
   if (v['no-wait']) {
     io.stdout.write(
