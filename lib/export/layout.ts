@@ -72,16 +72,9 @@ export function stagingOwnerKey(layout: Pick<OutputLayout, 'prefix'>, runId: str
   return `${stagingRoot(layout, runId)}/_owner.json`;
 }
 
-/** Prefix of a run's promotion journal: one entry per partition and format it promotes. */
+/** Prefix of a run's promotion journal: one record per batch of partitions it promotes. */
 export function journalPrefix(layout: Pick<OutputLayout, 'prefix'>, runId: string): string {
   return `${stagingRoot(layout, runId)}/_journal/`;
-}
-
-/** Key of the journal entry of one partition (a `dt=...` segment ends in `.json`). */
-export function journalKey(layout: OutputLayout, runId: string, format: OutputFormat, dt: string): string {
-  const partition = partitionPrefix(layout, format, dt);
-  const relative = layout.prefix === '' ? partition : partition.slice(layout.prefix.length + 1);
-  return `${journalPrefix(layout, runId)}${relative}.json`;
 }
 
 /** Key of the backup a run keeps of a published object while it replaces the partition. */

@@ -3,7 +3,6 @@ import { currentProcess } from '../../stores/process-identity';
 import { EXPORT_ERROR_CODES, ExportError, PublishError, VerificationError } from '../errors';
 import {
   backupKey,
-  journalKey,
   journalPrefix,
   MANIFEST_NAME,
   manifestKey,
@@ -20,6 +19,7 @@ import { emptyQuality } from '../rows/quality';
 import { DATASETS, type PromotedColumn, SCHEMA_VERSION, type TableSchema } from '../schema';
 import type { CallTotals, PartitionOutput, QualityCounts, SpilledFile } from '../types';
 import { forEachLimited } from './concurrency';
+import { JOURNAL_BATCH, type JournalEntry, journalRecordKey, writeJournalRecord } from './journal';
 import { testPause } from './test-pause';
 
 /**
@@ -32,9 +32,11 @@ import { testPause } from './test-pause';
  * 2. Verify: rows read equal the service's totalCount; per partition the Parquet rows,
  *    the CSV rows and the rows routed to it are equal; every staged object has the size
  *    written. Any failure up to here publishes nothing and deletes the staging area.
- * 3. Promote, partition by partition: back up the partition's current objects into the
- *    staging area (in a machine-local store, then write the partition's journal entry
- *    `_journal/<partition>.json`: its objects, their backups, the keys it will write),
+ * 3. Promote, in batches of up to JOURNAL_BATCH partitions and formats (journal.ts): back
+ *    up the batch's current objects into the staging area; in a machine-local store, then
+ *    write the batch's journal record `_journal/batch-NNNNN.json` (per partition and
+ *    format: its objects, their backups, the keys it will write; one durable write for the
+ *    batch); then, partition by partition,
  *    copy the staged parts over the final keys, write `_manifest.json`
  *    (the commit marker: it lists exactly the files of the partition with rows, bytes and
  *    sha256), then delete parts of an earlier run that this run did not overwrite.
@@ -77,8 +79,9 @@ import { testPause } from './test-pause';
  *   machine before it starts, under the lake's out-dir lock): a staging root whose owner
  *   record names a process of this host that has ended is recovered. Every partition with a
  *   journal entry is rolled back from its backups, as the dead process would have done
- *   (the backups are complete: the entry is written after them and before any replace;
- *   a partition without an entry was never touched), unless its manifest is now another
+ *   (the backups are complete: a batch's record is written after all of them and before
+ *   any replace of the batch; a partition without an entry was never touched; one of the
+ *   batch not replaced yet gets its own objects back), unless its manifest is now another
  *   run's (published since: left as it is); then the staging is deleted. Rolled back, not
  *   finished: the dead run never verified its promotion nor reported success, and a
  *   partition with its parts and manifest from different runs must not outlive it. So a
@@ -219,22 +222,6 @@ async function writeOwner(context: PublishContext): Promise<void> {
   }
 }
 
-/**
- * One partition's entry of the promotion journal (machine-local stores), written once its
- * objects are backed up and before any of them is replaced: what a later run needs to roll
- * the partition back when this process dies mid-promotion (recover-staging.ts).
- */
-export interface JournalEntry {
-  runId: string;
-  /** The partition's prefix (no trailing slash). */
-  partition: string;
-  manifest: string;
-  /** Every object the partition held before, and its backup. */
-  backups: { key: string; backup: string }[];
-  /** Every key the promotion writes: its parts and the manifest. */
-  writes: string[];
-}
-
 /** A key a promotion replaced, deleted or created, and its backup (none: it was created). */
 export interface Touched {
   key: string;
@@ -250,18 +237,36 @@ export interface Emptied {
   dts: readonly string[];
 }
 
+/** One partition and format of a promotion, its published objects backed up. */
+interface BackedUp {
+  layout: OutputLayout;
+  partition: PartitionOutput;
+  format: OutputFormat;
+  files: readonly SpilledFile[];
+  /** The partition's prefix, with its trailing slash. */
+  prefix: string;
+  /** Every object it held before. */
+  existing: string[];
+  /** Their backups. */
+  backups: Map<string, string>;
+}
+
 /**
  * Promotes every partition, and empties `also`'s days with the same backups, journal and
- * rollback; on failure rolls all of them back and throws.
+ * rollback; on failure rolls all of them back and throws. Goes in batches (journal.ts):
+ * back up the batch's partitions, write its journal record (machine-local stores), replace
+ * them.
  */
 export async function promote(
   context: PublishContext,
   partitions: readonly PartitionOutput[],
-  options: { also?: Emptied; concurrency?: number } = {},
+  options: { also?: Emptied; concurrency?: number; journalBatch?: number } = {},
 ): Promise<void> {
   const touched: Touched[] = [];
   const known = new Set<string>();
   const { also } = options;
+  const concurrency = options.concurrency ?? 4;
+  const size = options.journalBatch ?? JOURNAL_BATCH;
   const targets: { layout: OutputLayout; partition: PartitionOutput }[] = partitions.map((partition) => ({
     layout: context.layout,
     partition,
@@ -273,18 +278,20 @@ export async function promote(
     (['parquet', 'csv'] as const).map((format) => ({ ...target, format })),
   );
   try {
-    // Partitions are independent (disjoint keys), so several are promoted at once.
-    await forEachLimited(jobs, options.concurrency ?? 4, ({ layout, partition, format }) =>
-      promoteOne(
-        context,
-        layout,
-        partition,
-        format,
-        partition.files.filter((f) => f.format === format),
-        touched,
-        known,
-      ),
-    );
+    // Partitions are independent (disjoint keys), so several are backed up and replaced at once.
+    for (let first = 0; first < jobs.length; first += size) {
+      const batch = jobs.slice(first, first + size);
+      const backedUp: BackedUp[] = [];
+      await forEachLimited(
+        batch.map((job, i) => ({ ...job, i })),
+        concurrency,
+        async ({ layout, partition, format, i }) => {
+          backedUp[i] = await backUp(context, layout, partition, format);
+        },
+      );
+      if (isMachineLocal(context.store)) await journal(context, first / size, backedUp);
+      await forEachLimited(backedUp, concurrency, (job) => replace(context, job, touched, known));
+    }
   } catch (cause) {
     try {
       await rollback(context.store, touched);
@@ -307,18 +314,15 @@ export async function promote(
   }
 }
 
-async function promoteOne(
+/** Copies a partition's published objects (of one format) to their backups. */
+async function backUp(
   context: PublishContext,
   layout: OutputLayout,
   partition: PartitionOutput,
   format: OutputFormat,
-  files: readonly SpilledFile[],
-  touched: Touched[],
-  known: Set<string>,
-): Promise<void> {
+): Promise<BackedUp> {
   const { store, runId } = context;
-  const dt = partition.dt;
-  const prefix = `${partitionPrefix(layout, format, dt)}/`;
+  const prefix = `${partitionPrefix(layout, format, partition.dt)}/`;
   const existing: string[] = [];
   for await (const info of store.list(prefix)) existing.push(info.key);
   const backups = new Map<string, string>();
@@ -327,24 +331,41 @@ async function promoteOne(
     await store.copy(key, backup);
     backups.set(key, backup);
   }
+  const files = partition.files.filter((f) => f.format === format);
+  return { layout, partition, format, files, prefix, existing, backups };
+}
+
+/** Writes the journal record of a batch whose objects are all backed up. */
+async function journal(context: PublishContext, batch: number, backedUp: readonly BackedUp[]): Promise<void> {
+  const { runId } = context;
+  const entries = backedUp.map(({ layout, partition, format, files, prefix, backups }): JournalEntry => {
+    const mKey = manifestKey(layout, format, partition.dt);
+    return {
+      runId,
+      partition: prefix.slice(0, -1),
+      manifest: mKey,
+      backups: [...backups].map(([key, backup]) => ({ key, backup })),
+      writes: [...files.map((f) => partKey(layout, format, partition.dt, f.part)), mKey],
+    };
+  });
+  await writeJournalRecord(context.store, journalRecordKey(context.layout, runId, batch), { runId, entries });
+}
+
+/** Copies the staged parts over the partition's, writes its manifest, deletes its stale parts. */
+async function replace(
+  context: PublishContext,
+  { layout, partition, format, files, prefix, existing, backups }: BackedUp,
+  touched: Touched[],
+  known: Set<string>,
+): Promise<void> {
+  const { store, runId } = context;
+  const dt = partition.dt;
   const record = (key: string) => {
     if (known.has(key)) return;
     known.add(key);
     touched.push({ key, backup: backups.get(key) });
   };
   const mKey = manifestKey(layout, format, dt);
-  if (isMachineLocal(store)) {
-    const entry: JournalEntry = {
-      runId,
-      partition: prefix.slice(0, -1),
-      manifest: mKey,
-      backups: [...backups].map(([key, backup]) => ({ key, backup })),
-      writes: [...files.map((f) => partKey(layout, format, dt, f.part)), mKey],
-    };
-    await store.put(journalKey(layout, runId, format, dt), `${JSON.stringify(entry)}\n`, {
-      contentType: 'application/json',
-    });
-  }
 
   const newKeys = new Set<string>();
   for (const file of files) {

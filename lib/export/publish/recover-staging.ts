@@ -8,7 +8,8 @@ import {
 } from '../../stores/object-store';
 import { type ProcessIdentity, parseProcessIdentity, processGone } from '../../stores/process-identity';
 import { journalPrefix, stagingArea, stagingOwnerKey, stagingRoot } from '../layout';
-import { deleteStaging, type JournalEntry, rollback, type Touched } from './publish';
+import { type JournalEntry, journalEntriesOf } from './journal';
+import { deleteStaging, rollback, type Touched } from './publish';
 
 /** What became of one run's staging area that a recovery found. */
 export interface StagingRecovery {
@@ -41,7 +42,7 @@ export interface RecoverStagingOptions {
  * Recovers the staging that runs on this machine left when their process died (a kill, a
  * crash) in a machine-local store, under `<prefix>/_staging/`. For each run whose owner
  * record names a process of this host that has ended: every partition its promotion journal
- * lists (the run had backed it up and begun to replace it) is rolled back from the backups,
+ * lists (the run had backed it up and begun to replace its batch) is rolled back from the backups,
  * unless another run has published it since; then the staging is deleted (the journal
  * first, the owner record last, as a run cleans its own), with what writes the kill cut
  * short left there and in those partitions. A root whose owner still runs,
@@ -85,18 +86,18 @@ export async function recoverDeadStaging(
     const unfinished = (store as Partial<MachineLocalStore>).removeUnfinishedWrites?.bind(store);
     try {
       for await (const info of store.list(journalPrefix(layout, runId))) {
-        const entry = JSON.parse(
-          Buffer.from(await readObject(store, info.key)).toString('utf8'),
-        ) as JournalEntry;
-        // A write the kill cut short leaves its temporary file beside the key: in a
-        // partition the run journaled (it writes nowhere else outside its staging).
-        await unfinished?.(`${entry.partition}/`);
-        if (!(await stillOurs(store, entry, runId))) {
-          recovery.superseded.push(entry.partition);
-          continue;
+        const text = Buffer.from(await readObject(store, info.key)).toString('utf8');
+        for (const entry of journalEntriesOf(text)) {
+          // A write the kill cut short leaves its temporary file beside the key: in a
+          // partition the run journaled (it writes nowhere else outside its staging).
+          await unfinished?.(`${entry.partition}/`);
+          if (!(await stillOurs(store, entry, runId))) {
+            recovery.superseded.push(entry.partition);
+            continue;
+          }
+          await rollback(store, touchedBy(entry));
+          recovery.restored.push(entry.partition);
         }
-        await rollback(store, touchedBy(entry));
-        recovery.restored.push(entry.partition);
       }
       await unfinished?.(`${root}/`);
       await deleteStaging(store, layout, runId);

@@ -1,101 +1,15 @@
-import { spawnSync } from 'node:child_process';
 import { readdir, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exportReportResult } from '../../../lib/export';
+import { journalEntriesOf } from '../../../lib/export/publish/journal';
 import { recoverDeadStaging } from '../../../lib/export/publish/recover-staging';
-import {
-  type LocalDirectoryStore,
-  listAll,
-  type ObjectBody,
-  type ObjectStore,
-  readObject,
-} from '../../../lib/stores';
+import { type LocalDirectoryStore, listAll, readObject } from '../../../lib/stores';
 import { resultStreamOf } from '../../support/result-stream';
+import { DyingStore, deadPid, diesBeforeItEnds, type Mutation } from './dying-store';
 import { calls, earlierRun } from './earlier-run';
 import { snapshot } from './failing-store';
-
-type Mutation = 'put' | 'copy' | 'deleteMany';
-
-/**
- * A machine-local store that "dies" at the n-th mutation matching `at`: from that call on,
- * every put, copy and delete hangs for good (nothing more is written), as after a kill -9.
- * `dead` resolves once that call has been reached and the mutations already under way have
- * finished: the store then holds exactly what the dead process left.
- */
-class DyingStore implements ObjectStore {
-  readonly machineLocal = true;
-  readonly #inner: ObjectStore;
-  readonly #at: (operation: Mutation, key: string) => boolean;
-  #remaining: number;
-  #inFlight = 0;
-  #died = false;
-  #onDead: (() => void) | undefined;
-  readonly dead: Promise<void>;
-
-  constructor(inner: ObjectStore, nth: number, at: (operation: Mutation, key: string) => boolean) {
-    this.#inner = inner;
-    this.#remaining = nth;
-    this.#at = at;
-    this.dead = new Promise((resolve) => {
-      this.#onDead = resolve;
-    });
-  }
-
-  async #mutate<T>(operation: Mutation, key: string, run: () => Promise<T>): Promise<T> {
-    if (!this.#died && this.#at(operation, key) && --this.#remaining === 0) this.#died = true;
-    if (this.#died) {
-      if (this.#inFlight === 0) this.#onDead?.();
-      return new Promise<T>(() => {});
-    }
-    this.#inFlight++;
-    try {
-      return await run();
-    } finally {
-      this.#inFlight--;
-      if (this.#died && this.#inFlight === 0) this.#onDead?.();
-    }
-  }
-
-  put(key: string, body: ObjectBody) {
-    return this.#mutate('put', key, () => this.#inner.put(key, body));
-  }
-  putFile(key: string, file: string) {
-    return this.#mutate('put', key, () => this.#inner.putFile(key, file));
-  }
-  get(key: string) {
-    return this.#inner.get(key);
-  }
-  head(key: string) {
-    return this.#inner.head(key);
-  }
-  list(prefix: string) {
-    return this.#inner.list(prefix);
-  }
-  deleteMany(keys: readonly string[]) {
-    return this.#mutate('deleteMany', keys[0] ?? '', () => this.#inner.deleteMany(keys));
-  }
-  copy(from: string, to: string) {
-    return this.#mutate('copy', to, () => this.#inner.copy(from, to));
-  }
-}
-
-/** Waits until `store` has died under `work`; fails should `work` end (or fail) first. */
-async function diesBeforeItEnds(store: DyingStore, work: Promise<unknown>): Promise<void> {
-  const ended = work.then(
-    () => 'ended',
-    (error: unknown) => `failed: ${String(error)}`,
-  );
-  const outcome = await Promise.race([store.dead.then(() => 'died'), ended]);
-  expect(outcome).toBe('died');
-}
-
-/** A pid no process has any more (a child that has exited). */
-function deadPid(): number {
-  const child = spawnSync(process.execPath, ['-e', '']);
-  return child.pid as number;
-}
 
 const isManifest = (key: string) => key.endsWith('/_manifest.json') && !key.startsWith('_staging/');
 
@@ -159,7 +73,11 @@ describe('recoverDeadStaging (a local run killed while it published)', () => {
         .map(async (k) => JSON.parse(Buffer.from(await readObject(store, k)).toString()).runId as string),
     );
     expect(manifests.filter((r) => r === runId)).toHaveLength(2);
-    expect((await listAll(store, `_staging/${runId}/_journal/`)).length).toBeGreaterThan(2);
+    const journal = await listAll(store, `_staging/${runId}/_journal/`);
+    const entries = await Promise.all(
+      journal.map(async (o) => journalEntriesOf(Buffer.from(await readObject(store, o.key)).toString())),
+    );
+    expect(entries.flat().length).toBeGreaterThan(2);
     // Writes the kill cut short: temporary files beside a key, which listings never show.
     const cutShort = [
       'calls/format=csv/report_id=rep-1/dt=2026-06-01/_manifest.json.~tmp-1',
