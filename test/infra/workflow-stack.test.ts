@@ -210,6 +210,26 @@ describe('ReportExportStack workflow', () => {
     }
   });
 
+  it('keeps the execution input out of the state: the tasks that need it read the context object', () => {
+    // Prepare: every place the definition reads the input (JSONPath values of Parameters).
+    const reads = Object.entries(states).flatMap(([name, state]) =>
+      Object.entries({ ...state.Parameters, ...(state.Parameters?.Payload as object) })
+        .filter(([, v]) => v === '$$.Execution.Input' || v === '$.input')
+        .map(([k, v]) => `${name}: ${k} ${v}`),
+    );
+    // Assess: Plan, Finalize and RecordFailure, from the context; Finalize gets no jobs or options.
+    expect(reads.sort()).toEqual([
+      'Finalize: input.$ $$.Execution.Input',
+      'Plan: input.$ $$.Execution.Input',
+      'RecordFailure: input.$ $$.Execution.Input',
+    ]);
+    const parameters = states[STATE_NAMES.finalize]?.Parameters;
+    const finalize = (parameters?.Payload ?? parameters) as { plan?: Record<string, string> };
+    expect(Object.keys(finalize.plan ?? {}).sort()).toEqual(
+      ['dates.$', 'hasContinuation.$', 'jobCount.$', 'mode.$', 'runId.$', 'timeZone.$'].sort(),
+    );
+  });
+
   it('bounds the execution and the Map', () => {
     expect(definition.TimeoutSeconds).toBe(12 * 3600);
     expect(states[STATE_NAMES.exportJobs]?.MaxConcurrency).toBe(4);
