@@ -15,8 +15,10 @@
  * 3. Peak RSS of ours (bundled, with the worker) on two shapes that once broke the memory
  *    budget (bench/export-memory.ts): 200 rows of 4 MB each, and 3,000 days of one row.
  * 4. Runs bench/client-parse.ts and bench/sim-memory.ts when present and prints their lines.
- * 5. Prints a table, then ends with one JSON line: rows, ours_rows_per_s,
- *    duckdb_rows_per_s, ratio_vs_duckdb, parquetjs_lite_rows_per_s, peak_rss_mb,
+ * 5. Prints a table (per contestant: rows/s, its ratio to DuckDB's rows/s in this run, CPU
+ *    seconds, CPU microseconds per row, peak RSS), then ends with one JSON line: rows,
+ *    ours_rows_per_s, duckdb_rows_per_s, ratio_vs_duckdb, cpu_seconds_per_row (ours on two
+ *    CPUs), duckdb_cpu_seconds, duckdb_cpu_seconds_per_row, parquetjs_lite_rows_per_s, peak_rss_mb,
  *    peak_rss_mb_100k, peak_rss_mb_large_rows, peak_rss_mb_3000_days (ours on two CPUs
  *    where it has them), then ours_one_core_* and ours_two_cores_* (rows_per_s,
  *    cpu_seconds, peak_rss_mb), two_cores_vs_one_core, one_core_rows_in_900_s,
@@ -233,6 +235,10 @@ async function main(): Promise<void> {
       ours_rows_per_s: oursRate,
       duckdb_rows_per_s: duckdbRate,
       ratio_vs_duckdb: Number((oursRate / duckdbRate).toFixed(2)),
+      // user + sys of the export's process, every thread (its own getrusage), per row exported.
+      cpu_seconds_per_row: oursResult.cpu_seconds_per_row ?? null,
+      duckdb_cpu_seconds: duckdbResult.cpu_seconds ?? null,
+      duckdb_cpu_seconds_per_row: duckdbResult.cpu_seconds_per_row ?? null,
       parquetjs_lite_rows_per_s: parquetjsResult.rows_per_s,
       peak_rss_mb: oursResult.peak_rss_mb,
       peak_rss_mb_100k: ours100k.peak_rss_mb,
@@ -243,6 +249,7 @@ async function main(): Promise<void> {
       ours_two_cores_peak_rss_mb: oursResult.peak_rss_mb,
       ours_one_core_rows_per_s: oneCoreRate ?? null,
       ours_one_core_cpu_seconds: oneCore?.cpu_seconds ?? null,
+      ours_one_core_cpu_seconds_per_row: oneCore?.cpu_seconds_per_row ?? null,
       ours_one_core_peak_rss_mb: oneCore?.peak_rss_mb ?? null,
       two_cores_vs_one_core: oneCoreRate === undefined ? null : Number((oursRate / oneCoreRate).toFixed(2)),
       // The most one ExportResults invocation at 1,769 MB (one vCPU) exports in its 15 minutes.
@@ -260,12 +267,14 @@ async function main(): Promise<void> {
       name,
       String(r?.rows ?? '-'),
       String(r?.rows_per_s ?? '-'),
+      r?.rows_per_s === undefined ? '-' : `${(Number(r.rows_per_s) / duckdbRate).toFixed(2)}x`,
       String(r?.cpu_seconds ?? '-'),
+      r?.cpu_seconds_per_row === undefined ? '-' : (Number(r.cpu_seconds_per_row) * 1e6).toFixed(2),
       String(r?.peak_rss_mb ?? '-'),
     ];
     process.stdout.write(
       table([
-        ['contestant', 'rows', 'rows/s', 'cpu s', 'peak RSS MB'],
+        ['contestant', 'rows', 'rows/s', 'vs duckdb', 'cpu s', 'cpu us/row', 'peak RSS MB'],
         coreRow(`ours, 2 CPUs (${summary.two_cores_cpus})`, oursResult),
         coreRow(`ours, 1 CPU (${summary.one_core_cpus ?? 'skipped: no taskset'})`, oneCore),
         coreRow('ours (100k)', ours100k),
@@ -274,6 +283,9 @@ async function main(): Promise<void> {
         coreRow('ours, 200 rows of 4 MB', { ...memoryRuns['large-rows'], rows_per_s: undefined }),
         coreRow('ours, 3,000 days x 1 row', { ...memoryRuns['3000-days'], rows_per_s: undefined }),
       ]),
+    );
+    process.stdout.write(
+      `ours (2 CPUs) vs DuckDB, same document, this run: ${summary.ratio_vs_duckdb}x the rows/s, ${summary.cpu_seconds_per_row === null ? '-' : (Number(summary.cpu_seconds_per_row) * 1e6).toFixed(2)} us CPU a row (DuckDB ${summary.duckdb_cpu_seconds_per_row === null ? '-' : (Number(summary.duckdb_cpu_seconds_per_row) * 1e6).toFixed(2)}), peak RSS ${String(summary.peak_rss_mb)} MB\n`,
     );
     process.stdout.write(
       `2 CPUs / 1 CPU rows/s: ${summary.two_cores_vs_one_core ?? '-'}; one CPU x 900 s: ${summary.one_core_rows_in_900_s ?? '-'} rows; spilled to disk: ${summary.spilled_bytes_per_row ?? '-'} bytes a row; load average (1 min) before ${loadBefore.toFixed(2)}, after ${summary.load_average.after.toFixed(2)}\n`,
