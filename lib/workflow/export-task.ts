@@ -16,6 +16,7 @@ import {
   type JobTaskInput,
   MAX_HELD_LISTED,
   MAX_MISMATCHES_LISTED,
+  MAX_PARTIAL_DAYS_LISTED,
   type PendingWindow,
 } from './job-cursor';
 import { partialDaysOf } from './partial-days';
@@ -198,7 +199,7 @@ function advance(
     // Only days published: a held day keeps its earlier copy.
     partialDays: [...cursor.partialDays, ...partialDays.filter((d) => dates.includes(d.dt))].slice(
       0,
-      MAX_HELD_LISTED,
+      MAX_PARTIAL_DAYS_LISTED,
     ),
     queue: rest,
     ready: [],

@@ -5,6 +5,11 @@ import type { PartialDay } from './run-record';
 
 /** Held partitions listed per job (the rest counted): the cursor travels in state (256 KB). */
 export const MAX_HELD_LISTED = 31;
+/**
+ * Partial days listed per job (the first ones): only days not over when requested are
+ * partial, so one in practice, more only for a window reaching into the future.
+ */
+export const MAX_PARTIAL_DAYS_LISTED = 31;
 /** Summary mismatches listed per job (the rest counted). */
 export const MAX_MISMATCHES_LISTED = 5;
 
