@@ -1,13 +1,16 @@
-import { LBRACE, RBRACE } from './json-bytes';
+import { countByte } from './byte-count';
+import { COLON, LBRACE, RBRACE } from './json-bytes';
 import { skipSpace, stringEnd, stringValue, valueEnd } from './json-text';
-import { colonsAccountedFor, colonsIn, type RunFacts } from './run-facts';
+import { colonsAccountedFor, type RunFacts } from './run-facts';
 
 // A member sent twice inside a row: JSON.parse keeps the last value silently, so the rows
 // cannot tell; the text can. Walking every row's text would cost as much as parsing it, so
-// the text's colons are counted instead (a memchr per colon): every member name is followed
-// by one, so the colons are at least the members written plus the colons inside strings.
-// When they equal what the parsed rows account for, no member was written twice; only when
-// they do not (a colon in some other string, a nested object) are the rows looked at closer.
+// the colons of the bytes the text was decoded from are counted instead (WebAssembly SIMD,
+// byte-count.ts; a colon is one byte in UTF-8 and never part of another character, nor of
+// what an invalid sequence is replaced by): every member name is followed by one, so the
+// colons are at least the members written plus the colons inside strings. When they equal
+// what the parsed rows account for, no member was written twice; only when they do not (a
+// colon in some other string, a nested object) are the rows looked at closer.
 
 const ESCAPED_COLON = /\\u003[aA]/;
 
@@ -18,11 +21,13 @@ export interface DuplicateMember {
 }
 
 /**
- * The first member sent twice in an object row of the run, or undefined. `text` is the run's
- * text as parsed, `rows` the parsed rows (lone surrogates replaced), `facts` their walk
- * (after any rename of a member name), `unicodeEscapes` whether the text has a `\u` escape.
+ * The first member sent twice in an object row of the run, or undefined. `bytes` are the
+ * run's bytes and `text` its text as parsed (decoded from them), `rows` the parsed rows (lone
+ * surrogates replaced), `facts` their walk (after any rename of a member name),
+ * `unicodeEscapes` whether the text has a `\u` escape.
  */
 export function duplicateMember(
+  bytes: Uint8Array,
   text: string,
   rows: unknown[],
   facts: RunFacts,
@@ -31,7 +36,7 @@ export function duplicateMember(
   if (facts.members === 0) return undefined;
   // `\u003a` is a colon in a parsed string that the text does not show: only the text can tell.
   if (!(unicodeEscapes && ESCAPED_COLON.test(text))) {
-    const colons = colonsIn(text);
+    const colons = countByte(bytes, COLON);
     if (colons === facts.members + facts.startColons) return undefined;
     if (colons === colonsAccountedFor(rows)) return undefined;
   }

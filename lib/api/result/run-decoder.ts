@@ -115,7 +115,7 @@ export class RunDecoder {
       // A member name changed: the walk's names and counts are read again.
       if (renamed) facts = inspectRows(rows, this.#undocumented, tooDeep);
     }
-    const duplicate = duplicateMember(text, rows, facts, escapes);
+    const duplicate = duplicateMember(bytes, text, rows, facts, escapes);
     if (duplicate !== undefined) {
       throw new ProtocolError(
         `Row index ${firstRow + duplicate.row} has the member '${truncateServiceText(duplicate.member, 64)}' twice`,

@@ -178,6 +178,57 @@ describe('parseReportResultStream members sent twice', () => {
       ['connId', 'start', 'a:b'],
     ]);
   });
+
+  // The colons are counted in the bytes the text was decoded from: invalid UTF-8 replaced
+  // beside a colon must neither hide nor add one.
+  const INVALID = Buffer.from([0xe2, 0x82]); // a three-byte sequence cut short
+
+  it.each([
+    { kind: 'invalid UTF-8 before a colon', before: INVALID, after: Buffer.alloc(0) },
+    { kind: 'invalid UTF-8 after a colon', before: Buffer.alloc(0), after: INVALID },
+    { kind: 'a multi-byte character beside it', before: Buffer.from('é:€'), after: Buffer.from('😀') },
+  ])('counts the colons of the bytes when $kind', async ({ before, after }) => {
+    // Prepare: one name with the bytes around a colon, then the same row with a member twice.
+    const name = Buffer.concat([before, Buffer.from(':'), after]);
+    const row = (twice: string) =>
+      Buffer.concat([Buffer.from('{"connId":"c1","'), name, Buffer.from(`":"${name.length}"${twice}}`)]);
+    const template = resultDocument('[@]', 2);
+    const at = template.indexOf('@');
+    const doc = (second: Buffer) =>
+      Buffer.concat([
+        template.subarray(0, at),
+        Buffer.from('{"connId":"c0"},'),
+        second,
+        template.subarray(at + 1),
+      ]);
+
+    for (const size of CHUNKS) {
+      // Act
+      const read = await readResult(doc(row('')), size);
+      const error = await failureOf(doc(row(',"ans":1,"ans":0')), size);
+
+      // Assess
+      expect(read.rows, `chunks of ${size}`).toHaveLength(2);
+      expect(error, `chunks of ${size}`).toBeInstanceOf(ProtocolError);
+      expect((error as Error).message).toContain(`Row index 1 has the member 'ans' twice`);
+    }
+  });
+
+  it('refuses a member twice in a row longer than the 64 KiB page its colons are counted in', async () => {
+    // Prepare: the colons on both sides of the page boundary.
+    const pad = ':'.repeat(70_000);
+    const doc = resultDocument(`[{"connId":"c0"},{"connId":"c1","pad":"${pad}","ans":1,"ans":0}]`, 2);
+    const fine = resultDocument(`[{"connId":"c0"},{"connId":"c1","pad":"${pad}","ans":1}]`, 2);
+
+    // Act
+    const error = await failureOf(doc, doc.length);
+    const { rows } = await readResult(fine, fine.length);
+
+    // Assess
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as Error).message).toContain(`Row index 1 has the member 'ans' twice`);
+    expect((rows[1] as Record<string, unknown> | undefined)?.pad).toHaveLength(70_000);
+  });
 });
 
 describe('parseReportResultStream summary', () => {
