@@ -12,8 +12,11 @@ export {
 } from './directories';
 export { PRODUCTION_AUTH_URL, productionBaseUrl, REGIONS, type Region } from './endpoints';
 export {
+  API_ERROR_TABLE,
   API_TERMINAL_ERROR_NAMES,
   API_TRANSIENT_ERROR_NAMES,
+  type ApiErrorRow,
+  type ApiErrorTreatment,
   type ApiTerminalErrorName,
   type ApiTransientErrorName,
 } from './error-names';

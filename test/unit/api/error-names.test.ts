@@ -65,6 +65,44 @@ describe('error names', () => {
     expect(new Set(listed).size).toBe(listed.length);
   });
 
+  it("names in each code's row the class its instances carry, for every code", () => {
+    // Prepare: the base classes made with a code name themselves, not the code's class.
+    const made = instances(api).filter((e) => e.name !== 'ApiError' && e.name !== 'OAuthError');
+    const table: Record<string, api.ApiErrorRow> = api.API_ERROR_TABLE;
+    // Act
+    const names = Object.fromEntries(made.map((e) => [(e as Error & { code: string }).code, e.name]));
+    // Assess
+    expect(Object.keys(names).sort()).toEqual(Object.keys(table).sort());
+    for (const [code, name] of Object.entries(names)) expect(table[code]?.name, code).toBe(name);
+  });
+
+  it('derives the transient and terminal lists from the table', () => {
+    // Assess: the lists as they were written by hand, plus the two errors of an interactive login.
+    expect([...api.API_TRANSIENT_ERROR_NAMES].sort()).toEqual(
+      ['ConnectionError', 'TimeoutError', 'RateLimitedError', 'ServerError', 'TruncatedBodyError'].sort(),
+    );
+    expect([...api.API_TERMINAL_ERROR_NAMES].sort()).toEqual(
+      [
+        'ReportFailedError',
+        'PollBudgetExhaustedError',
+        'LoginRequiredError',
+        'NoRefreshTokenError',
+        'ValidationError',
+        'BadRequestError',
+        'UnauthorizedError',
+        'ForbiddenError',
+        'NotFoundError',
+        'UnexpectedStatusError',
+        'RedirectError',
+        'ResponseTooLargeError',
+        'ValueTooDeepError',
+        'UnsupportedContentEncodingError',
+        'AuthorizationResponseError',
+        'StateMismatchError',
+      ].sort(),
+    );
+  });
+
   it.each([
     { name: 'a refused connection', make: () => new api.ConnectionError('m'), list: 'transient' },
     { name: 'a timeout', make: () => new api.TimeoutError('m'), list: 'transient' },

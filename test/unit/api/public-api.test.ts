@@ -9,6 +9,7 @@ import * as oauth from '../../../lib/api/oauth/index';
  */
 const PUBLIC_RUNTIME_EXPORTS = [
   'API_ERROR_CODES',
+  'API_ERROR_TABLE',
   'DEFAULT_PHONE_REGION',
   'API_TERMINAL_ERROR_NAMES',
   'API_TRANSIENT_ERROR_NAMES',
