@@ -81,6 +81,25 @@ describe('QualityCounter', () => {
     });
   });
 
+  it('finds duplicates on dates of one connId, or of none, when their rows come back after the run moved on', () => {
+    // Prepare: a date with one id, one with only null ids, then a third date.
+    const counter = new QualityCounter({ calls: true });
+    counter.add('2026-06-01', row(guid(1)));
+    counter.add('2026-06-02', row(null));
+    counter.add('2026-06-03', row(guid(3)));
+
+    // Act: both dates come back, each twice with the same id.
+    for (const dt of ['2026-06-01', '2026-06-02', '2026-06-01', '2026-06-02'])
+      counter.add(dt, row(guid(dt === '2026-06-01' ? 1 : 2)));
+
+    // Assess
+    expect(Object.fromEntries(counter.byDate)).toEqual({
+      '2026-06-01': { ...emptyQuality(), duplicateConnId: 2 },
+      '2026-06-02': { ...emptyQuality(), nullConnId: 1, duplicateConnId: 1 },
+      '2026-06-03': emptyQuality(),
+    });
+  });
+
   it('counts null connIds, negative times and flags outside 0..1 per date for a call list', () => {
     // Prepare
     const counter = new QualityCounter({ calls: true });
