@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { ReportExportStack } from '../lib/infra/report-export-stack';
-import { configFromContext } from '../lib/infra/stack-config';
+import { configFromContext, ReportExportStack } from '../lib/infra';
 
 const app = new App();
 new ReportExportStack(app, 'ReportExport', {

@@ -1,4 +1,4 @@
 #!/usr/bin/env node
-import { runProgram } from '../lib/cli/main';
+import { runProgram } from '../lib/cli';
 
 runProgram(process.argv.slice(2));

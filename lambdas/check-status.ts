@@ -1,4 +1,4 @@
-import { createCheckStatusHandler } from '../lib/workflow/handlers';
+import { createCheckStatusHandler } from '../lib/workflow';
 import { lambdaHandler } from './lambda-runtime';
 
 /** The CheckStatus task of the export workflow. */

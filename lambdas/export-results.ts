@@ -1,6 +1,6 @@
 import * as os from 'node:os';
 import { removeStaleSpill } from '../lib/export';
-import { createExportResultsHandler } from '../lib/workflow/handlers';
+import { createExportResultsHandler } from '../lib/workflow';
 import { lambdaHandler } from './lambda-runtime';
 
 /**

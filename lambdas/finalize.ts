@@ -1,4 +1,4 @@
-import { createFinalizeHandler } from '../lib/workflow/handlers';
+import { createFinalizeHandler } from '../lib/workflow';
 import { lambdaHandler, lambdaMetrics } from './lambda-runtime';
 
 /** The Finalize task: the run record and the run's metrics. */

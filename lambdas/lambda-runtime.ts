@@ -1,8 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { MetricsSink } from '../lib/workflow/finalize';
-import type { TaskContext } from '../lib/workflow/handlers';
-import { createWorkflowRuntime, type WorkflowRuntime } from '../lib/workflow/runtime';
+import type { MetricsSink, TaskContext } from '../lib/workflow';
+import { createWorkflowRuntime, type WorkflowRuntime } from '../lib/workflow';
 
 /** One structured JSON logger per function (Powertools), service name from POWERTOOLS_SERVICE_NAME. */
 export const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'report-export' });

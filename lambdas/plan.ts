@@ -1,4 +1,4 @@
-import { createPlanHandler } from '../lib/workflow/handlers';
+import { createPlanHandler } from '../lib/workflow';
 import { lambdaHandler } from './lambda-runtime';
 
 /** The Plan (validates the input, plans the jobs) task of the export workflow. */

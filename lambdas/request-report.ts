@@ -1,4 +1,4 @@
-import { createRequestReportHandler } from '../lib/workflow/handlers';
+import { createRequestReportHandler } from '../lib/workflow';
 import { lambdaHandler } from './lambda-runtime';
 
 /** The RequestReport task of the export workflow. */

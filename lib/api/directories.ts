@@ -5,7 +5,7 @@ import {
   type DirectoryFieldName,
   type DirectoryItem,
   type DirectoryItemFields,
-} from '../spec/types';
+} from '../spec';
 import { expectArray, expectObject, parseEnvelope } from './envelope';
 import { NotFoundError, ValidationError } from './errors';
 import { RETRY_MODES } from './http/retry';

@@ -1,5 +1,5 @@
 import { isSupportedCountry, parsePhoneNumberWithError } from 'libphonenumber-js';
-import { PHONE_FIELD_NAMES } from '../spec/types';
+import { PHONE_FIELD_NAMES } from '../spec';
 import { ValidationError } from './errors';
 import type { PhoneRegion } from './phone-region';
 

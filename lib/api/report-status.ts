@@ -1,4 +1,4 @@
-import type { ReportRequestStatus } from '../spec/types';
+import type { ReportRequestStatus } from '../spec';
 import { PollBudgetExhaustedError, ReportFailedError } from './errors';
 import { abortableSleep } from './http/retry';
 

@@ -7,7 +7,7 @@ import {
   type ReportRequestStatus,
   type ReportRunBody,
   type Workspace,
-} from '../spec/types';
+} from '../spec';
 import { expectObject, parseEnvelope } from './envelope';
 import { ApiError, ValidationError } from './errors';
 import { RETRY_MODES } from './http/retry';

@@ -1,4 +1,4 @@
-import type { CommandSpec } from '../command-line/options';
+import type { CommandSpec } from '../command-line';
 
 /** Shells `completion` writes a script for. */
 export const COMPLETION_SHELLS = ['bash', 'zsh', 'fish'] as const;

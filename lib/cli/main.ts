@@ -7,7 +7,7 @@ import {
   renderCommandList,
   renderHelp,
   UsageError,
-} from '../command-line/options';
+} from '../command-line';
 import { BACKFILL_COMMAND } from './commands/backfill/spec';
 import { CONFIG_COMMAND } from './commands/config/spec';
 import { DIRECTORY_COMMAND } from './commands/directory/spec';

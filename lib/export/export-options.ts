@@ -1,5 +1,5 @@
 import type { ReportResultStream } from '../api/result/stream';
-import type { ObjectStore } from '../stores/object-store';
+import type { ObjectStore } from '../stores';
 import type { ParquetCodec } from './formats/parquet-encoder';
 import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_OPEN_BUFFERS } from './rows/partitioner';
 import type { Dataset, PromotedColumn } from './schema';

@@ -16,21 +16,47 @@ export { exportReportResult } from './export-report-result';
 export type { ExportSummary, PartitionSummary } from './export-summary';
 export { PARQUET_CODECS, type ParquetCodec } from './formats/parquet-encoder';
 export { zstdAvailable } from './formats/zstd';
-export { MANIFEST_NAME, OUTPUT_FORMATS, type OutputFormat, type OutputLayout } from './layout';
-export type { ManifestFile, PartitionManifest } from './publish/publish';
-export { removeStaleSpill } from './read-partitions';
 export {
+  backupKey,
+  checkLayout,
+  MANIFEST_NAME,
+  manifestKey,
+  OUTPUT_FORMATS,
+  type OutputFormat,
+  type OutputLayout,
+  partitionPrefix,
+  partKey,
+  stagedKey,
+  stagingArea,
+  stagingRoot,
+} from './layout';
+export type { ManifestFile, PartitionManifest } from './publish/publish';
+export { recoverDeadStaging, type StagingRecovery } from './publish/recover-staging';
+export { TEST_PAUSE_VARIABLE } from './publish/test-pause';
+export { removeStaleSpill } from './read-partitions';
+export { isSummaryResult } from './resolve-export-options';
+export { emptyQuality } from './rows/quality';
+export {
+  CALLS_SCHEMA,
   COLUMN_KINDS,
   COLUMNS,
   type ColumnDefinition,
+  type ColumnKind,
   csvHeader,
+  DATASETS,
+  type Dataset,
   type GlueColumn,
   glueColumns,
   gluePartitionKeys,
   PARTITION_COLUMN,
   PARTITION_KEYS,
+  PROMOTED_TYPES,
+  type PromotedColumn,
+  type PromotedType,
   parquetSchema,
   SCHEMA_VERSION,
+  type TableSchema,
+  tableSchema,
 } from './schema';
 export { ZoneConverter } from './time-zone';
 export {
@@ -44,7 +70,9 @@ export {
   OUTSIDE_WINDOW_POLICIES,
   type OutsideWindowPolicy,
   type PartitionOutput,
+  type QualityCounts,
   type SpilledFile,
+  type SummaryMismatchPolicy,
   UNKNOWN_MEMBER_POLICIES,
   type UnknownMemberPolicy,
 } from './types';

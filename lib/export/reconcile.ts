@@ -1,4 +1,4 @@
-import type { ResultRow, SummaryEntry } from '../spec/types';
+import type { ResultRow, SummaryEntry } from '../spec';
 
 /** The five totals the service's `summary` carries. */
 export interface SummaryTotals {

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import * as os from 'node:os';
 import type { ReportResultStream } from '../api/result/stream';
-import type { ObjectStore } from '../stores/object-store';
+import type { ObjectStore } from '../stores';
 import { EXPORT_ERROR_CODES, ExportConfigError, ExportError } from './errors';
 import { EXPORT_DEFAULTS, type ExportOptions } from './export-options';
 import { PARQUET_CODECS, type ParquetCodec } from './formats/parquet-encoder';

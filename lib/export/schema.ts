@@ -1,5 +1,5 @@
 import type { SchemaElement } from 'hyparquet';
-import type { ResultRow } from '../spec/types';
+import type { ResultRow } from '../spec';
 import { ExportConfigError } from './errors';
 
 /**

@@ -14,8 +14,8 @@ import {
   SFN_RETRIED_ERROR_NAMES,
   SNS_RETRIED_ERROR_NAMES,
   TASK_ERROR_NAMES,
-} from '../workflow/error-table';
-import { WORKFLOW_ERROR_CODES } from '../workflow/errors';
+  WORKFLOW_ERROR_CODES,
+} from '../workflow';
 import { STATE_NAMES } from './state-names';
 
 export { STATE_NAMES, TASK_STATES } from './state-names';

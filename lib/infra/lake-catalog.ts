@@ -2,7 +2,7 @@ import { Stack } from 'aws-cdk-lib';
 import * as athena from 'aws-cdk-lib/aws-athena';
 import * as glue from 'aws-cdk-lib/aws-glue';
 import { Construct } from 'constructs';
-import { DATASETS, type Dataset, type PromotedColumn, tableSchema } from '../export/schema';
+import { DATASETS, type Dataset, type PromotedColumn, tableSchema } from '../export';
 import {
   callsTableInput,
   type LakeLocation,

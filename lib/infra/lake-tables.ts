@@ -1,17 +1,18 @@
-import { type OutputFormat, partitionPrefix } from '../export/layout';
 import {
   CALLS_SCHEMA,
   DATASETS,
   type GlueColumn,
   glueColumns,
   gluePartitionKeys,
+  type OutputFormat,
   PARTITION_COLUMN,
   type PromotedColumn,
+  partitionPrefix,
   type TableSchema,
   tableSchema,
-} from '../export/schema';
-import type { ExecutionInput } from '../workflow/input';
-import { type RunRecord, type RunRecordJob, runRecordKey } from '../workflow/run-record';
+} from '../export';
+import type { ExecutionInput } from '../workflow';
+import { type RunRecord, type RunRecordJob, runRecordKey } from '../workflow';
 
 /**
  * Glue table definitions of the lake, as plain data (no CDK types: the tests compare them

@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { checkLayout } from '../export/layout';
-import { DATASETS, type Dataset, type PromotedColumn } from '../export/schema';
+import type { SummaryMismatchPolicy } from '../export';
+import { checkLayout, DATASETS, type Dataset, type PromotedColumn } from '../export';
 import { isIanaZone } from '../export/time-zone';
-import type { SummaryMismatchPolicy } from '../export/types';
 import { parseCalendarDate } from '../export/window';
-import type { ConfiguredReport } from '../workflow/settings';
-import { PROMOTED_COLUMNS_SCHEMA, SETTINGS_DEFAULTS } from '../workflow/settings';
+import type { ConfiguredReport } from '../workflow';
+import { PROMOTED_COLUMNS_SCHEMA, SETTINGS_DEFAULTS } from '../workflow';
 import { DEFAULT_EXPORT_EPHEMERAL_MB, DEFAULT_EXPORT_MEMORY_MB } from './export-sizing';
 
 /** Stable codes of the infra module's errors; tests match on these, never on messages. */

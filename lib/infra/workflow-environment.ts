@@ -1,5 +1,4 @@
-import { InvalidConfigError } from '../workflow/errors';
-import { type SettingsEnvironment, settingsFromEnvironment } from '../workflow/settings';
+import { InvalidConfigError, type SettingsEnvironment, settingsFromEnvironment } from '../workflow';
 import { type ResolvedStackConfig, StackConfigError } from './stack-config';
 
 /** Where the handlers find their stores (see lib/workflow/runtime.ts). */

@@ -5,8 +5,8 @@ import {
   type TokenSet,
   validateRedirect,
 } from '../api';
-import { LocalFileSecretStore } from '../stores/local-file-secret-store';
-import type { ServiceSecret } from '../workflow/service-secret';
+import { LocalFileSecretStore } from '../stores';
+import type { ServiceSecret } from '../workflow';
 
 /**
  * The authorization-code flow against an authorization server that approves without a

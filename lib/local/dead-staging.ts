@@ -1,11 +1,10 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { stagingArea } from '../export/layout';
-import { recoverDeadStaging, type StagingRecovery } from '../export/publish/recover-staging';
-import { LocalDirectoryStore } from '../stores/local-directory-store';
+import { recoverDeadStaging, type StagingRecovery, stagingArea } from '../export';
+import { LocalDirectoryStore } from '../stores';
 import { describeProcess } from './process-alive';
 
-export type { StagingRecovery } from '../export/publish/recover-staging';
+export type { StagingRecovery } from '../export';
 
 /**
  * Recovers the staging a dead local run left in the lake at `lakeDir` (a `kill -9`, a crash

@@ -2,9 +2,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { App } from 'aws-cdk-lib';
-import { cdkFeatureFlags } from '../infra/cdk-context';
-import { ReportExportStack } from '../infra/report-export-stack';
-import type { ReportExportConfig } from '../infra/stack-config';
+import type { ReportExportConfig } from '../infra';
+import { cdkFeatureFlags, ReportExportStack } from '../infra';
 
 export const LOCAL_ACCOUNT = '123456789012';
 export const LOCAL_REGION = 'us-east-1';

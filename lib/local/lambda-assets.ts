@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { PROJECT_ROOT } from '../infra/workflow-function';
+import { PROJECT_ROOT } from '../infra';
 import { type CfnTemplate, PLACEHOLDER_CONFIG, readTemplate, synthesizeTemplate } from './definition';
 import { processAlive } from './process-alive';
 

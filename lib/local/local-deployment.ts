@@ -3,15 +3,17 @@ import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { createClient, type FetchLike, refreshTokens } from '../api';
-import { TEST_PAUSE_VARIABLE } from '../export/publish/test-pause';
-import type { ReportExportConfig } from '../infra/stack-config';
+import { TEST_PAUSE_VARIABLE } from '../export';
+import type { ReportExportConfig } from '../infra';
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../simulator';
-import { LocalFileSecretStore } from '../stores';
-import { LocalLeaseStore } from '../stores/local-lease-store';
-import type { MetricsSink } from '../workflow/finalize';
-import { createWorkflowRuntime, type WorkflowLogger, type WorkflowRuntime } from '../workflow/runtime';
-import { SecretTokenSource } from '../workflow/service-secret';
-import type { SettingsEnvironment } from '../workflow/settings';
+import { LocalFileSecretStore, LocalLeaseStore } from '../stores';
+import type { MetricsSink, SettingsEnvironment } from '../workflow';
+import {
+  createWorkflowRuntime,
+  SecretTokenSource,
+  type WorkflowLogger,
+  type WorkflowRuntime,
+} from '../workflow';
 import { writeAutoApprovedLogin } from './auto-approve-login';
 import { describeStagingRecovery, type StagingRecovery, sweepDeadStaging } from './dead-staging';
 import {

@@ -1,5 +1,5 @@
-import { STATE_NAMES } from '../infra/state-names';
-import type { MetricsSink } from '../workflow/finalize';
+import { STATE_NAMES } from '../infra';
+import type { MetricsSink, WorkflowRuntime } from '../workflow';
 import {
   createCheckStatusHandler,
   createExportResultsHandler,
@@ -7,8 +7,7 @@ import {
   createPlanHandler,
   createRequestReportHandler,
   type TaskContext,
-} from '../workflow/handlers';
-import type { WorkflowRuntime } from '../workflow/runtime';
+} from '../workflow';
 import type { FunctionProcesses } from './function-processes';
 
 /** What runs the workflow's Lambda Tasks locally. */

@@ -9,4 +9,4 @@ export {
   processGone,
   processStartedAtMs,
   processStartTime,
-} from '../stores/process-identity';
+} from '../stores';

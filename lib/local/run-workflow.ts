@@ -1,8 +1,8 @@
 import './promise-polyfill';
 import { StateMachine } from 'aws-local-stepfunctions';
-import { STATE_NAMES, TASK_STATES } from '../infra/state-names';
-import { SFN_EXECUTION_EXISTS_ERROR_NAME } from '../workflow/error-table';
-import type { FinalizeOutput } from '../workflow/finalize';
+import { STATE_NAMES, TASK_STATES } from '../infra';
+import type { FinalizeOutput } from '../workflow';
+import { SFN_EXECUTION_EXISTS_ERROR_NAME } from '../workflow';
 import { enforceStateDataLimits, withLambdaLimits, withStateLimits } from './data-limits';
 import type { StateMachineDefinition } from './definition';
 import { awsHistoryEvents, type EngineEvent } from './history';

@@ -6,7 +6,7 @@ import {
   type OptionValues,
   parseCommandLine,
   renderHelp,
-} from '../command-line/options';
+} from '../command-line';
 import {
   DEFAULT_ACCESS_TOKEN_TTL_SECONDS,
   DEFAULT_REPORT_LATENCY_MS,
@@ -17,7 +17,7 @@ import {
 } from './defaults';
 import type { SimulatorOptions } from './index';
 
-export { UsageError } from '../command-line/options';
+export { UsageError } from '../command-line';
 
 /** Every option of `npm run sim`, with its help text and value check. */
 export const SIM_OPTIONS = {

@@ -4,7 +4,7 @@ import {
   type DirectoryItem,
   type DirectoryItemFields,
   type Workspace,
-} from '../spec/types';
+} from '../spec';
 import { DEFAULT_SEED } from './defaults';
 import { DEFAULT_REDIRECT_URIS } from './oauth';
 import { labelSeed, mixSeed, Prng } from './prng';

@@ -1,5 +1,6 @@
 import {
   backupKey,
+  DATASETS,
   manifestKey,
   OUTPUT_FORMATS,
   type OutputLayout,
@@ -7,17 +8,17 @@ import {
   partKey,
   stagedKey,
   stagingRoot,
-} from '../export/layout';
-import { DATASETS } from '../export/schema';
+} from '../export';
 import {
   AWS_CALLS,
   type AwsCallName,
+  DEFAULT_LEASE_PREFIX,
   type IamPermission,
+  leaseObjectKey,
+  parseS3Uri,
   STORE_OPERATION_CALLS,
   type TargetOf,
-} from '../stores/aws-calls';
-import { parseS3Uri } from '../stores/from-uri';
-import { DEFAULT_LEASE_PREFIX, leaseObjectKey } from '../stores/s3-lease-store';
+} from '../stores';
 import { publishLease } from './export-task';
 import { runRecordKey } from './run-record';
 import { TOKEN_REFRESH_LEASE } from './service-secret';

@@ -1,5 +1,5 @@
 import type { ReportResultHead, ReportResultMetadata, ReportResultStream } from '../api';
-import type { ResultRow, SummaryEntry } from '../spec/types';
+import type { ResultRow, SummaryEntry } from '../spec';
 
 /** Opens one piece's result (lazily, when the previous piece has been read). */
 export type PieceOpener = () => Promise<ReportResultStream & { batches?: AsyncIterable<ResultRow[]> }>;

@@ -1,12 +1,16 @@
 import type { ReportingClient, ReportResultStream } from '../api';
-import { type ExportLogger, type ExportSummary, exportReportResult, type ParquetCodec } from '../export';
+import type { SummaryMismatchPolicy } from '../export';
+import {
+  type ExportLogger,
+  type ExportSummary,
+  exportReportResult,
+  isSummaryResult,
+  type ParquetCodec,
+} from '../export';
 import type { ExportOptions } from '../export/export-options';
-import { isSummaryResult } from '../export/resolve-export-options';
-import type { SummaryMismatchPolicy } from '../export/types';
 import { datesOfWindow, dayWindow } from '../export/window';
-import { describeLeaseHolder } from '../stores/lease-holder';
-import type { Lease, LeaseStore } from '../stores/lease-store';
-import type { ObjectStore } from '../stores/object-store';
+import type { Lease, LeaseStore, ObjectStore } from '../stores';
+import { describeLeaseHolder } from '../stores';
 import { toWorkflowError } from './classify';
 import { concatResults } from './concat-result';
 import { DeadlineError, LeaseBusyError, RowLimitError } from './errors';

@@ -1,6 +1,6 @@
-import type { HeldPartition } from '../export/types';
+import type { HeldPartition } from '../export';
 import { dayWindow } from '../export/window';
-import type { ObjectStore } from '../stores/object-store';
+import type { ObjectStore } from '../stores';
 import { toWorkflowError } from './classify';
 import {
   buildRunRecord,

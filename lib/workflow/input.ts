@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isGuid } from '../api/validate';
 import { parseCalendarDate, parseInstant } from '../export/window';
-import { PRESET_NAMES } from '../spec/types';
+import { PRESET_NAMES } from '../spec';
 import { InvalidInputError } from './errors';
 
 /** A refinement that holds when `parse` (which throws on a bad value) accepts the text. */

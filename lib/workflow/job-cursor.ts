@@ -1,7 +1,18 @@
-import { emptyQuality } from '../export/rows/quality';
-import type { HeldPartition, QualityCounts } from '../export/types';
+import type { HeldPartition, QualityCounts } from '../export';
+import { emptyQuality } from '../export';
 import type { Job } from './plan';
-import type { PartialDay } from './run-record';
+
+/**
+ * A local day read while it was still going on (the window included the day the report was
+ * requested in the report's zone): its partition holds the day's calls up to `cutOff` only,
+ * not the whole day. A later run over the day publishes it whole.
+ */
+export interface PartialDay {
+  /** The local date of the partition (YYYY-MM-DD). */
+  dt: string;
+  /** When the service was asked for the day (ISO 8601, UTC): calls after it are not in the partition. */
+  cutOff: string;
+}
 
 /** Held partitions listed per job (the rest counted): the cursor travels in state (256 KB). */
 export const MAX_HELD_LISTED = 31;

@@ -1,5 +1,5 @@
 import { dayBefore, shiftDate, windowForDates } from '../export/window';
-import type { AdditionalCondition, PresetName } from '../spec/types';
+import type { AdditionalCondition, PresetName } from '../spec';
 import { InvalidInputError } from './errors';
 import { type ExecutionInput, parseExecutionInput } from './input';
 import { presetDates } from './preset-dates';

@@ -1,5 +1,5 @@
 import { dateInZone, dayWindow, shiftDate } from '../export/window';
-import type { PresetName } from '../spec/types';
+import type { PresetName } from '../spec';
 import { InvalidInputError } from './errors';
 
 /**

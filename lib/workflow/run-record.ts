@@ -1,7 +1,10 @@
-import { emptyQuality } from '../export/rows/quality';
-import type { HeldPartition, QualityCounts } from '../export/types';
+import type { HeldPartition, QualityCounts } from '../export';
+import { emptyQuality } from '../export';
 import type { ExecutionInput } from './input';
-import type { JobCursor, SummaryMismatch } from './job-cursor';
+import type { JobCursor, PartialDay, SummaryMismatch } from './job-cursor';
+
+export type { PartialDay } from './job-cursor';
+
 import type { Plan } from './plan';
 
 /**
@@ -47,18 +50,6 @@ export interface RunCounts {
   polls: number;
   splits: number;
   retries: number;
-}
-
-/**
- * A local day read while it was still going on (the window included the day the report was
- * requested in the report's zone): its partition holds the day's calls up to `cutOff` only,
- * not the whole day. A later run over the day publishes it whole.
- */
-export interface PartialDay {
-  /** The local date of the partition (YYYY-MM-DD). */
-  dt: string;
-  /** When the service was asked for the day (ISO 8601, UTC): calls after it are not in the partition. */
-  cutOff: string;
 }
 
 /** The run record: one JSON line per execution under `runs/`. */

@@ -1,16 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { createClient, type FetchLike, refreshTokens, type ServiceClient } from '../api';
 import type { ExportLogger } from '../export';
+import type { LeaseStore, ObjectStore, SecretStore } from '../stores';
 import {
   type AdapterOptions,
   leaseStoreFromUri,
   type ObjectLocation,
   objectStoreFromUri,
   secretStoreFromUri,
-} from '../stores/from-uri';
-import type { LeaseStore } from '../stores/lease-store';
-import type { ObjectStore } from '../stores/object-store';
-import type { SecretStore } from '../stores/secret-store';
+} from '../stores';
 import { InvalidConfigError } from './errors';
 import { SecretTokenSource } from './service-secret';
 import { settingsFromEnvironment, type WorkflowSettings } from './settings';

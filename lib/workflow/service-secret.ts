@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AccessTokenSource, OAuthClientConfig, TokenSet } from '../api';
-import { describeLeaseHolder } from '../stores/lease-holder';
-import type { LeaseStore } from '../stores/lease-store';
-import { SECRET_STORE_ERROR_CODES, type SecretStore } from '../stores/secret-store';
+import type { LeaseStore } from '../stores';
+import { describeLeaseHolder, SECRET_STORE_ERROR_CODES, type SecretStore } from '../stores';
 import { LeaseBusyError, loginRequired, ServiceUnavailableError, StoreFailedError } from './errors';
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { SummaryMismatchPolicy } from '../export';
 import {
   DATASETS,
   type Dataset,
@@ -6,9 +7,8 @@ import {
   type PromotedColumn,
   type PromotedType,
   tableSchema,
-} from '../export/schema';
+} from '../export';
 import { isIanaZone } from '../export/time-zone';
-import type { SummaryMismatchPolicy } from '../export/types';
 import { InvalidConfigError } from './errors';
 import { SETTINGS_DEFAULTS } from './settings-defaults';
 

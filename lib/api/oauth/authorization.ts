@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { OAUTH_SCOPE } from '../../spec/types';
+import { OAUTH_SCOPE } from '../../spec';
 import { AuthorizationResponseError, InvalidOAuthResponseError, StateMismatchError } from './errors';
 
 /** Settings of the registered client. */

@@ -5,7 +5,7 @@ import {
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import { DescribeStateMachineCommand, type SFNClient } from '@aws-sdk/client-sfn';
-import { ConfigError } from '../../command-line/options';
+import { ConfigError } from '../../command-line';
 
 /**
  * What a command needs of AWS, checked before it does any work: credentials the SDK's

@@ -12,12 +12,10 @@ import {
   refreshTokens,
   type ServiceClient,
 } from '../../api';
-import { CLI_ERROR_CODES, CommandError, ConfigError } from '../../command-line/options';
-import { LocalFileSecretStore, SecretsManagerStore } from '../../stores';
-import { leaseStoreFromUri } from '../../stores/from-uri';
-import type { Lease, LeaseStore } from '../../stores/lease-store';
-import type { SecretStore } from '../../stores/secret-store';
-import { SecretTokenSource, type ServiceSecret, TOKEN_REFRESH_LEASE } from '../../workflow/service-secret';
+import { CLI_ERROR_CODES, CommandError, ConfigError } from '../../command-line';
+import type { Lease, LeaseStore, SecretStore } from '../../stores';
+import { LocalFileSecretStore, leaseStoreFromUri, SecretsManagerStore } from '../../stores';
+import { SecretTokenSource, type ServiceSecret, TOKEN_REFRESH_LEASE } from '../../workflow';
 import { type ResolvedConfig, type SecretLocation, secretLocation, serviceUrls } from '../shared/config';
 import { CLI_DEFAULTS } from '../shared/defaults';
 import type { IOStreams } from '../shared/io-streams';

@@ -1,7 +1,6 @@
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import { ConfigError } from '../../command-line/options';
-import type { FinalizeOutput } from '../../workflow/finalize';
-import type { ExecutionInput } from '../../workflow/input';
+import { ConfigError } from '../../command-line';
+import type { ExecutionInput, FinalizeOutput } from '../../workflow';
 import type { ResolvedConfig } from '../shared/config';
 import { type RunOutcome, runOutcome } from '../shared/run-outcome';
 import { type AwsTarget, quietAwsSdk, regionOfArn } from './preflight';

@@ -1,4 +1,4 @@
-import { HELP_OPTION } from '../../command-line/options';
+import { HELP_OPTION } from '../../command-line';
 import { CONFIG_FILE_OPTION, configOptions } from '../shared/config';
 
 /**

@@ -7,7 +7,7 @@ import {
   REGIONS,
   type Region,
 } from '../../api/endpoints';
-import { ConfigError, type ValueOption } from '../../command-line/options';
+import { ConfigError, type ValueOption } from '../../command-line';
 import { isIanaZone } from '../../export/time-zone';
 import { CLI_DEFAULTS } from './defaults';
 

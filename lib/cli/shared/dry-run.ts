@@ -1,9 +1,7 @@
-import { manifestKey, OUTPUT_FORMATS } from '../../export/layout';
-import { DATASETS } from '../../export/schema';
+import { DATASETS, manifestKey, OUTPUT_FORMATS } from '../../export';
 import { shiftDate } from '../../export/window';
-import { type ObjectStore, readObjectIfPresent } from '../../stores/object-store';
-import type { Plan } from '../../workflow/plan';
-import type { WorkflowSettings } from '../../workflow/settings';
+import { type ObjectStore, readObjectIfPresent } from '../../stores';
+import type { Plan, WorkflowSettings } from '../../workflow';
 import { renderTable } from './terminal';
 
 /**

@@ -1,5 +1,5 @@
-import { UsageError } from '../../command-line/options';
-import { type ExecutionInput, parseExecutionInput } from '../../workflow/input';
+import { UsageError } from '../../command-line';
+import { type ExecutionInput, parseExecutionInput } from '../../workflow';
 
 /**
  * The options that make a workflow execution input, shared by `run`, `start` and

@@ -1,7 +1,7 @@
 import { isGuid } from '../../api/validate';
-import { choiceValue, nonEmptyValue, UsageError, type ValueParser } from '../../command-line/options';
+import { choiceValue, nonEmptyValue, UsageError, type ValueParser } from '../../command-line';
 import { parseCalendarDate } from '../../export/window';
-import { PRESET_NAMES } from '../../spec/types';
+import { PRESET_NAMES } from '../../spec';
 
 /**
  * The options that make a workflow execution input (`run`, `start`, `backfill`), apart

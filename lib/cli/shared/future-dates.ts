@@ -1,4 +1,4 @@
-import { UsageError } from '../../command-line/options';
+import { UsageError } from '../../command-line';
 import { dateInZone } from '../../export/window';
 
 /** The dates of a command line that name days: `--date`, or `--from`/`--to`. */

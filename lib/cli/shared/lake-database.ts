@@ -1,8 +1,8 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { type ColumnKind, DATASETS, tableSchema } from '../../export/schema';
-import { STACK_DEFAULTS } from '../../infra/stack-config';
+import { type ColumnKind, DATASETS, tableSchema } from '../../export';
+import { STACK_DEFAULTS } from '../../infra';
 
 /** A query's answer: column names in order, rows as JSON values (a BIGINT beyond 2^53 as text, DATE as YYYY-MM-DD). */
 export interface QueryAnswer {

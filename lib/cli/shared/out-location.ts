@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { UsageError } from '../../command-line/options';
+import { UsageError } from '../../command-line';
 
 /** The same rule the S3 adapter applies (lib/stores/from-uri), checked before any work. */
 const S3_URI = /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](?:\/.*)?$/;

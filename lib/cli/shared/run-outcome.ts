@@ -1,5 +1,4 @@
-import type { FinalizeOutput, HeldReportPartition } from '../../workflow/finalize';
-import type { PartialDay } from '../../workflow/run-record';
+import type { FinalizeOutput, HeldReportPartition, PartialDay } from '../../workflow';
 import { HELD_EXIT_CODE } from './exit-codes';
 import { formatCount } from './terminal';
 

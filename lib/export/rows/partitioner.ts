@@ -1,4 +1,4 @@
-import type { ResultRow } from '../../spec/types';
+import type { ResultRow } from '../../spec';
 import type { PartitionOutput } from '../types';
 import type { ColumnBuffer } from './column-buffer';
 import type { RowMapper } from './row-mapper';

@@ -1,5 +1,5 @@
 import { rawMembersOf } from '../../api/result/stream';
-import type { ResultRow } from '../../spec/types';
+import type { ResultRow } from '../../spec';
 import { EXPORT_ERROR_CODES, ExportConfigError, RowConversionError, RowOutsideWindowError } from '../errors';
 import { TotalsCounter } from '../reconcile';
 import { CALLS_SCHEMA, type ColumnDefinition, type TableSchema } from '../schema';

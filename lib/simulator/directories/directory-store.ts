@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Directory, DirectoryItem, DirectoryItemFields } from '../../spec/types';
+import type { Directory, DirectoryItem, DirectoryItemFields } from '../../spec';
 import { SIM_ERROR_CODES, SimulatorError } from '../errors';
 import type { SeedDirectory } from '../seed';
 

@@ -5,7 +5,7 @@ import {
   type DirectoryItem,
   type DirectoryItemFields,
   PHONE_FIELD_NAMES,
-} from '../../spec/types';
+} from '../../spec';
 import { InvalidValueError } from '../http/errors';
 import { isGuid } from '../prng';
 

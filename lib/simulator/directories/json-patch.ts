@@ -1,4 +1,4 @@
-import type { DirectoryItemFields } from '../../spec/types';
+import type { DirectoryItemFields } from '../../spec';
 import { InvalidValueError } from '../http/errors';
 
 /**

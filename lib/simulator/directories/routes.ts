@@ -3,7 +3,7 @@ import {
   type Directory,
   type DirectoryFieldName,
   type DirectoryItem,
-} from '../../spec/types';
+} from '../../spec';
 import type { Clock } from '../clock';
 import { InvalidValueError, NotFoundError } from '../http/errors';
 import { readJsonBody, sendEnvelope, sendList } from '../http/responses';

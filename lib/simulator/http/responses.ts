@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ErrorBody } from '../../spec/types';
+import type { ErrorBody } from '../../spec';
 import type { Clock } from '../clock';
 import { formatUtcTimestamp } from '../time-zone';
 import { InvalidValueError, PayloadTooLargeError } from './errors';

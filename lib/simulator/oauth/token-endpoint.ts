@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { OAuthErrorBody, TokenResponse } from '../../spec/types';
+import type { OAuthErrorBody, TokenResponse } from '../../spec';
 import type { AccessTokenIssuer } from './access-tokens';
 import { OFFLINE_ACCESS_SCOPE } from './authorize-request';
 import { authenticateClient } from './client-auth';

@@ -1,4 +1,4 @@
-import { type DisplayField, SPEC_DISPLAY_FIELD_NAMES } from '../../spec/types';
+import { type DisplayField, SPEC_DISPLAY_FIELD_NAMES } from '../../spec';
 import type { RowLayout } from './report-templates';
 
 /** Members of a call row in the order the spec lists its display fields, plus docId which rows also carry. */

@@ -1,4 +1,4 @@
-import { PRESET_NAMES, type PresetFilterObject, type PresetName } from '../../spec/types';
+import { PRESET_NAMES, type PresetFilterObject, type PresetName } from '../../spec';
 import { dateOfEpochDay, localEpochDayAt, localPartsAt, zonedTimeToEpoch } from '../time-zone';
 
 /**

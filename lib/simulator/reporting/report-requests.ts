@@ -1,4 +1,4 @@
-import type { AdditionalCondition, DateFilter, ReportRequest } from '../../spec/types';
+import type { AdditionalCondition, DateFilter, ReportRequest } from '../../spec';
 import { InvalidValueError, WindowTooLongError } from '../http/errors';
 import { isGuid } from '../prng';
 import type { SeedReport, Tenant } from '../seed';

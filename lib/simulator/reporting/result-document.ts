@@ -1,4 +1,4 @@
-import type { ReportRunDefinition, SummaryEntry } from '../../spec/types';
+import type { ReportRunDefinition, SummaryEntry } from '../../spec';
 import type { Tenant } from '../seed';
 import { abbreviationAt, formatUtcTimestamp, formatWithOffset } from '../time-zone';
 import type { CallTally } from './call-generator';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ReportRequest, ReportRequestStatus } from '../../spec/types';
+import type { ReportRequest, ReportRequestStatus } from '../../spec';
 import type { Clock } from '../clock';
 import type { FaultController } from '../faults';
 import { InvalidValueError, NotFoundError, ReportNotReadyError } from '../http/errors';

@@ -2,9 +2,8 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
-import { CLI_ERROR_CODES, CommandError, parseOrHelp, UsageError } from '../../../command-line/options';
-import type { HeldReportPartition } from '../../../workflow/finalize';
-import type { PartialDay } from '../../../workflow/run-record';
+import { CLI_ERROR_CODES, CommandError, parseOrHelp, UsageError } from '../../../command-line';
+import type { HeldReportPartition, PartialDay } from '../../../workflow';
 import { checkAws } from '../../aws/preflight';
 import {
   followChain,

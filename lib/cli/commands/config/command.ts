@@ -1,6 +1,6 @@
 import * as fs from 'node:fs/promises';
-import { argsOfVerb, parseOrHelp } from '../../../command-line/options';
-import type { ServiceSecret } from '../../../workflow/service-secret';
+import { argsOfVerb, parseOrHelp } from '../../../command-line';
+import type { ServiceSecret } from '../../../workflow';
 import {
   CONFIG_KEYS,
   type ConfigKey,

@@ -1,4 +1,4 @@
-import { defineCommand, HELP_OPTION, withVerb } from '../../../command-line/options';
+import { defineCommand, HELP_OPTION, withVerb } from '../../../command-line';
 import { CONFIG_FILE_OPTION, configOptions, FLAG_KEYS } from '../../shared/config';
 
 const ALL_FLAGS = configOptions(FLAG_KEYS);

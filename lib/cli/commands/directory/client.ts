@@ -8,11 +8,10 @@ import {
 } from '../../../api';
 import { requireRegion } from '../../../api/phone';
 import { isGuid } from '../../../api/validate';
-import { UsageError } from '../../../command-line/options';
-import type { Directory } from '../../../spec/types';
-import { LocalFileSecretStore, type SecretStore } from '../../../stores';
-import { secretStoreFromUri } from '../../../stores/from-uri';
-import { SecretTokenSource } from '../../../workflow/service-secret';
+import { UsageError } from '../../../command-line';
+import type { Directory } from '../../../spec';
+import { LocalFileSecretStore, type SecretStore, secretStoreFromUri } from '../../../stores';
+import { SecretTokenSource } from '../../../workflow';
 import { checkAwsForSecret, refreshLeaseStore, warnIfSecretFileOpen } from '../../aws/secret-access';
 import { resolveConfig, secretLocation, serviceUrls } from '../../shared/config';
 import type { IOStreams } from '../../shared/io-streams';

@@ -1,4 +1,4 @@
-import { type CommandSpec, renderHelp, UsageError } from '../../../command-line/options';
+import { type CommandSpec, renderHelp, UsageError } from '../../../command-line';
 import type { IOStreams } from '../../shared/io-streams';
 import {
   directoryCreate,

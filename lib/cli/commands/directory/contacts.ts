@@ -2,11 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { type PhoneRegion, phoneExtension, toE164 } from '../../../api';
 import { isGuid } from '../../../api/validate';
-import {
-  DIRECTORY_FIELD_NAMES,
-  type DirectoryFieldName,
-  type DirectoryItemFields,
-} from '../../../spec/types';
+import { DIRECTORY_FIELD_NAMES, type DirectoryFieldName, type DirectoryItemFields } from '../../../spec';
 import { type CsvEntry, readCsv } from './csv';
 import { DIRECTORY_CLI_ERROR_CODES, DirectoryCommandError, SYNC_ROW_CODES } from './errors';
 

@@ -1,4 +1,4 @@
-import type { DirectoryItemFields } from '../../../spec/types';
+import type { DirectoryItemFields } from '../../../spec';
 
 /** Small rules the directory commands share: GUIDs, the fields a sync writes, bounded work. */
 

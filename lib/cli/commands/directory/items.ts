@@ -1,6 +1,6 @@
 import { type PhoneRegion, type ServiceClient, ValidationError } from '../../../api';
-import { parseOrHelp, UsageError } from '../../../command-line/options';
-import { DIRECTORY_FIELD_NAMES, type DirectoryItemFields } from '../../../spec/types';
+import { parseOrHelp, UsageError } from '../../../command-line';
+import { DIRECTORY_FIELD_NAMES, type DirectoryItemFields } from '../../../spec';
 import type { IOStreams } from '../../shared/io-streams';
 import { connect, resolveDirectory, supportedRegion } from './client';
 import { itemsTable, itemsText, itemText, writeJson } from './output';

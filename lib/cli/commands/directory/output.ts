@@ -1,4 +1,4 @@
-import type { DirectoryItem } from '../../../spec/types';
+import type { DirectoryItem } from '../../../spec';
 import { formatCell, renderTable, type TerminalStream } from '../../shared/terminal';
 
 /** How items are shown to people; `--json` prints the items as the service gave them. */

@@ -8,8 +8,8 @@ import {
   renderCommandList,
   UsageError,
   type ValueOption,
-} from '../../../command-line/options';
-import { DIRECTORY_FIELD_NAMES, type DirectoryFieldName } from '../../../spec/types';
+} from '../../../command-line';
+import { DIRECTORY_FIELD_NAMES, type DirectoryFieldName } from '../../../spec';
 import { CONFIG_FILE_OPTION, configOptions } from '../../shared/config';
 
 /**

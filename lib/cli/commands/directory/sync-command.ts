@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import type { PhoneRegion } from '../../../api';
-import { parseOrHelp, UsageError } from '../../../command-line/options';
-import type { Directory } from '../../../spec/types';
+import { parseOrHelp, UsageError } from '../../../command-line';
+import type { Directory } from '../../../spec';
 import type { IOStreams } from '../../shared/io-streams';
 import { type Colors, colors, isInteractive, progress } from '../../shared/terminal';
 import { connect, resolveDirectory, supportedRegion } from './client';

@@ -1,5 +1,5 @@
-import { ConfigError, parseCommandLine, UsageError } from '../../../command-line/options';
-import { DATASETS } from '../../../export/schema';
+import { ConfigError, parseCommandLine, UsageError } from '../../../command-line';
+import { DATASETS } from '../../../export';
 import { LAKE_DIR_DEFAULT } from '../../shared/defaults';
 import { partialDayWarning, refuseFutureDates } from '../../shared/future-dates';
 import type { IOStreams } from '../../shared/io-streams';
@@ -14,7 +14,7 @@ import { renderLocalExportReport } from './report';
 import { LOCAL_EXPORT_COMMAND, LOCAL_EXPORT_USAGE } from './spec';
 import { renderSummaryPage, writeSummaryPage } from './summary-page';
 
-export { UsageError } from '../../../command-line/options';
+export { UsageError } from '../../../command-line';
 
 /**
  * Workflow settings the environment may override (not advertised: tests use them to force a

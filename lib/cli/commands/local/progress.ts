@@ -1,5 +1,5 @@
-import type { EngineEvent } from '../../../local/history';
-import type { Job } from '../../../workflow/plan';
+import type { EngineEvent } from '../../../local';
+import type { Job } from '../../../workflow';
 import { formatCount } from '../../shared/terminal';
 
 /** Where progress goes: a status that changes, and lines that stay (terminal `progress()`). */

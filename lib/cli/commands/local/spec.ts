@@ -5,7 +5,7 @@ import {
   renderHelp,
   UsageError,
   type ValueParser,
-} from '../../../command-line/options';
+} from '../../../command-line';
 import { CLI_DEFAULTS, LAKE_DIR_DEFAULT } from '../../shared/defaults';
 import { calendarDateValue } from '../../shared/execution-input-spec';
 import { HELD_EXIT_NOTE } from '../../shared/exit-codes';

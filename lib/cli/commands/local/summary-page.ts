@@ -1,6 +1,6 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { HeldReportPartition } from '../../../workflow/finalize';
+import type { HeldReportPartition } from '../../../workflow';
 import type { RunOutcome } from '../../shared/run-outcome';
 import { formatCount } from '../../shared/terminal';
 import type { CallSummary, SummaryReportTotals } from './call-summary';

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildAuthorizationUrl, exchangeCode, type FetchLike, validateRedirect } from '../../../api';
-import { CLI_ERROR_CODES, CommandError, ConfigError, parseOrHelp } from '../../../command-line/options';
-import type { ServiceSecret } from '../../../workflow/service-secret';
+import { CLI_ERROR_CODES, CommandError, ConfigError, parseOrHelp } from '../../../command-line';
+import type { ServiceSecret } from '../../../workflow';
 import {
   type AwsClients,
   checkAwsForSecret,

@@ -1,7 +1,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { CLI_ERROR_CODES, CommandError, ConfigError } from '../../../command-line/options';
+import { CLI_ERROR_CODES, CommandError, ConfigError } from '../../../command-line';
 import { createSelfSignedCertificate, type SelfSignedOptions } from './self-signed-cert';
 
 /**

@@ -1,4 +1,4 @@
-import { defineCommand, HELP_OPTION, integerValue } from '../../../command-line/options';
+import { defineCommand, HELP_OPTION, integerValue } from '../../../command-line';
 import { CONFIG_FILE_OPTION, configOptions } from '../../shared/config';
 
 /** `login`: the authorization-code flow for a production tenant, into the deployment's secret. */

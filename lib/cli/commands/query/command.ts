@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { parseOrHelp, UsageError } from '../../../command-line/options';
+import { parseOrHelp, UsageError } from '../../../command-line';
 import type { IOStreams } from '../../shared/io-streams';
 import type { QueryAnswer } from '../../shared/lake-database';
 import { colors, renderTable } from '../../shared/terminal';

@@ -1,4 +1,4 @@
-import { choiceValue, defineCommand, HELP_OPTION, nonEmptyValue } from '../../../command-line/options';
+import { choiceValue, defineCommand, HELP_OPTION, nonEmptyValue } from '../../../command-line';
 import { LAKE_DIR_DEFAULT } from '../../shared/defaults';
 
 /** What `--format` takes; without it (and without --json) the answer is a table. */

@@ -1,12 +1,10 @@
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createClient, refreshTokens } from '../../../api';
-import { parseOrHelp, UsageError } from '../../../command-line/options';
-import { describeStagingRecovery, sweepDeadStaging } from '../../../local/dead-staging';
-import type { MetricsSink } from '../../../workflow/finalize';
-import type { WorkflowLogger, WorkflowRuntime } from '../../../workflow/runtime';
-import { SecretTokenSource } from '../../../workflow/service-secret';
-import { jobsWithinBudget } from '../../../workflow/settings';
+import { parseOrHelp, UsageError } from '../../../command-line';
+import { describeStagingRecovery, sweepDeadStaging } from '../../../local';
+import type { MetricsSink, WorkflowLogger, WorkflowRuntime } from '../../../workflow';
+import { jobsWithinBudget, SecretTokenSource } from '../../../workflow';
 import { checkAws } from '../../aws/preflight';
 import { bucketTargets, s3ClientFactory } from '../../aws/s3-client';
 import {

@@ -5,7 +5,7 @@ import {
   integerValue,
   nonEmptyValue,
   UsageError,
-} from '../../../command-line/options';
+} from '../../../command-line';
 import { PARQUET_CODECS } from '../../../export/formats/parquet-codecs';
 import { SETTINGS_DEFAULTS } from '../../../workflow/settings-defaults';
 import { CONFIG_FILE_OPTION, configOptions } from '../../shared/config';

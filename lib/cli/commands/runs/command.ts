@@ -1,11 +1,10 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseOrHelp, UsageError } from '../../../command-line/options';
-import type { ObjectLocation } from '../../../stores/from-uri';
-import { readObject } from '../../../stores/object-store';
-import { heldReportPartitions } from '../../../workflow/finalize';
-import { parseRunRecord, type RunRecord } from '../../../workflow/run-record';
+import { parseOrHelp, UsageError } from '../../../command-line';
+import type { ObjectLocation } from '../../../stores';
+import { readObject } from '../../../stores';
+import { heldReportPartitions, parseRunRecord, type RunRecord } from '../../../workflow';
 import type { S3ClientFactory } from '../../aws/s3-client';
 import type { IOStreams } from '../../shared/io-streams';
 import { describeHeld } from '../../shared/run-outcome';

@@ -1,4 +1,4 @@
-import { defineCommand, HELP_OPTION, integerValue, nonEmptyValue } from '../../../command-line/options';
+import { defineCommand, HELP_OPTION, integerValue, nonEmptyValue } from '../../../command-line';
 import { LAKE_DIR_DEFAULT } from '../../shared/defaults';
 
 /** `runs`: the latest run records. */

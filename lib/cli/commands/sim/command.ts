@@ -1,4 +1,4 @@
-import { renderHelp } from '../../../command-line/options';
+import { renderHelp } from '../../../command-line';
 import { parseSimArgs } from '../../../simulator/cli-options';
 import type { IOStreams } from '../../shared/io-streams';
 import { SIM_CLI_COMMAND } from './spec';

@@ -1,4 +1,4 @@
-import { defineCommand } from '../../../command-line/options';
+import { defineCommand } from '../../../command-line';
 import { SIM_COMMAND } from '../../../simulator/cli-options';
 
 /** `sim`: the local service, as `npm run sim` (bin/sim.ts) starts it; same options. */

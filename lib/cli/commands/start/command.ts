@@ -1,4 +1,4 @@
-import { parseOrHelp, UsageError } from '../../../command-line/options';
+import { parseOrHelp, UsageError } from '../../../command-line';
 import { checkAws } from '../../aws/preflight';
 import {
   followChain,

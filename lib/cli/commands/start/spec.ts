@@ -1,4 +1,4 @@
-import { defineCommand, HELP_OPTION, integerValue, nonEmptyValue } from '../../../command-line/options';
+import { defineCommand, HELP_OPTION, integerValue, nonEmptyValue } from '../../../command-line';
 import { CONFIG_FILE_OPTION, configOptions } from '../../shared/config';
 import { CLI_DEFAULTS } from '../../shared/defaults';
 import { DRY_RUN_OPTION, EXECUTION_INPUT_OPTIONS } from '../../shared/execution-input-spec';

@@ -1,10 +1,4 @@
-import {
-  defineCommand,
-  HELP_OPTION,
-  integerValue,
-  nonEmptyValue,
-  UsageError,
-} from '../../../command-line/options';
+import { defineCommand, HELP_OPTION, integerValue, nonEmptyValue, UsageError } from '../../../command-line';
 import { CLI_DEFAULTS, LAKE_DIR_DEFAULT } from '../../shared/defaults';
 import { HELD_EXIT_NOTE } from '../../shared/exit-codes';
 

@@ -1,4 +1,4 @@
-import { argsOfVerb, parseOrHelp } from '../../../command-line/options';
+import { argsOfVerb, parseOrHelp } from '../../../command-line';
 import type { AwsClients } from '../../aws/secret-access';
 import { storedLoginClient } from '../../aws/stored-login';
 import { resolveConfig } from '../../shared/config';

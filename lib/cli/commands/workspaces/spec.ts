@@ -1,4 +1,4 @@
-import { defineCommand, withVerb } from '../../../command-line/options';
+import { defineCommand, withVerb } from '../../../command-line';
 import { STORED_LOGIN_OPTIONS } from '../../aws/stored-login-options';
 
 /** `workspaces list`: the workspaces the stored login can see. */

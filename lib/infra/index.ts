@@ -1,0 +1,5 @@
+export { cdkFeatureFlags } from './cdk-context';
+export { ReportExportStack } from './report-export-stack';
+export { configFromContext, type ReportExportConfig, STACK_DEFAULTS } from './stack-config';
+export { STATE_NAMES, TASK_STATES } from './state-names';
+export { PROJECT_ROOT } from './workflow-function';
