@@ -55,7 +55,7 @@ export function inspectRows(
         if (typeof v === 'number') {
           if (isSuspectNumber(v)) suspect = true;
         } else if (typeof v === 'object' && v !== null) {
-          if (walkValue(v, () => tooDeep({ row: r, member: i }))) suspect = true;
+          if (walkMember(v, tooDeep, r, i)) suspect = true;
         }
       }
       for (let k = 0; k < columns.length; k++) {
@@ -76,7 +76,7 @@ export function inspectRows(
         } else if (typeof v === 'string') {
           if (key === 'start') startColons += colonsIn(v);
         } else if (typeof v === 'object' && v !== null) {
-          if (walkValue(v, () => tooDeep({ row: r, member: key }))) suspect = true;
+          if (walkMember(v, tooDeep, r, key)) suspect = true;
         }
         if (isSpecRowMember(key)) continue;
         if (names === undefined) names = [key];
@@ -90,6 +90,15 @@ export function inspectRows(
     }
   }
   return { suspect, members, startColons, undocumented };
+}
+
+/**
+ * {@link walkValue} for a row's member. Apart from inspectRows, so that its loop variables are
+ * not captured by a closure: that would put them in a context allocated per row and member
+ * (the walk cost twice as much).
+ */
+function walkMember(value: object, tooDeep: (at: TooDeepAt) => Error, row: number, member: string | number) {
+  return walkValue(value, () => tooDeep({ row, member }));
 }
 
 /**
