@@ -28,7 +28,7 @@ declare global {
 }
 
 /** The AWS SDK this code runs with: the bundle's own (never the runtime's), or the installed one. */
-export const AWS_SDK_VERSION = globalThis.REPORT_EXPORT_AWS_SDK_VERSION ?? 'unbundled';
+const AWS_SDK_VERSION = globalThis.REPORT_EXPORT_AWS_SDK_VERSION ?? 'unbundled';
 
 if (process.env.AWS_LAMBDA_FUNCTION_NAME !== undefined) {
   runtime();

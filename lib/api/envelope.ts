@@ -1,7 +1,7 @@
 import { type ApiErrorDetails, ProtocolError } from './errors';
 
 /** An envelope read leniently: members the notes say may be missing are optional. */
-export interface ParsedEnvelope<T> {
+interface ParsedEnvelope<T> {
   data: T;
   status: string | undefined;
   timestamp: string | undefined;

@@ -2,7 +2,7 @@ import type { CommandSpec } from '../command-line';
 
 /** Shells `completion` writes a script for. */
 export const COMPLETION_SHELLS = ['bash', 'zsh', 'fish'] as const;
-export type CompletionShell = (typeof COMPLETION_SHELLS)[number];
+type CompletionShell = (typeof COMPLETION_SHELLS)[number];
 
 /** Words a shell may complete after a command: its flags, long and short. */
 function flagsOf(spec: CommandSpec): string[] {

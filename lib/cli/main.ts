@@ -39,7 +39,7 @@ interface Command {
 }
 
 /** Every command, in the order the help lists them. */
-export const COMMANDS: readonly Command[] = [
+const COMMANDS: readonly Command[] = [
   {
     spec: LOCAL_EXPORT_COMMAND,
     run: async (argv, io) => (await import('./commands/local/command')).localExportCommand(argv, io),
@@ -152,7 +152,7 @@ function helpOf(words: readonly string[]): string {
 const DEFAULT_COMMAND = 'local';
 
 /** The package's version (`package.json` two folders up, from the sources and from the build). */
-export function programVersion(): string {
+function programVersion(): string {
   const file = path.resolve(import.meta.dirname, '..', '..', 'package.json');
   return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
 }

@@ -23,10 +23,10 @@ export const CLI_ERROR_CODES = {
   /** The service address a stored login gave cannot be reached (the login may be stale). */
   loginUnreachable: 'CLI_LOGIN_UNREACHABLE',
 } as const;
-export type CliErrorCode = (typeof CLI_ERROR_CODES)[keyof typeof CLI_ERROR_CODES];
+type CliErrorCode = (typeof CLI_ERROR_CODES)[keyof typeof CLI_ERROR_CODES];
 
 /** Exit status of a command line that cannot run (as BSD sysexits and most shells use it). */
-export const USAGE_EXIT_CODE = 2;
+const USAGE_EXIT_CODE = 2;
 
 /** A command line that cannot run: the message names the flag or argument at fault. */
 export class UsageError extends Error {
@@ -82,13 +82,12 @@ export interface ValueOption<T = string> {
 }
 
 /** An option that may be given several times, e.g. `--report A --report B`; values in order. */
-export interface RepeatableOption<T = string>
-  extends Omit<ValueOption<T>, 'multiple' | 'default' | 'defaultText'> {
+interface RepeatableOption<T = string> extends Omit<ValueOption<T>, 'multiple' | 'default' | 'defaultText'> {
   multiple: true;
 }
 
 /** A switch, e.g. `--json`; it takes no value. */
-export interface FlagOption {
+interface FlagOption {
   type: 'boolean';
   help: string;
   short?: string;
@@ -99,8 +98,8 @@ export const HELP_OPTION = {
   help: { type: 'boolean', short: 'h', help: 'show this help' },
 } as const satisfies Record<'help', FlagOption>;
 
-export type OptionSpec = ValueOption<unknown> | RepeatableOption<unknown> | FlagOption;
-export type OptionSpecs = Record<string, OptionSpec>;
+type OptionSpec = ValueOption<unknown> | RepeatableOption<unknown> | FlagOption;
+type OptionSpecs = Record<string, OptionSpec>;
 
 /** What a command registers: its options and the text of its `--help`. */
 export interface CommandSpec<O extends OptionSpecs = OptionSpecs> {

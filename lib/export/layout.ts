@@ -39,7 +39,7 @@ export function partitionPrefix(layout: OutputLayout, format: OutputFormat, dt: 
 }
 
 /** File name of the n-th part: deterministic, zero-padded so names sort in order. */
-export function partName(layout: OutputLayout, format: OutputFormat, part: number): string {
+function partName(layout: OutputLayout, format: OutputFormat, part: number): string {
   const ext = format === 'parquet' ? '.parquet' : layout.csvExtension;
   return `part-${String(part).padStart(5, '0')}${ext}`;
 }

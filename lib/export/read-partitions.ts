@@ -19,7 +19,7 @@ import { ZoneConverter } from './time-zone';
 import type { PartitionOutput } from './types';
 
 /** What reading a result left on local disk, and what the source reported. */
-export interface ReadPartitions {
+interface ReadPartitions {
   /** Partitions with rows, in date order, their part files on local disk. */
   partitions: PartitionOutput[];
   /** Rows routed to partitions. */
@@ -191,7 +191,7 @@ async function spill<T>(
 }
 
 /** Name prefix of a run's spill directory. */
-export const SPILL_ROOT_PREFIX = 'report-export-';
+const SPILL_ROOT_PREFIX = 'report-export-';
 /** The record in a spill directory of the process that made it. */
 const SPILL_OWNER = '_owner.json';
 /** A spill directory without an owner record (its process died within mkdtemp's reach) is left this long. */

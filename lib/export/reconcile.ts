@@ -1,7 +1,7 @@
 import type { ResultRow, SummaryEntry } from '../spec';
 
 /** The five totals the service's `summary` carries. */
-export interface SummaryTotals {
+interface SummaryTotals {
   ans: number;
   ref: number;
   lost: number;

@@ -27,7 +27,7 @@ export const COLUMN_KINDS = {
 export type ColumnKind = (typeof COLUMN_KINDS)[keyof typeof COLUMN_KINDS];
 
 /** Where a column's value comes from. */
-export type ColumnSource =
+type ColumnSource =
   | { from: 'member'; member: keyof ResultRow }
   /** A member the spec does not document, promoted by the deployment's configuration. */
   | { from: 'promoted'; member: string }
@@ -60,7 +60,7 @@ const member = (name: keyof ResultRow, kind: ColumnKind, description: string): C
 });
 
 /** Name of the column that keeps the members no other column takes. */
-export const EXTRA_COLUMN = 'extra';
+const EXTRA_COLUMN = 'extra';
 
 /**
  * The result-row columns, listed once. Order is the spec's row order, then the derived
@@ -182,7 +182,7 @@ const PROMOTED_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 /** Columns a summary row has no use for: it has no start (its `dt` is its job's day). */
 const CALL_ONLY = new Set(['start', 'start_utc']);
 /** More would not be a column list but a second schema: keep the rest in `extra`. */
-export const MAX_PROMOTED_COLUMNS = 100;
+const MAX_PROMOTED_COLUMNS = 100;
 
 /**
  * The columns of `dataset` with the deployment's promoted columns: the spec's members,

@@ -3,7 +3,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { S3_SERVER_ACCESS_LOGS_USE_BUCKET_POLICY as S3_ACCESS_LOGS_USE_BUCKET_POLICY } from 'aws-cdk-lib/cx-api';
 import { Construct } from 'constructs';
 
-export interface DataLakeProps {
+interface DataLakeProps {
   /** Key prefix of the export (parts, manifests, staging, run records). */
   readonly prefix: string;
   /**

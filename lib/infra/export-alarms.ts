@@ -10,7 +10,7 @@ import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 
 /** The metric Finalize publishes (lib/workflow/finalize.ts) through Powertools Metrics. */
-export const FRESHNESS_METRIC = {
+const FRESHNESS_METRIC = {
   namespace: 'ReportExport',
   metricName: 'NewestDayAge',
   // Powertools Metrics adds the service as its default dimension (POWERTOOLS_SERVICE_NAME).
@@ -18,7 +18,7 @@ export const FRESHNESS_METRIC = {
 } as const;
 
 /** A count Finalize publishes per run (same namespace and dimension as the freshness metric). */
-export function runMetric(metricName: 'PartitionsHeld' | 'SummaryMismatches'): cloudwatch.Metric {
+function runMetric(metricName: 'PartitionsHeld' | 'SummaryMismatches'): cloudwatch.Metric {
   return new cloudwatch.Metric({
     namespace: FRESHNESS_METRIC.namespace,
     metricName,
@@ -28,7 +28,7 @@ export function runMetric(metricName: 'PartitionsHeld' | 'SummaryMismatches'): c
   });
 }
 
-export interface AlarmTopicProps {
+interface AlarmTopicProps {
   /**
    * Address subscribed to the topic.
    * @default no subscription
@@ -59,7 +59,7 @@ export class AlarmTopic extends Construct {
   }
 }
 
-export interface ExportAlarmsProps {
+interface ExportAlarmsProps {
   readonly topic: sns.ITopic;
   readonly stateMachine: sfn.StateMachine;
   /** The schedule's dead-letter queue, when there is a schedule. */

@@ -5,7 +5,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 
-export interface ExportScheduleProps {
+interface ExportScheduleProps {
   readonly stateMachine: sfn.IStateMachine;
   /** IANA zone the cron runs in (DST handled by EventBridge Scheduler). */
   readonly timeZone: string;

@@ -19,10 +19,10 @@
  */
 
 /** Bytes of part files on local disk per exported row (measured; see the bench). */
-export const SPILL_BYTES_PER_ROW = 383;
+const SPILL_BYTES_PER_ROW = 383;
 
 /** /tmp the function keeps for itself and its libraries; the rest is the export's budget. */
-export const TMP_RESERVE_MB = 64;
+const TMP_RESERVE_MB = 64;
 
 /** Default ephemeral storage of ExportResults (Lambda's maximum). */
 export const DEFAULT_EXPORT_EPHEMERAL_MB = 10_240;

@@ -21,7 +21,7 @@ import { STATE_NAMES } from './state-names';
 export { STATE_NAMES, TASK_STATES } from './state-names';
 
 /** The Lambda functions of the workflow, one per Task. */
-export interface WorkflowFunctions {
+interface WorkflowFunctions {
   readonly plan: lambda.IFunction;
   readonly requestReport: lambda.IFunction;
   readonly checkStatus: lambda.IFunction;
@@ -29,7 +29,7 @@ export interface WorkflowFunctions {
   readonly finalize: lambda.IFunction;
 }
 
-export interface ExportWorkflowProps {
+interface ExportWorkflowProps {
   readonly functions: WorkflowFunctions;
   /**
    * The state machine's name. Fixed, so that ContinueAsNew's permission names this state

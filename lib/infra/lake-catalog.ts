@@ -11,7 +11,7 @@ import {
   summariesTableInput,
 } from './lake-tables';
 
-export interface LakeCatalogProps {
+interface LakeCatalogProps {
   /** Name of the data lake bucket. */
   readonly bucketName: string;
   readonly prefix: string;

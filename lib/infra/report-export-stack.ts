@@ -18,7 +18,7 @@ import { WorkflowFunction } from './workflow-function';
 
 export type { ReportExportConfig } from './stack-config';
 
-export interface ReportExportStackProps extends StackProps {
+interface ReportExportStackProps extends StackProps {
   /** What to export and how; validated at synthesis (errors name the setting). */
   readonly config: ReportExportConfig;
 }

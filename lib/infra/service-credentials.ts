@@ -2,7 +2,7 @@ import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 
-export interface ServiceCredentialsProps {
+interface ServiceCredentialsProps {
   /**
    * What happens to the secret (and the tenant's refresh token in it) when the stack goes.
    * @default RemovalPolicy.RETAIN

@@ -11,7 +11,7 @@ import { DEFAULT_EXPORT_EPHEMERAL_MB, DEFAULT_EXPORT_MEMORY_MB } from './export-
 export const INFRA_ERROR_CODES = {
   configInvalid: 'INFRA_CONFIG_INVALID',
 } as const;
-export type InfraErrorCode = (typeof INFRA_ERROR_CODES)[keyof typeof INFRA_ERROR_CODES];
+type InfraErrorCode = (typeof INFRA_ERROR_CODES)[keyof typeof INFRA_ERROR_CODES];
 
 /** The deployment's configuration is invalid; the message names every setting at fault. */
 export class StackConfigError extends Error {
@@ -24,7 +24,7 @@ export class StackConfigError extends Error {
 }
 
 /** When the nightly run starts, in the deployment's time zone. */
-export interface ScheduleConfig {
+interface ScheduleConfig {
   /**
    * Create the schedule enabled; `false` keeps it (and its alarms) but pauses it.
    * @default true
@@ -43,7 +43,7 @@ export interface ScheduleConfig {
 }
 
 /** Status polling of one job (see lib/workflow/settings.ts). */
-export interface PollConfig {
+interface PollConfig {
   /** @default 5 */
   readonly initialSeconds?: number;
   /** @default 60 */

@@ -2,7 +2,7 @@ import { InvalidConfigError, type SettingsEnvironment, settingsFromEnvironment }
 import { type ResolvedStackConfig, StackConfigError } from './stack-config';
 
 /** Where the handlers find their stores (see lib/workflow/runtime.ts). */
-export interface WorkflowLocations {
+interface WorkflowLocations {
   /** `s3://<bucket>/<prefix>`: parts, manifests, staging and run records. */
   readonly objectStoreUri: string;
   /** `s3://<bucket>/_leases`: token-refresh and partition leases. */

@@ -20,7 +20,7 @@ export function bundledAwsSdkVersion(): string {
   return (JSON.parse(fs.readFileSync(manifest, 'utf8')) as { version: string }).version;
 }
 
-export interface WorkflowFunctionProps {
+interface WorkflowFunctionProps {
   /** Handler module under `lambdas/`, without extension, e.g. `export-results`. */
   readonly handlerModule: string;
   /**

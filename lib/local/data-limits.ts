@@ -12,17 +12,17 @@ export const STATE_DATA_LIMIT_BYTES = 262_144;
  * Lambda's quota on a synchronous invocation's response, as its error message states it
  * (its quota on the request, 6 MiB, is never reached: Step Functions' comes first).
  */
-export const LAMBDA_RESPONSE_LIMIT_BYTES = 6_291_556;
+const LAMBDA_RESPONSE_LIMIT_BYTES = 6_291_556;
 
 /** The error name Step Functions gives data over its quota. */
-export const DATA_LIMIT_EXCEEDED = 'States.DataLimitExceeded';
+const DATA_LIMIT_EXCEEDED = 'States.DataLimitExceeded';
 
 /**
  * Data over Step Functions' quota. A terminal error: `States.ALL` neither retries nor catches
  * it, so the execution fails where it happened, with no Catch path run (no run record, no
  * notice), as in AWS. The engine reads `isRetryable` and `isCatchable`.
  */
-export class DataLimitExceededError extends Error {
+class DataLimitExceededError extends Error {
   readonly isRetryable = false;
   readonly isCatchable = false;
   constructor(message: string) {
@@ -32,12 +32,12 @@ export class DataLimitExceededError extends Error {
 }
 
 /** UTF-8 bytes of a value's JSON text. */
-export function jsonBytes(value: unknown): number {
+function jsonBytes(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value) ?? 'null', 'utf8');
 }
 
 /** Throws States.DataLimitExceeded when `value` is over the state quota. */
-export function checkStateData(state: string, what: 'input' | 'output' | 'result', value: unknown): void {
+function checkStateData(state: string, what: 'input' | 'output' | 'result', value: unknown): void {
   const bytes = jsonBytes(value);
   if (bytes <= STATE_DATA_LIMIT_BYTES) return;
   const verb = what === 'input' ? 'has an input' : what === 'output' ? 'has an output' : 'returned a result';

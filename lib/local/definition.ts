@@ -5,7 +5,7 @@ import { App } from 'aws-cdk-lib';
 import type { ReportExportConfig } from '../infra';
 import { cdkFeatureFlags, ReportExportStack } from '../infra';
 
-export const LOCAL_ACCOUNT = '123456789012';
+const LOCAL_ACCOUNT = '123456789012';
 export const LOCAL_REGION = 'us-east-1';
 /** The stack's id (and name) in every local synthesis. */
 export const LOCAL_STACK_NAME = 'ReportExport';
@@ -161,7 +161,7 @@ function functionSpec(logicalId: string, p: Record<string, unknown>): FunctionSp
 }
 
 /** Every state, the Map's inner states included. */
-export function allStates(definition: { States: Record<string, unknown> }): [string, unknown][] {
+function allStates(definition: { States: Record<string, unknown> }): [string, unknown][] {
   const out: [string, unknown][] = [];
   for (const [name, state] of Object.entries(definition.States)) {
     out.push([name, state]);

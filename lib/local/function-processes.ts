@@ -20,7 +20,7 @@ export class LambdaInvokeError extends Error {
   }
 }
 
-export interface FunctionProcessesOptions {
+interface FunctionProcessesOptions {
   spec: FunctionSpec;
   /** The bundle directory (index.mjs). */
   assetDir: string;
@@ -275,7 +275,7 @@ function crashed(why: string): LambdaInvokeError {
 }
 
 /** The resident set of a process in bytes (Linux /proc), or undefined where it cannot be read. */
-export function residentBytes(pid: number | undefined): number | undefined {
+function residentBytes(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
     const kb = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];

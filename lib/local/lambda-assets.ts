@@ -8,18 +8,12 @@ import { processAlive } from './process-alive';
 /** What the bundles are built from: a change to any of these builds them again. */
 const SOURCES = ['lib', 'lambdas', 'package-lock.json', 'tsconfig.json'];
 /** Bundles built by `cdk synth`'s own bundling, kept between runs (keyed by the sources' hash). */
-export const ASSET_CACHE = path.join(
-  PROJECT_ROOT,
-  'node_modules',
-  '.cache',
-  'report-export',
-  'lambda-assets',
-);
+const ASSET_CACHE = path.join(PROJECT_ROOT, 'node_modules', '.cache', 'report-export', 'lambda-assets');
 const BUILD_LOCK_STALE_MS = 10 * 60_000;
 const BUILD_WAIT_MS = 10 * 60_000;
 
 /** The bundle directory (index.mjs, and encode-worker.mjs for ExportResults) of each function, by logical id. */
-export type LambdaAssets = Record<string, string>;
+type LambdaAssets = Record<string, string>;
 
 /**
  * The functions' bundles exactly as `cdk synth` builds them (NodejsFunction's local esbuild,
@@ -109,7 +103,7 @@ function readAssets(dir: string, manifest: string): LambdaAssets {
 }
 
 /** A hash of every source file the bundles are built from. */
-export function sourceHash(): string {
+function sourceHash(): string {
   const hash = createHash('sha256');
   const visit = (rel: string) => {
     const abs = path.join(PROJECT_ROOT, rel);

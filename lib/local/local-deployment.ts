@@ -71,7 +71,7 @@ export interface LocalDeploymentOptions {
 }
 
 /** What a prepared deployment runs. */
-export interface PreparedWorkflow {
+interface PreparedWorkflow {
   /** The synthesized template's definition and functions. */
   workflow: SynthesizedWorkflow;
   /** The Tasks' runner of `run` (the functions' processes, or in-process handlers). */
@@ -272,7 +272,7 @@ function isMetricLine(line: string): boolean {
  * variables the template resolves at deploy time (store URIs, the secret), and what Lambda
  * itself sets. Nothing of this machine's environment leaks in but PATH (and a test's pause hook).
  */
-export function functionEnvironment(
+function functionEnvironment(
   spec: FunctionSpec,
   local: Record<string, string>,
   s3Endpoint: string | undefined,

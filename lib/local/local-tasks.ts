@@ -34,7 +34,7 @@ export function processTasks(functions: Record<string, FunctionProcesses>): Loca
   };
 }
 
-export interface InProcessTaskOptions {
+interface InProcessTaskOptions {
   /** The deadline the ExportResults handler gets (its Lambda timeout). Default 15 minutes. */
   exportDeadlineMs?: number;
   /** The deadline of the short tasks (their Lambda timeout). Default 120 s. */

@@ -38,7 +38,7 @@ export interface LocalWorkflowOptions {
 }
 
 /** One execution of the chain (a backfill continues in new executions). */
-export interface LocalExecution {
+interface LocalExecution {
   name: string;
   input: unknown;
   status: 'SUCCEEDED' | 'FAILED';

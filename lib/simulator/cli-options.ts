@@ -111,7 +111,7 @@ SIGINT or SIGTERM. Fault injection: POST {authUrl}/__admin/faults (lib/simulator
 
 export const SIM_USAGE = renderHelp(SIM_COMMAND);
 
-export interface SimCli {
+interface SimCli {
   help: boolean;
   json: boolean;
   options: SimulatorOptions;

@@ -3,7 +3,7 @@ import { SIM_ERROR_CODES, SimulatorError } from './errors';
 import { GUID_PATTERN } from './prng';
 
 /** Where a fault applies: a family of endpoints, or `*` for every one. */
-export const FAULT_ROUTES = [
+const FAULT_ROUTES = [
   'token',
   'workspaces',
   'reports',
@@ -20,7 +20,7 @@ const times = z.number().int().positive().optional();
 const route = z.enum(FAULT_ROUTES);
 
 /** Schema of a fault rule (used by the admin endpoint; in-process callers get the same checks). */
-export const FAULT_RULE_SCHEMA = z.discriminatedUnion('kind', [
+const FAULT_RULE_SCHEMA = z.discriminatedUnion('kind', [
   z.object({
     route,
     kind: z.literal('status'),
@@ -90,7 +90,7 @@ export type FaultRule =
   | { route: 'data'; kind: 'summary-mismatch'; reportId?: string; times?: number }
   | { route: 'data'; kind: 'empty-result'; reportId?: string; times?: number };
 
-export type FaultKind = FaultRule['kind'];
+type FaultKind = FaultRule['kind'];
 
 /** Thrown by {@link FaultController.inject} for a rule that does not fit the schema. */
 export class InvalidFaultRuleError extends SimulatorError {

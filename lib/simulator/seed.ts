@@ -39,7 +39,7 @@ export interface SeedDirectory {
 }
 
 /** Client and user as the OAuth server registers them (same shape as its options). */
-export interface SeedCredentials {
+interface SeedCredentials {
   clientId: string;
   clientSecret: string;
   redirectUris: string[];
@@ -69,7 +69,7 @@ export const EXTRA_TEMPLATE_REPORTS = [
 ] as const satisfies readonly (readonly [string, string])[];
 
 /** Choices of {@link createSeed} beyond the seed. */
-export interface SeedOptions {
+interface SeedOptions {
   /** Add {@link EXTRA_TEMPLATE_REPORTS} to the default workspace. Default false. */
   extraTemplates?: boolean;
 }

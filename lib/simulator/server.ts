@@ -12,9 +12,9 @@ import type { OAuthServer } from './oauth';
 export const API_PREFIX = '/api';
 const TOKEN_PATH = '/connect/token';
 /** The scope every API call needs (the spec's authorization request asks for it). */
-export const API_SCOPE = 'onboarding';
+const API_SCOPE = 'onboarding';
 
-export interface ServiceParts {
+interface ServiceParts {
   clock: Clock;
   faults: FaultController;
   router: Router;

@@ -15,16 +15,6 @@ function offsetFormatter(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
-/** True when the runtime knows the IANA zone. */
-export function isKnownTimeZone(timeZone: string): boolean {
-  try {
-    offsetFormatter(timeZone);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Offset of the zone from UTC at the instant, in minutes (east positive). */
 export function offsetMinutesAt(timeZone: string, epochMs: number): number {
   const parts = offsetFormatter(timeZone).formatToParts(new Date(epochMs));
@@ -36,7 +26,7 @@ export function offsetMinutesAt(timeZone: string, epochMs: number): number {
 }
 
 /** Local wall-clock fields of an instant (month 1-12, weekday 1 = Monday ... 7 = Sunday). */
-export interface LocalParts {
+interface LocalParts {
   year: number;
   month: number;
   day: number;
@@ -109,7 +99,7 @@ export function formatOffset(minutes: number): string {
 }
 
 /** Local date-time without offset, seconds precision: `2026-03-29T09:15:02`. */
-export function formatLocal(timeZone: string, epochMs: number): string {
+function formatLocal(timeZone: string, epochMs: number): string {
   const p = localPartsAt(timeZone, epochMs);
   return `${p.year}-${pad(p.month)}-${pad(p.day)}T${pad(p.hour)}:${pad(p.minute)}:${pad(p.second)}`;
 }

@@ -115,13 +115,13 @@ export interface ReportRequestStatus {
   reportTemplateName: string;
 }
 
-export interface FilterCondition {
+interface FilterCondition {
   fieldName: string;
   operator: string;
   values: string[];
 }
 
-export interface SortField {
+interface SortField {
   fieldName: string;
   direction: number;
 }
@@ -131,7 +131,7 @@ export interface DisplayField {
   mandatory: boolean;
 }
 
-export interface RequestMetadata {
+interface RequestMetadata {
   reportName: string | null;
   dateFilter: DateFilter;
   referenceDate: string;
@@ -318,11 +318,6 @@ export type DirectoryItemFields = Partial<Record<DirectoryFieldName, string>>;
 
 export interface DirectoryItem {
   id: string;
-  fields: DirectoryItemFields;
-}
-
-/** Body of create and replace. */
-export interface DirectoryItemBody {
   fields: DirectoryItemFields;
 }
 

@@ -21,25 +21,25 @@ export interface S3ObjectTarget {
 }
 
 /** A listing: the bucket and the key prefix listed. */
-export interface S3ListTarget {
+interface S3ListTarget {
   readonly bucket: string;
   readonly prefix: string;
 }
 
 /** A server-side copy inside one bucket. */
-export interface S3CopyTarget {
+interface S3CopyTarget {
   readonly bucket: string;
   readonly fromKey: string;
   readonly toKey: string;
 }
 
 /** A secret, by the id the store is given: its ARN, or a name. */
-export interface SecretTarget {
+interface SecretTarget {
   readonly secretId: string;
 }
 
 /** One AWS API call: what a reader of CloudTrail sees, and the permissions it needs. */
-export interface AwsCall<Target> {
+interface AwsCall<Target> {
   readonly service: 's3' | 'secretsmanager';
   /** The API operation(s), as CloudTrail names them; several when one SDK call makes a sequence. */
   readonly operations: readonly string[];
@@ -47,12 +47,12 @@ export interface AwsCall<Target> {
 }
 
 /** `arn:aws:s3:::<bucket>`; the stores run in the `aws` partition. */
-export function bucketArn(bucket: string): string {
+function bucketArn(bucket: string): string {
   return `arn:aws:s3:::${bucket}`;
 }
 
 /** `arn:aws:s3:::<bucket>/<key>`. */
-export function objectArn(bucket: string, key: string): string {
+function objectArn(bucket: string, key: string): string {
   return `${bucketArn(bucket)}/${key}`;
 }
 

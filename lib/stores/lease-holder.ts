@@ -15,7 +15,7 @@ export interface LeaseHolder {
 }
 
 /** A lease store that can say who holds a lease (the local one). */
-export interface LeaseHolderLookup {
+interface LeaseHolderLookup {
   holder(key: string): Promise<LeaseHolder | undefined>;
 }
 
@@ -36,7 +36,7 @@ export async function describeLeaseHolder(store: LeaseStore, key: string): Promi
 }
 
 /** `held by pid 12 on host-a (owner o-1) until <ISO time> (file <path>; ...)`. */
-export function formatLeaseHolder(held: LeaseHolder): string {
+function formatLeaseHolder(held: LeaseHolder): string {
   const by = held.process === undefined ? '' : `${describeProcess(held.process)} `;
   const until = new Date(held.expiresAt).toISOString();
   let text = `held by ${by}(owner ${held.owner || 'unknown'}) until ${until}`;

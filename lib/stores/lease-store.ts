@@ -16,7 +16,7 @@ export interface Lease {
 }
 
 /** What a lease object holds (JSON): who holds it and until when (ms since the epoch). */
-export interface LeaseRecord {
+interface LeaseRecord {
   owner: string;
   expiresAt: number;
 }
@@ -25,7 +25,7 @@ export const LEASE_STORE_ERROR_CODES = {
   invalidKey: 'STORE_LEASE_KEY_INVALID',
   failed: 'STORE_LEASE_FAILED',
 } as const;
-export type LeaseStoreErrorCode = (typeof LEASE_STORE_ERROR_CODES)[keyof typeof LEASE_STORE_ERROR_CODES];
+type LeaseStoreErrorCode = (typeof LEASE_STORE_ERROR_CODES)[keyof typeof LEASE_STORE_ERROR_CODES];
 
 /** Base error of the lease stores; names the lease key. */
 export class LeaseStoreError extends Error {

@@ -26,7 +26,7 @@ export interface RecoveredLease extends LeaseHolder {
   by: string;
 }
 
-export interface LocalLeaseStoreOptions {
+interface LocalLeaseStoreOptions {
   now?: () => number;
   /**
    * Told when a lease whose holder process has ended (same machine) is taken over before it

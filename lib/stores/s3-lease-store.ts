@@ -9,7 +9,7 @@ import {
   parseLeaseRecord,
 } from './lease-store';
 
-export interface S3LeaseStoreOptions {
+interface S3LeaseStoreOptions {
   client: S3Client;
   bucket: string;
   /** Key prefix of the lease objects, without trailing slash. Default `_leases`. */

@@ -199,7 +199,7 @@ function expand<N extends AwsCallName>(
 }
 
 /** A store use as the AWS calls its adapter makes (STORE_OPERATION_CALLS). */
-export function storeUseCalls(use: StoreUse, env: StoreEnvironment): DeclaredCall[] {
+function storeUseCalls(use: StoreUse, env: StoreEnvironment): DeclaredCall[] {
   switch (use.store) {
     case 'secret': {
       const secretId = env.SECRET_URI.replace(/^secretsmanager:/, '');
@@ -247,7 +247,7 @@ export function lambdaRuntimeCalls(logGroupArn: string): DeclaredCall[] {
 }
 
 /** The resources the state machine acts on, as the deployment names them. */
-export interface StateMachineResources {
+interface StateMachineResources {
   readonly stateMachineArn: string;
   readonly functionArns: Readonly<Record<WorkflowFunctionName, string>>;
   readonly alarmTopicArn: string;

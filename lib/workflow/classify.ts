@@ -19,7 +19,7 @@ import {
 } from './errors';
 
 /** What a task throws to the state machine: a workflow error, or one of the client's it passes on. */
-export type TaskError = WorkflowError | LoginRequiredError | PollBudgetExhaustedError;
+type TaskError = WorkflowError | LoginRequiredError | PollBudgetExhaustedError;
 
 type Options = { cause?: unknown };
 const MAKE: Record<

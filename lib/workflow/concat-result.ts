@@ -2,7 +2,7 @@ import type { ReportResultHead, ReportResultMetadata, ReportResultStream } from 
 import type { ResultRow, SummaryEntry } from '../spec';
 
 /** Opens one piece's result (lazily, when the previous piece has been read). */
-export type PieceOpener = () => Promise<ReportResultStream & { batches?: AsyncIterable<ResultRow[]> }>;
+type PieceOpener = () => Promise<ReportResultStream & { batches?: AsyncIterable<ResultRow[]> }>;
 
 /**
  * The results of a busy day's pieces read as one result, one HTTP body at a time, so the

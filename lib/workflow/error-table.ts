@@ -41,7 +41,7 @@ export const TASK_ERROR_NAMES = {
   // Named by the state machine's PollBudgetSpent state (the loop's budget is counted there).
   [API_ERROR_CODES.pollBudgetExhausted]: 'PollBudgetExhaustedError',
 } as const satisfies Record<TaskErrorCode, string>;
-export type TaskErrorName = (typeof TASK_ERROR_NAMES)[TaskErrorCode];
+type TaskErrorName = (typeof TASK_ERROR_NAMES)[TaskErrorCode];
 
 /** What the state machine does with each task error. */
 export const TASK_ERROR_OUTCOMES = {

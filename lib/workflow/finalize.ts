@@ -11,7 +11,7 @@ import {
 } from './run-record';
 
 /** Held partitions the output lists (the rest counted): it travels in state (256 KB). */
-export const MAX_HELD_IN_OUTPUT = 20;
+const MAX_HELD_IN_OUTPUT = 20;
 
 /** A partition the shrink guard held, and whose report it is. */
 export type HeldReportPartition = HeldPartition & { reportId: string; reportName: string };
@@ -22,7 +22,7 @@ export interface MetricsSink {
   flush(): void | Promise<void>;
 }
 
-export interface FinalizeDeps {
+interface FinalizeDeps {
   store: ObjectStore;
   prefix: string;
   metrics: MetricsSink;

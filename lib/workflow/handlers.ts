@@ -15,9 +15,9 @@ export interface TaskContext {
 }
 
 /** Stop this long before the deadline so a task can clean up (the export publishes nothing). */
-export const DEADLINE_MARGIN_MS = 60_000;
+const DEADLINE_MARGIN_MS = 60_000;
 /** Short tasks stop this long before their deadline. */
-export const SHORT_DEADLINE_MARGIN_MS = 10_000;
+const SHORT_DEADLINE_MARGIN_MS = 10_000;
 
 function deadlineSignal(context: TaskContext | undefined, marginMs: number): AbortSignal | undefined {
   if (context === undefined) return undefined;

@@ -30,7 +30,7 @@ const condition = z.strictObject({
  * The one execution input of the workflow. Exactly one of `scheduledTime` (nightly, from
  * EventBridge Scheduler), `date`, `from`+`to` (an inclusive backfill) or `preset`.
  */
-export const EXECUTION_INPUT_SCHEMA = z
+const EXECUTION_INPUT_SCHEMA = z
   .strictObject({
     scheduledTime: z
       .string()

@@ -43,7 +43,7 @@ export interface PendingWindow {
 }
 
 /** A completed report run of a busy day's piece, waiting for the day's other pieces. */
-export interface ReadyPiece {
+interface ReadyPiece {
   requestId: string;
   from: string;
   to: string;

@@ -2,7 +2,7 @@ import { dayWindow } from '../export/window';
 import type { PartialDay } from './run-record';
 
 /** A report run: its window and when it was requested (ISO 8601; unknown when empty). */
-export interface RequestedWindow {
+interface RequestedWindow {
   from: string;
   to: string;
   requestedAt?: string;

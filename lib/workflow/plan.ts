@@ -6,7 +6,7 @@ import { presetDates } from './preset-dates';
 import type { ConfiguredReport, WorkflowSettings } from './settings';
 
 /** A job's window: instants with offsets (`to` exclusive) and the local dates it owns. */
-export interface JobWindow {
+interface JobWindow {
   from: string;
   to: string;
   firstDate: string;
@@ -24,7 +24,7 @@ export interface Job {
 }
 
 /** The input's filters, passed to every report request (and to a continuation). */
-export interface JobFilters {
+interface JobFilters {
   filterId?: string;
   additionalConditions?: AdditionalCondition[];
 }
@@ -56,7 +56,7 @@ export interface Plan {
   hasContinuation: boolean;
 }
 
-export interface PlanContext {
+interface PlanContext {
   /** Unique per execution (the execution's name). */
   executionName: string;
   /**
@@ -149,7 +149,7 @@ function datesOf(
 }
 
 /** Consecutive local days grouped into windows of at most `maxDays`, each aligned to local midnights. */
-export function dayWindows(from: string, to: string, maxDays: number, timeZone: string): JobWindow[] {
+function dayWindows(from: string, to: string, maxDays: number, timeZone: string): JobWindow[] {
   const windows: JobWindow[] = [];
   for (let first = from; first <= to; first = shiftDate(first, maxDays)) {
     const candidate = shiftDate(first, maxDays - 1);
@@ -161,7 +161,7 @@ export function dayWindows(from: string, to: string, maxDays: number, timeZone: 
 }
 
 /** The configured reports an input names (by id or by name), or all of them. */
-export function selectReports(
+function selectReports(
   wanted: readonly string[] | undefined,
   configured: readonly ConfiguredReport[],
 ): ConfiguredReport[] {

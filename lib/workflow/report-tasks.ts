@@ -6,7 +6,7 @@ import type { JobOptions } from './plan';
 import type { PollSchedule } from './settings';
 
 /** What the report tasks need: the reporting client and the poll schedule. */
-export interface ReportTaskDeps {
+interface ReportTaskDeps {
   reporting: Pick<ReportingClient, 'requestReport' | 'getStatus'>;
   poll: PollSchedule;
   now?: () => Date;

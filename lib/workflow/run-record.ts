@@ -15,7 +15,7 @@ import type { Plan } from './plan';
  */
 
 /** What a Map iteration returns: the job, how it ended, and its cursor's counts. */
-export interface JobResult {
+interface JobResult {
   jobId: string;
   reportId: string;
   reportName: string;
@@ -26,7 +26,7 @@ export interface JobResult {
 }
 
 /** A failure caught outside the jobs (invalid input, Plan, the Map itself). */
-export interface CaughtFailure {
+interface CaughtFailure {
   Error: string;
   Cause?: string;
 }
@@ -41,7 +41,7 @@ export interface FinalizeInput {
 }
 
 /** What a run and each of its jobs count. */
-export interface RunCounts {
+interface RunCounts {
   rows: number;
   partitions: number;
   files: number;
@@ -103,7 +103,7 @@ export interface RunRecordJob extends RunCounts {
 }
 
 /** The Lambda error's message from a Catch's `Cause` (a JSON text with a stack); never the stack. */
-export function causeMessage(cause: string | undefined): string | null {
+function causeMessage(cause: string | undefined): string | null {
   if (cause === undefined || cause === '') return null;
   try {
     const parsed = JSON.parse(cause) as { errorMessage?: unknown };

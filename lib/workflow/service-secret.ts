@@ -28,7 +28,7 @@ export type RefreshGrant = (
   signal?: AbortSignal,
 ) => Promise<TokenSet>;
 
-export interface SecretTokenSourceOptions {
+interface SecretTokenSourceOptions {
   secrets: SecretStore;
   secretName: string;
   leases: LeaseStore;

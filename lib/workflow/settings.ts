@@ -67,7 +67,7 @@ export const HISTORY_EVENT_LIMIT = 25_000;
 export const HISTORY_EVENT_BUDGET = 20_000;
 
 /** Task retries a job's budget allows for: each retried attempt adds 3 events. */
-export const RETRY_ALLOWANCE_PER_TASK = 2;
+const RETRY_ALLOWANCE_PER_TASK = 2;
 
 /**
  * Worst-case history events of one job (the arithmetic the README shows): a Map iteration
@@ -89,7 +89,7 @@ export function worstCaseEventsPerJob(
  * Jobs one execution may hold whatever the history says: the Map's output (one small
  * result per job) and the plan stay far below Step Functions' 256 KB state limit.
  */
-export const MAX_JOBS_BY_STATE_SIZE = 100;
+const MAX_JOBS_BY_STATE_SIZE = 100;
 
 /** Events of an execution outside its jobs: start, Plan, Map, Finalize, notify/fail, continuation. */
 export const EXECUTION_OVERHEAD_EVENTS = 60;

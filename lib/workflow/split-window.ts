@@ -3,7 +3,7 @@ import { RowLimitError } from './errors';
 import type { PendingWindow } from './job-cursor';
 
 /** What the service said of the result that reached its row limit. */
-export interface RowLimitHead {
+interface RowLimitHead {
   totalCount: number;
   rowLimit: number;
 }

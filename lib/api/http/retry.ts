@@ -23,7 +23,7 @@ const UNSENT_CONNECTION_CODES = new Set([
 ]);
 
 /** What the retry decision looks at: an error, or a status with its Retry-After. */
-export type AttemptOutcome =
+type AttemptOutcome =
   | { kind: 'error'; error: ApiError }
   | { kind: 'status'; status: number; retryAfterMs: number | undefined };
 
@@ -67,7 +67,7 @@ export function parseRetryAfter(value: string | null | undefined, nowMs: number)
 }
 
 /** Backoff settings. */
-export interface BackoffOptions {
+interface BackoffOptions {
   /** First delay ceiling, ms. */
   baseDelayMs: number;
   /** Largest delay ceiling, ms. */

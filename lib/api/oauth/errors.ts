@@ -29,7 +29,7 @@ export class OAuthError extends Error {
 }
 
 /** A message in place of the generated one (what the caller was doing), and the cause. */
-export interface TokenEndpointErrorOptions {
+interface TokenEndpointErrorOptions {
   message?: string;
   cause?: unknown;
 }

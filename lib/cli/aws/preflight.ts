@@ -66,7 +66,7 @@ export type AwsTarget = TargetBase &
     | { kind: 'bucket'; bucket: string; prefix: string; client: S3Client; endpoint?: string }
   );
 
-export interface AwsCheckOptions {
+interface AwsCheckOptions {
   /** Bound on resolving credentials and on each cheap call. Default 10 s. */
   timeoutMs?: number;
   /** The command's environment (`io.env`): what the messages name (AWS_PROFILE, AWS_REGION ...). */

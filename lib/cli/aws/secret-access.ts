@@ -220,7 +220,7 @@ export async function underRefreshLease<T>(
  * or a local service no longer running, fails with nothing else to go on. Other errors are
  * returned as they are.
  */
-export function explainLoginConnection(
+function explainLoginConnection(
   error: unknown,
   login: {
     secret: Pick<ServiceSecret, 'baseUrl' | 'authUrl' | 'clientId'>;

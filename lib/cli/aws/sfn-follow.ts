@@ -14,13 +14,7 @@ import { CLI_DEFAULTS } from '../shared/defaults';
  * Task) names it in that Task's output, so the caller can follow the chain.
  */
 
-export type ExecutionStatus =
-  | 'RUNNING'
-  | 'SUCCEEDED'
-  | 'FAILED'
-  | 'TIMED_OUT'
-  | 'ABORTED'
-  | 'PENDING_REDRIVE';
+type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED' | 'PENDING_REDRIVE';
 
 export interface FollowedExecution {
   executionArn: string;
@@ -32,7 +26,7 @@ export interface FollowedExecution {
   next: string | null;
 }
 
-export interface FollowOptions {
+interface FollowOptions {
   /** Each state as it is entered (and failures), in order. */
   onEvent?: (line: string, event: HistoryEvent) => void;
   /** Pause between polls. Default 2 s. */
@@ -45,7 +39,7 @@ export interface FollowOptions {
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** The line a person reads for an event, or undefined for the events not worth a line. */
-export function describeEvent(event: HistoryEvent): string | undefined {
+function describeEvent(event: HistoryEvent): string | undefined {
   if (event.stateEnteredEventDetails?.name) return event.stateEnteredEventDetails.name;
   const failed =
     event.taskFailedEventDetails ??
@@ -67,7 +61,7 @@ export function describeEvent(event: HistoryEvent): string | undefined {
  * The execution a StartExecution Task started (ContinueAsNew: the SDK integration
  * `aws-sdk:sfn`, or the optimised `states`), from its success event.
  */
-export function continuedExecution(event: HistoryEvent): string | undefined {
+function continuedExecution(event: HistoryEvent): string | undefined {
   const d = event.taskSucceededEventDetails;
   const sfnTask = d?.resourceType === 'aws-sdk:sfn' || d?.resourceType === 'states';
   if (!sfnTask || !d?.resource?.startsWith('startExecution') || !d.output) return undefined;

@@ -18,7 +18,7 @@ import { CLI_DEFAULTS } from './defaults';
  * remembers where it came from, so `config show` can say it and an error can name it.
  */
 
-export const DEFAULT_CONFIG_FILE = 'report-export.config.json';
+const DEFAULT_CONFIG_FILE = 'report-export.config.json';
 
 interface KeySpec {
   flag: string;
@@ -136,7 +136,7 @@ export const CONFIG_KEYS = {
 } as const satisfies Record<string, KeySpec>;
 
 export type ConfigKey = keyof typeof CONFIG_KEYS;
-export type ConfigSource = 'flag' | 'env' | 'file' | 'default';
+type ConfigSource = 'flag' | 'env' | 'file' | 'default';
 
 export interface ConfigValue {
   value: string;
@@ -189,7 +189,7 @@ export const CONFIG_FILE_OPTION = {
   },
 } as const satisfies Record<string, ValueOption<string>>;
 
-export interface ResolveConfigInput {
+interface ResolveConfigInput {
   /** Parsed option values by flag name (extra flags are ignored). */
   flags: Readonly<Record<string, unknown>>;
   /** The command's environment (`io.env`). */
@@ -313,7 +313,3 @@ export function serviceUrls(config: ResolvedConfig): { baseUrl?: ConfigValue; au
   };
 }
 
-/** The value of a setting, or undefined. */
-export function configValue(config: ResolvedConfig, key: ConfigKey): string | undefined {
-  return config[key]?.value;
-}

@@ -19,7 +19,7 @@ export const DEPLOYED_PLAN_NOTE =
   "Its Plan state splits each input into jobs over the deployment's configured reports (or the --report ones) and windows; to see them and the partitions they would replace, run the same dates with report-export run --dry-run --out <the deployment's DataLakeUri>.";
 
 /** A published partition a planned job would replace (its manifest's rows). */
-export interface ReplacedPartition {
+interface ReplacedPartition {
   reportId: string;
   reportName: string;
   dataset: string;
@@ -28,7 +28,7 @@ export interface ReplacedPartition {
 }
 
 /** What `--dry-run --json` prints. */
-export interface DryRun {
+interface DryRun {
   dryRun: true;
   executions: {
     runId: string;

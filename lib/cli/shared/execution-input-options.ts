@@ -9,7 +9,7 @@ import { type ExecutionInput, parseExecutionInput } from '../../workflow';
 
 export { calendarDateValue, EXECUTION_INPUT_OPTIONS } from './execution-input-spec';
 
-export interface ExecutionInputValues {
+interface ExecutionInputValues {
   date?: string | undefined;
   from?: string | undefined;
   to?: string | undefined;

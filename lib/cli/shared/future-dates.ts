@@ -2,7 +2,7 @@ import { UsageError } from '../../command-line';
 import { dateInZone } from '../../export/window';
 
 /** The dates of a command line that name days: `--date`, or `--from`/`--to`. */
-export interface DateFlags {
+interface DateFlags {
   date?: string | undefined;
   from?: string | undefined;
   to?: string | undefined;

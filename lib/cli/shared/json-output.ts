@@ -7,7 +7,7 @@ import type { IOStreams } from './io-streams';
  * of a library, a notice, a progress line) goes to stderr, so `cmd --json | jq` always
  * reads exactly one document.
  */
-export interface ReservedStdout {
+interface ReservedStdout {
   /** Writes to the real stdout (the document). */
   write(text: string): void;
   /** Gives stdout back. */

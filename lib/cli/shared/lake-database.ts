@@ -31,10 +31,10 @@ export function sqlString(text: string): string {
 }
 
 /** Error codes of the lake database (CLI_ prefix, as every CLI code). */
-export const LAKE_ERROR_CODES = { readOnly: 'CLI_QUERY_READ_ONLY' } as const;
+const LAKE_ERROR_CODES = { readOnly: 'CLI_QUERY_READ_ONLY' } as const;
 
 /** A statement that would write (COPY TO, CREATE, DROP, SET...): `query` only reads. */
-export class LakeReadOnlyError extends Error {
+class LakeReadOnlyError extends Error {
   override readonly name = 'LakeReadOnlyError';
   readonly code = LAKE_ERROR_CODES.readOnly;
 }

@@ -30,7 +30,7 @@ export function isInteractive(stream: TerminalStream, env: Env): boolean {
 }
 
 /** Colour is wanted: an interactive stream, and NO_COLOR unset or empty (https://no-color.org). */
-export function colorEnabled(stream: TerminalStream, env: Env): boolean {
+function colorEnabled(stream: TerminalStream, env: Env): boolean {
   return isInteractive(stream, env) && (env.NO_COLOR === undefined || env.NO_COLOR === '');
 }
 
@@ -118,7 +118,7 @@ export function progress(stream: TerminalStream, env: Env): Progress {
 }
 
 /** A column of {@link renderTable}: a row key, or the key with a header, alignment and format. */
-export type TableColumn<R> =
+type TableColumn<R> =
   | (keyof R & string)
   | {
       key: keyof R & string;

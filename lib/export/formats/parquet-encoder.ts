@@ -33,7 +33,7 @@ const { ByteWriter, writePageHeader, writeRleBitPackedHybrid, snappyCompress } =
 
 export { PARQUET_CODECS, type ParquetCodec } from './parquet-codecs';
 
-export interface ParquetEncoderOptions {
+interface ParquetEncoderOptions {
   codec?: ParquetCodec;
   /** Rows per data page; pages of about 1 MiB suit every reader. Default 16,384. */
   rowsPerPage?: number;

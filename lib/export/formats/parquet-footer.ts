@@ -24,7 +24,7 @@ export interface ColumnChunkFacts {
 }
 
 /** What the footer says of one row group besides its chunks. */
-export interface RowGroupFacts {
+interface RowGroupFacts {
   rows: number;
   fileOffset: number;
   uncompressedSize: number;

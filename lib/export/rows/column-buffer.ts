@@ -42,7 +42,7 @@ export const MAX_DICTIONARY_CHARS = 256 * 1024;
 const MEASURE_ABOVE = 4_096;
 
 /** The distinct values of one string column in a run; append-only, so indexes stay valid. */
-export class StringDictionary {
+class StringDictionary {
   readonly entries: string[] = [];
   #index: Map<string, number> | undefined = new Map();
   #seen = 0;

@@ -15,7 +15,7 @@ export interface PartitionSink {
   close(): Promise<void>;
 }
 
-export interface PartitionerOptions {
+interface PartitionerOptions {
   /** Rows per part file; a row group never straddles two parts. */
   maxRowsPerFile: number;
   /** Rows per Parquet row group when a partition's rows arrive together. */

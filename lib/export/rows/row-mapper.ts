@@ -10,7 +10,7 @@ import { ColumnBuffer, RunDictionaries, type StringMode } from './column-buffer'
 import { QualityCounter } from './quality';
 import { MAX_VALUE_DEPTH, nestsDeeperThan } from './value-depth';
 
-export interface RowMapperOptions {
+interface RowMapperOptions {
   reportId: string;
   requestId: string;
   zone: ZoneConverter;

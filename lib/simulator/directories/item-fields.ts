@@ -11,7 +11,7 @@ import { isGuid } from '../prng';
 
 const PHONE_FIELDS: readonly string[] = PHONE_FIELD_NAMES;
 /** Longest accepted field value (the real limits are not documented). */
-export const MAX_FIELD_LENGTH = 1024;
+const MAX_FIELD_LENGTH = 1024;
 
 /** E.164 form of a phone number, or undefined when it cannot be normalised. */
 export function normalizePhone(value: string, region: string): string | undefined {

@@ -13,7 +13,7 @@ import type { DirectoryStore } from './directory-store';
 import { itemMatches, selectFields, validateItemFields } from './item-fields';
 import { applyFieldsPatch } from './json-patch';
 
-export interface DirectoryDeps {
+interface DirectoryDeps {
   store: DirectoryStore;
   clock: Clock;
   /** Default region for phone numbers without a country code (the tenant's country). */

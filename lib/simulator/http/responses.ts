@@ -7,7 +7,7 @@ import { InvalidValueError, PayloadTooLargeError } from './errors';
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** The envelope's timestamp: the clock's milliseconds plus sub-millisecond digits from the process timer. */
-export function envelopeTimestamp(clock: Clock): string {
+function envelopeTimestamp(clock: Clock): string {
   const subMs = (performance.now() % 1) * 10_000;
   return formatUtcTimestamp(clock.now(), subMs);
 }
@@ -29,7 +29,7 @@ export function sendJson(
 }
 
 /** Envelope members beyond data, status and timestamp. */
-export interface EnvelopeExtras {
+interface EnvelopeExtras {
   page_size?: number;
   page_index?: number;
 }

@@ -10,7 +10,7 @@ export interface RouteContext {
   params: Record<string, string>;
 }
 
-export type RouteHandler = (ctx: RouteContext) => Promise<void> | void;
+type RouteHandler = (ctx: RouteContext) => Promise<void> | void;
 
 interface Route {
   method: string;
@@ -20,7 +20,7 @@ interface Route {
 }
 
 /** A route that matched the path, with the method resolved. */
-export interface RouteMatch {
+interface RouteMatch {
   handler: RouteHandler;
   params: Record<string, string>;
   /** Free label of the route (the server uses it for fault matching). */

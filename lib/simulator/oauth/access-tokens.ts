@@ -9,14 +9,14 @@ const TOKEN_TYPE = 'at+jwt';
 // Private claim: the fault "expire every issued token" bumps the generation.
 const GENERATION_CLAIM = 'gen';
 
-export interface AccessTokenSubject {
+interface AccessTokenSubject {
   subject: string;
   clientId: string;
   tenantId: string;
   scope: string;
 }
 
-export interface AccessTokenIssuerOptions {
+interface AccessTokenIssuerOptions {
   issuer: string;
   clock: Clock;
   ttlSeconds: number;
@@ -121,6 +121,6 @@ export class AccessTokenIssuer {
 }
 
 /** The `aud` of access tokens: the API resources of this issuer (as IdentityServer names it). */
-export function accessTokenAudience(issuer: string): string {
+function accessTokenAudience(issuer: string): string {
   return `${issuer.replace(/\/+$/, '')}/resources`;
 }

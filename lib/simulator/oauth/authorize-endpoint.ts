@@ -16,10 +16,10 @@ import type { LoginTransactionStore } from './transaction-store';
 import type { RegisteredClient, SeededUser } from './types';
 
 /** Failed logins allowed per authorization request before it is answered with access_denied. */
-export const MAX_FAILED_LOGINS = 5;
+const MAX_FAILED_LOGINS = 5;
 
 /** What the authorization endpoint works with. */
-export interface AuthorizeEndpointContext {
+interface AuthorizeEndpointContext {
   clients: readonly RegisteredClient[];
   users: readonly SeededUser[];
   codes: AuthorizationCodeStore;

@@ -8,8 +8,8 @@ export const SUPPORTED_SCOPES: readonly string[] = ['openid', 'offline_access', 
 /** The scope that makes the token endpoint issue a refresh token (spec, Authentication 7). */
 export const OFFLINE_ACCESS_SCOPE = 'offline_access';
 
-export const PKCE_METHODS = ['S256', 'plain'] as const;
-export type PkceMethod = (typeof PKCE_METHODS)[number];
+const PKCE_METHODS = ['S256', 'plain'] as const;
+type PkceMethod = (typeof PKCE_METHODS)[number];
 
 export interface PkceChallenge {
   value: string;

@@ -13,7 +13,7 @@ export interface CodeGrant {
 }
 
 /** Result of presenting a code at the token endpoint. */
-export type CodeRedemption =
+type CodeRedemption =
   | { kind: 'redeemed'; grant: CodeGrant }
   /** Presented before: RFC 6749 4.1.2 says to revoke what was issued from it. */
   | { kind: 'reused'; grant: CodeGrant; refreshFamilyIds: readonly string[] }

@@ -3,7 +3,7 @@ import { sendJson as sendApiJson } from '../http/responses';
 import { BodyTooLargeError, OAUTH_ERROR, OAuthServerError } from './errors';
 
 /** Form posts to the OAuth endpoints are tiny; anything larger is refused rather than buffered. */
-export const MAX_FORM_BYTES = 64 * 1024;
+const MAX_FORM_BYTES = 64 * 1024;
 
 /** Reads the whole body, refusing more than `limitBytes`. */
 export async function readBody(req: IncomingMessage, limitBytes = MAX_FORM_BYTES): Promise<string> {

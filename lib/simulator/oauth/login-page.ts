@@ -30,7 +30,7 @@ const SCOPE_TEXT: Record<string, string> = {
   profile: 'Read your profile',
 };
 
-export interface LoginPageModel {
+interface LoginPageModel {
   transactionId: string;
   request: AuthorizeRequest;
   /** Shown above the form after a failed attempt. */
@@ -72,7 +72,7 @@ ${error}
   return layout('Sign in', body);
 }
 
-export interface ErrorPageModel {
+interface ErrorPageModel {
   code: string;
   description: string;
 }

@@ -10,7 +10,7 @@ export interface RefreshGrant {
 }
 
 /** Why a refresh token was refused; all of them are `invalid_grant` on the wire. */
-export const REFRESH_REJECTION = {
+const REFRESH_REJECTION = {
   unknown: 'unknown',
   wrongClient: 'wrong-client',
   idleExpired: 'idle-expired',
@@ -18,13 +18,13 @@ export const REFRESH_REJECTION = {
   reused: 'reused',
 } as const;
 
-export type RefreshRejection = (typeof REFRESH_REJECTION)[keyof typeof REFRESH_REJECTION];
+type RefreshRejection = (typeof REFRESH_REJECTION)[keyof typeof REFRESH_REJECTION];
 
-export type RefreshUse =
+type RefreshUse =
   | { kind: 'accepted'; token: string; grant: RefreshGrant }
   | { kind: 'rejected'; reason: RefreshRejection };
 
-export interface RefreshTokenStoreOptions {
+interface RefreshTokenStoreOptions {
   clock: Clock;
   /** Idle expiry: a token not used for this long stops working. */
   idleSeconds: number;

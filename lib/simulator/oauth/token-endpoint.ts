@@ -11,7 +11,7 @@ import type { RefreshGrant, RefreshTokenStore } from './refresh-store';
 import type { RegisteredClient } from './types';
 
 /** What the token endpoint works with. */
-export interface TokenEndpointContext {
+interface TokenEndpointContext {
   clients: readonly RegisteredClient[];
   codes: AuthorizationCodeStore;
   refreshTokens: RefreshTokenStore;

@@ -3,7 +3,7 @@ import type { AuthorizeRequest } from './authorize-request';
 import { randomOpaqueToken } from './opaque-tokens';
 
 /** A validated authorization request waiting for the user on the login page. */
-export interface LoginTransaction {
+interface LoginTransaction {
   id: string;
   request: AuthorizeRequest;
   expiresAt: number;
@@ -11,7 +11,7 @@ export interface LoginTransaction {
 }
 
 /** Login pages open at once by default; opening one more forgets the oldest. */
-export const DEFAULT_MAX_LOGIN_TRANSACTIONS = 1000;
+const DEFAULT_MAX_LOGIN_TRANSACTIONS = 1000;
 
 /**
  * Server-side state of the login page. The page carries only the random transaction id,

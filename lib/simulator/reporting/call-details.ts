@@ -9,7 +9,7 @@ import type { CallShape } from './report-templates';
  */
 
 /** What the details depend on, besides the draws. */
-export interface DetailedCall extends Pick<CallShape, 'direction' | 'huntGroup' | 'ans'> {
+interface DetailedCall extends Pick<CallShape, 'direction' | 'huntGroup' | 'ans'> {
   /** Seconds talked (0 when unanswered). */
   duration: number;
 }

@@ -12,7 +12,7 @@ export type { UserTotals } from './user-totals';
 /** Share of a weekday's volume on Saturday and Sunday. */
 const WEEKEND_SHARE = { 6: 0.15, 7: 0.08 } as const;
 
-export interface CallGeneratorOptions {
+interface CallGeneratorOptions {
   seed: number;
   /** Calls on a full weekday (Monday to Friday); weekends get a small share. */
   rowsPerDay: number;
@@ -20,7 +20,7 @@ export interface CallGeneratorOptions {
   timeZone: string;
 }
 
-export interface RowBatchOptions {
+interface RowBatchOptions {
   /** About this many characters per batch (default 65,536). */
   batchChars?: number;
   /** Rows carry the detail members of `CallListWithDetails` (default false). */

@@ -9,7 +9,7 @@ export const PRESET_UNITS = { day: 2, week: 3, month: 4, quarter: 5, year: 6 } a
 type PresetUnit = keyof typeof PRESET_UNITS;
 
 /** roundingMode 1: the period snaps to its calendar start. */
-export const ROUNDING_SNAP_TO_START = 1;
+const ROUNDING_SNAP_TO_START = 1;
 /** daysOfWeek bit mask with all seven days set. */
 export const ALL_DAYS_OF_WEEK = 127;
 /** Periods that would end "now" end this long before the request time (per the notes). */
@@ -29,7 +29,7 @@ const PRESETS: Record<PresetName, { unit: PresetUnit; offset: 0 | -1 }> = {
 };
 
 /** A preset resolved against a reference time in the tenant's zone: [startMs, endMs). */
-export interface ResolvedPreset {
+interface ResolvedPreset {
   startMs: number;
   endMs: number;
   presetFilterObject: PresetFilterObject;

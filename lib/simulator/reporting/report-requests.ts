@@ -16,9 +16,9 @@ export const REPORT_STATUS = {
   complete: 'Complete',
   failed: 'Failed',
 } as const;
-export type ReportStatus = (typeof REPORT_STATUS)[keyof typeof REPORT_STATUS];
+type ReportStatus = (typeof REPORT_STATUS)[keyof typeof REPORT_STATUS];
 
-export const STATUS_MESSAGES: Record<ReportStatus, string> = {
+const STATUS_MESSAGES: Record<ReportStatus, string> = {
   Queued: 'Report request is queued.',
   Running: 'Report is being processed.',
   Complete: 'Report processing is complete.',
@@ -102,7 +102,7 @@ export function parseOffsetDateTime(value: unknown): number | undefined {
 }
 
 /** A validated body of endpoint 2, resolved against the tenant's zone. */
-export interface ValidatedRun {
+interface ValidatedRun {
   startMs: number;
   endMs: number;
   filterId: string | null;

@@ -29,7 +29,7 @@ export type CallFilter = (call: Readonly<CallShape>) => boolean;
  */
 export type RowLayout = 'calls' | 'call-details' | 'user-totals';
 
-export interface ReportTemplate {
+interface ReportTemplate {
   /** What the rows are, for people. */
   rows: string;
   /** The calls the rows are made of; every call when absent. */
@@ -55,10 +55,10 @@ export const REPORT_TEMPLATES = {
   },
 } as const satisfies Record<string, ReportTemplate>;
 
-export type ReportTemplateName = keyof typeof REPORT_TEMPLATES;
+type ReportTemplateName = keyof typeof REPORT_TEMPLATES;
 
 /** A template as a result is built from it. */
-export interface ResolvedTemplate {
+interface ResolvedTemplate {
   /** Undefined: every call. */
   filter: CallFilter | undefined;
   layout: RowLayout;

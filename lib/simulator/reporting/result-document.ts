@@ -17,11 +17,7 @@ export { DISPLAY_FIELDS } from './display-fields';
 export const SUMMARY_MISMATCH = { ans: 1, duration: 60 } as const;
 
 /** The `request` member of the result: the request as run (displayFields those of its template's rows). */
-export function runDefinition(
-  request: StoredReportRequest,
-  tenant: Tenant,
-  rowLimit: number,
-): ReportRunDefinition {
+function runDefinition(request: StoredReportRequest, tenant: Tenant, rowLimit: number): ReportRunDefinition {
   const tz = tenant.timeZoneId;
   const from = formatWithOffset(tz, request.startMs);
   const to = formatWithOffset(tz, request.endMs);

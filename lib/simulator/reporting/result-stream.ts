@@ -5,12 +5,12 @@ import { constants, createGzip } from 'node:zlib';
 import { JSON_CONTENT_TYPE } from '../http/responses';
 
 /** A data-body fault: stop after `afterBytes` uncompressed bytes, by reset or clean end. */
-export interface BodyCut {
+interface BodyCut {
   kind: 'reset' | 'truncate';
   afterBytes: number;
 }
 
-export interface StreamResultOptions {
+interface StreamResultOptions {
   req: IncomingMessage;
   res: ServerResponse;
   head: string;
@@ -28,7 +28,7 @@ const TURN_EVERY_CHARS = 1 << 20;
 const GZIP_CHUNK_BYTES = 64 * 1024;
 
 /** True when Accept-Encoding names gzip with a non-zero quality. */
-export function acceptsGzip(req: IncomingMessage): boolean {
+function acceptsGzip(req: IncomingMessage): boolean {
   const header = req.headers['accept-encoding'];
   if (!header) return false;
   return header.split(',').some((part) => {

@@ -22,7 +22,7 @@ import { formatBatches, type RowFormat, resultHead, resultTail } from './result-
 import { streamResult } from './result-stream';
 import { renderUserTotals, sumOfUsers } from './user-totals';
 
-export interface ReportingDeps {
+interface ReportingDeps {
   seed: SeedData;
   clock: Clock;
   faults: FaultController;

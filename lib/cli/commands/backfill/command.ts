@@ -21,9 +21,9 @@ import { describeHeld, outcomeWarnings, runExitCode, runOutcome } from '../../sh
 import { colors, progress, renderTable } from '../../shared/terminal';
 import { BACKFILL_COMMAND } from './spec';
 
-export type ChunkStatus = 'pending' | 'running' | 'succeeded' | 'failed';
+type ChunkStatus = 'pending' | 'running' | 'succeeded' | 'failed';
 
-export interface ChunkRecord {
+interface ChunkRecord {
   from: string;
   to: string;
   status: ChunkStatus;

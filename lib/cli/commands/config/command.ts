@@ -15,10 +15,10 @@ import { colors, renderTable } from '../../shared/terminal';
 import { CONFIG_COMMAND } from './spec';
 
 /** What `config show` prints in place of a secret value. */
-export const MASK = '********';
+const MASK = '********';
 
 /** One setting as shown: secrets masked. */
-export interface ShownSetting {
+interface ShownSetting {
   value: string;
   source: ConfigValue['source'];
   where: string;
@@ -30,7 +30,7 @@ function shown(key: ConfigKey | 'effectiveBaseUrl' | 'effectiveAuthUrl', v: Conf
 }
 
 /** The settings as `config show` reports them (secret values masked). */
-export function describeConfig(config: ResolvedConfig): Record<string, ShownSetting> {
+function describeConfig(config: ResolvedConfig): Record<string, ShownSetting> {
   const out: Record<string, ShownSetting> = {};
   for (const key of Object.keys(CONFIG_KEYS) as ConfigKey[]) {
     const v = config[key];
@@ -43,7 +43,7 @@ export function describeConfig(config: ResolvedConfig): Record<string, ShownSett
 }
 
 /** What a local secret file holds, without a secret value. */
-export async function describeSecretFile(file: string): Promise<Record<string, string> | undefined> {
+async function describeSecretFile(file: string): Promise<Record<string, string> | undefined> {
   let all: Record<string, unknown>;
   try {
     all = JSON.parse(await fs.readFile(file, 'utf8')) as Record<string, unknown>;

@@ -28,7 +28,7 @@ import { DIRECTORY_ENV, regionMessage } from './spec';
 const SECRET_NAME = 'service';
 
 /** Variable of a bare access token (never a flag: a flag shows in `ps`). */
-export const ACCESS_TOKEN_ENV = 'REPORT_EXPORT_ACCESS_TOKEN';
+const ACCESS_TOKEN_ENV = 'REPORT_EXPORT_ACCESS_TOKEN';
 
 /**
  * The region of `--default-region` once the phone library says it knows it (the option's
@@ -43,7 +43,7 @@ export function supportedRegion(region: PhoneRegion, flag = '--default-region'):
   }
 }
 
-export interface ConnectInput {
+interface ConnectInput {
   /** Parsed option values (flag name -> value). */
   flags: Readonly<Record<string, unknown>>;
   /** The command's streams (warnings go to its stderr), environment and working directory. */

@@ -21,7 +21,7 @@ export interface ContactRow {
 }
 
 /** A row that is applied, but not quite as written (a phone extension dropped). */
-export interface RowWarning {
+interface RowWarning {
   line: number;
   crmId: string;
   code: string;
@@ -29,7 +29,7 @@ export interface RowWarning {
 }
 
 /** A row that is not applied, and why. */
-export interface BadRow {
+interface BadRow {
   line: number;
   /** When it could be read. */
   crmId?: string;
@@ -51,7 +51,7 @@ export interface ContactSheet {
 }
 
 /** Largest contacts file read (it is read whole). */
-export const MAX_CSV_BYTES = 64 * 1024 * 1024;
+const MAX_CSV_BYTES = 64 * 1024 * 1024;
 
 /**
  * The text of a contacts file: UTF-8 (invalid bytes are an error, not replaced), at most
@@ -115,7 +115,7 @@ function columnsOf(header: readonly string[]): DirectoryFieldName[] {
  * Throws a DirectoryCommandError when the header is unusable (nothing could be applied);
  * every other problem is a bad row, and reading goes on.
  */
-export function readContactSheet(entries: Iterable<CsvEntry>, region: PhoneRegion): ContactSheet {
+function readContactSheet(entries: Iterable<CsvEntry>, region: PhoneRegion): ContactSheet {
   const iterator = entries[Symbol.iterator]();
   const first = iterator.next();
   if (first.done) {

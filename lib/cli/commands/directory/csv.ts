@@ -19,17 +19,17 @@ export const CSV_FAULT_CODES = {
   textAfterQuote: 'CLI_CSV_TEXT_AFTER_QUOTE',
   quoteInField: 'CLI_CSV_QUOTE_IN_FIELD',
 } as const;
-export type CsvFaultCode = (typeof CSV_FAULT_CODES)[keyof typeof CSV_FAULT_CODES];
+type CsvFaultCode = (typeof CSV_FAULT_CODES)[keyof typeof CSV_FAULT_CODES];
 
 /** A record and the 1-based line of the file it starts on. */
-export interface CsvRecord {
+interface CsvRecord {
   kind: 'record';
   line: number;
   fields: string[];
 }
 
 /** A record that could not be read; reading resumes on the line after its first line. */
-export interface CsvFault {
+interface CsvFault {
   kind: 'fault';
   line: number;
   code: CsvFaultCode;

@@ -14,8 +14,7 @@ export const DIRECTORY_CLI_ERROR_CODES = {
   columnNotInDirectory: 'CLI_SYNC_COLUMN_NOT_IN_DIRECTORY',
   interrupted: 'CLI_SYNC_INTERRUPTED',
 } as const;
-export type DirectoryCliErrorCode =
-  (typeof DIRECTORY_CLI_ERROR_CODES)[keyof typeof DIRECTORY_CLI_ERROR_CODES];
+type DirectoryCliErrorCode = (typeof DIRECTORY_CLI_ERROR_CODES)[keyof typeof DIRECTORY_CLI_ERROR_CODES];
 
 /** Codes of rows a sync reports as failed (besides the CSV faults and the client's codes). */
 export const SYNC_ROW_CODES = {
@@ -29,8 +28,6 @@ export const SYNC_ROW_CODES = {
   phoneExtensionDropped: 'CLI_SYNC_PHONE_EXTENSION_DROPPED',
   requestFailed: 'CLI_SYNC_REQUEST_FAILED',
 } as const;
-export type SyncRowCode = (typeof SYNC_ROW_CODES)[keyof typeof SYNC_ROW_CODES];
-
 /** A `directory` command cannot go on; the message says what to do. Exit status 1. */
 export class DirectoryCommandError extends Error {
   override readonly name = 'DirectoryCommandError';

@@ -36,7 +36,7 @@ const regionValue = (raw: string, flag: string): PhoneRegion => {
 };
 
 /** Options every `directory` subcommand takes: where the service and the directory are. */
-export const CONNECTION_OPTIONS = {
+const CONNECTION_OPTIONS = {
   directory: {
     type: 'string',
     value: '<id|name>',
@@ -47,7 +47,7 @@ export const CONNECTION_OPTIONS = {
 } as const;
 
 /** `--default-region`: the country of phone numbers written without +country code. */
-export const PHONE_REGION_OPTION = {
+const PHONE_REGION_OPTION = {
   'default-region': {
     type: 'string',
     value: '<CC>',
@@ -247,7 +247,7 @@ interruption and it finishes the job without duplicates.`,
 });
 
 /** The subcommands, in the order the help lists them. */
-export const DIRECTORY_SUBCOMMANDS = [
+const DIRECTORY_SUBCOMMANDS = [
   DIRECTORY_SEARCH_COMMAND,
   DIRECTORY_GET_COMMAND,
   DIRECTORY_GET_BY_CRM_COMMAND,

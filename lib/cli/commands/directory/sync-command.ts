@@ -21,7 +21,7 @@ function counts(r: SyncReport): string {
 }
 
 /** The report for people: the plan (dry run), the summary, bad rows, and what to do next. */
-export function renderSyncReport(report: SyncReport, c: Colors): string {
+function renderSyncReport(report: SyncReport, c: Colors): string {
   const lines: string[] = [];
   if (report.dryRun && report.changes.length > 0) {
     lines.push('Plan:');

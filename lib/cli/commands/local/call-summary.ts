@@ -2,7 +2,7 @@ import { shiftDate } from '../../../export/window';
 import { type LakeDatabase, sqlString } from '../../shared/lake-database';
 
 /** One local day of the export. */
-export interface DaySummary {
+interface DaySummary {
   /** YYYY-MM-DD, the partition's `dt`. */
   dt: string;
   calls: number;
@@ -14,7 +14,7 @@ export interface DaySummary {
 }
 
 /** Calls that started in one local weekday and hour, over the whole window. */
-export interface HourCell {
+interface HourCell {
   /** ISO weekday: 1 Monday .. 7 Sunday. */
   weekday: number;
   /** Local hour 0..23 of `start`. */
@@ -32,7 +32,7 @@ export interface CallSummary {
   calls: number;
 }
 
-export interface CallSummaryScope {
+interface CallSummaryScope {
   /** First and last local date (inclusive). */
   from: string;
   to: string;
@@ -48,7 +48,7 @@ export interface CallSummaryScope {
  * time is `duration` (seconds) of answered calls; unanswered ones carry 0 and would
  * only dilute the mean.
  */
-export function distinctCallsSql(scope: CallSummaryScope): string {
+function distinctCallsSql(scope: CallSummaryScope): string {
   const reports =
     scope.reportIds === undefined
       ? ''
@@ -61,7 +61,7 @@ export function distinctCallsSql(scope: CallSummaryScope): string {
 }
 
 /** The sample query `npm start` prints: calls, answered rate and average talk time per day. */
-export function perDaySql(scope: CallSummaryScope): string {
+function perDaySql(scope: CallSummaryScope): string {
   return `WITH call AS (${distinctCallsSql(scope)})
 SELECT dt, count(*)::INTEGER AS calls,
        (count(*) FILTER (WHERE ans = 1))::INTEGER AS answered,

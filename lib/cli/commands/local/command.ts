@@ -23,7 +23,7 @@ export { UsageError } from '../../../command-line';
 const SETTING_VARIABLES = ['MAX_JOBS_PER_EXECUTION', 'MAX_WINDOW_DAYS'] as const;
 
 /** The settings of {@link SETTING_VARIABLES} set in `env`; throws ConfigError naming a bad one. */
-export function workflowSettingsFromEnv(
+function workflowSettingsFromEnv(
   env: IOStreams['env'],
 ): Partial<Record<(typeof SETTING_VARIABLES)[number], string>> {
   const settings: Partial<Record<(typeof SETTING_VARIABLES)[number], string>> = {};
@@ -39,7 +39,7 @@ export function workflowSettingsFromEnv(
 }
 
 /** Parsed command line: the run's options and how to print. */
-export type LocalExportArgs = LocalExportOptions & { json?: boolean };
+type LocalExportArgs = LocalExportOptions & { json?: boolean };
 
 /**
  * Parses argv of the local export command, with the workflow settings `env` (the command's

@@ -49,7 +49,7 @@ export interface LocalExportOptions {
 }
 
 /** One report's rows per local date, as its partitions' manifests state them. */
-export interface ReportDays {
+interface ReportDays {
   reportId: string;
   reportName: string;
   /** Where its rows are: `calls`, or `summaries` for a summary report. */

@@ -69,7 +69,7 @@ function outcomeLines(result: LocalExportResult, bold: (text: string) => string)
 }
 
 /** The sample query's answer as a table. */
-export function perDayTable(summary: CallSummary): string {
+function perDayTable(summary: CallSummary): string {
   return renderTable(
     summary.days.map((d) => ({
       dt: d.dt,

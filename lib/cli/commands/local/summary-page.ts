@@ -12,7 +12,7 @@ const percent = (rate: number | null): string =>
   rate === null ? 'no calls' : `${(rate * 100).toFixed(1)} %`;
 
 /** Name of the page in the data lake's root. */
-export const SUMMARY_PAGE_NAME = 'summary.html';
+const SUMMARY_PAGE_NAME = 'summary.html';
 
 /**
  * The summary page: calls per day, answer rate per day and a weekday x hour heatmap of the

@@ -9,7 +9,7 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-export interface Bar {
+interface Bar {
   label: string;
   /** null draws no bar but keeps the slot (a day without calls has no rate). */
   value: number | null;
@@ -17,7 +17,7 @@ export interface Bar {
   title: string;
 }
 
-export interface BarChartOptions {
+interface BarChartOptions {
   /** `data-chart` of the svg, e.g. `calls-per-day`. */
   id: string;
   /** Accessible name of the chart. */
@@ -102,7 +102,7 @@ ${marks.join('\n')}
 </svg>`;
 }
 
-export interface HeatCell {
+interface HeatCell {
   row: number;
   column: number;
   value: number;

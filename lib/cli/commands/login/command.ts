@@ -19,14 +19,14 @@ import { type LoopbackOptions, loopbackAddress, openLoopbackRedirect } from './l
 import { LOGIN_COMMAND } from './spec';
 
 /** What tests (and embedding code) may replace. */
-export interface LoginDependencies extends AwsClients {
+interface LoginDependencies extends AwsClients {
   /** Called with the authorization URL once the redirect listens (tests drive a browser here). */
   onAuthorizationUrl?: (url: string) => void;
   loopback?: LoopbackOptions;
 }
 
 /** The JSON line of `login --json`. */
-export interface LoginLine {
+interface LoginLine {
   secret: string;
   authUrl: string;
   baseUrl: string;

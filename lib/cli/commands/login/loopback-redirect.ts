@@ -40,12 +40,12 @@ export function loopbackAddress(
 }
 
 /** What the browser tab shows once the login is finished (or failed). */
-export interface RedirectOutcome {
+interface RedirectOutcome {
   ok: boolean;
   message: string;
 }
 
-export interface LoopbackRedirect {
+interface LoopbackRedirect {
   /** The URL the server listens on (the redirect URI's origin). */
   readonly origin: string;
   /**

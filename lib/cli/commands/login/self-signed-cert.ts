@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
  * temporary directory that is removed at once. The browser warns about it (nobody signed
  * it); the point is only that a registered `https://127.0.0.1:8000/` redirect can be served.
  */
-export interface SelfSignedCertificate {
+interface SelfSignedCertificate {
   /** PEM certificate and PKCS#8 PEM key, for `https.createServer({ cert, key })`. */
   cert: string;
   key: string;

@@ -8,10 +8,10 @@ import { colors, renderTable } from '../../shared/terminal';
 import { DEFAULT_FORMAT, QUERY_COMMAND } from './spec';
 
 /** Error codes of `query` (CLI_ prefix, as every CLI code). */
-export const QUERY_ERROR_CODES = { failed: 'CLI_QUERY_FAILED' } as const;
+const QUERY_ERROR_CODES = { failed: 'CLI_QUERY_FAILED' } as const;
 
 /** DuckDB refused or failed the statement; the message is DuckDB's. */
-export class QueryFailedError extends Error {
+class QueryFailedError extends Error {
   override readonly name = 'QueryFailedError';
   readonly code = QUERY_ERROR_CODES.failed;
 }
@@ -41,7 +41,7 @@ function splitSql(argv: readonly string[]): { flags: string[]; sql: string[] } {
 }
 
 /** CSV per RFC 4180 (quoted when needed), one line per row. */
-export function toCsv(answer: QueryAnswer): string {
+function toCsv(answer: QueryAnswer): string {
   const field = (v: unknown): string => {
     const text = v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
     return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;

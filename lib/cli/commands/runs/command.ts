@@ -53,7 +53,7 @@ async function checkedS3(uri: string, io: IOStreams): Promise<S3ClientFactory | 
 }
 
 /** The warning of a record {@link latestRuns} skips, on `stderr` (the command's). */
-export function warnUnreadable(stderr: IOStreams['stderr']): (key: string, reason: string) => void {
+function warnUnreadable(stderr: IOStreams['stderr']): (key: string, reason: string) => void {
   return (key, reason) => {
     stderr.write(`warning: skipped the unreadable run record ${key}: ${reason}\n`);
   };
@@ -63,7 +63,7 @@ export function warnUnreadable(stderr: IOStreams['stderr']): (key: string, reaso
  * The newest `limit` records: keys are listed (cheap), then records are read from the
  * newest dates back until `limit` are in hand, so a long history is not read whole.
  */
-export async function latestRuns(
+async function latestRuns(
   uri: string,
   limit: number,
   onUnreadable: (key: string, reason: string) => void,

@@ -10,7 +10,7 @@ import { outcomeWarnings, type RunOutcome, runExitCode, runOutcome } from '../..
 import { WORKFLOW_COMMAND } from './spec';
 
 /** The one line a script reads: counts, and the partitions held and days partial. */
-export interface WorkflowLine extends RunOutcome {
+interface WorkflowLine extends RunOutcome {
   status: 'SUCCEEDED' | 'FAILED';
   jobs: number;
   rows: number;
@@ -25,7 +25,7 @@ export interface WorkflowLine extends RunOutcome {
 }
 
 /** The first cause a failure left: a failed run summary's, else a failed execution's. */
-export function failureCause(result: LocalWorkflowResult): string | null {
+function failureCause(result: LocalWorkflowResult): string | null {
   if (result.status === 'SUCCEEDED') return null;
   const summary = result.summaries.find((s) => s.status === 'FAILED' && s.cause !== '');
   const execution = result.executions.find((e) => e.status === 'FAILED' && e.cause !== null);
