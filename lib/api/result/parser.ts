@@ -1,4 +1,4 @@
-import type { ReportRunDefinition, ResultRow, SummaryEntry } from '../../spec/types';
+import type { ReportRunDefinition, ResultRow, SummaryEntry } from '../../spec';
 import { toOptionalInt, toOptionalNumber } from '../envelope';
 import {
   AbortedError,

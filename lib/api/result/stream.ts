@@ -1,4 +1,4 @@
-import type { ReportRunDefinition, ResultRow, SummaryEntry } from '../../spec/types';
+import type { ReportRunDefinition, ResultRow, SummaryEntry } from '../../spec';
 
 /**
  * The members of a report result that precede `data` in the document, parsed before
