@@ -60,7 +60,14 @@ export {
 } from './http/transport';
 export * from './oauth/index';
 export type { PageOptions } from './paging';
-export { DEFAULT_PHONE_REGION, type PhoneRegion, phoneExtension, searchTextFor, toE164 } from './phone';
+export {
+  DEFAULT_PHONE_REGION,
+  type PhoneRegion,
+  phoneExtension,
+  requireRegion,
+  searchTextFor,
+  toE164,
+} from './phone';
 export {
   classifyReportStatus,
   type PollTiming,
@@ -82,3 +89,4 @@ export {
   type ReportResultBatchStream,
 } from './result/parser';
 export type { ReportResultHead, ReportResultMetadata, ReportResultStream } from './result/stream';
+export { rawMembersOf } from './result/stream';

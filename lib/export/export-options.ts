@@ -1,4 +1,4 @@
-import type { ReportResultStream } from '../api/result/stream';
+import type { ReportResultStream } from '../api';
 import type { ObjectStore } from '../stores';
 import type { ParquetCodec } from './formats/parquet-encoder';
 import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_OPEN_BUFFERS } from './rows/partitioner';

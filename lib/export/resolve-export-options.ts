@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import * as os from 'node:os';
-import type { ReportResultStream } from '../api/result/stream';
+import type { ReportResultStream } from '../api';
 import type { ObjectStore } from '../stores';
 import { EXPORT_ERROR_CODES, ExportConfigError, ExportError } from './errors';
 import { EXPORT_DEFAULTS, type ExportOptions } from './export-options';

@@ -1,4 +1,4 @@
-import type { ReportPeriod } from '../api/reporting';
+import type { ReportPeriod } from '../api';
 import { ExportConfigError } from './errors';
 import { ZoneConverter } from './time-zone';
 

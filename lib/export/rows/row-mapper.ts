@@ -1,4 +1,4 @@
-import { rawMembersOf } from '../../api/result/stream';
+import { rawMembersOf } from '../../api';
 import type { ResultRow } from '../../spec';
 import { EXPORT_ERROR_CODES, ExportConfigError, RowConversionError, RowOutsideWindowError } from '../errors';
 import { TotalsCounter } from '../reconcile';

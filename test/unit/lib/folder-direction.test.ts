@@ -1,8 +1,33 @@
 import path from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { importGraph, readSources } from '../api/import-graph';
+import { importGraph, readSources, resolveRelative } from '../api/import-graph';
 
-const LIB = path.resolve(import.meta.dirname, '../../../lib');
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+const LIB = path.join(ROOT, 'lib');
+
+/**
+ * Each folder's surface, as a package's `exports` map declares one: `index.ts`, and the
+ * few light entries (subpaths) that code which must load fast reaches without loading the
+ * folder's index: the CLI's option specs, which render `--help` and completion with no
+ * command code and no npm package loaded (test/cli/binary.test.ts). A light entry loads no
+ * npm package, directly or through what it imports (checked below). Everything else of a
+ * folder is internal: code outside it (lib/, lambdas/, bin/) imports it only through these.
+ * Tests and benches reach internals on purpose (they test and time them).
+ */
+const LIGHT_ENTRIES: Record<string, readonly string[]> = {
+  api: ['endpoints.ts', 'errors.ts', 'phone-region.ts', 'service-text.ts', 'validate.ts'],
+  export: [
+    'errors.ts',
+    'export-options.ts',
+    'formats/parquet-codecs.ts',
+    'rows/partitioner.ts',
+    'time-zone.ts',
+    'window.ts',
+  ],
+  simulator: ['cli-options.ts', 'defaults.ts'],
+  workflow: ['settings-defaults.ts'],
+};
 
 /**
  * The folders of lib/ and the folders each may import, as ../shared/ARCHITECTURE.md draws
@@ -23,6 +48,30 @@ const ALLOWED: Record<string, readonly string[]> = {
   local: ['infra', 'workflow', 'export', 'api', 'stores', 'simulator', 'spec', 'command-line'],
   cli: ['local', 'infra', 'workflow', 'export', 'api', 'stores', 'simulator', 'spec', 'command-line'],
 };
+
+/** Specifiers of the imports and re-exports that load a module (type-only ones are erased). */
+function loadedSpecifiers(fileName: string, text: string): string[] {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const out: string[] = [];
+  for (const statement of source.statements) {
+    if (ts.isImportDeclaration(statement)) {
+      const clause = statement.importClause;
+      const bindings = clause?.namedBindings;
+      const typeOnly =
+        clause !== undefined &&
+        (clause.isTypeOnly ||
+          (clause.name === undefined &&
+            bindings !== undefined &&
+            ts.isNamedImports(bindings) &&
+            bindings.elements.every((e) => e.isTypeOnly)));
+      if (!typeOnly && ts.isStringLiteral(statement.moduleSpecifier))
+        out.push(statement.moduleSpecifier.text);
+    } else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && !statement.isTypeOnly) {
+      if (ts.isStringLiteral(statement.moduleSpecifier)) out.push(statement.moduleSpecifier.text);
+    }
+  }
+  return out;
+}
 
 const folderOf = (file: string) => path.relative(LIB, file).split(path.sep)[0] as string;
 
@@ -83,5 +132,61 @@ describe('lib/ folders', () => {
     // Assess
     expect(new Set([...graph.keys()].map(partOf)).size).toBeGreaterThan(12);
     expect(against).toEqual([]);
+  });
+
+  it('enter a folder only through its index.ts or a declared light entry', () => {
+    // Prepare: every module of lib/, lambdas/ and bin/.
+    const sources = new Map([
+      ...readSources(LIB),
+      ...readSources(path.join(ROOT, 'lambdas')),
+      ...readSources(path.join(ROOT, 'bin')),
+    ]);
+    const graph = importGraph(sources);
+    const surface = (folder: string) =>
+      new Set(['index.ts', ...(LIGHT_ENTRIES[folder] ?? [])].map((f) => path.join(LIB, folder, f)));
+    const inLib = (file: string) => !path.relative(LIB, file).startsWith('..');
+
+    // Act
+    const reachingIn = [...graph].flatMap(([from, targets]) =>
+      targets
+        .filter((to) => inLib(to) && folderOf(to) !== (inLib(from) ? folderOf(from) : undefined))
+        .filter((to) => !surface(folderOf(to)).has(to))
+        .map((to) => `${path.relative(ROOT, from)} -> ${path.relative(ROOT, to)}`),
+    );
+
+    // Assess
+    expect(graph.size).toBeGreaterThan(250);
+    expect(reachingIn).toEqual([]);
+  });
+
+  it('keeps every light entry light: no npm package reached through its static imports', () => {
+    // Prepare
+    const sources = readSources(LIB);
+    const entries = Object.entries(LIGHT_ENTRIES).flatMap(([folder, files]) =>
+      files.map((f) => path.join(LIB, folder, f)),
+    );
+
+    // Act: walk what each entry loads (its static imports that are not type-only).
+    const packagesOf = (entry: string): string[] => {
+      const seen = new Set<string>();
+      const packages: string[] = [];
+      const stack = [entry];
+      while (stack.length > 0) {
+        const file = stack.pop() as string;
+        if (seen.has(file)) continue;
+        seen.add(file);
+        for (const specifier of loadedSpecifiers(file, sources.get(file) ?? '')) {
+          const target = resolveRelative(file, specifier, sources);
+          if (target !== undefined) stack.push(target);
+          else if (!specifier.startsWith('.') && !specifier.startsWith('node:'))
+            packages.push(`${path.relative(LIB, file)} imports ${specifier}`);
+        }
+      }
+      return packages;
+    };
+
+    // Assess
+    expect(entries.filter((e) => !sources.has(e))).toEqual([]);
+    expect(entries.flatMap(packagesOf)).toEqual([]);
   });
 });

@@ -4,9 +4,9 @@ import {
   NotFoundError,
   type PhoneRegion,
   refreshTokens,
+  requireRegion,
   type ServiceClient,
 } from '../../../api';
-import { requireRegion } from '../../../api/phone';
 import { isGuid } from '../../../api/validate';
 import { UsageError } from '../../../command-line';
 import type { Directory } from '../../../spec';
