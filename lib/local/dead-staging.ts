@@ -1,8 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { recoverDeadStaging, type StagingRecovery, stagingArea } from '../export';
-import { LocalDirectoryStore } from '../stores';
-import { describeProcess } from './process-alive';
+import { describeProcess, LocalDirectoryStore } from '../stores';
 
 export type { StagingRecovery } from '../export';
 

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { PROJECT_ROOT } from '../infra';
+import { processAlive } from '../stores';
 import { type CfnTemplate, PLACEHOLDER_CONFIG, readTemplate, synthesizeTemplate } from './definition';
-import { processAlive } from './process-alive';
 
 /** What the bundles are built from: a change to any of these builds them again. */
 const SOURCES = ['lib', 'lambdas', 'package-lock.json', 'tsconfig.json'];

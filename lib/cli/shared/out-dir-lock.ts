@@ -8,7 +8,7 @@ import {
   processAlive,
   processGone,
   processStartedAtMs,
-} from '../../local';
+} from '../../stores';
 
 export const OUT_DIR_LOCK_ERROR_CODES = {
   /** Another live process holds `<out>/.report-export.lock`. */

@@ -10,7 +10,7 @@ import {
   OUT_DIR_LOCK_FILE,
   OutDirLockedError,
 } from '../../../lib/cli/shared/out-dir-lock';
-import { processStartTime } from '../../../lib/local/process-alive';
+import { processStartTime } from '../../../lib/stores/process-identity';
 import { runCli } from '../../support/cli-process';
 import { useTempDir } from '../../support/test-scope';
 

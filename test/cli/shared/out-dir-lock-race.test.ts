@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OUT_DIR_LOCK_FILE } from '../../../lib/cli/shared/out-dir-lock';
-import { processStartTime } from '../../../lib/local/process-alive';
+import { processStartTime } from '../../../lib/stores/process-identity';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const RACER = path.join('test', 'cli', 'shared', 'out-dir-lock-racer.ts');
