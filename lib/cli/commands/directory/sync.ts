@@ -1,5 +1,6 @@
-import { type DirectoryClient, NotFoundError } from '../../../api';
+import { API_ERROR_TABLE, type ApiErrorRow, type DirectoryClient, NotFoundError } from '../../../api';
 import type { DirectoryItem, DirectoryItemFields } from '../../../spec/types';
+import { TASK_ERROR_NAMES, WORKFLOW_ERROR_CODES } from '../../../workflow';
 import type { ContactRow, ContactSheet } from './contacts';
 import { DIRECTORY_CLI_ERROR_CODES, SYNC_ROW_CODES } from './errors';
 import { changedFieldNames, desiredFields, forEachBounded } from './fields';
@@ -75,32 +76,28 @@ export interface SyncOptions {
   onProgress?: (report: Readonly<SyncReport>, done: number, total: number) => void;
 }
 
+const API_ERRORS: readonly ApiErrorRow[] = Object.values(API_ERROR_TABLE);
+
 /**
- * Errors that no other row would escape (the login is gone, the caller stopped): the sync
- * stops at once instead of failing every row the same way.
+ * Errors that no other row would escape: the client's that fail every later call (the login
+ * is gone or lacks the right, the caller stopped), the signal's own abort, and the workflow's
+ * that the deployment's token source (SecretTokenSource) throws when its secret cannot be
+ * stored or its refresh lease is held. The sync stops at once instead of failing every row.
  */
 const FATAL_ERROR_NAMES: ReadonlySet<string> = new Set([
-  'AbortedError',
+  ...API_ERRORS.filter((e) => e.failsEveryCall).map((e) => e.name),
   'AbortError',
-  'UnauthorizedError',
-  'ForbiddenError',
-  'LoginRequiredError',
-  'NoRefreshTokenError',
-  'TokenEndpointError',
-  'TokenPersistenceError',
-  'StoreFailedError',
-  'LeaseBusyError',
+  TASK_ERROR_NAMES[WORKFLOW_ERROR_CODES.storeFailed],
+  TASK_ERROR_NAMES[WORKFLOW_ERROR_CODES.leaseBusy],
 ]);
 
-/** A create that failed this way may still have reached the service: look before reporting it. */
-const MAYBE_APPLIED_ERROR_NAMES: ReadonlySet<string> = new Set([
-  'ConnectionError',
-  'TimeoutError',
-  'ServerError',
-  'TruncatedBodyError',
-  'ProtocolError',
-  'UnexpectedStatusError',
-]);
+/**
+ * A create that failed this way may still have reached the service (the client's table):
+ * look before reporting it. A stop (an abort) is not looked after.
+ */
+const MAYBE_APPLIED_ERROR_NAMES: ReadonlySet<string> = new Set(
+  API_ERRORS.filter((e) => e.mayBeApplied && !e.failsEveryCall).map((e) => e.name),
+);
 
 const labelOf = (fields: DirectoryItemFields): string | undefined => fields.fullName ?? fields.companyName;
 
