@@ -113,6 +113,8 @@ export class ExportWorkflow extends Construct {
       parameters: {
         'executionName.$': '$$.Execution.Name',
         'startedAt.$': '$$.Execution.StartTime',
+        // Replaced by Plan's result: RecordFailure reads `$.plan` whether or not Plan ran.
+        plan: {},
       },
     });
 
@@ -222,9 +224,12 @@ export class ExportWorkflow extends Construct {
       'error.$': '$.failure.Error',
     });
     notifyCaught.addCatch(runFailed, { errors: ['States.ALL'], resultPath: '$.notifyError' }).next(runFailed);
+    // Never the raw input: on a Plan failure it is what was refused (up to the 256 KiB AWS
+    // accepts, which with the failure would exceed the payload quota, uncaught); the error
+    // names its size. After Plan, the plan's fields are bounded (the input was 32 KiB at most).
     const recordFailure = this.#task(S.recordFailure, f.finalize, {
       payload: {
-        'input.$': '$$.Execution.Input',
+        'plan.$': '$.plan',
         'executionName.$': '$.executionName',
         'startedAt.$': '$.startedAt',
         'failure.$': '$.failure',

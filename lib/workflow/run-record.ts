@@ -32,7 +32,8 @@ interface CaughtFailure {
 }
 
 export interface FinalizeInput {
-  input: unknown;
+  /** The execution input: Finalize's only (RecordFailure's payload never carries it). */
+  input?: unknown;
   executionName: string;
   startedAt: string;
   plan?: Pick<Plan, 'runId' | 'mode' | 'dates' | 'jobCount' | 'hasContinuation' | 'timeZone'>;
@@ -132,7 +133,7 @@ export function buildRunRecord(input: FinalizeInput, finishedAt: Date): RunRecor
     executionName: input.executionName,
     status: error === null ? 'SUCCEEDED' : 'FAILED',
     mode: input.plan?.mode ?? null,
-    input: input.input as ExecutionInput,
+    input: (input.input ?? null) as ExecutionInput | null,
     dateFrom: input.plan?.dates?.from ?? null,
     dateTo: input.plan?.dates?.to ?? null,
     startedAt: input.startedAt,

@@ -217,12 +217,16 @@ describe('ReportExportStack workflow', () => {
         .filter(([, v]) => v === '$$.Execution.Input' || v === '$.input')
         .map(([k, v]) => `${name}: ${k} ${v}`),
     );
-    // Assess: Plan, Finalize and RecordFailure, from the context; Finalize gets no jobs or options.
+    // Assess: Plan and Finalize, from the context; Finalize gets no jobs or options. RecordFailure
+    // never (a refused input may be 256 KiB: with the failure, over the payload quota): the plan.
     expect(reads.sort()).toEqual([
       'Finalize: input.$ $$.Execution.Input',
       'Plan: input.$ $$.Execution.Input',
-      'RecordFailure: input.$ $$.Execution.Input',
     ]);
+    const recordFailure = states[STATE_NAMES.recordFailure]?.Parameters;
+    expect((recordFailure?.Payload ?? recordFailure) as Record<string, string>).toMatchObject({
+      'plan.$': '$.plan',
+    });
     const parameters = states[STATE_NAMES.finalize]?.Parameters;
     const finalize = (parameters?.Payload ?? parameters) as { plan?: Record<string, string> };
     expect(Object.keys(finalize.plan ?? {}).sort()).toEqual(

@@ -435,6 +435,32 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     expect(record).toMatchObject({ status: 'FAILED', error: 'InvalidInputError' });
   });
 
+  it.each([262_000])(
+    'records and notifies the refusal of a %i-byte input, which AWS accepts',
+    async (size) => {
+      // Prepare: an input of exactly `size` UTF-8 bytes of JSON.
+      h ??= await startHarness();
+      const input = {
+        date: '2026-11-18',
+        additionalConditions: [{ fieldName: 'cli', operator: 'in', values: [''] }],
+      };
+      const padding = size - Buffer.byteLength(JSON.stringify(input));
+      input.additionalConditions[0] = { fieldName: 'cli', operator: 'in', values: ['x'.repeat(padding)] };
+      expect(Buffer.byteLength(JSON.stringify(input))).toBe(size);
+      const before = (await h.runRecords()).length;
+      // Act
+      const result = await h.deployment.run(input);
+      // Assess: refused by Plan, not killed by the state's quota.
+      expect(result.status).toBe('FAILED');
+      expect(result.error).toBe('InvalidInputError');
+      expect(result.executions[0]?.cause).toContain(`${size} bytes of JSON exceed`);
+      expect(result.notifications).toHaveLength(1);
+      const records = await h.runRecords();
+      expect(records).toHaveLength(before + 1);
+      expect(records.at(-1)).toMatchObject({ status: 'FAILED', error: 'InvalidInputError', input: null });
+    },
+  );
+
   it.each([
     [{ date: '2026-02-30' }, 'date'],
     [{}, 'needs one of'],
