@@ -1,4 +1,4 @@
-import type { ObjectStore } from '../../stores/object-store';
+import type { ObjectStore } from '../../stores';
 import { journalPrefix, type OutputLayout } from '../layout';
 
 /**

@@ -1,5 +1,4 @@
-import { isMachineLocal, type ObjectStore } from '../../stores/object-store';
-import { currentProcess } from '../../stores/process-identity';
+import { currentProcess, isMachineLocal, type ObjectStore } from '../../stores';
 import { EXPORT_ERROR_CODES, ExportError, PublishError, VerificationError } from '../errors';
 import {
   backupKey,

@@ -3,10 +3,12 @@ import {
   isMachineLocal,
   type MachineLocalStore,
   type ObjectStore,
+  type ProcessIdentity,
+  parseProcessIdentity,
+  processGone,
   readObject,
   readObjectIfPresent,
-} from '../../stores/object-store';
-import { type ProcessIdentity, parseProcessIdentity, processGone } from '../../stores/process-identity';
+} from '../../stores';
 import { journalPrefix, stagingArea, stagingOwnerKey, stagingRoot } from '../layout';
 import { type JournalEntry, journalEntriesOf } from './journal';
 import { deleteStaging, rollback, type Touched } from './publish';

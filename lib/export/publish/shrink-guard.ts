@@ -1,4 +1,4 @@
-import type { ObjectStore } from '../../stores/object-store';
+import type { ObjectStore } from '../../stores';
 import type { OutputLayout } from '../layout';
 import { DATASETS, type Dataset } from '../schema';
 import type { ExportLogger, HeldPartition, PartitionOutput } from '../types';
