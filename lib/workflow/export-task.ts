@@ -262,9 +262,21 @@ async function publishUnderLease(
       window,
       windowDates: dates,
       ...(deps.signal === undefined ? {} : { signal: deps.signal }),
-      ...(deps.logger === undefined ? {} : { logger: deps.logger }),
+      // The core's warnings (the shrink guard's held days) name the job, as the task's own do.
+      ...(deps.logger === undefined ? {} : { logger: withJobId(deps.logger, input.job.jobId) }),
     });
   } finally {
     await Promise.all(held.map((l) => l.release().catch(() => {})));
   }
+}
+
+/** `logger` with `jobId` on every line. */
+function withJobId(logger: ExportLogger, jobId: string): ExportLogger {
+  const { info } = logger;
+  return {
+    warn: (message, data) => logger.warn(message, { jobId, ...data }),
+    ...(info === undefined
+      ? {}
+      : { info: (message, data) => info.call(logger, message, { jobId, ...data }) }),
+  };
 }

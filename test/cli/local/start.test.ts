@@ -32,6 +32,20 @@ describe('report-export (default command: npm start)', () => {
   });
 
   const cli = (argv: string[]) => runInProcess(argv, { cwd: work });
+  /** Runs into `lake` over `window` with a number of rows per day (and more options), each lake its own login. */
+  const runsInto =
+    (lake: string, window: string[]) =>
+    (rows: string, ...extra: string[]) =>
+      cli([
+        ...extra,
+        ...window,
+        '--rows-per-day',
+        rows,
+        '--out',
+        lake,
+        '--secrets-file',
+        `${lake}.secrets.json`,
+      ]);
 
   it('prints the help with its options and an example and exits 0 when given --help', async () => {
     // Act
@@ -129,22 +143,14 @@ describe('report-export (default command: npm start)', () => {
     // Prepare: a day published with 400 calls a day, then exported with 100 (the table's
     // held cells: rowsTable's test).
     const lake = path.join(work, 'lake-held');
-    const run = (rows: string, ...extra: string[]) =>
-      cli([
-        ...extra,
-        '--report',
-        'Call list by user',
-        '--from',
-        '2026-03-04',
-        '--to',
-        '2026-03-04',
-        '--rows-per-day',
-        rows,
-        '--out',
-        lake,
-        '--secrets-file',
-        path.join(work, 's-held.json'),
-      ]);
+    const run = runsInto(lake, [
+      '--report',
+      'Call list by user',
+      '--from',
+      '2026-03-04',
+      '--to',
+      '2026-03-04',
+    ]);
     const first = await run('400', '--json');
 
     // Act
@@ -171,4 +177,69 @@ describe('report-export (default command: npm start)', () => {
     expect(page).toContain('<h2 id="held">Held days (1)</h2>');
     expect(page).toContain(`<td>2026-03-04</td><td>Call list by user</td><td>${published} rows</td>`);
   }, 120_000);
+
+  it('lists every held day of the window, in the table from the lake, and replaces them given --force-replace, when more than 20 partitions are held', async () => {
+    // Prepare: the default 7 days of every report (a summary among them) published with 40
+    // calls a day, then exported with 10: 35 partitions held, more than Finalize's output lists.
+    const lake = path.join(work, 'lake-held-all');
+    const run = runsInto(lake, ['--to', '2026-03-08']);
+    const first = await run('40', '--json');
+    const dates = [
+      '2026-03-02',
+      '2026-03-03',
+      '2026-03-04',
+      '2026-03-05',
+      '2026-03-06',
+      '2026-03-07',
+      '2026-03-08',
+    ];
+
+    // Act
+    const second = await run('10');
+    const page = await readFile(path.join(lake, 'summary.html'), 'utf8');
+    const forced = await run('10', '--json', '--force-replace');
+
+    // Assess
+    expect(first.code).toBe(0);
+    const published = JSON.parse(first.stdout) as {
+      rows: number;
+      reports: {
+        reportName: string;
+        dataset: string;
+        reportId: string;
+        days: { dt: string; rows: number }[];
+      }[];
+    };
+    expect(second.code).toBe(3);
+    const heldLines = second.stdout.split('\n').filter((l) => /^ {2}\d{4}-\d{2}-\d{2} "/.test(l));
+    const heldCount = Number(/the shrink guard held (\d+) partition/.exec(second.stderr)?.[1]);
+    expect(heldCount).toBeGreaterThan(20);
+    expect(heldLines).toHaveLength(heldCount);
+    expect(second.stdout).not.toContain('more (see the run records)');
+    expect(second.stderr).not.toContain('more (the run records');
+    // Every day of the window is a row of the table, and its total is what the lake holds.
+    for (const dt of dates) expect(second.stdout).toMatch(new RegExp(`^ *${dt} .*held`, 'm'));
+    const heldKeys = new Set(heldLines.map((l) => l.trim().replace(/": .*/, '"')));
+    const replaced = published.reports.flatMap((r) =>
+      r.days.filter((d) => !heldKeys.has(`${d.dt} "${r.reportName}"`)).map((d) => d.rows),
+    );
+    const lakeRows =
+      published.rows -
+      replaced.reduce((a, b) => a + b, 0) +
+      Number(/Exported (\d+) rows/.exec(second.stdout)?.[1]);
+    expect(second.stdout).toMatch(new RegExp(`^ *total .* ${lakeRows.toLocaleString('en-US')} *$`, 'm'));
+    // The summary report's files are in its dataset, though this run wrote none.
+    const summary = published.reports.find((r) => r.dataset === 'summaries');
+    expect(summary).toBeDefined();
+    expect(second.stdout).toMatch(
+      new RegExp(`${summary?.reportName} +summaries/format=\\*/report_id=${summary?.reportId}`),
+    );
+    // The mid-run warning names each held day with both counts.
+    expect(second.stderr).toMatch(/^ {2}held 2026-03-0\d "[^"]+": kept the published \d+/m);
+    expect(page).toContain(`<h2 id="held">Held days (${heldCount})</h2>`);
+    expect(page.match(/<tr><td>2026-03-0\d<\/td>/g)).toHaveLength(heldCount);
+    expect(page).not.toContain('more are listed in the run records');
+    expect(forced.code).toBe(0);
+    expect((JSON.parse(forced.stdout) as { heldPartitions: number }).heldPartitions).toBe(0);
+  }, 240_000);
 });

@@ -237,6 +237,7 @@ describe('rowsTable', () => {
     // Prepare
     const result = {
       rows: 1005,
+      dates: { from: '2026-03-01', to: '2026-03-02' },
       held: [],
       reports: [
         {
@@ -269,10 +270,36 @@ describe('rowsTable', () => {
     );
   });
 
+  it('prints a row for every day of the window when a day has no partition of this run', () => {
+    // Prepare: 2026-03-03 and 2026-03-04 published nothing here (held beyond the listed ones, or no calls).
+    const result = {
+      rows: 3,
+      dates: { from: '2026-03-01', to: '2026-03-04' },
+      held: [],
+      reports: [LOST],
+    } as unknown as LocalExportResult;
+
+    // Act
+    const text = rowsTable(result);
+
+    // Assess
+    expect(text.split('\n').map((l) => l.slice(0, 10))).toEqual([
+      'date      ',
+      '----------',
+      '2026-03-01',
+      '2026-03-02',
+      '2026-03-03',
+      '2026-03-04',
+      'total     ',
+      '',
+    ]);
+  });
+
   it('prints the published rows of a held day, marked held, and counts them in the totals when the shrink guard held it', () => {
     // Prepare: 'By user' on 2026-03-02 was held (published 400 rows, this run had 100).
     const result = {
       rows: 1003,
+      dates: { from: '2026-03-01', to: '2026-03-02' },
       held: [HELD_BY_USER],
       reports: [
         {

@@ -7,7 +7,13 @@ import { DATASETS, type Dataset, OUTPUT_FORMATS } from '../../../export';
 import { dayBefore, shiftDate } from '../../../export/window';
 import type { startLocalDeployment } from '../../../local';
 import type { ExecutionInput, SettingsEnvironment } from '../../../workflow';
-import { InvalidInputError, type Plan, planExecution } from '../../../workflow';
+import {
+  heldReportPartitions,
+  InvalidInputError,
+  type Plan,
+  parseRunRecord,
+  planExecution,
+} from '../../../workflow';
 import { CLI_DEFAULTS } from '../../shared/defaults';
 import { acquireOutDirLock } from '../../shared/out-dir-lock';
 import { type RunOutcome, runOutcome } from '../../shared/run-outcome';
@@ -29,6 +35,8 @@ export interface LocalExportOptions {
   reportId?: string;
   /** Gzip the CSV files. */
   csvGzip?: boolean;
+  /** Replace published days even with far fewer rows (the execution input's forceReplace). */
+  forceReplace?: boolean;
   /** Where progress goes (a terminal `progress()` in the CLI). */
   progress?: ProgressSink;
   /** Name the running state in the progress status (a live terminal line). */
@@ -151,6 +159,7 @@ async function runOnDeployment(
     from,
     to,
     ...(options.reportId === undefined ? {} : { reports: [options.reportId] }),
+    ...(options.forceReplace === true ? { forceReplace: true } : {}),
   };
   const plans = planChainOrUsage(input, deployment, options.reportId);
   // Synthesizing the state machine (CDK) takes seconds, and building the Lambda bundles more
@@ -174,6 +183,12 @@ async function runOnDeployment(
   tracker.finish(deployment.logLines);
   const reports = await readReportDays(outDir, plans, { from, to }, tracker.requestIds);
   const failed = result.executions.find((e) => e.status === 'FAILED');
+  const runRecords = result.summaries.map((s) => s.runRecordKey);
+  const outcome = runOutcome(result.summaries);
+  // Finalize's output lists only the first held partitions (it travels in the state): the
+  // run records list every one.
+  const held = await heldInRunRecords(outDir, runRecords);
+  if (held !== undefined) outcome.held = held;
   return {
     status: result.status,
     error: result.error,
@@ -184,11 +199,26 @@ async function runOnDeployment(
     dates: { from, to },
     reports,
     rows: reports.reduce((n, r) => n + r.rows, 0),
-    runRecords: result.summaries.map((s) => s.runRecordKey),
+    runRecords,
     executions: result.executions.length,
     csvExtension: options.csvGzip ? 'csv.gz' : 'csv',
-    ...runOutcome(result.summaries),
+    ...outcome,
   };
+}
+
+/** Every partition held by the runs whose records are `keys` (in `outDir`); undefined when one is unreadable. */
+async function heldInRunRecords(
+  outDir: string,
+  keys: readonly string[],
+): Promise<ReturnType<typeof heldReportPartitions> | undefined> {
+  const jobs = [];
+  for (const key of keys) {
+    const text = await fs.readFile(path.join(outDir, key), 'utf8').catch(() => '');
+    const record = parseRunRecord(text);
+    if (typeof record === 'string') return undefined;
+    jobs.push(...(record.jobs ?? []));
+  }
+  return heldReportPartitions(jobs);
 }
 
 /**
@@ -265,8 +295,10 @@ async function readReportDays(
           const dt = entry.replace(/^dt=/, '');
           if (dt < range.from || dt > range.to) continue;
           const manifest = await readManifest(path.join(dir, entry, '_manifest.json'));
-          if (manifest === undefined || !requestIds.has(manifest.requestId)) continue;
+          if (manifest === undefined) continue;
+          // The report's dataset, whichever run wrote it (a fully held report wrote none).
           report.dataset = dataset;
+          if (!requestIds.has(manifest.requestId)) continue;
           report.files += manifest.files.length;
           if (format !== OUTPUT_FORMATS.parquet) continue;
           report.days.push({ dt, rows: manifest.rows });

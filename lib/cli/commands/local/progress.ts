@@ -1,5 +1,7 @@
+import type { HeldPartition } from '../../../export';
 import type { EngineEvent } from '../../../local';
 import type { Job } from '../../../workflow';
+import { describeHeld } from '../../shared/run-outcome';
 import { formatCount } from '../../shared/terminal';
 
 /** Where progress goes: a status that changes, and lines that stay (terminal `progress()`). */
@@ -18,6 +20,8 @@ interface LogLine {
   partitions?: number;
   done?: boolean;
   error?: string;
+  /** The shrink guard's held partitions (its warning). */
+  held?: HeldPartition[];
 }
 
 interface JobState {
@@ -156,6 +160,11 @@ export class ExportProgressTracker {
       this.#sink?.log(
         `${line.level === 'WARN' ? 'warning' : 'error'}: ${line.message ?? ''}${line.error ? ` (${line.error})` : ''}`,
       );
+      // The shrink guard's warning: each held day of the job's report, with both counts.
+      const reportName = job?.name ?? 'a report';
+      for (const h of Array.isArray(line.held) ? line.held : []) {
+        this.#sink?.log(`  held ${describeHeld({ ...h, reportId: '', reportName })}`);
+      }
     }
   }
 }

@@ -4,14 +4,30 @@ import { colors, formatCount, renderTable, type TerminalStream } from '../../sha
 import type { CallSummary } from './call-summary';
 import type { LocalExportResult } from './export';
 
+const DAY_MS = 86_400_000;
+
+/** The calendar dates `from` to `to` inclusive (YYYY-MM-DD). */
+function datesFromTo(from: string, to: string): string[] {
+  const dates: string[] = [];
+  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += DAY_MS) {
+    dates.push(new Date(t).toISOString().slice(0, 10));
+  }
+  return dates;
+}
+
 /**
  * The table of rows per day (rows) and report (columns), with totals: what the lake holds
  * for the window, this run's rows, and for a day the shrink guard held, its published rows,
  * marked `held`.
  */
 export function rowsTable(result: LocalExportResult): string {
+  // Every day of the window, whether this run published it, held it, or found nothing.
   const dates = [
-    ...new Set([...result.reports.flatMap((r) => r.days.map((d) => d.dt)), ...result.held.map((h) => h.dt)]),
+    ...new Set([
+      ...datesFromTo(result.dates.from, result.dates.to),
+      ...result.reports.flatMap((r) => r.days.map((d) => d.dt)),
+      ...result.held.map((h) => h.dt),
+    ]),
   ].sort();
   const header = (name: string, i: number) =>
     result.reports.some((r, j) => j !== i && r.reportName === name) ? `${name} (${i + 1})` : name;

@@ -7,7 +7,7 @@ import {
   type ValueParser,
 } from '../../../command-line';
 import { CLI_DEFAULTS, LAKE_DIR_DEFAULT } from '../../shared/defaults';
-import { calendarDateValue } from '../../shared/execution-input-spec';
+import { calendarDateValue, EXECUTION_INPUT_OPTIONS } from '../../shared/execution-input-spec';
 import { HELD_EXIT_NOTE } from '../../shared/exit-codes';
 
 /** A count of at least 1; the message says so whatever was given (`-1`, `0`, `many`). */
@@ -64,6 +64,7 @@ partitions. Progress goes to stderr; the report to stdout.`,
     },
     report: { type: 'string', value: '<id|name>', help: 'export only this report', parse: nonEmptyValue },
     'csv-gzip': { type: 'boolean', help: 'write .csv.gz instead of .csv' },
+    'force-replace': EXECUTION_INPUT_OPTIONS['force-replace'],
     'secret-file': {
       type: 'string',
       value: '<path>',
