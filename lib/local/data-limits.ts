@@ -1,13 +1,15 @@
 import './promise-polyfill';
 import { StateMachine } from 'aws-local-stepfunctions';
+import { STATE_DATA_LIMIT_BYTES } from '../workflow';
 import { LambdaInvokeError } from './function-processes';
 
 /**
- * Step Functions' payload quota: a state's input (after InputPath and Parameters) and output,
- * and a task's result, in UTF-8 bytes of their JSON.
+ * Step Functions' payload quota (the workflow's, which sizes its jobs by it): a state's input
+ * (after InputPath and Parameters) and output, and a task's result, in UTF-8 bytes of their JSON.
  * https://docs.aws.amazon.com/step-functions/latest/dg/service-quotas.html
  */
-export const STATE_DATA_LIMIT_BYTES = 262_144;
+export { STATE_DATA_LIMIT_BYTES };
+
 /**
  * Lambda's quota on a synchronous invocation's response, as its error message states it
  * (its quota on the request, 6 MiB, is never reached: Step Functions' comes first).

@@ -6,6 +6,7 @@ import { type JobOptions, type Plan, planExecution } from './plan';
 import { checkStatus, requestReport } from './report-tasks';
 import type { FinalizeInput } from './run-record';
 import type { WorkflowRuntime } from './runtime';
+import { MAX_ERROR_CAUSE_CHARS } from './settings';
 
 /** What the Lambda context gives a handler: time left before the deadline. */
 export interface TaskContext {
@@ -32,8 +33,21 @@ async function logged<T>(runtime: WorkflowRuntime, task: string, body: () => Pro
   } catch (error) {
     const named = toWorkflowError(error, task);
     runtime.logger.error(`${task} failed`, { error: named.name, code: named.code, message: named.message });
-    throw named;
+    throw boundedForState(named);
   }
+}
+
+/**
+ * The error as the state will carry it: a Catch puts Lambda's error JSON (message and stack
+ * frames) in the job's result, so its message is cut to MAX_ERROR_CAUSE_CHARS (the logged
+ * one is whole) and its frames dropped; the job count's state budget counts on it.
+ */
+function boundedForState<E extends Error>(error: E): E {
+  if (error.message.length > MAX_ERROR_CAUSE_CHARS) {
+    error.message = `${error.message.slice(0, MAX_ERROR_CAUSE_CHARS - 1)}…`;
+  }
+  error.stack = `${error.name}: ${error.message}`;
+  return error;
 }
 
 /** Plan: validates the input and turns it into jobs. No call to the service. */

@@ -40,6 +40,7 @@ export {
   PROMOTED_COLUMNS_SCHEMA,
   SETTINGS_DEFAULTS,
   type SettingsEnvironment,
+  STATE_DATA_LIMIT_BYTES,
   settingsFromEnvironment,
   type WorkflowSettings,
 } from './settings';

@@ -10,6 +10,7 @@ import {
 } from '../export';
 import { isIanaZone } from '../export/time-zone';
 import { InvalidConfigError } from './errors';
+import { MAX_EXECUTION_INPUT_BYTES } from './input';
 import { SETTINGS_DEFAULTS } from './settings-defaults';
 
 /** A report the deployment exports by default (id from the service, name for people). */
@@ -85,21 +86,42 @@ export function worstCaseEventsPerJob(
   return flow + tasks * RETRY_ALLOWANCE_PER_TASK * 3;
 }
 
+/** Step Functions' quota on a state's input and output and a task's payload (UTF-8 bytes of JSON). */
+export const STATE_DATA_LIMIT_BYTES = 262_144;
+
+/** Longest configured report id and name (each travels in every job of the plan and its result). */
+export const MAX_REPORT_FIELD_CHARS = 100;
+/** Longest error message a handler throws: the Catch's Cause lands in the job's result. */
+export const MAX_ERROR_CAUSE_CHARS = 1_000;
+
 /**
- * Jobs one execution may hold whatever the history says: the Map's output (one small
- * result per job) and the plan stay far below Step Functions' 256 KB state limit.
+ * Worst-case bytes one job adds to the state (test/unit/workflow/state-size.test.ts builds
+ * it): its result when every list of its cursor is full (MAX_HELD_LISTED held partitions,
+ * MAX_PARTIAL_DAYS_LISTED partial days, MAX_MISMATCHES_LISTED mismatches, a Cause of
+ * MAX_ERROR_CAUSE_CHARS) with ids and names at their longest, plus its entry in the plan's
+ * jobs and continuation (about 11.2 KB), and per report request a queued and a ready
+ * piece (about 240 bytes).
  */
-const MAX_JOBS_BY_STATE_SIZE = 100;
+const JOB_STATE_BYTES = 11_500;
+const PIECE_STATE_BYTES = 240;
+/** What the state holds besides the jobs: the 32 KiB input (or its filters) and the plan's own fields. */
+const STATE_OVERHEAD_BYTES = MAX_EXECUTION_INPUT_BYTES + 2_048;
+
+/** Jobs whose worst-case results, with the input and the plan, fit the state quota. */
+function jobsWithinStateLimit(maxRequestsPerJob: number): number {
+  const perJob = JOB_STATE_BYTES + PIECE_STATE_BYTES * (2 * maxRequestsPerJob + 1);
+  return Math.floor((STATE_DATA_LIMIT_BYTES - STATE_OVERHEAD_BYTES) / perJob);
+}
 
 /** Events of an execution outside its jobs: start, Plan, Map, Finalize, notify/fail, continuation. */
 export const EXECUTION_OVERHEAD_EVENTS = 60;
 
-/** Jobs per execution that keep the worst case within the budget and the state small. */
+/** Jobs per execution that keep the worst case within the history budget and the state quota. */
 export function jobsWithinBudget(settings: Pick<WorkflowSettings, 'poll' | 'maxRequestsPerJob'>): number {
   const byHistory = Math.floor(
     (HISTORY_EVENT_BUDGET - EXECUTION_OVERHEAD_EVENTS) / worstCaseEventsPerJob(settings),
   );
-  return Math.max(1, Math.min(MAX_JOBS_BY_STATE_SIZE, byHistory));
+  return Math.max(1, Math.min(jobsWithinStateLimit(settings.maxRequestsPerJob), byHistory));
 }
 
 export { SETTINGS_DEFAULTS } from './settings-defaults';
@@ -143,7 +165,16 @@ const ENV_SCHEMA = z.object({
         return z.NEVER;
       }
     })
-    .pipe(z.array(z.object({ id: z.string().min(1), name: z.string().min(1) })).min(1)),
+    .pipe(
+      z
+        .array(
+          z.object({
+            id: z.string().min(1).max(MAX_REPORT_FIELD_CHARS),
+            name: z.string().min(1).max(MAX_REPORT_FIELD_CHARS),
+          }),
+        )
+        .min(1),
+    ),
   LOOKBACK_DAYS: int(0, 90).default(SETTINGS_DEFAULTS.lookBackDays),
   MAX_WINDOW_DAYS: int(1, 366).default(SETTINGS_DEFAULTS.maxWindowDays),
   MIN_SPLIT_MINUTES: int(1, 1440).default(SETTINGS_DEFAULTS.minSplitMinutes),

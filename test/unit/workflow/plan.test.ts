@@ -44,7 +44,7 @@ describe('planExecution', () => {
   it('groups a backfill into day-aligned windows of at most maxWindowDays per report', () => {
     const plan = planExecution(
       { from: '2026-11-01', to: '2026-11-10' },
-      { ...settings, maxWindowDays: 3 },
+      { ...settings, maxWindowDays: 3, maxJobsPerExecution: 12 },
       { executionName: 'x' },
     );
     expect(
