@@ -1,4 +1,5 @@
-import { currentProcess, isMachineLocal, type ObjectStore } from '../../stores';
+import { isMachineLocal, type ObjectStore } from '../../stores/object-store';
+import { currentProcess } from '../../stores/process-identity';
 import { EXPORT_ERROR_CODES, ExportError, PublishError, VerificationError } from '../errors';
 import {
   backupKey,

@@ -1,5 +1,5 @@
 import { parquetReadObjects } from 'hyparquet';
-import { type ObjectStore, readObject, readObjectIfPresent } from '../../stores';
+import { type ObjectStore, readObject, readObjectIfPresent } from '../../stores/object-store';
 import { zlib } from '../formats/zstd';
 import { manifestKey, type OutputLayout, partitionPrefix } from '../layout';
 import type { CallTotals, ExportLogger } from '../types';

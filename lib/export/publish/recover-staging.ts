@@ -3,12 +3,10 @@ import {
   isMachineLocal,
   type MachineLocalStore,
   type ObjectStore,
-  type ProcessIdentity,
-  parseProcessIdentity,
-  processGone,
   readObject,
   readObjectIfPresent,
-} from '../../stores';
+} from '../../stores/object-store';
+import { type ProcessIdentity, parseProcessIdentity, processGone } from '../../stores/process-identity';
 import { journalPrefix, stagingArea, stagingOwnerKey, stagingRoot } from '../layout';
 import { type JournalEntry, journalEntriesOf } from './journal';
 import { deleteStaging, rollback, type Touched } from './publish';
