@@ -1,3 +1,6 @@
+// The folder's surface without the AWS SDK: the ports, the local adapters and the process
+// checks. The AWS adapters are the second entry, ./aws.ts, so that what runs without AWS
+// (the export core, its encode worker, the local runtime) never loads the SDK.
 export {
   AWS_CALLS,
   type AwsCallName,
@@ -5,14 +8,6 @@ export {
   STORE_OPERATION_CALLS,
   type TargetOf,
 } from './aws-calls';
-export {
-  type AdapterOptions,
-  leaseStoreFromUri,
-  type ObjectLocation,
-  objectStoreFromUri,
-  parseS3Uri,
-  secretStoreFromUri,
-} from './from-uri';
 export { describeLeaseHolder } from './lease-holder';
 export type { Lease, LeaseStore } from './lease-store';
 export { LocalDirectoryStore } from './local-directory-store';
@@ -43,12 +38,9 @@ export {
   processStartedAtMs,
   processStartTime,
 } from './process-identity';
-export { DEFAULT_LEASE_PREFIX, leaseObjectKey } from './s3-lease-store';
-export { createS3Client, S3Store, type S3StoreOptions } from './s3-store';
 export {
   SECRET_STORE_ERROR_CODES,
   type SecretStore,
   SecretStoreError,
   type SecretStoreErrorCode,
 } from './secret-store';
-export { SecretsManagerStore, type SecretsManagerStoreOptions } from './secrets-manager-store';

@@ -12,13 +12,11 @@ import {
 import {
   AWS_CALLS,
   type AwsCallName,
-  DEFAULT_LEASE_PREFIX,
   type IamPermission,
-  leaseObjectKey,
-  parseS3Uri,
   STORE_OPERATION_CALLS,
   type TargetOf,
 } from '../stores';
+import { DEFAULT_LEASE_PREFIX, leaseObjectKey, parseS3Uri } from '../stores/aws';
 import { publishLease } from './export-task';
 import { runRecordKey } from './run-record';
 import { TOKEN_REFRESH_LEASE } from './service-secret';

@@ -8,7 +8,7 @@ import {
   type ObjectLocation,
   objectStoreFromUri,
   secretStoreFromUri,
-} from '../stores';
+} from '../stores/aws';
 import { InvalidConfigError } from './errors';
 import { SecretTokenSource } from './service-secret';
 import { settingsFromEnvironment, type WorkflowSettings } from './settings';

@@ -1,5 +1,5 @@
 import type { S3Client } from '@aws-sdk/client-s3';
-import { createS3Client } from '../../stores';
+import { createS3Client } from '../../stores/aws';
 import type { ResolvedConfig } from '../shared/config';
 import { type AwsTarget, quietAwsSdk } from './preflight';
 

@@ -14,7 +14,8 @@ import {
 } from '../../api';
 import { CLI_ERROR_CODES, CommandError, ConfigError } from '../../command-line';
 import type { Lease, LeaseStore, SecretStore } from '../../stores';
-import { LocalFileSecretStore, leaseStoreFromUri, SecretsManagerStore } from '../../stores';
+import { LocalFileSecretStore } from '../../stores';
+import { leaseStoreFromUri, SecretsManagerStore } from '../../stores/aws';
 import { SecretTokenSource, type ServiceSecret, TOKEN_REFRESH_LEASE } from '../../workflow';
 import { type ResolvedConfig, type SecretLocation, secretLocation, serviceUrls } from '../shared/config';
 import { CLI_DEFAULTS } from '../shared/defaults';

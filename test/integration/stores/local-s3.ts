@@ -1,6 +1,6 @@
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { buildApp } from 'fauxqs';
-import { createS3Client, S3Store, type S3StoreOptions } from '../../../lib/stores';
+import { createS3Client, S3Store, type S3StoreOptions } from '../../../lib/stores/aws';
 
 /** fauxqs bound to 127.0.0.1 only (its startFauxqs binds every interface), with one bucket. */
 export async function startLocalS3(bucket = 'test-bucket'): Promise<{

@@ -26,10 +26,16 @@ const LIGHT_ENTRIES: Record<string, readonly string[]> = {
     'window.ts',
   ],
   simulator: ['cli-options.ts', 'defaults.ts'],
-  // What the export core needs of its store, without the index's S3 adapter and AWS SDK (a
-  // bundle of the core alone loaded it: +17 MB of peak RSS at 900,400 rows).
-  stores: ['object-store.ts', 'process-identity.ts'],
+  // The stores' index holds the ports and local adapters and loads no package; the export
+  // core, its encode worker and the local runtime never load the AWS SDK through it (a bundle
+  // of the core that did: +17 MB of peak RSS at 900,400 rows). The AWS adapters are ./aws.ts.
+  stores: ['index.ts', 'object-store.ts', 'process-identity.ts'],
   workflow: ['settings-defaults.ts'],
+};
+
+/** Declared entries besides index.ts that may load packages: the AWS adapters of the stores. */
+const OTHER_ENTRIES: Record<string, readonly string[]> = {
+  stores: ['aws.ts'],
 };
 
 /**
@@ -146,7 +152,11 @@ describe('lib/ folders', () => {
     ]);
     const graph = importGraph(sources);
     const surface = (folder: string) =>
-      new Set(['index.ts', ...(LIGHT_ENTRIES[folder] ?? [])].map((f) => path.join(LIB, folder, f)));
+      new Set(
+        ['index.ts', ...(LIGHT_ENTRIES[folder] ?? []), ...(OTHER_ENTRIES[folder] ?? [])].map((f) =>
+          path.join(LIB, folder, f),
+        ),
+      );
     const inLib = (file: string) => !path.relative(LIB, file).startsWith('..');
 
     // Act

@@ -15,12 +15,8 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  OBJECT_STORE_ERROR_CODES,
-  S3Store,
-  SECRET_STORE_ERROR_CODES,
-  SecretsManagerStore,
-} from '../../../lib/stores';
+import { OBJECT_STORE_ERROR_CODES, SECRET_STORE_ERROR_CODES } from '../../../lib/stores';
+import { S3Store, SecretsManagerStore } from '../../../lib/stores/aws';
 import { accessDeniedHint, isAccessDenied } from '../../../lib/stores/aws-calls';
 import { LEASE_STORE_ERROR_CODES } from '../../../lib/stores/lease-store';
 import { S3LeaseStore } from '../../../lib/stores/s3-lease-store';

@@ -9,7 +9,8 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LocalFileSecretStore, SECRET_STORE_ERROR_CODES, SecretsManagerStore } from '../../../lib/stores';
+import { LocalFileSecretStore, SECRET_STORE_ERROR_CODES } from '../../../lib/stores';
+import { SecretsManagerStore } from '../../../lib/stores/aws';
 
 describe('SecretsManagerStore', () => {
   const sm = mockClient(SecretsManagerClient);

@@ -10,7 +10,8 @@ import {
 import { isGuid } from '../../../api/validate';
 import { UsageError } from '../../../command-line';
 import type { Directory } from '../../../spec';
-import { LocalFileSecretStore, type SecretStore, secretStoreFromUri } from '../../../stores';
+import { LocalFileSecretStore, type SecretStore } from '../../../stores';
+import { secretStoreFromUri } from '../../../stores/aws';
 import { SecretTokenSource } from '../../../workflow';
 import { checkAwsForSecret, refreshLeaseStore, warnIfSecretFileOpen } from '../../aws/secret-access';
 import { resolveConfig, secretLocation, serviceUrls } from '../../shared/config';
