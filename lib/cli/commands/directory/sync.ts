@@ -1,5 +1,5 @@
 import { API_ERROR_TABLE, type ApiErrorRow, type DirectoryClient, NotFoundError } from '../../../api';
-import type { DirectoryItem, DirectoryItemFields } from '../../../spec/types';
+import type { DirectoryItem, DirectoryItemFields } from '../../../spec';
 import { TASK_ERROR_NAMES, WORKFLOW_ERROR_CODES } from '../../../workflow';
 import type { ContactRow, ContactSheet } from './contacts';
 import { DIRECTORY_CLI_ERROR_CODES, SYNC_ROW_CODES } from './errors';
@@ -20,10 +20,10 @@ export type SyncDirectoryPort = Pick<
   'getItemsByCrmId' | 'createItem' | 'replaceItem' | 'deleteItem' | 'searchItems'
 >;
 
-export type SyncAction = 'create' | 'update' | 'unchanged' | 'delete';
+type SyncAction = 'create' | 'update' | 'unchanged' | 'delete';
 
 /** What happened (or, in a dry run, would happen) to one crmId. */
-export interface SyncChange {
+interface SyncChange {
   action: SyncAction;
   crmId: string;
   /** Line of the file; none for a deletion. */
@@ -36,7 +36,7 @@ export interface SyncChange {
 }
 
 /** A row (or a deletion) that failed. */
-export interface SyncFailure {
+interface SyncFailure {
   line?: number;
   crmId?: string;
   code: string;
@@ -62,7 +62,7 @@ export interface SyncReport {
   stopped?: { code: string; reason: string };
 }
 
-export interface SyncOptions {
+interface SyncOptions {
   directoryId: string;
   sheet: ContactSheet;
   /** Delete items whose crmId the file no longer names. Default false. */
