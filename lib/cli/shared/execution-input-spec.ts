@@ -24,11 +24,23 @@ const guidValue: ValueParser<string> = (raw, flag) => {
   return raw;
 };
 
-/** `--dry-run` of the commands that start executions (`run`, `start`, `backfill`). */
-export const DRY_RUN_OPTION = {
-  'dry-run': {
-    type: 'boolean',
-    help: 'print the plan (executions, jobs, windows; run: the partitions replaced); request no report, write nothing',
+/**
+ * `--dry-run` of the commands that start executions. `run` plans on this machine (it signs
+ * in to list the reports, which may refresh the stored login); `start` and `backfill` know
+ * only the inputs they would send: the jobs come from the deployed Plan function's settings.
+ */
+export const DRY_RUN_OPTIONS = {
+  run: {
+    'dry-run': {
+      type: 'boolean',
+      help: 'print the plan (executions, jobs, windows, the published partitions replaced); request no report, write nothing but a refreshed login',
+    },
+  },
+  execution: {
+    'dry-run': {
+      type: 'boolean',
+      help: 'print the execution inputs it would send (not the jobs: the deployment plans them; run --dry-run --out <DataLakeUri> shows jobs and partitions); start nothing',
+    },
   },
 } as const;
 

@@ -1,7 +1,7 @@
 import { defineCommand, HELP_OPTION, integerValue, nonEmptyValue } from '../../../command-line';
 import { CONFIG_FILE_OPTION, configOptions } from '../../shared/config';
 import { CLI_DEFAULTS } from '../../shared/defaults';
-import { DRY_RUN_OPTION, EXECUTION_INPUT_OPTIONS } from '../../shared/execution-input-spec';
+import { DRY_RUN_OPTIONS, EXECUTION_INPUT_OPTIONS } from '../../shared/execution-input-spec';
 import { HELD_EXIT_NOTE } from '../../shared/exit-codes';
 
 /** `backfill`: a long range as one execution per chunk, a few at a time, resumable. */
@@ -50,7 +50,7 @@ ones, so an interrupted backfill finishes without starting anything twice.`,
       default: 5000,
       parse: integerValue(100, 600_000),
     },
-    ...DRY_RUN_OPTION,
+    ...DRY_RUN_OPTIONS.execution,
     ...configOptions(['stateMachineArn']),
     ...CONFIG_FILE_OPTION,
     json: {

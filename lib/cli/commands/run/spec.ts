@@ -10,7 +10,7 @@ import { PARQUET_CODECS } from '../../../export/formats/parquet-codecs';
 import { SETTINGS_DEFAULTS } from '../../../workflow/settings-defaults';
 import { CONFIG_FILE_OPTION, configOptions } from '../../shared/config';
 import { CLI_DEFAULTS, LAKE_DIR_DEFAULT } from '../../shared/defaults';
-import { DRY_RUN_OPTION, EXECUTION_INPUT_OPTIONS } from '../../shared/execution-input-spec';
+import { DRY_RUN_OPTIONS, EXECUTION_INPUT_OPTIONS } from '../../shared/execution-input-spec';
 import { HELD_EXIT_NOTE } from '../../shared/exit-codes';
 
 /** `run`: one export on this machine, through the same state machine the deployment runs. */
@@ -66,7 +66,7 @@ into --out (a directory or s3://bucket/prefix). States show on stderr; a summary
     ]),
     ...CONFIG_FILE_OPTION,
     json: { type: 'boolean', help: 'print one JSON line {status, jobs, rows, partitions, files, ...}' },
-    ...DRY_RUN_OPTION,
+    ...DRY_RUN_OPTIONS.run,
     ...HELP_OPTION,
   },
   examples: [

@@ -1,7 +1,7 @@
 import { defineCommand, HELP_OPTION, integerValue, nonEmptyValue } from '../../../command-line';
 import { CONFIG_FILE_OPTION, configOptions } from '../../shared/config';
 import { CLI_DEFAULTS } from '../../shared/defaults';
-import { DRY_RUN_OPTION, EXECUTION_INPUT_OPTIONS } from '../../shared/execution-input-spec';
+import { DRY_RUN_OPTIONS, EXECUTION_INPUT_OPTIONS } from '../../shared/execution-input-spec';
 import { HELD_EXIT_NOTE } from '../../shared/exit-codes';
 
 /** `start`: one execution of the deployed state machine, followed to its end. */
@@ -27,7 +27,7 @@ and the state machine are checked (DescribeStateMachine) before anything is star
       parse: nonEmptyValue,
     },
     'no-wait': { type: 'boolean', help: 'print the execution ARN and exit without following it' },
-    ...DRY_RUN_OPTION,
+    ...DRY_RUN_OPTIONS.execution,
     'poll-ms': {
       type: 'string',
       value: '<ms>',
