@@ -1,6 +1,11 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { currentProcess, type ProcessIdentity, parseProcessIdentity, processGone } from '../stores/process-identity';
+import {
+  currentProcess,
+  type ProcessIdentity,
+  parseProcessIdentity,
+  processGone,
+} from '../stores/process-identity';
 import {
   EXPORT_ERROR_CODES,
   ExportError,
