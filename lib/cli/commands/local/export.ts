@@ -7,16 +7,11 @@ import { DATASETS, type Dataset, OUTPUT_FORMATS } from '../../../export';
 import { dayBefore, shiftDate } from '../../../export/window';
 import type { startLocalDeployment } from '../../../local';
 import type { ExecutionInput, SettingsEnvironment } from '../../../workflow';
-import {
-  heldReportPartitions,
-  InvalidInputError,
-  type Plan,
-  parseRunRecord,
-  planExecution,
-} from '../../../workflow';
+import { InvalidInputError, type Plan, planExecution } from '../../../workflow';
 import { CLI_DEFAULTS } from '../../shared/defaults';
 import { acquireOutDirLock } from '../../shared/out-dir-lock';
 import { type RunOutcome, runOutcome } from '../../shared/run-outcome';
+import { heldInRunRecords } from '../../shared/run-records';
 import { ExportProgressTracker, type ProgressSink } from './progress';
 
 /** Options of {@link runLocalExport}; every member has a default. */
@@ -187,7 +182,7 @@ async function runOnDeployment(
   const outcome = runOutcome(result.summaries);
   // Finalize's output lists only the first held partitions (it travels in the state): the
   // run records list every one.
-  const held = await heldInRunRecords(outDir, runRecords);
+  const held = await heldInRunRecords(runRecords, (key) => fs.readFile(path.join(outDir, key), 'utf8'));
   if (held !== undefined) outcome.held = held;
   return {
     status: result.status,
@@ -204,21 +199,6 @@ async function runOnDeployment(
     csvExtension: options.csvGzip ? 'csv.gz' : 'csv',
     ...outcome,
   };
-}
-
-/** Every partition held by the runs whose records are `keys` (in `outDir`); undefined when one is unreadable. */
-async function heldInRunRecords(
-  outDir: string,
-  keys: readonly string[],
-): Promise<ReturnType<typeof heldReportPartitions> | undefined> {
-  const jobs = [];
-  for (const key of keys) {
-    const text = await fs.readFile(path.join(outDir, key), 'utf8').catch(() => '');
-    const record = parseRunRecord(text);
-    if (typeof record === 'string') return undefined;
-    jobs.push(...(record.jobs ?? []));
-  }
-  return heldReportPartitions(jobs);
 }
 
 /**

@@ -3,6 +3,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createClient, refreshTokens } from '../../../api';
 import { parseOrHelp, UsageError } from '../../../command-line';
 import { describeStagingRecovery, sweepDeadStaging } from '../../../local';
+import { readObject } from '../../../stores';
 import type { MetricsSink, WorkflowLogger, WorkflowRuntime } from '../../../workflow';
 import { jobsWithinBudget, SecretTokenSource } from '../../../workflow';
 import { checkAws } from '../../aws/preflight';
@@ -26,6 +27,7 @@ import type { IOStreams } from '../../shared/io-streams';
 import { acquireOutDirLock } from '../../shared/out-dir-lock';
 import { checkedOutUri } from '../../shared/out-location';
 import { describeHeld, outcomeWarnings, runExitCode } from '../../shared/run-outcome';
+import { heldInRunRecords } from '../../shared/run-records';
 import { colors, formatCount, formatDuration, progress, renderTable } from '../../shared/terminal';
 import { RUN_COMMAND } from './spec';
 
@@ -268,6 +270,11 @@ export async function runCommand(
     });
     bar.done();
     const line = { ...workflowLine(result, out), seconds: Math.round((Date.now() - started) / 100) / 10 };
+    const held = await heldInRunRecords(
+      result.summaries.map((s) => s.runRecordKey),
+      async (key) => new TextDecoder().decode(await readObject(runtime.objects.store, key)),
+    );
+    if (held !== undefined) line.held = held;
     if (v.json) {
       io.stdout.write(`${JSON.stringify(line)}\n`);
     } else {

@@ -7,6 +7,7 @@ import type { LocalWorkflowResult } from '../../../local';
 import type { IOStreams } from '../../shared/io-streams';
 import { acquireOutDirLock } from '../../shared/out-dir-lock';
 import { outcomeWarnings, type RunOutcome, runExitCode, runOutcome } from '../../shared/run-outcome';
+import { heldInRunRecords } from '../../shared/run-records';
 import { WORKFLOW_COMMAND } from './spec';
 
 /** The one line a script reads: counts, and the partitions held and days partial. */
@@ -94,6 +95,11 @@ export async function workflowCommand(argv: readonly string[], io: IOStreams): P
         },
       });
       const line = workflowLine(result, out);
+      const held = await heldInRunRecords(
+        result.summaries.map((s) => s.runRecordKey),
+        (key) => fs.readFile(path.join(out, key), 'utf8'),
+      );
+      if (held !== undefined) line.held = held;
       io.stdout.write(`${JSON.stringify(line)}\n`);
       for (const warning of outcomeWarnings(line)) io.stderr.write(`${warning}\n`);
       return runExitCode(line.status, line);
