@@ -312,4 +312,3 @@ export function serviceUrls(config: ResolvedConfig): { baseUrl?: ConfigValue; au
     ...(authUrl === undefined ? {} : { authUrl }),
   };
 }
-

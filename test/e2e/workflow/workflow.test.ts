@@ -329,9 +329,9 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
       ['SUCCEEDED', null, null],
       ['SUCCEEDED', null, null],
     ]);
-    expect((result.executions[1]?.input as { additionalConditions?: unknown }).additionalConditions).toEqual(
-      additionalConditions,
-    );
+    expect(
+      (result.executions[1]?.input as { additionalConditions?: unknown } | undefined)?.additionalConditions,
+    ).toEqual(additionalConditions);
     const sizes = result.executions.flatMap((e) =>
       e.events.flatMap((ev) => {
         const state = (ev as { state?: { input?: unknown; output?: unknown } }).state;
