@@ -338,10 +338,11 @@ describe('ExportResults sizing and the environment limit', () => {
   });
 
   it('fails synthesis naming REPORTS when the environment would pass Lambda 4 KB', () => {
-    // 19 reports (the most one execution's history holds) with long names.
-    const reports = Array.from({ length: 19 }, (_, i) => ({
-      id: `report-${i}`,
-      name: `Report ${i}: ${'a long description of what the tenant configured in it, '.repeat(4)}`,
+    // 11 reports (the most one execution's state holds) with ids and names at their longest
+    // (MAX_REPORT_FIELD_CHARS), in characters of 3 UTF-8 bytes: Lambda counts bytes.
+    const reports = Array.from({ length: 11 }, (_, i) => ({
+      id: `report-${i}-${'x'.repeat(90)}`,
+      name: `Report ${i}: ${'€'.repeat(88)}`,
     }));
     expect(() => synthStack({ reports })).toThrow(/more than Lambda's 4096; largest: REPORTS/);
   });
