@@ -1,4 +1,10 @@
-import { API_ERROR_CODES, type ApiErrorCode, OAUTH_ERROR_CODES, type OAuthErrorCode } from '../api';
+import {
+  API_ERROR_CODES,
+  API_ERROR_TABLE,
+  type ApiErrorCode,
+  OAUTH_ERROR_CODES,
+  type OAuthErrorCode,
+} from '../api';
 import { EXPORT_ERROR_CODES, type ExportErrorCode } from '../export';
 import { WORKFLOW_ERROR_CODES as W, type WorkflowErrorCode } from './errors';
 
@@ -37,9 +43,10 @@ export const TASK_ERROR_NAMES = {
   [W.requestRejected]: 'RequestRejectedError',
   [W.spillBudgetExceeded]: 'SpillBudgetExceededError',
   [W.continuationStopped]: 'ContinuationStoppedError',
-  [OAUTH_ERROR_CODES.invalidGrant]: 'LoginRequiredError',
+  // The client's names, from its table (the class the client throws).
+  [OAUTH_ERROR_CODES.invalidGrant]: API_ERROR_TABLE[OAUTH_ERROR_CODES.invalidGrant].name,
   // Named by the state machine's PollBudgetSpent state (the loop's budget is counted there).
-  [API_ERROR_CODES.pollBudgetExhausted]: 'PollBudgetExhaustedError',
+  [API_ERROR_CODES.pollBudgetExhausted]: API_ERROR_TABLE[API_ERROR_CODES.pollBudgetExhausted].name,
 } as const satisfies Record<TaskErrorCode, string>;
 type TaskErrorName = (typeof TASK_ERROR_NAMES)[TaskErrorCode];
 
