@@ -1,0 +1,97 @@
+import { PARTITION_COLUMN, type ColumnKind, type TableSchema } from '../schema';
+import type { IcebergField, IcebergPrimitive, IcebergSchema, PartitionSpec } from './types';
+
+/**
+ * Our columns as Iceberg fields. Every column of the dataset's TableSchema keeps its kind's
+ * type (`start` a `timestamp`: wall time without zone; `start_utc` a `timestamptz`; `extra`
+ * a `string`), and the tables add the partition day `dt` as a `date` column written into
+ * every data file (a constant per file), so that a query filters and prunes by
+ * `dt = DATE '2026-11-25'` in both datasets (a summary has no `start` a transform could derive
+ * the day from).
+ */
+export const ICEBERG_TYPES: Record<ColumnKind, IcebergPrimitive> = {
+  string: 'string',
+  int32: 'int',
+  double: 'double',
+  boolean: 'boolean',
+  localTimestamp: 'timestamp',
+  utcTimestamp: 'timestamptz',
+};
+
+/** The Iceberg type of the partition day column. */
+export const DT_TYPE: IcebergPrimitive = 'date';
+
+/** The Hive type Glue lists for an Iceberg type. */
+export const GLUE_TYPE_OF: Record<IcebergPrimitive, string> = {
+  string: 'string',
+  int: 'int',
+  long: 'bigint',
+  double: 'double',
+  boolean: 'boolean',
+  date: 'date',
+  timestamp: 'timestamp',
+  timestamptz: 'timestamp',
+};
+
+/** A table column before ids are given: the dataset's columns, then `dt`. */
+export interface TableColumn {
+  name: string;
+  type: IcebergPrimitive;
+  required: boolean;
+  doc: string;
+}
+
+/** The table's columns in order: the dataset's columns, then `dt`. */
+export function tableColumns(schema: TableSchema): TableColumn[] {
+  return [
+    ...schema.columns.map((c) => ({
+      name: c.name,
+      type: ICEBERG_TYPES[c.kind],
+      required: !c.nullable,
+      doc: c.description,
+    })),
+    {
+      name: PARTITION_COLUMN,
+      type: DT_TYPE,
+      required: true,
+      doc:
+        schema.dataset === 'calls'
+          ? "Local calendar date of `start` in the report's time zone (the partition day)."
+          : "The local calendar day the summary covers, in the report's time zone (the partition day).",
+    },
+  ];
+}
+
+/**
+ * The schema a new table starts with: field ids 1..n in column order (what Glue and
+ * Iceberg's own `newTableMetadata` assign to a flat schema). Ids of an existing table always
+ * come from its metadata, never from this order.
+ */
+export function initialSchema(schema: TableSchema): IcebergSchema {
+  const fields: IcebergField[] = tableColumns(schema).map((c, i) => ({ id: i + 1, ...c }));
+  return { type: 'struct', 'schema-id': 0, fields };
+}
+
+/** First partition field id (the spec: partition field ids start at 1000). */
+const FIRST_PARTITION_FIELD_ID = 1000;
+
+/**
+ * The partition spec: identity on `report_id`, identity on `dt`. A query by report and day
+ * prunes to that report's day from the manifest list and manifests alone; identity (rather
+ * than a `day(start)` transform) because a summary has no `start`, and because `dt` is the
+ * local day the service's window is cut by, which `day()` of the UTC instant would not be.
+ */
+export function partitionSpec(schema: IcebergSchema): PartitionSpec {
+  const idOf = (name: string): number => {
+    const field = schema.fields.find((f) => f.name === name);
+    if (field === undefined) throw new Error(`The table schema has no ${name} column to partition by`);
+    return field.id;
+  };
+  return {
+    'spec-id': 0,
+    fields: [
+      { 'source-id': idOf('report_id'), 'field-id': FIRST_PARTITION_FIELD_ID, name: 'report_id', transform: 'identity' },
+      { 'source-id': idOf(PARTITION_COLUMN), 'field-id': FIRST_PARTITION_FIELD_ID + 1, name: PARTITION_COLUMN, transform: 'identity' },
+    ],
+  };
+}
