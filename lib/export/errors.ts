@@ -18,6 +18,8 @@ export const EXPORT_ERROR_CODES = {
   summaryWindowInvalid: 'EXPORT_SUMMARY_WINDOW_INVALID',
   summaryMismatch: 'EXPORT_SUMMARY_MISMATCH',
   reportShapeChanged: 'EXPORT_REPORT_SHAPE_CHANGED',
+  tableCommitFailed: 'EXPORT_TABLE_COMMIT_FAILED',
+  tableInvalid: 'EXPORT_TABLE_INVALID',
 } as const;
 
 export type ExportErrorCode = (typeof EXPORT_ERROR_CODES)[keyof typeof EXPORT_ERROR_CODES];
@@ -176,5 +178,29 @@ export class SpillBudgetError extends ExportError {
     this.name = 'SpillBudgetError';
     this.shortage = shortage;
     this.rowsRead = rowsRead;
+  }
+}
+
+/**
+ * An Iceberg commit did not land: the table kept changing under every attempt (conflicts),
+ * or the store or catalog failed. Nothing of the change is visible; a later run may land it.
+ */
+export class TableCommitFailedError extends ExportError {
+  readonly attempts: number;
+  readonly conflicts: number;
+
+  constructor(message: string, counts: { attempts: number; conflicts: number }, options?: { cause?: unknown }) {
+    super(EXPORT_ERROR_CODES.tableCommitFailed, message, options);
+    this.name = 'TableCommitFailedError';
+    this.attempts = counts.attempts;
+    this.conflicts = counts.conflicts;
+  }
+}
+
+/** An Iceberg table's metadata is not what this export can read or write onto; the message names the table and what. */
+export class TableInvalidError extends ExportError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(EXPORT_ERROR_CODES.tableInvalid, message, options);
+    this.name = 'TableInvalidError';
   }
 }

@@ -135,6 +135,10 @@ export const SOURCE_ERROR_CODES = {
   [EXPORT_ERROR_CODES.summaryMismatch]: W.exportFailed,
   // A report edited into the other shape: an operator decides (forceReplace), not a retry.
   [EXPORT_ERROR_CODES.reportShapeChanged]: W.exportFailed,
+  // Every attempt met another writer's commit: a later attempt of the task may land.
+  [EXPORT_ERROR_CODES.tableCommitFailed]: W.storeFailed,
+  // A table's metadata this export cannot write onto: an operator looks at the table.
+  [EXPORT_ERROR_CODES.tableInvalid]: W.exportFailed,
 } as const satisfies Record<ApiErrorCode | OAuthErrorCode | ExportErrorCode, TaskErrorCode | typeof BY_CAUSE>;
 
 function namesWith(...outcomes: ErrorOutcome[]): TaskErrorName[] {
