@@ -1,5 +1,6 @@
 import type { ReportResultStream } from '../api';
 import type { ObjectStore } from '../stores';
+import type { IcebergFileSchema } from './formats/iceberg-file';
 import type { ParquetCodec } from './formats/parquet-encoder';
 import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_OPEN_BUFFERS } from './rows/partitioner';
 import type { Dataset, PromotedColumn } from './schema';
@@ -162,6 +163,11 @@ export interface ExportOptions {
    * @default none
    */
   signal?: AbortSignal;
+  /**
+   * Internal, set by the export from its loaded table: the Parquet files are that Iceberg
+   * table's data files (field ids, micros, `dt`, `iceberg.schema`). Unset: Hive-layout files.
+   */
+  icebergFile?: IcebergFileSchema;
 }
 
 /** The defaults of {@link ExportOptions}, in one place. */

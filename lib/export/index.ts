@@ -14,6 +14,7 @@ export {
 export { EXPORT_DEFAULTS, type ExportOptions } from './export-options';
 export { exportReportResult } from './export-report-result';
 export type { ExportSummary, PartitionSummary } from './export-summary';
+export type { IcebergFileSchema } from './formats/iceberg-file';
 export { PARQUET_CODECS, type ParquetCodec } from './formats/parquet-encoder';
 export { zstdAvailable } from './formats/zstd';
 export {

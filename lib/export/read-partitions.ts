@@ -13,6 +13,7 @@ import {
   throwIfAborted,
   VerificationError,
 } from './errors';
+import { icebergElements } from './formats/iceberg-file';
 import { type Reconciliation, reconcile } from './reconcile';
 import type { ResolvedExportOptions } from './resolve-export-options';
 import { Partitioner, type PartitionSink } from './rows/partitioner';
@@ -65,7 +66,10 @@ export async function readPartitions(run: ResolvedExportOptions, spillRoot: stri
     maxRowsPerFile: run.maxRowsPerFile,
     spillBudgetBytes: run.spillBudgetBytes,
     schema: run.schema,
+    icebergFile: run.icebergFile,
   };
+  // A column without a field id fails here, before a row is read (ExportConfigError).
+  if (run.icebergFile !== undefined) icebergElements(run.schema, run.icebergFile);
   const sink: PartitionSink =
     (run.encodeWorker === false
       ? undefined

@@ -4,6 +4,7 @@ import type { ReportResultStream } from '../api';
 import type { ObjectStore } from '../stores';
 import { EXPORT_ERROR_CODES, ExportConfigError, ExportError } from './errors';
 import { EXPORT_DEFAULTS, type ExportOptions } from './export-options';
+import type { IcebergFileSchema } from './formats/iceberg-file';
 import { PARQUET_CODECS, type ParquetCodec } from './formats/parquet-encoder';
 import { zstdAvailable } from './formats/zstd';
 import { checkLayout, type OutputLayout } from './layout';
@@ -59,6 +60,8 @@ export interface ResolvedExportOptions {
   logger: ExportLogger | undefined;
   encodeWorker: URL | false;
   signal: AbortSignal | undefined;
+  /** Set: the Parquet files are this Iceberg table's data files; unset: Hive-layout files. */
+  icebergFile: IcebergFileSchema | undefined;
 }
 
 const RUN_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -165,6 +168,7 @@ export function resolveExportOptions(options: ExportOptions): ResolvedExportOpti
     logger: options.logger,
     encodeWorker: options.encodeWorker ?? defaultWorkerUrl() ?? false,
     signal: options.signal,
+    icebergFile: options.icebergFile,
   };
 }
 

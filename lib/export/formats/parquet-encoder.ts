@@ -2,6 +2,13 @@ import type { CompressionCodec, SchemaElement } from 'hyparquet';
 import { type BufferedColumn, type ColumnBuffer, textStart } from '../rows/column-buffer';
 import { CALLS_SCHEMA, type ColumnDefinition, parquetSchema, type TableSchema } from '../schema';
 import { ChunkedOutput, recycleChunks } from './chunk-pool';
+import {
+  epochDay,
+  ICEBERG_SCHEMA_KEY,
+  type IcebergFileSchema,
+  icebergElements,
+  MICROS_PER_MILLI,
+} from './iceberg-file';
 import type { ParquetCodec } from './parquet-codecs';
 import { type ColumnChunkFacts, footerBytes, RowGroupLog } from './parquet-footer';
 import { PARQUET_PRIMITIVES } from './parquet-primitives';
@@ -39,6 +46,12 @@ interface ParquetEncoderOptions {
   rowsPerPage?: number;
   /** The dataset's columns. Default `calls` without promoted columns. */
   schema?: TableSchema | undefined;
+  /**
+   * Set: the file is a data file of an Iceberg table, holding rows of the partition `dt`
+   * (YYYY-MM-DD): field ids, timestamps in micros, `extra` a STRING, a constant `dt`
+   * DATE column last and the table's schema in the footer (`iceberg-file.ts`).
+   */
+  iceberg?: { file: IcebergFileSchema; dt: string } | undefined;
 }
 
 const MAGIC = new Uint8Array([0x50, 0x41, 0x52, 0x31]);
@@ -129,6 +142,11 @@ export class ParquetFileEncoder {
   readonly #columns: readonly ColumnDefinition[];
   readonly #schema: SchemaElement[];
   readonly #rowGroups: RowGroupLog;
+  /** What a timestamp's epoch ms are multiplied by in the file: 1000 in an Iceberg file (micros). */
+  readonly #timestampScale: number;
+  /** An Iceberg file's `dt` (days since 1970-01-01), written after the buffer's columns. */
+  readonly #day: number | undefined;
+  readonly #keyValues: { key: string; value: string }[];
   readonly #output = new ChunkedOutput();
   #offset = 0;
   #rows = 0;
@@ -139,8 +157,21 @@ export class ParquetFileEncoder {
     this.#rowsPerPage = options.rowsPerPage ?? 16_384;
     const schema = options.schema ?? CALLS_SCHEMA;
     this.#columns = schema.columns;
-    this.#schema = fileSchema(schema);
-    this.#rowGroups = new RowGroupLog(schema);
+    const names = schema.columns.map((c) => c.name);
+    const iceberg = options.iceberg;
+    if (iceberg === undefined) {
+      this.#schema = fileSchema(schema);
+      this.#timestampScale = 1;
+      this.#day = undefined;
+      this.#keyValues = [];
+    } else {
+      this.#schema = icebergElements(schema, iceberg.file);
+      names.push(this.#schema.at(-1)?.name as string);
+      this.#timestampScale = MICROS_PER_MILLI;
+      this.#day = epochDay(iceberg.dt);
+      this.#keyValues = [{ key: ICEBERG_SCHEMA_KEY, value: iceberg.file.schemaJson }];
+    }
+    this.#rowGroups = new RowGroupLog(names);
   }
 
   /** Rows written so far. */
@@ -166,6 +197,11 @@ export class ParquetFileEncoder {
       chunks.push(chunk);
       uncompressedTotal += chunk.uncompressedSize;
     }
+    if (this.#day !== undefined) {
+      const chunk = this.#constantDate(this.#day, n);
+      chunks.push(chunk);
+      uncompressedTotal += chunk.uncompressedSize;
+    }
     shrinkPageBody();
     this.#rowGroups.add(
       {
@@ -187,9 +223,72 @@ export class ParquetFileEncoder {
 
   /** The footer (metadata, its length and the closing magic); call once, last. */
   footer(): Uint8Array {
-    const bytes = footerBytes(this.#schema, this.#codec, this.#rows, this.#rowGroups);
+    const bytes = footerBytes(this.#schema, this.#codec, this.#rows, this.#rowGroups, this.#keyValues);
     this.#offset += bytes.length;
     return bytes;
+  }
+
+  /**
+   * A REQUIRED INT32 chunk of n rows that all hold `value` (an Iceberg file's `dt`): a
+   * dictionary page of that one value and one data page of a single RLE run of index 0,
+   * a few bytes whatever n, uncompressed (the codec would only add to them).
+   */
+  #constantDate(value: number, n: number): ColumnChunkFacts {
+    const chunkStart = this.#offset;
+    const dictionary = new ByteWriter(4);
+    dictionary.appendInt32(value);
+    const data = new ByteWriter(16);
+    data.appendUint8(1); // bit width of the indexes
+    data.appendVarInt(n * 2); // RLE run header: count << 1
+    data.appendUint8(0); // the run's value, index 0, in one byte
+    let uncompressed = 0;
+    const page = (header: Parameters<typeof writePageHeader>[1], body: Uint8Array) => {
+      const h = new ByteWriter(64);
+      writePageHeader(h, header);
+      const bytes = h.getBytes();
+      this.#output.append(bytes);
+      this.#output.append(body);
+      this.#offset += bytes.length + body.length;
+      uncompressed += bytes.length + body.length;
+    };
+    const plain = dictionary.getBytes();
+    page(
+      {
+        type: 'DICTIONARY_PAGE',
+        uncompressed_page_size: plain.length,
+        compressed_page_size: plain.length,
+        dictionary_page_header: { num_values: 1, encoding: 'PLAIN' },
+      },
+      plain,
+    );
+    const dataPageOffset = this.#offset;
+    const indexes = data.getBytes();
+    page(
+      {
+        type: 'DATA_PAGE',
+        uncompressed_page_size: indexes.length,
+        compressed_page_size: indexes.length,
+        data_page_header: {
+          num_values: n,
+          encoding: 'RLE_DICTIONARY',
+          definition_level_encoding: 'RLE',
+          repetition_level_encoding: 'RLE',
+        },
+      },
+      indexes,
+    );
+    return {
+      fileOffset: chunkStart,
+      uncompressedSize: uncompressed,
+      compressedSize: this.#offset - chunkStart,
+      dataPageOffset,
+      dictionaryPageOffset: chunkStart,
+      uncompressed: true,
+      nulls: 0,
+      min: value,
+      max: value,
+      pages: 1,
+    };
   }
 
   #column(buffer: ColumnBuffer, index: number, column: ColumnDefinition, n: number): ColumnChunkFacts {
@@ -265,7 +364,7 @@ export class ParquetFileEncoder {
       } else if (values.type === 'text') {
         writePlainText(body, values, a, b);
       } else if (values.type === 'number') {
-        writePlainNumbers(body, column, values, a, b);
+        writePlainNumbers(body, column, values, a, b, this.#timestampScale);
       } else if (nulls !== n) {
         // An indexed column without a dictionary holds only nulls (definition levels only).
         throw new Error(`Column ${column.name}: an indexed column with values has a dictionary`);

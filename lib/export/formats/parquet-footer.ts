@@ -1,5 +1,5 @@
 import type { ColumnChunk, CompressionCodec, FileMetaData, RowGroup, SchemaElement } from 'hyparquet';
-import { type ColumnDefinition, SCHEMA_VERSION, type TableSchema } from '../schema';
+import { SCHEMA_VERSION } from '../schema';
 import { PARQUET_PRIMITIVES, PINNED_HYPARQUET_WRITER } from './parquet-primitives';
 
 const { ByteWriter, writeMetadata } = PARQUET_PRIMITIVES;
@@ -41,15 +41,16 @@ const CHUNK_FIELDS = 10;
  * 20 KB per row group, which over 3,000 open partitions was 60 MB of live heap.
  */
 export class RowGroupLog {
-  readonly #columns: readonly ColumnDefinition[];
+  /** The file's columns, in file order. */
+  readonly #columns: readonly string[];
   /** Numbers per row group. */
   readonly #stride: number;
   #values: Float64Array;
   #groups = 0;
 
-  constructor(schema: TableSchema) {
-    this.#columns = schema.columns;
-    this.#stride = GROUP_FIELDS + CHUNK_FIELDS * schema.columns.length;
+  constructor(columns: readonly string[]) {
+    this.#columns = columns;
+    this.#stride = GROUP_FIELDS + CHUNK_FIELDS * columns.length;
     this.#values = new Float64Array(this.#stride);
   }
 
@@ -100,9 +101,10 @@ export class RowGroupLog {
       o += GROUP_FIELDS;
       const columns: ColumnChunk[] = [];
       for (let i = 0; i < this.#columns.length; i++, o += CHUNK_FIELDS) {
-        const column = this.#columns[i] as ColumnDefinition;
         const element = schema[i + 1] as SchemaElement;
-        columns.push(chunkOf(column, element, codec, rows, v.subarray(o, o + CHUNK_FIELDS)));
+        columns.push(
+          chunkOf(this.#columns[i] as string, element, codec, rows, v.subarray(o, o + CHUNK_FIELDS)),
+        );
       }
       out.push({ columns, ...group });
     }
@@ -111,7 +113,7 @@ export class RowGroupLog {
 }
 
 function chunkOf(
-  column: ColumnDefinition,
+  column: string,
   element: SchemaElement,
   codec: CompressionCodec,
   rows: number,
@@ -125,16 +127,23 @@ function chunkOf(
     null_count: BigInt(nulls as number),
   };
   if (!Number.isNaN(min)) {
-    const timestamp = column.kind === 'localTimestamp' || column.kind === 'utcTimestamp';
-    statistics.min_value = timestamp ? BigInt(min as number) : (min as number);
-    statistics.max_value = timestamp ? BigInt(max as number) : (max as number);
+    // INT64 (timestamps, logged in epoch ms): min/max as BigInt, as the footer's writer
+    // takes them, in the element's unit.
+    if (element.type === 'INT64') {
+      const scale = timestampScale(element);
+      statistics.min_value = BigInt(min as number) * scale;
+      statistics.max_value = BigInt(max as number) * scale;
+    } else {
+      statistics.min_value = min as number;
+      statistics.max_value = max as number;
+    }
   }
   return {
     file_offset: BigInt(fileOffset as number),
     meta_data: {
       type: element.type ?? 'BYTE_ARRAY',
       encodings: dictionary ? ['PLAIN', 'RLE', 'RLE_DICTIONARY'] : ['PLAIN', 'RLE'],
-      path_in_schema: [column.name],
+      path_in_schema: [column],
       codec: raw === 1 ? 'UNCOMPRESSED' : codec,
       num_values: BigInt(rows),
       total_uncompressed_size: BigInt(uncompressed as number),
@@ -152,12 +161,18 @@ function chunkOf(
   };
 }
 
-/** The file's footer: metadata, its length and the closing magic. */
+/** What a timestamp element's values are in epoch ms: 1000 for MICROS, else 1. */
+function timestampScale(element: SchemaElement): bigint {
+  return element.logical_type?.type === 'TIMESTAMP' && element.logical_type.unit === 'MICROS' ? 1000n : 1n;
+}
+
+/** The file's footer: metadata, its length and the closing magic; `keyValues` follow the schema version. */
 export function footerBytes(
   schema: SchemaElement[],
   codec: CompressionCodec,
   rows: number,
   log: RowGroupLog,
+  keyValues: readonly { key: string; value: string }[] = [],
 ): Uint8Array {
   const writer = new ByteWriter();
   const metadata: FileMetaData = {
@@ -166,7 +181,10 @@ export function footerBytes(
     schema,
     num_rows: BigInt(rows),
     row_groups: log.rowGroups(schema, codec),
-    key_value_metadata: [{ key: 'report_export.schema_version', value: String(SCHEMA_VERSION) }],
+    key_value_metadata: [
+      { key: 'report_export.schema_version', value: String(SCHEMA_VERSION) },
+      ...keyValues,
+    ],
     metadata_length: 0,
   };
   // hyparquet-writer serialises every present member; metadata_length is not a footer field.

@@ -164,13 +164,17 @@ export function writePlainText(writer: ByteWriter, c: TextColumn, a: number, b: 
   writer.offset += size;
 }
 
-/** Appends the PLAIN encoding of the non-null values of rows [a, b) of a number or timestamp column. */
+/**
+ * Appends the PLAIN encoding of the non-null values of rows [a, b) of a number or
+ * timestamp column; a timestamp's epoch ms are multiplied by `timestampScale` (1000: micros).
+ */
 export function writePlainNumbers(
   writer: ByteWriter,
   column: ColumnDefinition,
   c: NumberColumn,
   a: number,
   b: number,
+  timestampScale = 1,
 ): void {
   let values = 0;
   for (let r = a; r < b; r++) values += c.present[r] as number;
@@ -188,10 +192,16 @@ export function writePlainNumbers(
     if (column.kind === 'int32') view.setInt32(o, x, true);
     else if (column.kind === 'double') view.setFloat64(o, x, true);
     else {
-      // Epoch ms fit in 53 bits; split into 32-bit halves instead of allocating a BigInt per value.
-      const hi = Math.floor(x / 4_294_967_296);
-      view.setUint32(o, x - hi * 4_294_967_296, true);
-      view.setInt32(o + 4, hi, true);
+      // Epoch ms, and micros of years 1685-2255, fit in 53 bits: split into 32-bit halves
+      // instead of allocating a BigInt per value. Micros beyond: a BigInt, exact.
+      const t = x * timestampScale;
+      if (t > Number.MAX_SAFE_INTEGER || t < Number.MIN_SAFE_INTEGER) {
+        view.setBigInt64(o, BigInt(x) * BigInt(timestampScale), true);
+      } else {
+        const hi = Math.floor(t / 4_294_967_296);
+        view.setUint32(o, t - hi * 4_294_967_296, true);
+        view.setInt32(o + 4, hi, true);
+      }
     }
     o += width;
   }

@@ -2,6 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { CsvFileEncoder } from '../formats/csv-encoder';
+import type { IcebergFileSchema } from '../formats/iceberg-file';
 import { type ParquetCodec, ParquetFileEncoder } from '../formats/parquet-encoder';
 import type { OutputFormat } from '../layout';
 import type { ColumnBuffer } from '../rows/column-buffer';
@@ -19,6 +20,8 @@ export interface PartitionWriterOptions {
   formats?: readonly OutputFormat[];
   /** The dataset's columns. Default `calls` without promoted columns. */
   schema?: TableSchema;
+  /** Set: the Parquet parts are data files of this Iceberg table (formats/iceberg-file.ts). */
+  icebergFile?: IcebergFileSchema | undefined;
 }
 
 interface OpenFile {
@@ -97,10 +100,15 @@ export class PartitionWriter {
     });
     const name = String(this.#part).padStart(5, '0');
     const open: OpenPart[] = [];
+    const iceberg = this.#options.icebergFile;
     for (const format of this.#formats) {
       const encoder: FileEncoder =
         format === 'parquet'
-          ? new ParquetFileEncoder({ codec: this.#options.parquetCodec, schema: this.#options.schema })
+          ? new ParquetFileEncoder({
+              codec: this.#options.parquetCodec,
+              schema: this.#options.schema,
+              iceberg: iceberg === undefined ? undefined : { file: iceberg, dt: this.dt },
+            })
           : new CsvFileEncoder({ gzip: this.#options.csvGzip, schema: this.#options.schema });
       const part = { format, encoder, file: newFile(path.join(dir, `${name}.${format}`)) };
       await append(part.file, [encoder.header()], this.#budget);

@@ -1,26 +1,7 @@
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { describe, expect, it } from 'vitest';
-import { ParquetFileEncoder } from '../../../../lib/export/formats/parquet-encoder';
-import { RowMapper } from '../../../../lib/export/rows/row-mapper';
-import { ZoneConverter } from '../../../../lib/export/time-zone';
 import type { ResultRow } from '../../../../lib/spec/types';
-
-/** A whole Parquet file of the given row groups, as the part files are written. */
-function encodeFile(groups: ResultRow[][]): ArrayBuffer {
-  const mapper = new RowMapper({ reportId: 'r', requestId: 'q', zone: new ZoneConverter('UTC') });
-  const encoder = new ParquetFileEncoder();
-  const parts: Uint8Array[] = [encoder.header()];
-  for (const rows of groups) {
-    const buffer = mapper.newBuffer();
-    for (const row of rows) mapper.append(row, buffer);
-    // Copied: the chunks go back to the pool for the next row group.
-    for (const chunk of encoder.rowGroup(buffer)) parts.push(Uint8Array.from(chunk));
-    buffer.release();
-  }
-  parts.push(encoder.footer());
-  const bytes = Buffer.concat(parts);
-  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length) as ArrayBuffer;
-}
+import { encodeFile } from './encode-file';
 
 function chunkOf(file: ArrayBuffer, group: number, column: string) {
   const chunk = parquetMetadata(file).row_groups[group]?.columns.find(

@@ -1,0 +1,135 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { IcebergFileSchema } from '../../../../lib/export/formats/iceberg-file';
+import type { PartitionSink } from '../../../../lib/export/rows/partitioner';
+import { RowMapper } from '../../../../lib/export/rows/row-mapper';
+import { CALLS_SCHEMA } from '../../../../lib/export/schema';
+import { InlineSink, type SpillOptions, WorkerSink } from '../../../../lib/export/spill/partition-sink';
+import { ZoneConverter } from '../../../../lib/export/time-zone';
+import type { PartitionOutput } from '../../../../lib/export/types';
+import type { ResultRow } from '../../../../lib/spec/types';
+import { duckdbQuery, sqlString } from '../../../support/duckdb';
+import { bundleEncodeWorker } from '../../../support/encode-worker-bundle';
+import { sampleRow } from '../../../support/result-stream';
+
+/** 60 rows over 2 days: nulls, repeats, an unknown member (extra), sub-second starts. */
+function fixedRows(): ResultRow[] {
+  return Array.from({ length: 60 }, (_, i) => {
+    const row = sampleRow({
+      connId: `c-${i}`,
+      start: `2026-03-${i % 2 === 0 ? '10' : '11'}T${String(i % 24).padStart(2, '0')}:15:30.${String(i).padStart(3, '0')}`,
+      userName: `user ${i % 4}`,
+      ring: i / 4,
+      ans: i % 3,
+    });
+    if (i % 5 === 0) delete row.ring;
+    if (i % 7 === 0) (row as Record<string, unknown>).queue = `q${i}`;
+    return row;
+  });
+}
+
+/** Writes the rows through a sink in two row groups; returns what each part file holds. */
+async function spillThrough(
+  sink: PartitionSink,
+  rows: readonly ResultRow[],
+): Promise<{ outputs: PartitionOutput[]; files: Map<string, Buffer> }> {
+  const mapper = new RowMapper({ reportId: 'r', requestId: 'q', zone: new ZoneConverter('Europe/London') });
+  for (const group of [rows.slice(0, 25), rows.slice(25)]) {
+    const buffers = new Map<string, ReturnType<RowMapper['newBuffer']>>();
+    for (const row of group) {
+      mapper.append(row, (dt) => {
+        let b = buffers.get(dt);
+        if (b === undefined) {
+          b = mapper.newBuffer();
+          buffers.set(dt, b);
+        }
+        return b;
+      });
+    }
+    for (const [dt, buffer] of buffers) await sink.write(dt, buffer);
+  }
+  const outputs = await sink.finish();
+  const files = new Map<string, Buffer>();
+  for (const p of outputs)
+    for (const f of p.files) files.set(`${p.dt}/${f.part}.${f.format}`, await readFile(f.path));
+  return { outputs, files };
+}
+
+const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+/** Hashes of the part files of fixedRows() without the Iceberg option, recorded before it existed. */
+const HIVE_FILES = {
+  '2026-03-10/0.csv': '8b6ae20fd5e0fa88b274d466525ccd68eebaf51c01dc6fb5a4db8c31c077c60e',
+  '2026-03-10/0.parquet': 'ee9ce8e5e1bf8cc177435e9d79531d58a2b6419bf325125e95fad33601365339',
+  '2026-03-11/0.csv': '0df424b0a56dd81a7d2a3fe300e2594f9ad06858fc1bddc5dd29b8a3322f8609',
+  '2026-03-11/0.parquet': '9468064ac06d438c2888188487629b54a4bdd4354a5f2c26baec72b99cbdd600',
+};
+
+const ICEBERG_FILE: IcebergFileSchema = {
+  fieldIds: Object.fromEntries(
+    [...CALLS_SCHEMA.columns.map((c) => c.name), 'dt'].map((n, i) => [n, 101 + i]),
+  ),
+  schemaJson: '{"type":"struct","schema-id":3,"fields":[]}',
+};
+
+describe('InlineSink and WorkerSink', () => {
+  let dir: string;
+  let bundle: Awaited<ReturnType<typeof bundleEncodeWorker>>;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sink-'));
+    bundle = await bundleEncodeWorker();
+  });
+  afterAll(async () => {
+    await bundle.remove();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  function options(name: string): SpillOptions {
+    return {
+      spillDirectory: join(dir, name),
+      parquetCodec: 'SNAPPY',
+      csvGzip: false,
+      maxRowsPerFile: 1_000,
+      spillBudgetBytes: undefined,
+    };
+  }
+
+  it('writes the Hive-layout files it wrote before Iceberg data files existed', async () => {
+    // Act
+    const { files } = await spillThrough(new InlineSink(options('hive')), fixedRows());
+
+    // Assess: the hashes recorded before the Iceberg option was added.
+    expect(Object.fromEntries([...files].map(([k, b]) => [k, sha256(b)]))).toEqual(HIVE_FILES);
+  });
+
+  it("writes Iceberg data files holding their partition's day, the same bytes on the worker as inline", async () => {
+    // Prepare
+    const inlineOptions = { ...options('inline'), icebergFile: ICEBERG_FILE };
+    const workerOptions = { ...options('worker'), icebergFile: ICEBERG_FILE };
+    const worker = await WorkerSink.start(bundle.url, workerOptions, undefined);
+    if (worker === undefined) throw new Error('the encode worker did not start');
+
+    // Act
+    const inline = await spillThrough(new InlineSink(inlineOptions), fixedRows());
+    const threaded = await spillThrough(worker, fixedRows()).finally(() => worker.close());
+
+    // Assess: CSV as in the Hive layout; each Parquet file's dt is its partition.
+    expect([...threaded.files.keys()]).toEqual([...inline.files.keys()]);
+    for (const [key, bytes] of threaded.files)
+      expect([key, sha256(bytes)]).toEqual([key, sha256(inline.files.get(key) as Buffer)]);
+    for (const [key, bytes] of inline.files) {
+      if (key.endsWith('.csv')) expect(sha256(bytes)).toBe(HIVE_FILES[key as keyof typeof HIVE_FILES]);
+    }
+    for (const dt of ['2026-03-10', '2026-03-11']) {
+      const path = inline.outputs.find((p) => p.dt === dt)?.files.find((f) => f.format === 'parquet')
+        ?.path as string;
+      const read = await duckdbQuery(
+        `SELECT DISTINCT dt::VARCHAR AS dt, count(*) OVER () AS n FROM read_parquet(${sqlString(path)})`,
+      );
+      expect(read).toEqual([{ dt, n: 30n }]);
+    }
+  });
+});
