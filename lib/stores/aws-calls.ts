@@ -33,6 +33,14 @@ interface S3CopyTarget {
   readonly toKey: string;
 }
 
+/** A Glue Data Catalog table: the Region and account of its catalog, its database and name. */
+export interface GlueTableTarget {
+  readonly region: string;
+  readonly account: string;
+  readonly database: string;
+  readonly table: string;
+}
+
 /** A secret, by the id the store is given: its ARN, or a name. */
 interface SecretTarget {
   readonly secretId: string;
@@ -40,7 +48,7 @@ interface SecretTarget {
 
 /** One AWS API call: what a reader of CloudTrail sees, and the permissions it needs. */
 interface AwsCall<Target> {
-  readonly service: 's3' | 'secretsmanager';
+  readonly service: 's3' | 'secretsmanager' | 'glue';
   /** The API operation(s), as CloudTrail names them; several when one SDK call makes a sequence. */
   readonly operations: readonly string[];
   readonly permissions: (target: Target) => readonly IamPermission[];
@@ -60,6 +68,21 @@ function objectArn(bucket: string, key: string): string {
 export function secretArn(secretId: string): string {
   return secretId.startsWith('arn:') ? secretId : `arn:aws:secretsmanager:*:*:secret:${secretId}-??????`;
 }
+
+/**
+ * A table call acts on the catalog, the database and the table: IAM checks all three ARNs
+ * (https://docs.aws.amazon.com/glue/latest/dg/glue-specifying-resource-arns.html).
+ */
+const onTable =
+  (action: string) =>
+  (t: GlueTableTarget): readonly IamPermission[] => {
+    const base = `arn:aws:glue:${t.region}:${t.account}`;
+    return [
+      { action, resource: `${base}:catalog` },
+      { action, resource: `${base}:database/${t.database}` },
+      { action, resource: `${base}:table/${t.database}/${t.table}` },
+    ];
+  };
 
 const onObject =
   (action: string) =>
@@ -104,7 +127,7 @@ export const AWS_CALLS = {
     operations: ['AbortMultipartUpload'],
     permissions: onObject('s3:AbortMultipartUpload'),
   } satisfies AwsCall<S3ObjectTarget>,
-  /** Creates an object only if none exists (`If-None-Match: *`): a free lease. */
+  /** Creates an object only if none exists (`If-None-Match: *`): a free lease, a table's next metadata file. */
   putObjectIfNoneMatch: {
     service: 's3',
     operations: ['PutObject'],
@@ -144,6 +167,24 @@ export const AWS_CALLS = {
       { action: 's3:PutObject', resource: objectArn(t.bucket, t.toKey) },
     ],
   } satisfies AwsCall<S3CopyTarget>,
+  /** A table's definition: its metadata location and VersionId. */
+  glueGetTable: {
+    service: 'glue',
+    operations: ['GetTable'],
+    permissions: onTable('glue:GetTable'),
+  } satisfies AwsCall<GlueTableTarget>,
+  /** An Iceberg commit: the table moved to new metadata if still at the VersionId read. */
+  glueUpdateTable: {
+    service: 'glue',
+    operations: ['UpdateTable'],
+    permissions: onTable('glue:UpdateTable'),
+  } satisfies AwsCall<GlueTableTarget>,
+  /** A table registered by its first commit (the stack creates ours). */
+  glueCreateTable: {
+    service: 'glue',
+    operations: ['CreateTable'],
+    permissions: onTable('glue:CreateTable'),
+  } satisfies AwsCall<GlueTableTarget>,
   getSecretValue: {
     service: 'secretsmanager',
     operations: ['GetSecretValue'],
@@ -173,6 +214,8 @@ export const STORE_OPERATION_CALLS = {
   s3Store: {
     /** `put` of bytes or a string: one PutObject. */
     put: ['putObject'],
+    /** `putIfAbsent`: one PutObject with `If-None-Match: *` (a file catalog's commit). */
+    putIfAbsent: ['putObjectIfNoneMatch'],
     /** `put` of a stream, and `putFile`: Upload (PutObject or multipart), aborted on failure. */
     putStream: ['uploadStream', 'abortMultipartUpload'],
     putFile: ['uploadStream', 'abortMultipartUpload'],
@@ -186,6 +229,17 @@ export const STORE_OPERATION_CALLS = {
   s3LeaseStore: {
     acquire: ['putObjectIfNoneMatch', 'getObject', 'putObjectIfMatch'],
     release: ['deleteObjectIfMatch'],
+  },
+  /**
+   * GlueCatalog (glue-catalog.ts), on the table; its metadata files are S3Store operations
+   * (put, get, deleteMany) under the table's location.
+   */
+  glueCatalog: {
+    load: ['glueGetTable'],
+    /** A commit onto a loaded table. */
+    commit: ['glueGetTable', 'glueUpdateTable'],
+    /** A first commit (no table yet): CreateTable, then GetTable for its VersionId. */
+    create: ['glueGetTable', 'glueCreateTable'],
   },
   /** SecretsManagerStore (secrets-manager-store.ts). */
   secretsManagerStore: {

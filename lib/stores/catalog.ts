@@ -70,6 +70,18 @@ export class CommitStateUnknownError extends Error {
   }
 }
 
+/**
+ * Thrown when a catalog request failed for certain (refused, invalid, not a table of ours):
+ * nothing changed, and retrying the same request would fail the same way.
+ */
+export class CatalogRequestError extends Error {
+  readonly code = 'CATALOG_REQUEST_FAILED';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'CatalogRequestError';
+  }
+}
+
 export interface Catalog {
   /** Short name for messages and run records (`file`, `glue`). */
   readonly kind: string;
@@ -83,5 +95,9 @@ export interface Catalog {
    * Resolves with the new state. Throws CommitConflictError when the table moved (nothing
    * changed), CommitStateUnknownError when it cannot tell.
    */
-  commit(table: TableIdentifier, base: CatalogTable | undefined, commit: CatalogCommit): Promise<CatalogTable>;
+  commit(
+    table: TableIdentifier,
+    base: CatalogTable | undefined,
+    commit: CatalogCommit,
+  ): Promise<CatalogTable>;
 }

@@ -10,6 +10,9 @@ import { DEFAULT_LEASE_PREFIX, S3LeaseStore } from './s3-lease-store';
 import { createS3Client, S3Store } from './s3-store';
 import type { SecretStore } from './secret-store';
 import { SecretsManagerStore } from './secrets-manager-store';
+import { StoreUriError } from './store-uri-error';
+
+export { StoreUriError };
 
 /** A store named by a URI, and the key prefix inside it. */
 export interface ObjectLocation {
@@ -17,15 +20,6 @@ export interface ObjectLocation {
   prefix: string;
   /** The URI, for messages. */
   uri: string;
-}
-
-/** Thrown for a URI no adapter takes; names the setting. */
-export class StoreUriError extends Error {
-  readonly code = 'STORE_URI_INVALID';
-  constructor(setting: string, uri: string, expected: string) {
-    super(`${setting} ${JSON.stringify(uri)} is not ${expected}`);
-    this.name = 'StoreUriError';
-  }
 }
 
 export interface AdapterOptions {

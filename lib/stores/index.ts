@@ -8,6 +8,24 @@ export {
   STORE_OPERATION_CALLS,
   type TargetOf,
 } from './aws-calls';
+export {
+  type Catalog,
+  type CatalogColumn,
+  type CatalogCommit,
+  CatalogRequestError,
+  type CatalogTable,
+  CommitConflictError,
+  CommitStateUnknownError,
+  type TableIdentifier,
+} from './catalog';
+export {
+  type CatalogLocation,
+  type CatalogSetting,
+  catalogFromUri,
+  fileCatalogOf,
+  parseCatalogSetting,
+} from './catalog-setting';
+export { FileCatalog, type FileCatalogOptions, tableRootKey } from './file-catalog';
 export { describeLeaseHolder } from './lease-holder';
 export type { Lease, LeaseStore } from './lease-store';
 export { LocalDirectoryStore } from './local-directory-store';
@@ -24,6 +42,8 @@ export {
   type ObjectStore,
   ObjectStoreError,
   type ObjectStoreErrorCode,
+  objectKeyOfUri,
+  objectUri,
   type PutOptions,
   readObject,
   readObjectIfPresent,
@@ -44,3 +64,4 @@ export {
   SecretStoreError,
   type SecretStoreErrorCode,
 } from './secret-store';
+export { StoreUriError } from './store-uri-error';

@@ -4,6 +4,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { pathToFileURL } from 'node:url';
 import {
   checkKey,
   invalidKey,
@@ -29,11 +30,14 @@ const NAME_MAX = 255;
  */
 export class LocalDirectoryStore implements ObjectStore, MachineLocalStore {
   readonly root: string;
+  /** `file:///<root>` (the root's path percent-encoded as a file URL; keys appended as they are). */
+  readonly rootUri: string;
   /** Its files are on this machine: a dead run's staging is recovered by the next run here. */
   readonly machineLocal = true;
 
   constructor(root: string) {
     this.root = path.resolve(root);
+    this.rootUri = pathToFileURL(this.root).href.replace(/\/+$/, '');
   }
 
   /**
@@ -64,15 +68,19 @@ export class LocalDirectoryStore implements ObjectStore, MachineLocalStore {
   }
 
   async put(key: string, body: ObjectBody): Promise<ObjectInfo> {
-    return this.#write(key, 'put', async (temp) => {
-      const source =
-        typeof body === 'string' || body instanceof Uint8Array ? Readable.from([Buffer.from(body)]) : body;
-      await pipeline(source, createWriteStream(temp, { flags: 'wx' }));
-    });
+    return this.#replace(key, 'put', fillFrom(body));
+  }
+
+  /**
+   * Writes the temp file whole and durable, then link(2)s it to the key: link fails with
+   * EEXIST when the key exists, so of racing writers one creates it and never a part.
+   */
+  async putIfAbsent(key: string, body: ObjectBody): Promise<ObjectInfo | undefined> {
+    return this.#write(key, 'putIfAbsent', fillFrom(body), createExclusive);
   }
 
   async putFile(key: string, file: string): Promise<ObjectInfo> {
-    return this.#write(key, 'putFile', async (temp) => {
+    return this.#replace(key, 'putFile', async (temp) => {
       try {
         await fs.copyFile(file, temp, fs.constants.COPYFILE_EXCL);
       } catch (cause) {
@@ -89,8 +97,21 @@ export class LocalDirectoryStore implements ObjectStore, MachineLocalStore {
     });
   }
 
-  /** Fills a temp file beside the key, makes it durable and renames it over the key. */
-  async #write(key: string, operation: string, fill: (temp: string) => Promise<void>): Promise<ObjectInfo> {
+  /** A write that replaces the key (put, putFile): it always places its file. */
+  async #replace(key: string, operation: string, fill: (temp: string) => Promise<void>): Promise<ObjectInfo> {
+    return (await this.#write(key, operation, fill, replace)) as ObjectInfo;
+  }
+
+  /**
+   * Fills a temp file beside the key, makes it durable and places it at the key (`place`
+   * resolves false when it would not: the key exists, for an exclusive create).
+   */
+  async #write(
+    key: string,
+    operation: string,
+    fill: (temp: string) => Promise<void>,
+    place: (temp: string, target: string) => Promise<boolean>,
+  ): Promise<ObjectInfo | undefined> {
     const target = this.#path(key);
     await fs.mkdir(path.dirname(target), { recursive: true });
     const temp = `${target}${TEMP_MARKER}${randomUUID()}`;
@@ -104,10 +125,12 @@ export class LocalDirectoryStore implements ObjectStore, MachineLocalStore {
         await fill(temp);
       }
       await syncFile(temp);
-      await fs.rename(temp, target);
+      const { size } = await fs.stat(temp);
+      const placed = await place(temp, target);
+      await fs.rm(temp, { force: true });
+      if (!placed) return undefined;
       await syncDirectory(path.dirname(target));
-      const stat = await fs.stat(target);
-      return { key, size: stat.size };
+      return { key, size };
     } catch (cause) {
       await fs.rm(temp, { force: true });
       throw wrap(cause, operation, key);
@@ -245,6 +268,32 @@ export class LocalDirectoryStore implements ObjectStore, MachineLocalStore {
       await fs.rm(temp, { force: true });
       throw wrap(cause, 'copy', fromKey);
     }
+  }
+}
+
+/** A put's fill: the body streamed into the (new) temp file. */
+function fillFrom(body: ObjectBody): (temp: string) => Promise<void> {
+  return async (temp) => {
+    const source =
+      typeof body === 'string' || body instanceof Uint8Array ? Readable.from([Buffer.from(body)]) : body;
+    await pipeline(source, createWriteStream(temp, { flags: 'wx' }));
+  };
+}
+
+/** rename(2) over the key: atomic replacement (the temp name is gone after). */
+async function replace(temp: string, target: string): Promise<boolean> {
+  await fs.rename(temp, target);
+  return true;
+}
+
+/** link(2) to the key: atomic and exclusive, false when the key exists (the temp is removed after). */
+async function createExclusive(temp: string, target: string): Promise<boolean> {
+  try {
+    await fs.link(temp, target);
+    return true;
+  } catch (error) {
+    if ((error as { code?: unknown } | null)?.code === 'EEXIST') return false;
+    throw error;
   }
 }
 

@@ -22,8 +22,22 @@ export interface ObjectInfo {
  * ascending UTF-8 order; deleting a missing key is not an error.
  */
 export interface ObjectStore {
+  /**
+   * Absolute URI of the store's root, without a trailing slash (`file:///abs/dir`,
+   * `s3://bucket`): an object's URI is `<rootUri>/<key>`, the key appended as it is (see
+   * objectUri). Table metadata names its files by these URIs.
+   */
+  readonly rootUri: string;
   /** Writes an object; resolves with its size once it is durable and visible. */
   put(key: string, body: ObjectBody, options?: PutOptions): Promise<ObjectInfo>;
+  /**
+   * Writes an object only if no object has the key: atomic and exclusive (of writers racing
+   * for one key, one creates it, whole; the others resolve undefined and change nothing).
+   * The body is read into memory on some adapters: for small objects (table metadata).
+   * Undefined can also mean this caller's own earlier attempt created it (S3: a request
+   * the SDK retried after its reply was lost); a caller that must tell compares contents.
+   */
+  putIfAbsent(key: string, body: ObjectBody, options?: PutOptions): Promise<ObjectInfo | undefined>;
   /**
    * Writes an object from a local file, as put does (a local store copies it in the
    * kernel, no bytes pass through JS memory).
@@ -101,6 +115,32 @@ export function invalidKey(key: string, reason: string): ObjectStoreError {
     `Invalid object key ${JSON.stringify(key)}: ${reason}`,
     { key },
   );
+}
+
+/** An object's absolute URI: `<rootUri>/<key>`. */
+export function objectUri(store: ObjectStore, key: string): string {
+  checkKey(key);
+  return `${store.rootUri}/${key}`;
+}
+
+/**
+ * The key of an object's absolute URI (the inverse of objectUri); refuses, with
+ * STORE_KEY_INVALID, a URI outside the store's root.
+ */
+export function objectKeyOfUri(store: ObjectStore, uri: string): string {
+  const root = `${store.rootUri}/`;
+  if (!uri.startsWith(root)) throw invalidKey(uri, `it is not a URI under the store's root ${root}`);
+  const key = uri.slice(root.length);
+  checkKey(key);
+  return key;
+}
+
+/** A body's bytes, a stream read to its end (small bodies: conditional writes). */
+export async function bodyBytes(body: ObjectBody): Promise<Buffer> {
+  if (typeof body === 'string' || body instanceof Uint8Array) return Buffer.from(body);
+  const chunks: Buffer[] = [];
+  for await (const chunk of body as AsyncIterable<Uint8Array | string>) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks);
 }
 
 /** Reads a whole object into memory (small objects: manifests, tests). */

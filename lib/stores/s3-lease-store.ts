@@ -8,6 +8,7 @@ import {
   LeaseStoreError,
   parseLeaseRecord,
 } from './lease-store';
+import { isConditionFailure } from './s3-store';
 
 interface S3LeaseStoreOptions {
   client: S3Client;
@@ -129,14 +130,4 @@ export class S3LeaseStore implements LeaseStore {
       },
     };
   }
-}
-
-function isConditionFailure(error: unknown): boolean {
-  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
-  return (
-    e.name === 'PreconditionFailed' ||
-    e.name === 'ConditionalRequestConflict' ||
-    e.$metadata?.httpStatusCode === 412 ||
-    e.$metadata?.httpStatusCode === 409
-  );
 }

@@ -20,6 +20,7 @@ import {
   STORE_OPERATION_CALLS,
 } from './aws-calls';
 import {
+  bodyBytes,
   checkKey,
   OBJECT_STORE_ERROR_CODES,
   type ObjectBody,
@@ -62,10 +63,13 @@ export class S3Store implements ObjectStore {
   readonly #partSize: number;
   readonly #queueSize: number;
   readonly #timeoutMs: number;
+  /** `s3://<bucket>`. */
+  readonly rootUri: string;
 
   constructor(options: S3StoreOptions) {
     this.#client = options.client;
     this.#bucket = options.bucket;
+    this.rootUri = `s3://${options.bucket}`;
     this.#partSize = Math.max(MIN_PART_SIZE, options.partSize ?? 8 * 1024 * 1024);
     this.#queueSize = Math.max(1, options.queueSize ?? 2);
     this.#timeoutMs = options.timeoutMs ?? 300_000;
@@ -106,6 +110,38 @@ export class S3Store implements ObjectStore {
     } catch (cause) {
       const calls = typeof body === 'string' || body instanceof Uint8Array ? CALLS.put : CALLS.putStream;
       throw wrap(cause, 'put', key, permissionsOf(calls, this.#object(key)));
+    }
+  }
+
+  /**
+   * One PutObject with `If-None-Match: *`: S3 creates the object only if the key has none
+   * (412 PreconditionFailed when it has; 409 ConditionalRequestConflict when a concurrent
+   * write to the key won the race), atomic like every PutObject. The body is read into
+   * memory (one request, no multipart).
+   */
+  async putIfAbsent(
+    key: string,
+    body: ObjectBody,
+    options: PutOptions = {},
+  ): Promise<ObjectInfo | undefined> {
+    checkKey(key);
+    const contentType = options.contentType === undefined ? {} : { ContentType: options.contentType };
+    try {
+      const bytes = await bodyBytes(body);
+      await this.#client.send(
+        new PutObjectCommand({
+          Bucket: this.#bucket,
+          Key: key,
+          Body: bytes,
+          IfNoneMatch: '*',
+          ...contentType,
+        }),
+        { abortSignal: AbortSignal.timeout(this.#timeoutMs) },
+      );
+      return { key, size: bytes.length };
+    } catch (cause) {
+      if (isConditionFailure(cause)) return undefined;
+      throw wrap(cause, 'putIfAbsent', key, permissionsOf(CALLS.putIfAbsent, this.#object(key)));
     }
   }
 
@@ -217,6 +253,17 @@ async function* countBytes(
     onBytes(bytes.length);
     yield bytes;
   }
+}
+
+/** S3's answer to a conditional write whose condition failed: 412, or 409 for a lost race. */
+export function isConditionFailure(error: unknown): boolean {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | null;
+  return (
+    e?.name === 'PreconditionFailed' ||
+    e?.name === 'ConditionalRequestConflict' ||
+    e?.$metadata?.httpStatusCode === 412 ||
+    e?.$metadata?.httpStatusCode === 409
+  );
 }
 
 function isNotFound(error: unknown): boolean {

@@ -63,9 +63,14 @@ export function storeUseRecorder(options: StoreUseRecorderOptions = {}): StoreUs
   };
   const isBytes = (body: unknown) => typeof body === 'string' || body instanceof Uint8Array;
   const objects = (s: ObjectStore): ObjectStore => ({
+    rootUri: s.rootUri,
     put: (key, body, options) => {
       record('objects', isBytes(body) ? 'put' : 'putStream', key);
       return s.put(key, body, options);
+    },
+    putIfAbsent: (key, body, options) => {
+      record('objects', 'putIfAbsent', key);
+      return s.putIfAbsent(key, body, options);
     },
     putFile: (key, file, options) => {
       record('objects', 'putFile', key);

@@ -49,8 +49,14 @@ export class DyingStore implements ObjectStore {
     }
   }
 
+  get rootUri() {
+    return this.#inner.rootUri;
+  }
   put(key: string, body: ObjectBody) {
     return this.#mutate('put', key, () => this.#inner.put(key, body), body);
+  }
+  putIfAbsent(key: string, body: ObjectBody) {
+    return this.#mutate('put', key, () => this.#inner.putIfAbsent(key, body), body);
   }
   putFile(key: string, file: string) {
     return this.#mutate('put', key, () => this.#inner.putFile(key, file));

@@ -33,7 +33,16 @@ export class FailingStore implements ObjectStore {
       throw new Error(`injected ${operation} failure`);
   }
 
+  get rootUri() {
+    return this.#inner.rootUri;
+  }
   async put(key: string, body: ObjectBody) {
+    return this.#put(key, body, () => this.#inner.put(key, body));
+  }
+  async putIfAbsent(key: string, body: ObjectBody) {
+    return this.#put(key, body, () => this.#inner.putIfAbsent(key, body));
+  }
+  async #put<T>(key: string, body: ObjectBody, write: () => Promise<T>) {
     try {
       this.#tick('put');
     } catch (error) {
@@ -45,7 +54,7 @@ export class FailingStore implements ObjectStore {
         size += chunk.length;
       return { key, size };
     }
-    return this.#inner.put(key, body);
+    return write();
   }
   async putFile(key: string, file: string) {
     return this.put(key, createReadStream(file));
