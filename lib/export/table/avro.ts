@@ -125,7 +125,7 @@ const INT_MIN = -(2 ** 31);
 const INT_MAX = 2 ** 31 - 1;
 const LONG_MIN = -(2n ** 63n);
 const LONG_MAX = 2n ** 63n - 1n;
-/** Zigzag values up to this are exact in a double. */
+/** Longs below this in magnitude zigzag-encode exactly in a double (2^53); larger ones go through bigint. */
 const NUMBER_PATH_LIMIT = 2 ** 52;
 
 const utf8 = new TextEncoder();
@@ -231,7 +231,7 @@ class ByteSource {
     let shift = 0;
     while (b & 0x80) {
       shift += 7;
-      if (shift > 49) return this.longTail(n, shift, path);
+      if (shift >= 49) return this.longTail(n, shift, path);
       b = this.byte(path);
       n += (b & 0x7f) * 2 ** shift;
     }
@@ -363,7 +363,8 @@ function primitiveCodec(name: AvroPrimitiveName, path: string): AvroCodec {
         read: (src) => src.long(path),
         write: (s, v) => {
           if (typeof v === 'number' && Number.isSafeInteger(v)) {
-            s.varint(v);
+            if (v < NUMBER_PATH_LIMIT && v > -NUMBER_PATH_LIMIT) s.varint(v);
+            else s.bigVarint(BigInt(v));
           } else if (typeof v === 'bigint' && v >= LONG_MIN && v <= LONG_MAX) {
             if (v < NUMBER_PATH_LIMIT && v > -NUMBER_PATH_LIMIT) s.varint(Number(v));
             else s.bigVarint(v);
