@@ -9,6 +9,8 @@ export {
   RowOutsideWindowError,
   SpillBudgetError,
   type SpillShortage,
+  TableCommitFailedError,
+  TableInvalidError,
   VerificationError,
 } from './errors';
 export { EXPORT_DEFAULTS, type ExportOptions } from './export-options';
@@ -59,6 +61,36 @@ export {
   type TableSchema,
   tableSchema,
 } from './schema';
+export {
+  type AsOf,
+  COMMIT_DEFAULTS,
+  COMMIT_ID_KEY,
+  type CommitCounts,
+  type CommitOptions,
+  type CommitResult,
+  catalogColumns,
+  commitOverwrite,
+  ensureTable,
+  expireSnapshots,
+  fileSchema,
+  type IcebergSchema,
+  type IcebergTable,
+  keyOf,
+  type LiveFile,
+  type LoadedTable,
+  listSnapshots,
+  liveFiles,
+  loadTable,
+  type NewDataFile,
+  type OverwriteChange,
+  resolveSnapshot,
+  rollbackTo,
+  type Snapshot,
+  type TableLocation,
+  type TableMetadata,
+  tableLocation,
+  tableName,
+} from './table';
 export { ZoneConverter } from './time-zone';
 export {
   type CallTotals,

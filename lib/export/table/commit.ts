@@ -1,0 +1,189 @@
+import { randomUUID } from 'node:crypto';
+import { ExportConfigError } from '../errors';
+import { type CommitCounts, type CommitOptions, commitWithRetry } from './commit-loop';
+import { uriOf } from './location';
+import { dateToDays } from './manifest-codec';
+import { type TableIo, tableIo } from './manifest-io';
+import {
+  buildOverwrite,
+  COMMIT_ID_KEY,
+  dataFile,
+  type Overwrite,
+  type OverwriteCounts,
+} from './snapshot-builder';
+import { type IcebergTable, type LoadedTable, loadTable, tableName } from './table';
+import type { FieldSummary, ManifestFile, Snapshot } from './types';
+
+/** A data file a run wrote, to be added by a commit. */
+export interface NewDataFile {
+  /** Its key in the table's store (under the table's location). */
+  key: string;
+  /** Its partition day, `YYYY-MM-DD`. */
+  dt: string;
+  rows: number;
+  bytes: number;
+}
+
+/** One run's change to a table: the report's partitions it replaces, and its files. */
+export interface OverwriteChange {
+  reportId: string;
+  /** The days replaced: their live files are deleted (a day without files here ends up empty). */
+  dts: readonly string[];
+  /** The files added; each one's day is among `dts`. */
+  files: readonly NewDataFile[];
+  /** Summary values naming the run (`report-export.run-id`, `.request-id`, `.rows`). */
+  summary: Record<string, string>;
+}
+
+/** What a commit did. */
+export interface CommitResult extends OverwriteCounts, CommitCounts {
+  snapshotId: number;
+  sequenceNumber: number;
+  /** The metadata file the commit made current (after an unknown outcome: where its snapshot was found). */
+  metadataLocation: string;
+  /** Store and catalog requests the commit made (catalog-internal requests not counted). */
+  requests: number;
+}
+
+/**
+ * Replaces the report's days `change.dts` of the table with `change.files` in ONE
+ * `overwrite` snapshot: a reader sees all of them or none. A conflict with another writer
+ * re-applies the change onto the table as it then is (another run's days stay; a day both
+ * replaced ends up with the later commit's files) and retries, bounded (see CommitOptions).
+ * After an unknown outcome it looks for its snapshot (by a commit id in the summary) before
+ * retrying, so it never lands twice.
+ *
+ * @example
+ * const result = await commitOverwrite(table, {
+ *   reportId: 'r1', dts: ['2026-11-24', '2026-11-25'],
+ *   files: [{ key, dt: '2026-11-24', rows: 1200, bytes: 80_000 }],
+ *   summary: { 'report-export.run-id': runId },
+ * });
+ */
+export async function commitOverwrite(
+  t: IcebergTable,
+  change: OverwriteChange,
+  options: CommitOptions = {},
+): Promise<CommitResult> {
+  const days = new Set(change.dts.map((dt) => dateToDays(dt)));
+  for (const file of change.files) {
+    if (!change.dts.includes(file.dt)) {
+      throw new ExportConfigError(
+        `The data file ${file.key} is dated ${file.dt}, not one of the days replaced`,
+      );
+    }
+  }
+  const adds = change.files.map((f) =>
+    dataFile(uriOf(t.location, f.key), change.reportId, f.dt, f.rows, f.bytes),
+  );
+  const overwrite: Overwrite = {
+    mayDelete: (manifest) => mayHold(manifest, change.reportId, days),
+    deletes: (entry) =>
+      entry.data_file.partition.report_id === change.reportId && days.has(entry.data_file.partition.dt),
+    adds,
+    summary: change.summary,
+  };
+  const what = `the overwrite of report ${change.reportId} on ${change.dts.join(', ')} in table ${tableName(t)}`;
+  return await commitSnapshot(t, async () => overwrite, what, options);
+}
+
+/**
+ * Commits one overwrite snapshot, planned and built afresh on each attempt's state
+ * (commitOverwrite, rollbackTo); `what` names it in errors.
+ */
+export async function commitSnapshot(
+  t: IcebergTable,
+  plan: (current: LoadedTable, io: TableIo) => Promise<Overwrite>,
+  what: string,
+  options: CommitOptions,
+): Promise<CommitResult> {
+  const now = options.now ?? Date.now;
+  const io = tableIo(t.location);
+  const commitId = randomUUID();
+  let counts: OverwriteCounts | undefined;
+  let snapshot: Snapshot | undefined;
+  const result = (
+    s: Snapshot,
+    c: OverwriteCounts,
+    metadataLocation: string,
+    loop: CommitCounts,
+  ): CommitResult => ({
+    snapshotId: s['snapshot-id'],
+    sequenceNumber: s['sequence-number'],
+    metadataLocation,
+    ...loop,
+    ...c,
+    requests: io.requests,
+  });
+  return await commitWithRetry(
+    t,
+    io,
+    {
+      what,
+      load: (tio) => loadTable(t, tio),
+      async prepare(current) {
+        const loaded = requireTable(t, current);
+        const overwrite = await plan(loaded, io);
+        const summary = { ...overwrite.summary, [COMMIT_ID_KEY]: commitId };
+        const built = await buildOverwrite(io, loaded, { ...overwrite, summary }, now());
+        counts = built.counts;
+        snapshot = built.snapshot;
+        return { metadata: built.metadata };
+      },
+      landed(current, loop) {
+        const found = current?.metadata.snapshots.find((s) => s.summary[COMMIT_ID_KEY] === commitId);
+        if (found === undefined || current === undefined || counts === undefined) return undefined;
+        return result(found, counts, current.base.metadataLocation, loop);
+      },
+      done: (committed, loop) =>
+        result(snapshot as Snapshot, counts as OverwriteCounts, committed.base.metadataLocation, loop),
+    },
+    options,
+  );
+}
+
+function requireTable(t: IcebergTable, current: LoadedTable | undefined): LoadedTable {
+  if (current === undefined) {
+    throw new ExportConfigError(
+      `Table ${tableName(t)} does not exist in the ${t.catalog.kind} catalog (at ${t.location.uri}); ensureTable creates it`,
+    );
+  }
+  return current;
+}
+
+const utf8 = new TextEncoder();
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return (a[i] as number) - (b[i] as number);
+  return a.length - b.length;
+}
+
+/** Whether a value within the summary's bounds (a summary without bounds may hold anything). */
+function within(
+  summary: FieldSummary | undefined,
+  value: Uint8Array,
+  compare: (a: Uint8Array, b: Uint8Array) => number,
+): boolean {
+  if (summary?.lower_bound == null || summary.upper_bound == null) return true;
+  return compare(summary.lower_bound, value) <= 0 && compare(value, summary.upper_bound) <= 0;
+}
+
+const int32 = (bytes: Uint8Array): number =>
+  new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getInt32(0, true);
+const day = (n: number): Uint8Array => {
+  const out = new Uint8Array(4);
+  new DataView(out.buffer).setInt32(0, n, true);
+  return out;
+};
+
+/**
+ * False when the manifest's partition summaries (report_id, then dt) show it holds no file of
+ * the report on any of `days`: it is carried over unread, so a commit reads only the
+ * manifests of the partitions it replaces.
+ */
+function mayHold(manifest: ManifestFile, reportId: string, days: ReadonlySet<number>): boolean {
+  const [report, dt] = manifest.partitions ?? [];
+  if (!within(report, utf8.encode(reportId), compareBytes)) return false;
+  return [...days].some((d) => within(dt, day(d), (a, b) => int32(a) - int32(b)));
+}

@@ -1,0 +1,41 @@
+// The Iceberg tables' surface: locations, loading and creating a table, the overwrite commit,
+// history (snapshots, time travel, rollback, retention) and the types of the format.
+
+export { type CommitResult, commitOverwrite, type NewDataFile, type OverwriteChange } from './commit';
+export { COMMIT_DEFAULTS, type CommitCounts, type CommitOptions } from './commit-loop';
+export { keyOf, type TableLocation, tableLocation, uriOf } from './location';
+export { catalogColumns, fileSchema, PREVIOUS_VERSIONS_MAX, TABLE_PROPERTIES } from './metadata';
+export { parseMetadata, stringifyMetadata } from './metadata-json';
+export {
+  DT_TYPE,
+  GLUE_TYPE_OF,
+  ICEBERG_TYPES,
+  initialSchema,
+  partitionSpec,
+  type TableColumn,
+  tableColumns,
+} from './schema-mapping';
+export { COMMIT_ID_KEY, currentSnapshot } from './snapshot-builder';
+export {
+  type AsOf,
+  expireSnapshots,
+  type LiveFile,
+  listSnapshots,
+  liveFiles,
+  resolveSnapshot,
+  rollbackTo,
+} from './snapshots';
+export { ensureTable, type IcebergTable, type LoadedTable, loadTable, tableName } from './table';
+export type {
+  DataFile,
+  IcebergField,
+  IcebergPrimitive,
+  IcebergSchema,
+  ManifestEntry,
+  ManifestFile,
+  PartitionField,
+  PartitionSpec,
+  PartitionValue,
+  Snapshot,
+  TableMetadata,
+} from './types';

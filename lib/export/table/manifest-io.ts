@@ -1,0 +1,85 @@
+import { readObject } from '../../stores';
+import { TableInvalidError } from '../errors';
+import { keyOf, metadataKey, type TableLocation, uriOf } from './location';
+import { decodeManifest, decodeManifestList } from './manifest-codec';
+import type { ManifestEntry, ManifestFile, Snapshot } from './types';
+
+/**
+ * The object store requests of one table operation, and the files it wrote (deleted again
+ * when its commit does not land).
+ */
+export interface TableIo {
+  location: TableLocation;
+  /** Store and catalog requests made (each load, read, write, commit and delete counts one). */
+  requests: number;
+  /** Keys this operation wrote. */
+  written: string[];
+}
+
+export function tableIo(location: TableLocation): TableIo {
+  return { location, requests: 0, written: [] };
+}
+
+/** A file the table names; a store failure passes as it is (it may be transient). */
+async function readTableFile(io: TableIo, uri: string): Promise<Uint8Array> {
+  const key = keyOf(io.location, uri);
+  io.requests++;
+  return await readObject(io.location.store, key);
+}
+
+/** The manifests of a snapshot (none for a snapshot without a list). */
+export async function readManifestList(io: TableIo, snapshot: Snapshot): Promise<ManifestFile[]> {
+  const uri = snapshot['manifest-list'];
+  const bytes = await readTableFile(io, uri);
+  try {
+    return decodeManifestList(bytes);
+  } catch (error) {
+    throw new TableInvalidError(`Table ${io.location.uri}: the manifest list ${uri} cannot be read`, {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * A manifest's entries, with the sequence numbers an ADDED entry inherits from the manifest
+ * list filled in: an entry this writer carries over as EXISTING or DELETED must carry them.
+ */
+export async function readManifest(io: TableIo, manifest: ManifestFile): Promise<ManifestEntry[]> {
+  const uri = manifest.manifest_path;
+  const bytes = await readTableFile(io, uri);
+  let entries: ManifestEntry[];
+  try {
+    entries = decodeManifest(bytes);
+  } catch (error) {
+    throw new TableInvalidError(`Table ${io.location.uri}: the manifest ${uri} cannot be read`, {
+      cause: error,
+    });
+  }
+  for (const entry of entries) {
+    entry.sequence_number ??= manifest.sequence_number;
+    entry.file_sequence_number ??= manifest.sequence_number;
+    entry.snapshot_id ??= manifest.added_snapshot_id;
+  }
+  return entries;
+}
+
+/** Writes a metadata-side file (manifest, manifest list) under `metadata/`; resolves with its URI and size. */
+export async function writeTableFile(
+  io: TableIo,
+  name: string,
+  bytes: Uint8Array,
+): Promise<{ uri: string; length: number }> {
+  const key = metadataKey(io.location, name);
+  io.written.push(key);
+  io.requests++;
+  await io.location.store.put(key, bytes, { contentType: 'application/octet-stream' });
+  return { uri: uriOf(io.location, key), length: bytes.byteLength };
+}
+
+/** Deletes what `io` wrote, best effort (a file left over is an orphan no snapshot names). */
+export async function deleteWritten(io: TableIo): Promise<void> {
+  const keys = io.written.splice(0);
+  if (keys.length === 0) return;
+  io.requests++;
+  await io.location.store.deleteMany(keys).catch(() => undefined);
+}

@@ -1,0 +1,286 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { TableInvalidError } from '../errors';
+import { dateToDays, encodeManifest, encodeManifestList, partitionSummaries } from './manifest-codec';
+import { deleteWritten, readManifest, readManifestList, type TableIo, writeTableFile } from './manifest-io';
+import { currentSchema, nextMetadata, withSnapshot } from './metadata';
+import { snapshotIdToLong } from './metadata-json';
+import type { LoadedTable } from './table';
+import {
+  type DataFile,
+  ENTRY_STATUS,
+  type ManifestEntry,
+  type ManifestFile,
+  type PartitionSpec,
+  type Snapshot,
+  type TableMetadata,
+} from './types';
+
+/** Our summary key naming one commit, found again after a commit whose outcome was unknown. */
+export const COMMIT_ID_KEY = 'report-export.commit-id';
+
+/** What an `overwrite` snapshot changes: which live files it deletes, which it adds. */
+export interface Overwrite {
+  /**
+   * False when no live file of `manifest` can be deleted (judged by its partition
+   * summaries): the manifest is carried over without being read.
+   */
+  mayDelete(manifest: ManifestFile): boolean;
+  /** Whether a live entry is deleted. */
+  deletes(entry: ManifestEntry): boolean;
+  /** The files added (ADDED entries of one new manifest). */
+  adds: DataFile[];
+  /** Summary values of ours (`report-export.*`), the commit id included. */
+  summary: Record<string, string>;
+}
+
+/** What a built snapshot changed. */
+export interface OverwriteCounts {
+  addedFiles: number;
+  deletedFiles: number;
+  addedRows: number;
+  deletedRows: number;
+}
+
+/** The snapshot current in `metadata`, undefined before the first. */
+export function currentSnapshot(metadata: TableMetadata): Snapshot | undefined {
+  const id = metadata['current-snapshot-id'];
+  if (id === null) return undefined;
+  const snapshot = metadata.snapshots.find((s) => s['snapshot-id'] === id);
+  if (snapshot === undefined) {
+    throw new TableInvalidError(
+      `Table ${metadata.location}: its current snapshot ${id} is not among its snapshots`,
+    );
+  }
+  return snapshot;
+}
+
+/** The table's partition spec, refused unless it is ours (identity on report_id, then dt). */
+export function ourSpec(metadata: TableMetadata): PartitionSpec {
+  const spec = metadata['partition-specs'].find((s) => s['spec-id'] === metadata['default-spec-id']);
+  const names = spec?.fields.map((f) => `${f.name}:${f.transform}`).join(',');
+  if (spec === undefined || names !== 'report_id:identity,dt:identity') {
+    throw new TableInvalidError(
+      `Table ${metadata.location}: its partition spec ${metadata['default-spec-id']} is ${names ?? 'missing'}, not identity(report_id), identity(dt)`,
+    );
+  }
+  return spec;
+}
+
+/** A data file for a new manifest entry, at `uri`, of the (report, day) partition. */
+export function dataFile(uri: string, reportId: string, dt: string, rows: number, bytes: number): DataFile {
+  return {
+    content: 0,
+    file_path: uri,
+    file_format: 'PARQUET',
+    partition: { report_id: reportId, dt: dateToDays(dt) },
+    record_count: BigInt(rows),
+    file_size_in_bytes: BigInt(bytes),
+    column_sizes: null,
+    value_counts: null,
+    null_value_counts: null,
+    lower_bounds: null,
+    upper_bounds: null,
+    split_offsets: null,
+    sort_order_id: null,
+  };
+}
+
+/** A positive snapshot id no snapshot of the table has: 53 random bits (exact in JSON). */
+function newSnapshotId(metadata: TableMetadata): number {
+  for (;;) {
+    const id = Number(randomBytes(8).readBigUInt64BE() & ((1n << 53n) - 1n));
+    if (id > 0 && !metadata.snapshots.some((s) => s['snapshot-id'] === id)) return id;
+  }
+}
+
+const isLive = (e: ManifestEntry): boolean => e.status !== ENTRY_STATUS.deleted;
+const sum = (values: Iterable<bigint>): bigint => {
+  let total = 0n;
+  for (const v of values) total += v;
+  return total;
+};
+
+/**
+ * Builds one `overwrite` snapshot of `current` and writes its manifests and manifest list
+ * (recorded in `io.written`): every manifest with a live file the change deletes is
+ * rewritten (those entries DELETED, the others EXISTING with their own snapshot id and
+ * sequence numbers), manifests without live files are dropped, the others carried over
+ * unchanged, and one new manifest holds the ADDED files. Resolves with the new metadata.
+ */
+export async function buildOverwrite(
+  io: TableIo,
+  current: LoadedTable,
+  change: Overwrite,
+  nowMs: number,
+): Promise<{ metadata: TableMetadata; snapshot: Snapshot; counts: OverwriteCounts }> {
+  const base = current.metadata;
+  const spec = ourSpec(base);
+  const schema = currentSchema(base, base.location);
+  const parent = currentSnapshot(base);
+  const snapshotId = newSnapshotId(base);
+  const id = snapshotIdToLong(snapshotId);
+  const sequenceNumber = base['last-sequence-number'] + 1;
+  const seq = BigInt(sequenceNumber);
+  const commitUuid = randomUUID();
+  let written = 0;
+  const write = async (entries: ManifestEntry[]) =>
+    writeTableFile(io, `${commitUuid}-m${written++}.avro`, encodeManifest({ schema, spec, entries }));
+
+  const kept: ManifestFile[] = [];
+  const rewritten: ManifestFile[] = [];
+  const deleted: DataFile[] = [];
+  try {
+    for (const manifest of parent === undefined ? [] : await readManifestList(io, parent)) {
+      if (manifest.partition_spec_id !== spec['spec-id']) {
+        throw new TableInvalidError(
+          `Table ${base.location}: the manifest ${manifest.manifest_path} has partition spec ${manifest.partition_spec_id}, not ${spec['spec-id']}`,
+        );
+      }
+      if (manifest.added_files_count + manifest.existing_files_count === 0) continue;
+      if (!change.mayDelete(manifest)) {
+        kept.push(manifest);
+        continue;
+      }
+      const live = (await readManifest(io, manifest)).filter(isLive);
+      const gone = new Set(live.filter((e) => change.deletes(e)));
+      if (gone.size === 0) {
+        kept.push(manifest);
+        continue;
+      }
+      const entries = live.map(
+        (e): ManifestEntry =>
+          gone.has(e)
+            ? { ...e, status: ENTRY_STATUS.deleted, snapshot_id: id }
+            : { ...e, status: ENTRY_STATUS.existing },
+      );
+      for (const e of gone) deleted.push(e.data_file);
+      const existing = entries.filter((e) => e.status === ENTRY_STATUS.existing);
+      const file = await write(entries);
+      rewritten.push({
+        manifest_path: file.uri,
+        manifest_length: BigInt(file.length),
+        partition_spec_id: spec['spec-id'],
+        content: 0,
+        sequence_number: seq,
+        min_sequence_number: existing.reduce((min, e) => {
+          const s = e.sequence_number ?? seq;
+          return s < min ? s : min;
+        }, seq),
+        added_snapshot_id: id,
+        added_files_count: 0,
+        existing_files_count: existing.length,
+        deleted_files_count: gone.size,
+        added_rows_count: 0n,
+        existing_rows_count: sum(existing.map((e) => e.data_file.record_count)),
+        deleted_rows_count: sum([...gone].map((e) => e.data_file.record_count)),
+        partitions: partitionSummaries(spec, entries, schema),
+        key_metadata: null,
+      });
+    }
+    const added: ManifestFile[] = [];
+    if (change.adds.length > 0) {
+      const entries = change.adds.map(
+        (data_file): ManifestEntry => ({
+          status: ENTRY_STATUS.added,
+          snapshot_id: id,
+          sequence_number: null,
+          file_sequence_number: null,
+          data_file,
+        }),
+      );
+      const file = await write(entries);
+      added.push({
+        manifest_path: file.uri,
+        manifest_length: BigInt(file.length),
+        partition_spec_id: spec['spec-id'],
+        content: 0,
+        sequence_number: seq,
+        min_sequence_number: seq,
+        added_snapshot_id: id,
+        added_files_count: entries.length,
+        existing_files_count: 0,
+        deleted_files_count: 0,
+        added_rows_count: sum(change.adds.map((f) => f.record_count)),
+        existing_rows_count: 0n,
+        deleted_rows_count: 0n,
+        partitions: partitionSummaries(spec, entries, schema),
+        key_metadata: null,
+      });
+    }
+    const manifests = [...added, ...rewritten, ...kept];
+    const list = await writeTableFile(
+      io,
+      `snap-${snapshotId}-1-${commitUuid}.avro`,
+      encodeManifestList({
+        snapshotId: id,
+        parentSnapshotId: parent === undefined ? null : snapshotIdToLong(parent['snapshot-id']),
+        sequenceNumber: seq,
+        manifests,
+      }),
+    );
+    const lastLogged = base['snapshot-log'].at(-1)?.['timestamp-ms'] ?? 0;
+    const timestampMs = Math.max(nowMs, lastLogged + 1);
+    const counts: OverwriteCounts = {
+      addedFiles: change.adds.length,
+      deletedFiles: deleted.length,
+      addedRows: Number(sum(change.adds.map((f) => f.record_count))),
+      deletedRows: Number(sum(deleted.map((f) => f.record_count))),
+    };
+    const snapshot: Snapshot = {
+      'snapshot-id': snapshotId,
+      ...(parent === undefined ? {} : { 'parent-snapshot-id': parent['snapshot-id'] }),
+      'sequence-number': sequenceNumber,
+      'timestamp-ms': timestampMs,
+      'manifest-list': list.uri,
+      summary: {
+        operation: 'overwrite',
+        ...snapshotSummary(parent, manifests, change.adds, deleted, counts),
+        ...change.summary,
+      },
+      'schema-id': schema['schema-id'],
+    };
+    const metadata = nextMetadata(base, current.base.metadataLocation, timestampMs, (next) =>
+      withSnapshot(next, snapshot),
+    );
+    return { metadata, snapshot, counts };
+  } catch (error) {
+    await deleteWritten(io);
+    throw error;
+  }
+}
+
+/** The spec's summary metrics: what changed, and the totals of the snapshot (from its manifest list). */
+function snapshotSummary(
+  parent: Snapshot | undefined,
+  manifests: ManifestFile[],
+  adds: DataFile[],
+  deleted: DataFile[],
+  counts: OverwriteCounts,
+): Record<string, string> {
+  const addedSize = sum(adds.map((f) => f.file_size_in_bytes));
+  const removedSize = sum(deleted.map((f) => f.file_size_in_bytes));
+  const partitions = new Set(
+    [...adds, ...deleted].map((f) => `${f.partition.report_id}\u0000${f.partition.dt}`),
+  );
+  const previousSize = parent === undefined ? '0' : parent.summary['total-files-size'];
+  return {
+    'added-data-files': String(counts.addedFiles),
+    'deleted-data-files': String(counts.deletedFiles),
+    'added-records': String(counts.addedRows),
+    'deleted-records': String(counts.deletedRows),
+    'added-files-size': String(addedSize),
+    'removed-files-size': String(removedSize),
+    'changed-partition-count': String(partitions.size),
+    'total-records': String(sum(manifests.map((m) => m.added_rows_count + m.existing_rows_count))),
+    // Sizes of files carried over are not in the manifest list: only a parent's total gives them.
+    ...(previousSize === undefined || !/^\d+$/.test(previousSize)
+      ? {}
+      : { 'total-files-size': String(BigInt(previousSize) + addedSize - removedSize) }),
+    'total-data-files': String(
+      manifests.reduce((n, m) => n + m.added_files_count + m.existing_files_count, 0),
+    ),
+    'total-delete-files': '0',
+    'total-position-deletes': '0',
+    'total-equality-deletes': '0',
+  };
+}

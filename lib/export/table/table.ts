@@ -1,0 +1,79 @@
+import type { Catalog, CatalogTable, TableIdentifier } from '../../stores';
+import type { TableSchema } from '../schema';
+import { type CommitOptions, commitWithRetry } from './commit-loop';
+import type { TableLocation } from './location';
+import { type TableIo, tableIo } from './manifest-io';
+import { evolvedSchema, newTableMetadata, nextMetadata, withSchema } from './metadata';
+import { parseMetadata } from './metadata-json';
+import type { TableMetadata } from './types';
+
+/** A table of a catalog at its location in the store. */
+export interface IcebergTable {
+  catalog: Catalog;
+  id: TableIdentifier;
+  location: TableLocation;
+}
+
+/** A table's state as read: the catalog's base (what a commit names) and the metadata it points to. */
+export interface LoadedTable {
+  base: CatalogTable;
+  metadata: TableMetadata;
+}
+
+/** `namespace.name` (the file catalog's namespace may be empty), for messages. */
+export function tableName(t: IcebergTable): string {
+  return t.id.namespace === '' ? t.id.name : `${t.id.namespace}.${t.id.name}`;
+}
+
+/** The table's current state, or undefined when the catalog has no such table. */
+export async function loadTable(
+  t: IcebergTable,
+  io: TableIo = tableIo(t.location),
+): Promise<LoadedTable | undefined> {
+  io.requests++;
+  const base = await t.catalog.load(t.id);
+  if (base === undefined) return undefined;
+  io.requests++;
+  const text = await t.catalog.readMetadata(base.metadataLocation);
+  return { base, metadata: parseMetadata(text, `of table ${tableName(t)} (${base.metadataLocation})`) };
+}
+
+/**
+ * The table, made ready for `schema`'s data files: created when the catalog has none (a new
+ * table: the columns with ids 1..n, the (report_id, dt) spec, no snapshot), and its schema
+ * evolved by a schema-only commit when a column is missing (appended with the next field
+ * ids). Refuses (ExportConfigError naming the column) a column whose type differs. Racing
+ * writers are fine: a conflict reloads and re-checks, bounded as commits are.
+ *
+ * @example
+ * const loaded = await ensureTable(table, tableSchema({ dataset: 'calls' }));
+ * const { fieldIds, schemaJson } = fileSchema(loaded); // for the encoder
+ */
+export async function ensureTable(
+  t: IcebergTable,
+  schema: TableSchema,
+  options: CommitOptions = {},
+): Promise<LoadedTable> {
+  const now = options.now ?? Date.now;
+  return await commitWithRetry(
+    t,
+    tableIo(t.location),
+    {
+      what: `creating or evolving the schema of table ${tableName(t)}`,
+      load: (io) => loadTable(t, io),
+      async prepare(current) {
+        if (current === undefined) return { metadata: newTableMetadata(t.location.uri, schema, now()) };
+        const evolved = evolvedSchema(current.metadata, schema, tableName(t));
+        if (evolved === undefined) return { unchanged: current };
+        return {
+          metadata: nextMetadata(current.metadata, current.base.metadataLocation, now(), (next) =>
+            withSchema(next, evolved),
+          ),
+        };
+      },
+      landed: () => undefined,
+      done: (committed) => committed,
+    },
+    options,
+  );
+}
