@@ -4,6 +4,7 @@ import {
   type AvroRecordSchema,
   type AvroSchema,
   decodeAvroFile,
+  emptyRecord,
   encodeAvroFile,
 } from './avro';
 import type {
@@ -182,7 +183,7 @@ export function encodeManifest(input: {
   const columns = partitionColumns(schema, spec);
   const records = entries.map((e) => {
     const f = e.data_file;
-    const partition: Record<string, unknown> = Object.create(null);
+    const partition = emptyRecord();
     for (const c of columns)
       partition[c.name] = (f.partition as unknown as Record<string, unknown>)[c.name] ?? null;
     return {
@@ -245,6 +246,11 @@ const orNull =
   (v: unknown): v is T | null =>
     v === null || v === undefined || is(v);
 const isBytes = (v: unknown): v is Uint8Array => v instanceof Uint8Array;
+const maybeNumber = orNull(isNumber);
+const maybeArray = orNull(isArray);
+const maybeBigint = orNull(isBigint);
+const maybeBoolean = orNull(isBoolean);
+const maybeBytes = orNull(isBytes);
 
 function fromPairs<V>(
   row: Row,
@@ -252,21 +258,19 @@ function fromPairs<V>(
   path: string,
   is: (v: unknown) => v is V,
 ): Map<number, V> | null {
-  const pairs = get(row, name, path, orNull(isArray), 'a map (array of key/value records)');
+  const pairs = get(row, name, path, maybeArray, 'a map (array of key/value records)');
   if (pairs === null || pairs === undefined) return null;
   const map = new Map<number, V>();
+  const where = `${path}.${name}`;
   for (const pair of pairs) {
-    if (!isRow(pair)) throw new AvroError(`${path}.${name}: an entry is not a key/value record`);
-    map.set(
-      get(pair, 'key', `${path}.${name}`, isNumber, 'an int'),
-      get(pair, 'value', `${path}.${name}`, is, 'a value'),
-    );
+    if (!isRow(pair)) throw new AvroError(`${where}: an entry is not a key/value record`);
+    map.set(get(pair, 'key', where, isNumber, 'an int'), get(pair, 'value', where, is, 'a value'));
   }
   return map;
 }
 
 function decodeDataFile(row: Row, path: string): DataFile {
-  const content = get(row, 'content', path, orNull(isNumber), 'an int') ?? 0;
+  const content = get(row, 'content', path, maybeNumber, 'an int') ?? 0;
   const filePath = get(row, 'file_path', path, isString, 'a string');
   if (content !== 0)
     throw new AvroError(
@@ -280,7 +284,7 @@ function decodeDataFile(row: Row, path: string): DataFile {
     report_id: get(partitionRow, 'report_id', `${path}.partition`, isString, 'a string'),
     dt: get(partitionRow, 'dt', `${path}.partition`, isNumber, 'an int (days)'),
   };
-  const offsets = get(row, 'split_offsets', path, orNull(isArray), 'a list of longs');
+  const offsets = get(row, 'split_offsets', path, maybeArray, 'a list of longs');
   return {
     content: 0,
     file_path: filePath,
@@ -297,7 +301,7 @@ function decodeDataFile(row: Row, path: string): DataFile {
       offsets === null || offsets === undefined
         ? null
         : offsets.map((o) => (isBigint(o) ? o : BigInt(o as number))),
-    sort_order_id: get(row, 'sort_order_id', path, orNull(isNumber), 'an int') ?? null,
+    sort_order_id: get(row, 'sort_order_id', path, maybeNumber, 'an int') ?? null,
   };
 }
 
@@ -315,7 +319,7 @@ export function decodeManifest(bytes: Uint8Array): ManifestEntry[] {
   return file.records.map((record, i) => {
     const path = `manifest entry ${i}`;
     if (!isRow(record)) throw new AvroError(`${path} is not a record`);
-    const long = (name: string): bigint | null => get(record, name, path, orNull(isBigint), 'a long') ?? null;
+    const long = (name: string): bigint | null => get(record, name, path, maybeBigint, 'a long') ?? null;
     return {
       status: asStatus(get(record, 'status', path, isNumber, 'an int'), path),
       snapshot_id: long('snapshot_id'),
@@ -353,9 +357,9 @@ function decodeSummary(v: unknown, path: string): FieldSummary {
   if (!isRow(v)) throw new AvroError(`${path} is not a field_summary record`);
   return {
     contains_null: get(v, 'contains_null', path, isBoolean, 'a boolean'),
-    contains_nan: get(v, 'contains_nan', path, orNull(isBoolean), 'a boolean') ?? null,
-    lower_bound: get(v, 'lower_bound', path, orNull(isBytes), 'bytes') ?? null,
-    upper_bound: get(v, 'upper_bound', path, orNull(isBytes), 'bytes') ?? null,
+    contains_nan: get(v, 'contains_nan', path, maybeBoolean, 'a boolean') ?? null,
+    lower_bound: get(v, 'lower_bound', path, maybeBytes, 'bytes') ?? null,
+    upper_bound: get(v, 'upper_bound', path, maybeBytes, 'bytes') ?? null,
   };
 }
 
@@ -367,10 +371,10 @@ export function decodeManifestList(bytes: Uint8Array): ManifestFile[] {
     const long = (name: string): bigint => get(record, name, path, isBigint, 'a long');
     const count = (name: string): number =>
       get(record, name in record ? name : name.replace('_files_', '_data_files_'), path, isNumber, 'an int');
-    const content = get(record, 'content', path, orNull(isNumber), 'an int') ?? 0;
+    const content = get(record, 'content', path, maybeNumber, 'an int') ?? 0;
     if (content !== 0)
       throw new AvroError(`${path}: a delete manifest (content ${content}); delete files are not supported`);
-    const partitions = get(record, 'partitions', path, orNull(isArray), 'a list of field summaries') ?? null;
+    const partitions = get(record, 'partitions', path, maybeArray, 'a list of field summaries') ?? null;
     return {
       manifest_path: get(record, 'manifest_path', path, isString, 'a string'),
       manifest_length: long('manifest_length'),
@@ -387,7 +391,7 @@ export function decodeManifestList(bytes: Uint8Array): ManifestFile[] {
       deleted_rows_count: long('deleted_rows_count'),
       partitions:
         partitions === null ? null : partitions.map((s, j) => decodeSummary(s, `${path}.partitions[${j}]`)),
-      key_metadata: get(record, 'key_metadata', path, orNull(isBytes), 'bytes') ?? null,
+      key_metadata: get(record, 'key_metadata', path, maybeBytes, 'bytes') ?? null,
     };
   });
 }
