@@ -133,6 +133,27 @@ describe('ParquetFileEncoder with an Iceberg file schema', () => {
     ]);
   });
 
+  it('writes starts whose micros pass 2^53 exactly, and a dt chunk of a few bytes', async () => {
+    // Prepare: 2^53 us is 2255-06-05; the first start's micros are no double.
+    const starts = ['9999-12-31T23:59:59.999', '1500-07-01T12:00:00.999', '2026-01-01T00:00:00'];
+    const encoder = new ParquetFileEncoder({ iceberg: { file: icebergFile(), dt: '2400-01-01' } });
+    const bytes = encodeFile([starts.map((start, i) => ({ connId: `c${i}`, start }))], encoder);
+    const path2 = join(dir, 'far.parquet');
+    await writeFile(path2, new Uint8Array(bytes));
+
+    // Act
+    const read = await duckdbQuery(
+      `SELECT epoch_us(start) AS us, dt::VARCHAR AS day FROM read_parquet(${sqlString(path2)})`,
+    );
+
+    // Assess
+    expect(read.map((r) => r.us)).toEqual(starts.map((s) => BigInt(Date.parse(`${s}Z`)) * 1000n));
+    expect(read.map((r) => r.day)).toEqual(['2400-01-01', '2400-01-01', '2400-01-01']);
+    const dt = parquetMetadata(bytes).row_groups[0]?.columns.at(-1)?.meta_data;
+    expect(dt?.path_in_schema).toEqual(['dt']);
+    expect(Number(dt?.total_compressed_size)).toBeLessThan(64);
+  });
+
   it('refuses a table schema without the field id of one of the columns, naming it', () => {
     // Prepare
     const { fieldIds, schemaJson } = icebergFile();
