@@ -1,17 +1,9 @@
-import {
-  AvroError,
-  type AvroField,
-  type AvroRecordSchema,
-  type AvroSchema,
-  decodeAvroFile,
-  emptyRecord,
-  encodeAvroFile,
-} from './avro';
+import { AvroError, decodeAvroFile, emptyRecord, encodeAvroFile } from './avro';
+import { MANIFEST_FILE_SCHEMA, manifestEntrySchema, partitionColumns } from './manifest-schemas';
 import type {
   DataFile,
   EntryStatus,
   FieldSummary,
-  IcebergPrimitive,
   IcebergSchema,
   ManifestEntry,
   ManifestFile,
@@ -21,154 +13,17 @@ import type {
 
 /**
  * Iceberg v2 manifests and manifest lists as Avro files (https://iceberg.apache.org/spec/,
- * "Manifests" and "Manifest Lists"): the spec's `manifest_entry` and `manifest_file` schemas
- * with the spec's field ids on every field (readers resolve columns by id), optional fields as
- * unions with null first and default null, maps with int keys as arrays of key/value records
- * (`logicalType: map`), record names as Iceberg's Java writer gives them (r2, r102, k117_v118,
- * r508). The partition tuple's record is built from the partition spec and the table schema.
+ * "Manifests" and "Manifest Lists"), in the schemas of manifest-schemas.ts. The partition
+ * tuple's record is built from the partition spec and the table schema.
  *
  * Decoding resolves fields by name from the file's own schema, so manifests written by other
- * writers (Glue's optimizers, Athena, Spark) read too; fields we do not model are skipped. A
- * manifest of delete files, or a data file in another format than Parquet, is refused: our
- * commits would otherwise carry over files they cannot account for.
+ * writers (Glue's optimizers, Athena, Spark; codec null or deflate) read too; fields we do not
+ * model are skipped. A manifest of delete files, or a data file in another format than
+ * Parquet, is refused: our commits would otherwise carry over files they cannot account for.
  */
 
-const nullable = (type: AvroSchema): AvroSchema => ['null', type];
-
-function optional(name: string, id: number, type: AvroSchema): AvroField {
-  return { name, type: nullable(type), default: null, 'field-id': id };
-}
-
-function required(name: string, id: number, type: AvroSchema): AvroField {
-  return { name, type, 'field-id': id };
-}
-
-/** A map<int, V> as Iceberg writes it in Avro: an array of key/value records. */
-function intMap(name: string, id: number, keyId: number, valueId: number, value: AvroSchema): AvroField {
-  return optional(name, id, {
-    type: 'array',
-    logicalType: 'map',
-    items: {
-      type: 'record',
-      name: `k${keyId}_v${valueId}`,
-      fields: [required('key', keyId, 'int'), required('value', valueId, value)],
-    },
-  });
-}
-
-const list = (elementId: number, items: AvroSchema): AvroSchema => ({
-  type: 'array',
-  items,
-  'element-id': elementId,
-});
-
-/** The Avro type of a partition value of an identity transform on a source column of this type. */
-const AVRO_OF: Record<IcebergPrimitive, AvroSchema> = {
-  string: 'string',
-  int: 'int',
-  long: 'long',
-  double: 'double',
-  boolean: 'boolean',
-  date: { type: 'int', logicalType: 'date' },
-  timestamp: { type: 'long', logicalType: 'timestamp-micros', 'adjust-to-utc': false } as AvroSchema,
-  timestamptz: { type: 'long', logicalType: 'timestamp-micros', 'adjust-to-utc': true } as AvroSchema,
-};
-
-interface PartitionColumn {
-  name: string;
-  fieldId: number;
-  type: IcebergPrimitive;
-}
-
-function partitionColumns(schema: IcebergSchema, spec: PartitionSpec): PartitionColumn[] {
-  return spec.fields.map((f) => {
-    const source = schema.fields.find((s) => s.id === f['source-id']);
-    if (source === undefined) {
-      throw new Error(
-        `Partition field ${f.name} has source id ${f['source-id']}, which the table schema does not hold`,
-      );
-    }
-    return { name: f.name, fieldId: f['field-id'], type: source.type };
-  });
-}
-
-/** The `manifest_entry` schema for a partition spec (the partition record r102 follows the spec). */
-export function manifestEntrySchema(schema: IcebergSchema, spec: PartitionSpec): AvroRecordSchema {
-  const partition: AvroRecordSchema = {
-    type: 'record',
-    name: 'r102',
-    fields: partitionColumns(schema, spec).map((c) => optional(c.name, c.fieldId, AVRO_OF[c.type])),
-  };
-  const dataFile: AvroRecordSchema = {
-    type: 'record',
-    name: 'r2',
-    fields: [
-      required('content', 134, 'int'),
-      required('file_path', 100, 'string'),
-      required('file_format', 101, 'string'),
-      required('partition', 102, partition),
-      required('record_count', 103, 'long'),
-      required('file_size_in_bytes', 104, 'long'),
-      intMap('column_sizes', 108, 117, 118, 'long'),
-      intMap('value_counts', 109, 119, 120, 'long'),
-      intMap('null_value_counts', 110, 121, 122, 'long'),
-      intMap('nan_value_counts', 137, 138, 139, 'long'),
-      intMap('lower_bounds', 125, 126, 127, 'bytes'),
-      intMap('upper_bounds', 128, 129, 130, 'bytes'),
-      optional('key_metadata', 131, 'bytes'),
-      optional('split_offsets', 132, list(133, 'long')),
-      optional('equality_ids', 135, list(136, 'int')),
-      optional('sort_order_id', 140, 'int'),
-    ],
-  };
-  return {
-    type: 'record',
-    name: 'manifest_entry',
-    fields: [
-      required('status', 0, 'int'),
-      optional('snapshot_id', 1, 'long'),
-      optional('sequence_number', 3, 'long'),
-      optional('file_sequence_number', 4, 'long'),
-      required('data_file', 2, dataFile),
-    ],
-  };
-}
-
-/** The `manifest_file` schema of a manifest list (v2). */
-export const MANIFEST_FILE_SCHEMA: AvroRecordSchema = {
-  type: 'record',
-  name: 'manifest_file',
-  fields: [
-    required('manifest_path', 500, 'string'),
-    required('manifest_length', 501, 'long'),
-    required('partition_spec_id', 502, 'int'),
-    required('content', 517, 'int'),
-    required('sequence_number', 515, 'long'),
-    required('min_sequence_number', 516, 'long'),
-    required('added_snapshot_id', 503, 'long'),
-    required('added_files_count', 504, 'int'),
-    required('existing_files_count', 505, 'int'),
-    required('deleted_files_count', 506, 'int'),
-    required('added_rows_count', 512, 'long'),
-    required('existing_rows_count', 513, 'long'),
-    required('deleted_rows_count', 514, 'long'),
-    optional(
-      'partitions',
-      507,
-      list(508, {
-        type: 'record',
-        name: 'r508',
-        fields: [
-          required('contains_null', 509, 'boolean'),
-          optional('contains_nan', 518, 'boolean'),
-          optional('lower_bound', 510, 'bytes'),
-          optional('upper_bound', 511, 'bytes'),
-        ],
-      }),
-    ),
-    optional('key_metadata', 519, 'bytes'),
-  ],
-};
+export { MANIFEST_FILE_SCHEMA, manifestEntrySchema } from './manifest-schemas';
+export { dateToDays, daysToDate, partitionSummaries, singleValueBytes } from './partition-values';
 
 const toPairs = <V>(map: Map<number, V> | null): { key: number; value: V }[] | null =>
   map === null ? null : [...map].map(([key, value]) => ({ key, value }));
@@ -184,8 +39,13 @@ export function encodeManifest(input: {
   const records = entries.map((e) => {
     const f = e.data_file;
     const partition = emptyRecord();
-    for (const c of columns)
-      partition[c.name] = (f.partition as unknown as Record<string, unknown>)[c.name] ?? null;
+    for (const c of columns) {
+      const value = (f.partition as unknown as Record<string, unknown>)[c.name];
+      if (value === undefined || value === null) {
+        throw new AvroError(`Data file ${f.file_path} has no value for the partition field ${c.name}`);
+      }
+      partition[c.name] = value;
+    }
     return {
       status: e.status,
       snapshot_id: e.snapshot_id,
@@ -394,100 +254,4 @@ export function decodeManifestList(bytes: Uint8Array): ManifestFile[] {
       key_metadata: get(record, 'key_metadata', path, maybeBytes, 'bytes') ?? null,
     };
   });
-}
-
-const utf8 = new TextEncoder();
-
-/** Iceberg's single-value binary serialization of a partition value (the spec's Appendix D). */
-export function singleValueBytes(type: IcebergPrimitive, value: unknown): Uint8Array {
-  if (type === 'string' && typeof value === 'string') return utf8.encode(value);
-  const out = new Uint8Array(type === 'int' || type === 'date' ? 4 : 8);
-  const view = new DataView(out.buffer);
-  if ((type === 'int' || type === 'date') && typeof value === 'number') view.setInt32(0, value, true);
-  else if (
-    (type === 'long' || type === 'timestamp' || type === 'timestamptz') &&
-    (typeof value === 'bigint' || typeof value === 'number')
-  )
-    view.setBigInt64(0, BigInt(value), true);
-  else if (type === 'double' && typeof value === 'number') view.setFloat64(0, value, true);
-  else if (type === 'boolean' && typeof value === 'boolean') return Uint8Array.of(value ? 1 : 0);
-  else throw new Error(`No single-value serialization of ${typeof value} as ${type}`);
-  return out;
-}
-
-/** Orders partition values as Iceberg does: numbers by value, strings by code point (UTF-8 bytes). */
-function compareValues(a: unknown, b: unknown): number {
-  if (typeof a === 'string' && typeof b === 'string') return compareBytes(utf8.encode(a), utf8.encode(b));
-  return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
-}
-
-function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    if (a[i] !== b[i]) return (a[i] as number) - (b[i] as number);
-  }
-  return a.length - b.length;
-}
-
-/**
- * The manifest list's partition field summaries of a manifest's entries (all statuses, as
- * Iceberg's writer counts them): whether a value is null, and the lower and upper bounds.
- */
-export function partitionSummaries(
-  spec: PartitionSpec,
-  entries: ManifestEntry[],
-  schema?: IcebergSchema,
-): FieldSummary[] {
-  return spec.fields.map((field) => {
-    const type = partitionTypeOf(field.name, field['source-id'], schema);
-    let containsNull = false;
-    let lower: unknown;
-    let upper: unknown;
-    for (const e of entries) {
-      const value = (e.data_file.partition as unknown as Record<string, unknown>)[field.name];
-      if (value === null || value === undefined) {
-        containsNull = true;
-        continue;
-      }
-      if (lower === undefined || compareValues(value, lower) < 0) lower = value;
-      if (upper === undefined || compareValues(value, upper) > 0) upper = value;
-    }
-    return {
-      contains_null: containsNull,
-      contains_nan: false,
-      lower_bound: lower === undefined ? null : singleValueBytes(type, lower),
-      upper_bound: upper === undefined ? null : singleValueBytes(type, upper),
-    };
-  });
-}
-
-/** Our spec's partition types when no schema is given: `report_id` a string, `dt` a date. */
-function partitionTypeOf(
-  name: string,
-  sourceId: number,
-  schema: IcebergSchema | undefined,
-): IcebergPrimitive {
-  const source = schema?.fields.find((f) => f.id === sourceId);
-  if (source !== undefined) return source.type;
-  if (name === 'report_id') return 'string';
-  if (name === 'dt') return 'date';
-  throw new Error(`The type of partition field ${name} needs the table schema`);
-}
-
-const DAY_MS = 86_400_000;
-const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-/** Days since 1970-01-01 of a calendar date `YYYY-MM-DD` (an Iceberg `date`). */
-export function dateToDays(date: string): number {
-  const m = DATE_PATTERN.exec(date);
-  const ms = m === null ? Number.NaN : Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-  if (Number.isNaN(ms) || daysToDate(ms / DAY_MS) !== date)
-    throw new Error(`Not a calendar date YYYY-MM-DD: ${JSON.stringify(date)}`);
-  return ms / DAY_MS;
-}
-
-/** The calendar date `YYYY-MM-DD` of days since 1970-01-01. */
-export function daysToDate(days: number): string {
-  if (!Number.isInteger(days)) throw new Error(`Not a day number: ${days}`);
-  return new Date(days * DAY_MS).toISOString().slice(0, 10);
 }

@@ -406,6 +406,19 @@ describe('manifest codec', () => {
     });
   });
 
+  it('refuses to encode a data file without a value for a partition field', () => {
+    // Arrange
+    const entry = {
+      ...ENTRIES[0],
+      data_file: dataFile({ partition: { report_id: 'r1' } as never }),
+    } as ManifestEntry;
+
+    // Act / Assess
+    expect(() => encodeManifest({ schema: SCHEMA, spec: SPEC, entries: [entry] })).toThrow(
+      /run-0a1b2c3d-00000\.parquet has no value for the partition field dt/,
+    );
+  });
+
   describe('strict decoding', () => {
     const entrySchema = manifestEntrySchema(SCHEMA, SPEC);
     const raw = (dataFileOverrides: Record<string, unknown>) => ({
