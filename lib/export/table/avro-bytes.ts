@@ -197,10 +197,24 @@ export class ByteSource {
 
   /** Block count of an array or map (a negative count is followed by the block's byte size). */
   blockCount(path: string): number {
-    const count = this.smallLong(path);
-    if (count >= 0) return count;
-    const size = this.smallLong(path);
-    if (size < 0) throw new AvroError(`Avro ${this.what}: ${path} has a negative block size`);
-    return -count;
+    let count = this.smallLong(path);
+    if (count < 0) {
+      const size = this.smallLong(path);
+      if (size < 0) throw new AvroError(`Avro ${this.what}: ${path} has a negative block size`);
+      count = -count;
+    }
+    this.checkCount(count, path);
+    return count;
+  }
+
+  /**
+   * Refuses a count of items larger than the bytes left: every item takes a byte or more
+   * (a null or an empty record would not, and no schema of ours repeats them), so a count
+   * beyond that is corrupt data, and looping over it would only spin.
+   */
+  checkCount(count: number, path: string): void {
+    const left = this.bytes.length - this.pos;
+    if (count > left)
+      throw new AvroError(`Avro ${this.what}: ${path} claims ${count} items with ${left} bytes left`);
   }
 }

@@ -15,7 +15,8 @@ import { type AvroSchema, compileSchema } from './avro-schema';
  * attributes (`field-id`, `element-id`, `logicalType: map`, ...) reach any reader. Values:
  * null, boolean, number (int, float, double), bigint (long; a safe-integer number is accepted
  * on encode), string (string, enum symbol), Uint8Array (bytes, fixed), arrays, Map (map; a
- * plain object is accepted on encode) and records as null-prototype objects keyed by field name.
+ * plain object is accepted on encode) and records as objects keyed by field name that inherit
+ * nothing (emptyRecord).
  * A union's branch is chosen on encode by the value's kind (the first branch that accepts it).
  * Logical types pass through (a `date` is its int).
  *
@@ -172,6 +173,7 @@ export function decodeAvroFile(bytes: Uint8Array): AvroFile {
       }
     }
     const blockSrc = new ByteSource(data, `file ${where}`);
+    blockSrc.checkCount(count, 'record count');
     for (let i = 0; i < count; i++) records.push(codec.read(blockSrc));
     if (blockSrc.pos !== data.length) {
       throw new AvroError(

@@ -299,7 +299,7 @@ describe('avro', () => {
       for (let cut = 0; cut < bytes.length; cut++) {
         if (cut === headerLength) continue; // a header with no block is a valid empty file
         expect(() => decodeAvroFile(bytes.subarray(0, cut)), `cut at ${cut}`).toThrow(
-          /Truncated|wrong magic|not JSON|no avro\.schema|block 0/,
+          /Truncated|wrong magic|not JSON|no avro\.schema|block 0|claims \d+ items/,
         );
       }
       expect(decodeAvroFile(bytes.subarray(0, headerLength)).records).toEqual([]);
@@ -355,7 +355,7 @@ describe('avro', () => {
       [
         'a block with more records than bytes',
         container({ schema: 'int', blocks: [{ count: 3, data: [...zz(1), ...zz(2)] }] }),
-        /Truncated Avro file block 0/,
+        /block 0: record count claims 3 items with 2 bytes left/,
       ],
       [
         'a union index out of range',
@@ -394,6 +394,19 @@ describe('avro', () => {
         'a different sync marker in a block',
         container({ schema: 'int', blockSync: new Uint8Array(16), blocks: [{ count: 1, data: zz(1) }] }),
         /sync marker does not match/,
+      ],
+      [
+        'an array count beyond the bytes left',
+        container({
+          schema: { type: 'array', items: 'null' },
+          blocks: [{ count: 1, data: [...zz(2 ** 40), 0] }],
+        }),
+        /claims 1099511627776 items with 1 bytes left/,
+      ],
+      [
+        'a record count beyond the block size',
+        container({ schema: 'null', blocks: [{ count: 2 ** 40, data: [] }] }),
+        /record count claims 1099511627776 items with 0 bytes left/,
       ],
       ['a deflate block that is not deflate', corruptDeflate(), /block 0 is not valid deflate data/],
     ])('refuses %s', (_name, bytes, message) => {
