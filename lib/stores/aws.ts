@@ -1,13 +1,15 @@
-// The AWS adapters (S3, Secrets Manager, the S3 lease store) and the URI -> adapter choice,
+// The AWS adapters (S3, Secrets Manager, the S3 lease store, the Glue catalog) and the URI -> adapter choice,
 // the folder's second entry: importing it loads the AWS SDK, which index.ts never does.
 export {
   type AdapterOptions,
+  catalogFromUri,
   leaseStoreFromUri,
   type ObjectLocation,
   objectStoreFromUri,
   parseS3Uri,
   secretStoreFromUri,
 } from './from-uri';
+export { createGlueClient, GlueCatalog, type GlueCatalogOptions } from './glue-catalog';
 export { DEFAULT_LEASE_PREFIX, leaseObjectKey } from './s3-lease-store';
 export { createS3Client, S3Store, type S3StoreOptions } from './s3-store';
 export { SecretsManagerStore, type SecretsManagerStoreOptions } from './secrets-manager-store';

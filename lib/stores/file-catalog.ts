@@ -7,7 +7,7 @@ import {
   CommitStateUnknownError,
   type TableIdentifier,
 } from './catalog';
-import { type ObjectStore, objectKeyOfUri, objectUri, readObject, readObjectIfPresent } from './object-store';
+import { type ObjectStore, objectUri, readObjectIfPresent, readTextAtUri } from './object-store';
 
 /** The hint file of the newest version, as Hadoop tables (and icebird) name it. */
 const HINT_FILE = 'version-hint.text';
@@ -56,9 +56,8 @@ export class FileCatalog implements Catalog {
     return version === undefined ? undefined : this.#state(root, version);
   }
 
-  async readMetadata(metadataLocation: string): Promise<string> {
-    const key = objectKeyOfUri(this.#store, metadataLocation);
-    return Buffer.from(await readObject(this.#store, key)).toString('utf8');
+  readMetadata(metadataLocation: string): Promise<string> {
+    return readTextAtUri(this.#store, metadataLocation);
   }
 
   async commit(

@@ -1,6 +1,14 @@
 import { fileURLToPath } from 'node:url';
+import type { GlueClient } from '@aws-sdk/client-glue';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { Catalog } from './catalog';
+import {
+  type CatalogLocation,
+  catalogFromUri as localCatalogFromUri,
+  parseCatalogSetting,
+} from './catalog-setting';
+import { createGlueClient, GlueCatalog } from './glue-catalog';
 import type { LeaseStore } from './lease-store';
 import { LocalDirectoryStore } from './local-directory-store';
 import { LocalFileSecretStore } from './local-file-secret-store';
@@ -27,6 +35,8 @@ export interface AdapterOptions {
   s3?: () => S3Client;
   /** Secrets Manager client for secret ARNs. Default: a client from the environment. */
   secretsManager?: () => SecretsManagerClient;
+  /** Glue client for `glue:<database>` catalogs. Default: a client from the environment. */
+  glue?: () => GlueClient;
 }
 
 /** `s3://bucket/prefix` -> its bucket and key prefix (no trailing slash); names the setting when invalid. */
@@ -90,4 +100,24 @@ export function secretStoreFromUri(
   if (uri.startsWith('file:'))
     return { store: new LocalFileSecretStore(localPath(setting, uri)), name: 'service' };
   throw new StoreUriError(setting, uri, 'a Secrets Manager ARN or a file:/// URI');
+}
+
+/**
+ * The table catalog a setting names (`TABLE_CATALOG`): `hive` -> undefined (Hive-layout
+ * Parquet, no tables), `file` -> a FileCatalog beside the data in the object store,
+ * `glue:<database>` -> the Glue Data Catalog, its tables' metadata files written to the store.
+ */
+export function catalogFromUri(
+  setting: string,
+  value: string,
+  location: CatalogLocation,
+  options: AdapterOptions = {},
+): Catalog | undefined {
+  const parsed = parseCatalogSetting(setting, value);
+  if (parsed.kind !== 'glue') return localCatalogFromUri(setting, value, location);
+  return new GlueCatalog({
+    client: (options.glue ?? createGlueClient)(),
+    store: location.store,
+    database: parsed.database,
+  });
 }

@@ -47,6 +47,7 @@ export {
   type PutOptions,
   readObject,
   readObjectIfPresent,
+  readTextAtUri,
 } from './object-store';
 export {
   currentProcess,

@@ -135,6 +135,11 @@ export function objectKeyOfUri(store: ObjectStore, uri: string): string {
   return key;
 }
 
+/** The object an absolute URI names, as UTF-8 text (small objects: table metadata); refuses a URI outside the store. */
+export async function readTextAtUri(store: ObjectStore, uri: string): Promise<string> {
+  return Buffer.from(await readObject(store, objectKeyOfUri(store, uri))).toString('utf8');
+}
+
 /** A body's bytes, a stream read to its end (small bodies: conditional writes). */
 export async function bodyBytes(body: ObjectBody): Promise<Buffer> {
   if (typeof body === 'string' || body instanceof Uint8Array) return Buffer.from(body);

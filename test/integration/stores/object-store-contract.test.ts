@@ -8,6 +8,8 @@ import {
   listAll,
   OBJECT_STORE_ERROR_CODES,
   type ObjectStore,
+  objectKeyOfUri,
+  objectUri,
   readObject,
 } from '../../../lib/stores';
 import { startLocalS3 } from './local-s3';
@@ -102,6 +104,21 @@ describe.each(ADAPTERS)('ObjectStore contract: $name', (adapter) => {
     // Assess
     await expect(put).rejects.toMatchObject({ code: OBJECT_STORE_ERROR_CODES.failed, key });
     expect(await store.head(key)).toBeUndefined();
+  });
+
+  it('creates an object with putIfAbsent when no object has the key', async () => {
+    // Prepare
+    const store = adapter.store();
+    const key = `${space()}/metadata/v1.metadata.json`;
+
+    // Act
+    const created = await store.putIfAbsent(key, '{"format-version":2}');
+
+    // Assess
+    expect(created).toEqual({ key, size: 20 });
+    expect(Buffer.from(await readObject(store, key)).toString('utf8')).toBe('{"format-version":2}');
+    expect(objectUri(store, key)).toBe(`${store.rootUri}/${key}`);
+    expect(objectKeyOfUri(store, objectUri(store, key))).toBe(key);
   });
 
   it('replaces the object when a key is put twice', async () => {

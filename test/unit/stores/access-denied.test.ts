@@ -43,6 +43,12 @@ describe('AWS adapters when AWS refuses a call', () => {
       needs: 's3:PutObject on arn:aws:s3:::lake-bucket/lake/runs/r.json',
     },
     {
+      operation: 'putIfAbsent',
+      refuse: () => s3.on(PutObjectCommand).rejects(denied()),
+      act: () => store().putIfAbsent('lake/tables/calls/metadata/v2.metadata.json', '{}'),
+      needs: 's3:PutObject on arn:aws:s3:::lake-bucket/lake/tables/calls/metadata/v2.metadata.json',
+    },
+    {
       operation: 'put of a stream',
       refuse: () => s3.on(PutObjectCommand).rejects(denied()),
       act: () => store().put('lake/p.parquet', Readable.from([Buffer.from('x')])),

@@ -134,18 +134,19 @@ describe('FileCatalog', () => {
     { name: 'the hint is not a version', hint: 'seven' },
     { name: 'the hint names a version that is gone', hint: '40' },
   ])('loads the newest version when $name', async ({ hint }) => {
-    // Prepare: 20 versions, more than load probes past a hint (16).
-    const { catalog, base } = await tableAt(20);
-    const hintKey = 'exports/tables/calls/metadata/version-hint.text';
-    if (hint === undefined) await store.deleteMany([hintKey]);
-    else await store.put(hintKey, hint);
+    // Prepare: 20 versions, more than load probes past a hint (16), written as commits leave them.
+    const folder = 'exports/tables/calls/metadata';
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => store.put(`${folder}/v${i + 1}.metadata.json`, `m${i + 1}`)),
+    );
+    if (hint !== undefined) await store.put(`${folder}/version-hint.text`, hint);
+    const catalog = fileCatalogOf({ store, prefix: 'exports' });
 
     // Act
     const loaded = await catalog.load(CALLS);
 
     // Assess
-    expect(loaded).toEqual(base);
-    expect(loaded?.version).toBe('20');
+    expect(loaded).toEqual({ metadataLocation: `${location()}/metadata/v20.metadata.json`, version: '20' });
   });
 
   it('commits when its create was retried after a lost reply and reads as existing', async () => {

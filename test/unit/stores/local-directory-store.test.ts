@@ -1,12 +1,14 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   LocalDirectoryStore,
   listAll,
   OBJECT_STORE_ERROR_CODES,
   ObjectStoreError,
+  readObject,
 } from '../../../lib/stores';
 
 describe('LocalDirectoryStore keys', () => {
@@ -96,5 +98,52 @@ describe('LocalDirectoryStore deletes', () => {
     await store.put('a/b/one', '1');
     await Promise.all([store.deleteMany(['a/b/one']), store.put('a/b/two', '2')]);
     expect((await listAll(store, 'a/')).map((o) => o.key)).toEqual(['a/b/two']);
+  });
+});
+
+describe('LocalDirectoryStore.putIfAbsent', () => {
+  let root: string;
+  let store: LocalDirectoryStore;
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), 'local-store-create-'));
+    store = new LocalDirectoryStore(root);
+  });
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('creates the object when the key is free and leaves no temp file', async () => {
+    // Act
+    const created = await store.putIfAbsent('t/metadata/v1.metadata.json', '{"v":1}');
+
+    // Assess
+    expect(created).toEqual({ key: 't/metadata/v1.metadata.json', size: 7 });
+    expect(Buffer.from(await readObject(store, 't/metadata/v1.metadata.json')).toString()).toBe('{"v":1}');
+    expect(await readdir(join(root, 't', 'metadata'))).toEqual(['v1.metadata.json']);
+  });
+
+  it('resolves undefined and changes nothing when the key exists', async () => {
+    // Prepare
+    await store.put('t/v1', 'first');
+
+    // Act
+    const second = await store.putIfAbsent('t/v1', Readable.from([Buffer.from('second')]));
+
+    // Assess
+    expect(second).toBeUndefined();
+    expect(Buffer.from(await readObject(store, 't/v1')).toString()).toBe('first');
+    expect(await readdir(join(root, 't'))).toEqual(['v1']);
+  });
+
+  it('creates each key once when many creates of it run at once', async () => {
+    // Act
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => store.putIfAbsent('t/one', `writer ${i}`)),
+    );
+
+    // Assess
+    const winners = results.flatMap((r, i) => (r === undefined ? [] : [i]));
+    expect(winners).toHaveLength(1);
+    expect(Buffer.from(await readObject(store, 't/one')).toString()).toBe(`writer ${winners[0]}`);
   });
 });
