@@ -60,7 +60,7 @@ export function currentSchema(metadata: TableMetadata, table: string): IcebergSc
  * The schema change `schema` needs, or undefined when the table's current schema already
  * has every column: a column missing is appended with the next id (last-column-id + 1), as
  * optional (files written before it lack it, so it cannot be required); a required field our
- * schema writes nulls into becomes optional. A column whose type differs is refused: Iceberg
+ * schema writes nulls into, or no longer writes, becomes optional. A column whose type differs is refused: Iceberg
  * promotes no type of ours to another, and writing a different type under the field's id
  * would break every reader.
  */
@@ -93,6 +93,14 @@ export function evolvedSchema(
     } else if (field.required && !column.required) {
       const index = fields.findIndex((f) => f.id === field.id);
       fields[index] = { ...field, required: false };
+      changed = true;
+    }
+  }
+  // A field the export no longer writes (a promoted column dropped) is null in new files.
+  const written = new Set(tableColumns(schema).map((c) => c.name));
+  for (const [i, field] of fields.entries()) {
+    if (field.required && !written.has(field.name)) {
+      fields[i] = { ...field, required: false };
       changed = true;
     }
   }
