@@ -94,13 +94,20 @@ export class ByteSink {
 
 /** A cursor over bytes; every read checks the end (`what` names the structure in errors). */
 export class ByteSource {
+  /**
+   * A plain Uint8Array view even when given a Buffer (what the stores and zlib return): the
+   * `bytes` values decoded from it are then copies of type Uint8Array, where a Buffer's
+   * `slice` would be a Buffer sharing the whole file's memory.
+   */
+  readonly bytes: Uint8Array;
   readonly view: DataView;
   pos = 0;
 
   constructor(
-    readonly bytes: Uint8Array,
+    bytes: Uint8Array,
     readonly what: string,
   ) {
+    this.bytes = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { inflateRawSync } from 'node:zlib';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { AvroError, ByteSink, ByteSource, utf8 } from './avro-bytes';
 import { type AvroSchema, compileSchema } from './avro-schema';
 
@@ -56,12 +56,33 @@ export interface AvroEncodeOptions {
   blockBytes?: number;
   /** The 16-byte sync marker; default random (a fixed one makes output reproducible in tests). */
   sync?: Uint8Array;
+  /**
+   * `null` (default: what our tables write) or `deflate` (what Iceberg's Java writer and Glue's
+   * optimizers write; tests use it to stand for their manifests).
+   */
+  codec?: AvroCodecName;
 }
+
+/** Options of `decodeAvroFile`. */
+export interface AvroDecodeOptions {
+  /** Largest inflated size of one deflate block; default MAX_INFLATED_BLOCK_BYTES. */
+  maxInflatedBlockBytes?: number;
+}
+
+export type AvroCodecName = 'null' | 'deflate';
+
+/**
+ * Largest inflated deflate block: Avro writers close blocks at tens of KiB (Java's default sync
+ * interval is 64,000 bytes), so 64 MiB is generous; a block inflating beyond it is refused, not
+ * allowed to take the Lambda's memory.
+ */
+export const MAX_INFLATED_BLOCK_BYTES = 64 * 1024 * 1024;
+
 const MAGIC = [0x4f, 0x62, 0x6a, 0x01];
 const SYNC_SIZE = 16;
 const DEFAULT_BLOCK_BYTES = 64 * 1024;
 
-/** Encodes records into an Avro object container file with codec `null`. */
+/** Encodes records into an Avro object container file (codec `null` unless asked). */
 export function encodeAvroFile(
   schema: AvroSchema,
   records: Iterable<unknown>,
@@ -72,13 +93,14 @@ export function encodeAvroFile(
   if (sync.length !== SYNC_SIZE)
     throw new AvroError(`An Avro sync marker is ${SYNC_SIZE} bytes, not ${sync.length}`);
   const blockBytes = options.blockBytes ?? DEFAULT_BLOCK_BYTES;
+  const codecName = options.codec ?? 'null';
 
   const out = new ByteSink();
   out.raw(Uint8Array.from(MAGIC));
   const metadata: [string, string][] = [
     ...Object.entries(options.metadata ?? {}).filter(([k]) => !k.startsWith('avro.')),
     ['avro.schema', JSON.stringify(schema)],
-    ['avro.codec', 'null'],
+    ['avro.codec', codecName],
   ];
   out.varint(metadata.length);
   for (const [key, value] of metadata) {
@@ -92,9 +114,11 @@ export function encodeAvroFile(
   let count = 0;
   const flush = (): void => {
     if (count === 0) return;
+    const data = block.bytes.subarray(0, block.length);
+    const stored = codecName === 'deflate' ? deflateRawSync(data) : data;
     out.varint(count);
-    out.varint(block.length);
-    out.raw(block.bytes.subarray(0, block.length));
+    out.varint(stored.length);
+    out.raw(stored);
     out.raw(sync);
     block.length = 0;
     count = 0;
@@ -145,7 +169,8 @@ function readHeader(src: ByteSource): {
 }
 
 /** Decodes a whole container file (codec `null` or `deflate`). */
-export function decodeAvroFile(bytes: Uint8Array): AvroFile {
+export function decodeAvroFile(bytes: Uint8Array, options: AvroDecodeOptions = {}): AvroFile {
+  const maxInflated = options.maxInflatedBlockBytes ?? MAX_INFLATED_BLOCK_BYTES;
   const src = new ByteSource(bytes, 'file');
   const { schema, metadata, sync } = readHeader(src);
   const codecName = metadata.get('avro.codec') ?? 'null';
@@ -167,9 +192,15 @@ export function decodeAvroFile(bytes: Uint8Array): AvroFile {
     }
     if (codecName === 'deflate') {
       try {
-        data = inflateRawSync(data);
+        data = inflateRawSync(data, { maxOutputLength: maxInflated });
       } catch (cause) {
-        throw new AvroError(`Avro file: ${where} is not valid deflate data`, { cause });
+        const tooLarge = (cause as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE';
+        throw new AvroError(
+          tooLarge
+            ? `Avro file: ${where} inflates to more than ${maxInflated} bytes`
+            : `Avro file: ${where} is not valid deflate data`,
+          { cause },
+        );
       }
     }
     const blockSrc = new ByteSource(data, `file ${where}`);

@@ -120,11 +120,13 @@ describe('avro', () => {
     ];
 
     // Act
-    const file = decodeAvroFile(encodeAvroFile(EVERY_TYPE, records));
+    const bytes = encodeAvroFile(EVERY_TYPE, records);
+    const file = decodeAvroFile(bytes);
 
     // Assess
     expect(file.records).toEqual(records);
     expect(file.schema).toEqual(EVERY_TYPE);
+    expect(decodeAvroFile(Buffer.from(bytes)).records).toEqual(records);
   });
 
   it.each([
@@ -241,6 +243,35 @@ describe('avro', () => {
     const expected = { a: [5n, -6n, 7n], m: new Map([['k', 'v']]) };
     expect(plain.records).toEqual([expected, expected, expected]);
     expect(deflated.records).toEqual([expected]);
+  });
+
+  it('round-trips a deflate file in several blocks', () => {
+    // Arrange
+    const records = Array.from({ length: 300 }, (_, i) =>
+      everyType({ s: `row ${i} `.repeat(i % 5), l: BigInt(i) }),
+    );
+
+    // Act
+    const bytes = encodeAvroFile(EVERY_TYPE, records, { codec: 'deflate', blockBytes: 2000 });
+    const file = decodeAvroFile(bytes);
+
+    // Assess
+    expect(file.metadata.get('avro.codec')).toBe('deflate');
+    expect(file.records).toEqual(records);
+    expect((file.records[0] as { by: unknown }).by).toBeInstanceOf(Uint8Array);
+    expect(Buffer.isBuffer((file.records[0] as { by: unknown }).by)).toBe(false);
+  });
+
+  it('refuses a deflate block inflating beyond the limit', () => {
+    // Arrange
+    const schema: AvroRecordSchema = { type: 'record', name: 'x', fields: [{ name: 's', type: 'string' }] };
+    const bytes = encodeAvroFile(schema, [{ s: 'a'.repeat(5000) }], { codec: 'deflate' });
+
+    // Act / Assess
+    expect(() => decodeAvroFile(bytes, { maxInflatedBlockBytes: 4096 })).toThrow(
+      /block 0 inflates to more than 4096 bytes/,
+    );
+    expect(decodeAvroFile(bytes).records).toEqual([{ s: 'a'.repeat(5000) }]);
   });
 
   it('reads a file written by icebird avroWrite', () => {

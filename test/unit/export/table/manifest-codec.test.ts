@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   type AvroField,
+  type AvroRecordSchema,
   type AvroSchema,
   decodeAvroHeader,
   encodeAvroFile,
@@ -151,6 +152,9 @@ function fromIcebird(record: Record<string, unknown>): ManifestEntry {
     },
   };
 }
+
+const pairs = <V>(map: Map<number, V> | null) =>
+  map === null ? null : [...map].map(([key, value]) => ({ key, value }));
 
 /** Every field's id by its path in an Avro schema (records, unions, arrays walked). */
 function fieldIds(schema: AvroSchema, path = ''): Record<string, number | undefined> {
@@ -404,6 +408,56 @@ describe('manifest codec', () => {
         { contains_null: false, contains_nan: false, lower_bound: null, upper_bound: null },
       ]);
     });
+  });
+
+  it('reads a manifest laid out as other writers do: deflate, another field order, fields we do not model', () => {
+    // Arrange: the entry schema with data_file's fields reversed and two more of the spec's fields.
+    const entrySchema = manifestEntrySchema(SCHEMA, SPEC);
+    const dataFileField = entrySchema.fields.find((f) => f.name === 'data_file') as AvroField;
+    const dataFileSchema = dataFileField.type as AvroRecordSchema;
+    const foreign: AvroRecordSchema = {
+      ...entrySchema,
+      fields: [
+        ...entrySchema.fields.filter((f) => f !== dataFileField).reverse(),
+        {
+          ...dataFileField,
+          type: {
+            ...dataFileSchema,
+            fields: [
+              { name: 'referenced_data_file', type: ['null', 'string'], default: null, 'field-id': 143 },
+              ...[...dataFileSchema.fields].reverse(),
+              {
+                name: 'distinct_counts',
+                type: ['null', { type: 'array', items: 'long' }],
+                default: null,
+                'field-id': 111,
+              },
+            ],
+          },
+        },
+      ],
+    };
+    const records = ENTRIES.map((e) => ({
+      ...e,
+      data_file: {
+        ...e.data_file,
+        column_sizes: pairs(e.data_file.column_sizes),
+        value_counts: pairs(e.data_file.value_counts),
+        null_value_counts: pairs(e.data_file.null_value_counts),
+        lower_bounds: pairs(e.data_file.lower_bounds),
+        upper_bounds: pairs(e.data_file.upper_bounds),
+        referenced_data_file: 'file:///elsewhere.parquet',
+        distinct_counts: [1n],
+      },
+    }));
+
+    // Act
+    const entries = decodeManifest(
+      encodeAvroFile(foreign, records, { codec: 'deflate', metadata: { content: 'data' } }),
+    );
+
+    // Assess
+    expect(entries).toEqual(ENTRIES);
   });
 
   it('refuses to encode a data file without a value for a partition field', () => {
