@@ -1,8 +1,9 @@
-import { Stack } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as athena from 'aws-cdk-lib/aws-athena';
 import * as glue from 'aws-cdk-lib/aws-glue';
 import { Construct } from 'constructs';
 import { DATASETS, type Dataset, type PromotedColumn, tableSchema } from '../export';
+import { ICEBERG_DATASETS, icebergTableDefinition } from './iceberg-tables';
 import {
   callsTableInput,
   type LakeLocation,
@@ -10,6 +11,9 @@ import {
   runsTableInput,
   summariesTableInput,
 } from './lake-tables';
+
+/** How the Parquet datasets are registered (see lib/infra/README.md, "The tables"). */
+export type TableFormat = 'iceberg' | 'hive';
 
 interface LakeCatalogProps {
   /** Name of the data lake bucket. */
@@ -24,6 +28,13 @@ interface LakeCatalogProps {
   readonly dataStartDate: string;
   /** Glue database name. */
   readonly databaseName: string;
+  /**
+   * `iceberg`: `calls` and `summaries` are Iceberg v2 tables CloudFormation creates, kept by
+   * Glue's table optimizers; `hive`: Parquet tables over the Hive-layout folders, with
+   * partition projection.
+   * @default 'iceberg'
+   */
+  readonly tableFormat?: TableFormat;
   /** Name of the bucket of Athena query results (never under a table's location). */
   readonly queryResultsBucketName: string;
   /**
@@ -40,14 +51,17 @@ interface LakeCatalogProps {
 
 /**
  * What Athena needs and nothing more: a Glue database, the Parquet tables (calls,
- * summaries) and the run records table, all with partition projection (no crawler, no MSCK REPAIR), and a
- * workgroup that enforces its encrypted result location and a per-query scan limit.
+ * summaries: Iceberg tables, or Hive-layout tables with partition projection), the run
+ * records table (partition projection: no crawler, no MSCK REPAIR), and a workgroup that
+ * enforces its encrypted result location and a per-query scan limit.
  * No CSV table: see lib/infra/README.md ("Why there is no CSV table").
  */
 export class LakeCatalog extends Construct {
   readonly database: glue.CfnDatabase;
   readonly callsTable: glue.CfnTable;
   readonly summariesTable: glue.CfnTable;
+  /** The Iceberg tables by dataset (none with `tableFormat: 'hive'`). */
+  readonly icebergTables = new Map<Dataset, glue.CfnTable>();
   readonly runsTable: glue.CfnTable;
   readonly workGroup: athena.CfnWorkGroup;
 
@@ -88,11 +102,24 @@ export class LakeCatalog extends Construct {
       return t;
     };
     const promoted = props.promotedColumns ?? {};
-    this.callsTable = table(
-      'CallsTable',
-      callsTableInput(location, tableSchema({ dataset: DATASETS.calls, promoted: promoted.calls ?? [] })),
-    );
-    this.summariesTable = table('SummariesTable', summariesTableInput(location, promoted.summaries ?? []));
+    if ((props.tableFormat ?? 'iceberg') === 'iceberg') {
+      for (const dataset of ICEBERG_DATASETS) {
+        // Logical ids apart from the Hive tables': a table changes kind by being created anew
+        // (see the README's move from the Hive layout), never by an update.
+        this.icebergTables.set(dataset, this.#icebergTable(dataset, props));
+      }
+      this.callsTable = this.icebergTables.get(DATASETS.calls) as glue.CfnTable;
+      this.summariesTable = this.icebergTables.get(DATASETS.summaries) as glue.CfnTable;
+    } else {
+      this.callsTable = table(
+        'CallsTable',
+        callsTableInput(location, tableSchema({ dataset: DATASETS.calls, promoted: promoted.calls ?? [] })),
+      );
+      this.summariesTable = table('SummariesTable', summariesTableInput(location, promoted.summaries ?? []));
+      // Kept when removed from the stack: the move to Iceberg deletes them by hand first, so
+      // that CloudFormation can create the Iceberg tables under the same names.
+      for (const t of [this.callsTable, this.summariesTable]) t.applyRemovalPolicy(RemovalPolicy.RETAIN);
+    }
     this.runsTable = table('RunsTable', runsTableInput(location));
 
     this.workGroup = new athena.CfnWorkGroup(this, 'WorkGroup', {
@@ -112,6 +139,35 @@ export class LakeCatalog extends Construct {
         },
       },
     });
+  }
+
+  /**
+   * An Iceberg table as AWS documents its CloudFormation shape: the name at the top and the
+   * whole definition in `OpenTableFormatInput` with no `TableInput` (Glue refuses metadata
+   * in both). Glue writes the first metadata file and sets the table's `table_type=ICEBERG`,
+   * `metadata_location` and `EXTERNAL_TABLE` type itself.
+   */
+  #icebergTable(dataset: Dataset, props: LakeCatalogProps): glue.CfnTable {
+    const d = icebergTableDefinition(props.bucketName, props.prefix, dataset);
+    const t = new glue.CfnTable(this, `${dataset === DATASETS.calls ? 'Calls' : 'Summaries'}IcebergTable`, {
+      catalogId: Stack.of(this).account,
+      databaseName: props.databaseName,
+      name: d.name,
+      openTableFormatInput: {
+        icebergInput: {
+          metadataOperation: 'CREATE',
+          version: '2',
+          icebergTableInput: {
+            location: d.location,
+            schema: d.schema,
+            partitionSpec: d.partitionSpec,
+            properties: d.properties,
+          },
+        },
+      },
+    });
+    t.node.addDependency(this.database);
+    return t;
   }
 }
 

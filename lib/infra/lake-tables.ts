@@ -178,6 +178,8 @@ const JOB_TYPES: { [K in keyof RunRecordJob]: string } = {
   mismatchCount: 'int',
   quality: QUALITY_TYPE,
   partialDays: PARTIAL_DAYS_TYPE,
+  snapshot: 'struct<table:string,snapshotid:bigint>',
+  commits: 'int',
   firstDate: 'string',
   lastDate: 'string',
   durationMs: 'bigint',

@@ -1,4 +1,5 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
@@ -13,6 +14,7 @@ import { LakeCatalog } from './lake-catalog';
 import { acknowledge, arnOf } from './nag-acknowledgements';
 import { ServiceCredentials } from './service-credentials';
 import { type ReportExportConfig, resolveStackConfig } from './stack-config';
+import { glueTableArns, TableMaintenance } from './table-maintenance';
 import { workflowEnvironment } from './workflow-environment';
 import { WorkflowFunction } from './workflow-function';
 
@@ -35,6 +37,8 @@ export class ReportExportStack extends Stack {
   readonly lake: DataLake;
   readonly schedule: ExportSchedule;
   readonly catalog: LakeCatalog;
+  /** Glue's optimizers on the Iceberg tables (none with `tableFormat: 'hive'`). */
+  readonly tableMaintenance: TableMaintenance | undefined;
   readonly alarms: ExportAlarms;
 
   constructor(scope: Construct, id: string, props: ReportExportStackProps) {
@@ -102,9 +106,20 @@ export class ReportExportStack extends Stack {
       reportIds: c.reports.map((r) => r.id),
       dataStartDate: c.dataStartDate,
       databaseName: c.databaseName,
+      tableFormat: c.tableFormat,
       queryResultsBucketName: this.lake.queryResults.bucketName,
       bytesScannedCutoffPerQuery: c.athenaBytesScannedCutoff,
     });
+    this.tableMaintenance =
+      this.catalog.icebergTables.size === 0
+        ? undefined
+        : new TableMaintenance(this, 'TableMaintenance', {
+            bucket: this.bucket,
+            prefix: c.prefix,
+            databaseName: c.databaseName,
+            tables: this.catalog.icebergTables,
+          });
+    this.#grantTableCommits(functions.exportResults, c.databaseName);
     this.alarms = new ExportAlarms(this, 'Alarms', {
       topic: alarmTopic.topic,
       stateMachine: this.workflow.stateMachine,
@@ -200,6 +215,23 @@ export class ReportExportStack extends Stack {
         'nodejs22.x on purpose: the handlers are tested on Node 22 (npm run test:node22); move with the tests, not ahead of them.',
       );
     }
+  }
+
+  /**
+   * ExportResults commits to the Iceberg tables: GetTable (the base and its VersionId) and
+   * UpdateTable (the compare-and-swap) on these two tables alone. The table files are under
+   * the lake prefix it already reads and writes. No CreateTable: the stack creates the
+   * tables, and a missing one is a deployment fault the export reports, not repairs.
+   */
+  #grantTableCommits(exportResults: lambda.IFunction, databaseName: string): void {
+    const tables = [...this.catalog.icebergTables.keys()];
+    if (tables.length === 0) return;
+    exportResults.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['glue:GetTable', 'glue:UpdateTable'],
+        resources: glueTableArns(this, databaseName, tables),
+      }),
+    );
   }
 
   /** Findings on the state machine (ExportWorkflow), acknowledged by construct. */

@@ -176,6 +176,15 @@ export interface ReportExportConfig {
    * @default 'report_export'
    */
   readonly databaseName?: string;
+  /**
+   * How the Parquet datasets are kept: `iceberg`, Iceberg v2 tables `calls` and `summaries`
+   * in the Glue catalog, created by the stack, one atomic commit per published window, kept
+   * by Glue's table optimizers; `hive`, Parquet files in Hive-style folders
+   * (`<prefix>/calls/format=parquet/...`) with partition-projected tables, for readers
+   * without an Iceberg catalog. CSV is files either way.
+   * @default 'iceberg'
+   */
+  readonly tableFormat?: 'iceberg' | 'hive';
 }
 
 /** The configuration with every default applied. */
@@ -213,6 +222,7 @@ export const STACK_DEFAULTS = {
   exportMemoryMb: DEFAULT_EXPORT_MEMORY_MB,
   exportEphemeralStorageMb: DEFAULT_EXPORT_EPHEMERAL_MB,
   databaseName: 'report_export',
+  tableFormat: 'iceberg',
 } as const;
 
 /** True when the export core accepts `part` as the given layout member. */
@@ -307,6 +317,11 @@ const CONFIG_SCHEMA = z.strictObject({
     .string()
     .regex(/^[a-z][a-z0-9_]{0,254}$/, 'must be lower-case letters, digits and _ (Athena)')
     .optional(),
+  tableFormat: z
+    .enum(['iceberg', 'hive'], {
+      error: 'must be "iceberg" (Iceberg tables in the Glue catalog) or "hive" (Hive-layout Parquet folders)',
+    })
+    .optional(),
 });
 
 /** Validates a configuration (from cdk.json or stack props) and applies the defaults. */
@@ -358,6 +373,7 @@ export function resolveStackConfig(value: unknown): ResolvedStackConfig {
     exportMemoryMb: c.exportMemoryMb ?? d.exportMemoryMb,
     exportEphemeralStorageMb: c.exportEphemeralStorageMb ?? d.exportEphemeralStorageMb,
     databaseName: c.databaseName ?? d.databaseName,
+    tableFormat: c.tableFormat ?? d.tableFormat,
     dataset: DATASETS.calls,
   };
 }

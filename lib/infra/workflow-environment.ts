@@ -60,8 +60,18 @@ export function workflowEnvironment(
   }
   return {
     ...settings,
+    TABLE_CATALOG: tableCatalog(c),
     OBJECT_STORE_URI: locations.objectStoreUri,
     LEASE_STORE_URI: locations.leaseStoreUri,
     SECRET_URI: locations.secretUri,
   };
+}
+
+/**
+ * Where the handlers find the lake's tables (`TABLE_CATALOG`, read by lib/stores'
+ * `catalogFromUri`): the stack's Glue database, or `hive` for Hive-layout Parquet without
+ * tables. Never `file` (a catalog beside the data, for a local lake).
+ */
+export function tableCatalog(c: Pick<ResolvedStackConfig, 'tableFormat' | 'databaseName'>): string {
+  return c.tableFormat === 'iceberg' ? `glue:${c.databaseName}` : 'hive';
 }

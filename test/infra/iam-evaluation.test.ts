@@ -1,8 +1,14 @@
 import type { EvaluationResult } from '@cloud-copilot/iam-simulate';
 import { describe, expect, it } from 'vitest';
 import { manifestKey, partKey } from '../../lib/export/layout';
+import { icebergTableKey } from '../../lib/infra/iceberg-tables';
 import { STATE_NAMES } from '../../lib/infra/state-names';
-import { AWS_CALLS, type IamPermission } from '../../lib/stores/aws-calls';
+import {
+  AWS_CALLS,
+  type AwsCallName,
+  type IamPermission,
+  STORE_OPERATION_CALLS,
+} from '../../lib/stores/aws-calls';
 import { parseS3Uri } from '../../lib/stores/from-uri';
 import {
   type DeclaredCall,
@@ -247,6 +253,219 @@ const DENIED = [
   ),
 ];
 
+// The Iceberg commit (tableFormat 'iceberg', the default): ExportResults reads the table
+// (GetTable: metadata_location and VersionId), writes data files, manifests, the manifest
+// list and the new metadata file under the table's location, swaps the metadata location
+// (UpdateTable with the VersionId read) and deletes what a failed attempt wrote. Glue's
+// optimizers act on the same files and tables in the roles the stack gives them.
+const DATABASE = ((exporter.env as { TABLE_CATALOG?: string }).TABLE_CATALOG ?? '').replace(/^glue:/, '');
+const glueArn = (resource: string) => `arn:aws:glue:${REGION}:${ACCOUNT}:${resource}`;
+const GLUE = {
+  catalog: glueArn('catalog'),
+  database: glueArn(`database/${DATABASE}`),
+  calls: glueArn(`table/${DATABASE}/calls`),
+  summaries: glueArn(`table/${DATABASE}/summaries`),
+  runs: glueArn(`table/${DATABASE}/runs`),
+  otherTable: glueArn(`table/${DATABASE}/other`),
+  otherDatabase: glueArn('database/other_db'),
+  otherDatabaseCalls: glueArn('table/other_db/calls'),
+};
+const objectArn = (key: string) => `arn:aws:s3:::${lake.bucket}/${key}`;
+/** Keys of one commit to a dataset's table: a data file, a manifest, a manifest list, a metadata file. */
+const tableKeys = (dataset: 'calls' | 'summaries') => {
+  const root = icebergTableKey(lake.prefix, dataset);
+  return {
+    root,
+    data: `${root}/data/report_id=${reportId}/dt=2026-11-18/req-7f3a-0a1b2c3d-0a1b2c3d-00000.parquet`,
+    manifest: `${root}/metadata/3f1c2d4e-0a1b-4c5d-8e9f-0a1b2c3d4e5f-m0.avro`,
+    manifestList: `${root}/metadata/snap-1234567890123-1-3f1c2d4e-0a1b-4c5d-8e9f-0a1b2c3d4e5f.avro`,
+    metadata: `${root}/metadata/00002-3f1c2d4e-0a1b-4c5d-8e9f-0a1b2c3d4e5f.metadata.json`,
+  };
+};
+const permission = (action: string, resource: string, context?: Record<string, string>): IamPermission => ({
+  action,
+  resource,
+  ...(context === undefined ? {} : { context }),
+});
+
+/** The optimizers' roles, by type, from the optimizers the template declares. */
+const optimizerRoles = new Map<string, RolePrincipal>(
+  iam.ofType('AWS::Glue::TableOptimizer').map(([, o]) => {
+    const p = o.Properties as { Type: string; TableOptimizerConfiguration: { RoleArn: unknown } };
+    return [p.Type, iam.role(iam.resolve(p.TableOptimizerConfiguration.RoleArn) as string, 'glue')];
+  }),
+);
+const optimizer = (type: string): RolePrincipal => {
+  const role = optimizerRoles.get(type);
+  if (role === undefined) throw new Error(`no ${type} optimizer in the template`);
+  return role;
+};
+
+/** What one call of the stores' table needs on a target (lib/stores/aws-calls.ts). */
+const needs = (call: AwsCallName, target: unknown): readonly IamPermission[] =>
+  (AWS_CALLS[call].permissions as (t: unknown) => readonly IamPermission[])(target);
+
+/**
+ * The commit, expanded through the stores' own tables: the Glue catalog's `load` and
+ * `commit` on the table, and the S3 store's operations on the table's files. Not its
+ * `create`: the stack creates the tables, so a deployed export never calls CreateTable
+ * (refused below).
+ */
+const commitRows = (dataset: 'calls' | 'summaries'): Row[] => {
+  const k = tableKeys(dataset);
+  const why = `commit to the ${dataset} table`;
+  const table = { region: REGION, account: ACCOUNT, database: DATABASE, table: dataset };
+  const glue = STORE_OPERATION_CALLS.glueCatalog;
+  const s3 = STORE_OPERATION_CALLS.s3Store;
+  const onKeys = [k.data, k.manifest, k.manifestList, k.metadata].flatMap((key) =>
+    [...s3.putFile, ...s3.put, ...s3.putIfAbsent, ...s3.get, ...s3.deleteMany].map((call) => ({
+      call,
+      target: { bucket: lake.bucket, key },
+    })),
+  );
+  return [
+    ...[...glue.load, ...glue.commit].map((call) => ({ call, target: table })),
+    ...onKeys,
+    ...s3.list.map((call) => ({ call, target: { bucket: lake.bucket, prefix: `${k.root}/metadata/` } })),
+  ].flatMap(({ call, target }) =>
+    needs(call, target).map((p) => ({
+      who: 'exportResults',
+      principal: exporter.role,
+      why,
+      call,
+      permission: p,
+    })),
+  );
+};
+
+const optimizerRows = (type: string, dataset: 'calls' | 'summaries'): Row[] => {
+  const k = tableKeys(dataset);
+  const commits = type !== 'orphan_file_deletion';
+  const row = (p: IamPermission): Row => ({
+    who: `${type} optimizer`,
+    principal: optimizer(type),
+    why: `maintain the ${dataset} table`,
+    call: p.action,
+    permission: p,
+  });
+  const logGroup =
+    { compaction: 'iceberg-compaction', retention: 'iceberg-retention' }[type] ??
+    'iceberg-orphan-file-deletion';
+  return [
+    row(permission('glue:GetTable', GLUE[dataset])),
+    ...(commits ? [row(permission('glue:UpdateTable', GLUE[dataset]))] : []),
+    row(permission('s3:GetObject', objectArn(k.data))),
+    row(permission('s3:DeleteObject', objectArn(k.data))),
+    ...(commits ? [row(permission('s3:PutObject', objectArn(k.metadata)))] : []),
+    row(permission('s3:ListBucket', `arn:aws:s3:::${lake.bucket}`, { 's3:prefix': `${k.root}/` })),
+    row(
+      permission(
+        'logs:PutLogEvents',
+        `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:/aws-glue/${logGroup}/logs:log-stream:run-1`,
+      ),
+    ),
+  ];
+};
+
+const TABLE_ALLOWED: Row[] = [
+  ...commitRows('calls'),
+  ...commitRows('summaries'),
+  ...['compaction', 'retention', 'orphan_file_deletion'].flatMap((type) => [
+    ...optimizerRows(type, 'calls'),
+    ...optimizerRows(type, 'summaries'),
+  ]),
+];
+
+const refuse = (who: string, principal: RolePrincipal, why: string, action: string, resource: string) => ({
+  who,
+  principal,
+  why,
+  permission: permission(action, resource),
+  expected: 'ImplicitlyDenied' as EvaluationResult,
+});
+const hiveLayoutPart = objectArn(partKey(layout, 'parquet', '2026-11-18', 0));
+/** A refusal of ExportResults' role. */
+const exportRefuses = (why: string, action: string, resource: string) =>
+  refuse('exportResults', exporter.role, why, action, resource);
+const TABLE_DENIED = [
+  exportRefuses('committing to another table of the database', 'glue:UpdateTable', GLUE.otherTable),
+  exportRefuses('changing the run records table', 'glue:UpdateTable', GLUE.runs),
+  exportRefuses('a table of another database', 'glue:UpdateTable', GLUE.otherDatabaseCalls),
+  exportRefuses('changing another database', 'glue:UpdateDatabase', GLUE.otherDatabase),
+  exportRefuses('deleting a table (the stack owns them)', 'glue:DeleteTable', GLUE.calls),
+  ...[GLUE.calls, GLUE.database].map((arn) =>
+    exportRefuses('creating a table (the stack creates them)', 'glue:CreateTable', arn),
+  ),
+  ...(['plan', 'requestReport', 'checkStatus', 'finalize'] as const).flatMap((who) => [
+    refuse(
+      who,
+      fn(who).role,
+      'committing to a table (only ExportResults commits)',
+      'glue:UpdateTable',
+      GLUE.calls,
+    ),
+    refuse(
+      who,
+      fn(who).role,
+      'reading a table (only ExportResults commits)',
+      'glue:GetTable',
+      GLUE.summaries,
+    ),
+  ]),
+  ...['compaction', 'retention', 'orphan_file_deletion'].flatMap((type) => [
+    refuse(
+      `${type} optimizer`,
+      optimizer(type),
+      'deleting Hive-layout files',
+      's3:DeleteObject',
+      hiveLayoutPart,
+    ),
+    refuse(
+      `${type} optimizer`,
+      optimizer(type),
+      'deleting a run record',
+      's3:DeleteObject',
+      objectArn(`${lake.prefix}/runs/dt=2026-11-18/r.json`),
+    ),
+    refuse(
+      `${type} optimizer`,
+      optimizer(type),
+      'writing outside the tables',
+      's3:PutObject',
+      objectArn(`${lake.prefix}/calls/x.parquet`),
+    ),
+    refuse(
+      `${type} optimizer`,
+      optimizer(type),
+      'changing the run records table',
+      'glue:UpdateTable',
+      GLUE.runs,
+    ),
+    refuse(`${type} optimizer`, optimizer(type), 'deleting a table', 'glue:DeleteTable', GLUE.calls),
+    refuse(
+      `${type} optimizer`,
+      optimizer(type),
+      'reading the service secret',
+      'secretsmanager:GetSecretValue',
+      ownSecret,
+    ),
+  ]),
+  refuse(
+    'orphan_file_deletion optimizer',
+    optimizer('orphan_file_deletion'),
+    'committing (it only deletes)',
+    'glue:UpdateTable',
+    GLUE.calls,
+  ),
+  refuse(
+    'orphan_file_deletion optimizer',
+    optimizer('orphan_file_deletion'),
+    'writing (it only deletes)',
+    's3:PutObject',
+    objectArn(tableKeys('calls').metadata),
+  ),
+];
+
 /** A row's test title, whole (vitest shortens `$name` values past 40 characters). */
 const titled = <R extends { who: string; why: string; permission: IamPermission }>(all: readonly R[]) =>
   all.map((r): [string, R] => {
@@ -264,7 +483,15 @@ describe('IAM of the synthesized stack', () => {
     expect(result, `${row.who}: ${row.call} (${row.why})`).toBe('Allowed');
   });
 
-  it.each(titled(DENIED))('refuses %s', async (_, row) => {
+  it.each(titled(TABLE_ALLOWED))('allows %s', async (_, row) => {
+    // Act
+    const result = await iam.evaluate(row.principal, row.permission);
+
+    // Assess
+    expect(result, `${row.who}: ${row.call} (${row.why})`).toBe('Allowed');
+  });
+
+  it.each(titled([...DENIED, ...TABLE_DENIED]))('refuses %s', async (_, row) => {
     // Act
     const result = await iam.evaluate(row.principal, row.permission);
 
@@ -274,10 +501,21 @@ describe('IAM of the synthesized stack', () => {
 
   it('evaluates every call of the stores for some function when the calls are declared', () => {
     // Act
-    const checked = new Set(functionCalls.flatMap(({ calls }) => calls.map((c) => c.call)));
+    const checked = new Set([
+      ...functionCalls.flatMap(({ calls }) => calls.map((c) => c.call)),
+      ...TABLE_ALLOWED.filter((r) => r.who === 'exportResults').map((r) => r.call),
+    ]);
 
+    // Assess: all but CreateTable, which the deployment refuses (the stack creates the tables).
+    expect(Object.keys(AWS_CALLS).filter((name) => !checked.has(name))).toEqual(['glueCreateTable']);
+  });
+
+  it('finds the three optimizers of each Iceberg table and the catalog the functions commit to', () => {
     // Assess
-    expect(Object.keys(AWS_CALLS).filter((name) => !checked.has(name))).toEqual([]);
+    expect(iam.ofType('AWS::Glue::TableOptimizer')).toHaveLength(6);
+    expect([...optimizerRoles.keys()].sort()).toEqual(['compaction', 'orphan_file_deletion', 'retention']);
+    expect(new Set([...optimizerRoles.values()].map((r) => r.logicalId)).size).toBe(3);
+    expect(DATABASE).toBe('report_export');
   });
 
   it('finds the five functions and their roles when the definition is read', () => {

@@ -249,7 +249,7 @@ describe('lake tables against the keys the export writes', () => {
   });
 });
 
-describe('ReportExportStack catalog', () => {
+describe("ReportExportStack catalog with tableFormat 'hive'", () => {
   let template: Template;
 
   beforeAll(() => {
@@ -264,6 +264,7 @@ describe('ReportExportStack catalog', () => {
         timeZone: 'Europe/London',
         prefix: 'tenant/lake',
         dataStartDate: '2021-06-01',
+        tableFormat: 'hive',
       },
     });
     template = Template.fromStack(stack);
@@ -313,6 +314,20 @@ describe('ReportExportStack catalog', () => {
       });
     },
   );
+
+  it('keeps the Hive tables when they leave the stack, so that the move to Iceberg can create tables of the same names', () => {
+    const kept = Object.values(template.findResources('AWS::Glue::Table'))
+      .filter((t) => ['calls', 'summaries'].includes((t as TableResource).Properties.TableInput.Name))
+      .map((t) => [
+        (t as { DeletionPolicy?: string }).DeletionPolicy,
+        (t as { UpdateReplacePolicy?: string }).UpdateReplacePolicy,
+      ]);
+    expect(kept).toEqual([
+      ['Retain', 'Retain'],
+      ['Retain', 'Retain'],
+    ]);
+    template.resourceCountIs('AWS::Glue::TableOptimizer', 0);
+  });
 
   it('reads run records with the Hive JSON SerDe', () => {
     expect(table('runs').StorageDescriptor.SerdeInfo).toEqual({

@@ -105,6 +105,11 @@ describe('resolveStackConfig', () => {
     [{ promotedColumns: { facts: [] } }, 'facts'],
     [{ summaryMismatch: 'warn' }, 'summaryMismatch "warn"'],
     [{ minShareOfPublished: 1.5 }, 'minShareOfPublished 1.5'],
+    [
+      { tableFormat: 'delta' },
+      'tableFormat "delta" must be "iceberg" (Iceberg tables in the Glue catalog) or "hive"',
+    ],
+    [{ tableFormat: 'Iceberg' }, 'tableFormat "Iceberg" must be "iceberg"'],
   ])('names the setting when the configuration has %j', (override, named) => {
     // Act
     const act = () => resolveStackConfig({ ...CONFIG, ...override });
@@ -163,6 +168,18 @@ describe('workflowEnvironment', () => {
       summaryMismatch: 'fail',
       minShareOfPublished: 0.25,
     });
+  });
+
+  it.each([
+    [{}, 'glue:report_export'],
+    [{ tableFormat: 'iceberg', databaseName: 'lake_db' }, 'glue:lake_db'],
+    [{ tableFormat: 'hive' }, 'hive'],
+  ] as const)('names the table catalog TABLE_CATALOG when the configuration has %j', (override, expected) => {
+    // Act
+    const env = workflowEnvironment(resolveStackConfig({ ...CONFIG, ...override }), LOCATIONS);
+
+    // Assess
+    expect(env.TABLE_CATALOG).toBe(expected);
   });
 
   it('passes the store and secret locations through', () => {

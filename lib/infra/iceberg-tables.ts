@@ -1,0 +1,113 @@
+import { DATASETS, type Dataset, tableSchema } from '../export';
+// TODO(lead): through '../export' once lib/export/index.ts re-exports the table surface.
+import { initialSchema, partitionSpec, TABLE_PROPERTIES } from '../export/table';
+
+/**
+ * The Iceberg tables of the lake (`tableFormat: 'iceberg'`) as plain data: where each lives,
+ * the schema and partition spec CloudFormation creates it with (both from the export's own
+ * schema mapping, so the stack and the writer cannot disagree on a field id), and the
+ * maintenance the Glue table optimizers apply. No CDK types: tests compare them with the
+ * export's table layout.
+ */
+
+/**
+ * How long the tables keep their history, and so how far back `FOR TIMESTAMP AS OF` reaches.
+ * The stack's retention optimizer applies the snapshot numbers; the same numbers are table
+ * properties (`history.expire.*`), which is what an Iceberg engine's own expiry reads, and
+ * what the local lake and the bench expire with.
+ */
+export const TABLE_RETENTION = {
+  /** Snapshots older than this are expired (time travel reaches back this far). */
+  snapshotRetentionDays: 7,
+  /** Snapshots kept whatever their age (the current one at least). */
+  snapshotsToRetain: 1,
+  /** Files under a table that no snapshot names are deleted once this old. */
+  orphanFileRetentionDays: 3,
+} as const;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Table properties the tables are created with (none depends on configuration: see below):
+ * the export's own (Parquet files, the metadata log's length `PREVIOUS_VERSIONS_MAX`), and
+ * the retention as Iceberg's expiry reads it. Not `write.metadata.delete-after-commit`: the
+ * export's commits do not delete the metadata files the log drops, orphan-file deletion does.
+ */
+export function icebergTableProperties(): Record<string, string> {
+  return {
+    ...TABLE_PROPERTIES,
+    'history.expire.max-snapshot-age-ms': String(TABLE_RETENTION.snapshotRetentionDays * DAY_MS),
+    'history.expire.min-snapshots-to-keep': String(TABLE_RETENTION.snapshotsToRetain),
+  };
+}
+
+/** The key of a dataset's table root in the lake bucket (the export's `tableLocation().key`). */
+export function icebergTableKey(prefix: string, dataset: Dataset): string {
+  return [prefix, 'tables', dataset].filter((p) => p !== '').join('/');
+}
+
+/** What CloudFormation creates one Iceberg table from (`IcebergInput.IcebergTableInput`). */
+export interface IcebergTableDefinition {
+  readonly name: Dataset;
+  readonly location: string;
+  readonly schema: {
+    readonly type: 'struct';
+    readonly schemaId: number;
+    readonly fields: { id: number; name: string; type: string; required: boolean; doc?: string }[];
+  };
+  readonly partitionSpec: {
+    readonly specId: number;
+    readonly fields: { sourceId: number; fieldId: number; name: string; transform: string }[];
+  };
+  readonly properties: Record<string, string>;
+}
+
+/**
+ * A dataset's table as CloudFormation creates it: the dataset's base columns (no promoted
+ * ones) with field ids 1..n, then `dt`, partitioned by identity(report_id), identity(dt).
+ *
+ * Promoted columns are not part of the template on purpose: the export adds each one to the
+ * live table with a new field id (a schema-only commit) before it writes data. Were they in
+ * the template, changing `promotedColumns` would make CloudFormation update the table with a
+ * schema numbered from scratch (a promoted column takes the id `dt` has in the live table),
+ * and an update of an Iceberg `AWS::Glue::Table` is where CloudFormation is known to lose the
+ * table's `metadata_location` (aws-cloudformation/cloudformation-coverage-roadmap #1919,
+ * #2495). Nothing in this definition depends on a setting but the bucket, the prefix and
+ * the database, so a deploy after the first leaves the tables alone.
+ */
+export function icebergTableDefinition(
+  bucket: string,
+  prefix: string,
+  dataset: Dataset,
+): IcebergTableDefinition {
+  const schema = initialSchema(tableSchema({ dataset, promoted: [] }));
+  const spec = partitionSpec(schema);
+  return {
+    name: dataset,
+    location: `s3://${bucket}/${icebergTableKey(prefix, dataset)}`,
+    schema: {
+      type: schema.type,
+      schemaId: schema['schema-id'],
+      fields: schema.fields.map((f) => ({
+        id: f.id,
+        name: f.name,
+        type: f.type,
+        required: f.required,
+        ...(f.doc === undefined ? {} : { doc: f.doc }),
+      })),
+    },
+    partitionSpec: {
+      specId: spec['spec-id'],
+      fields: spec.fields.map((f) => ({
+        sourceId: f['source-id'],
+        fieldId: f['field-id'],
+        name: f.name,
+        transform: f.transform,
+      })),
+    },
+    properties: icebergTableProperties(),
+  };
+}
+
+/** The datasets that are Iceberg tables (CSV stays files; the run records stay JSON). */
+export const ICEBERG_DATASETS: readonly Dataset[] = [DATASETS.calls, DATASETS.summaries];
