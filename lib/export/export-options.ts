@@ -1,6 +1,5 @@
 import type { ReportResultStream } from '../api';
-import type { ObjectStore } from '../stores';
-import type { IcebergFileSchema } from './formats/iceberg-file';
+import type { Catalog, ObjectStore } from '../stores';
 import type { ParquetCodec } from './formats/parquet-encoder';
 import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_OPEN_BUFFERS } from './rows/partitioner';
 import type { Dataset, PromotedColumn } from './schema';
@@ -164,10 +163,21 @@ export interface ExportOptions {
    */
   signal?: AbortSignal;
   /**
-   * Internal, set by the export from its loaded table: the Parquet files are that Iceberg
-   * table's data files (field ids, micros, `dt`, `iceberg.schema`). Unset: Hive-layout files.
+   * The catalog of the lake's Iceberg tables. With it, the Parquet of each dataset is the
+   * table `<namespace>.<dataset>` (`calls`, `summaries`) at `<prefix>/tables/<dataset>` of
+   * `store` (created when missing, its schema evolved for promoted columns), and a run
+   * replaces its partitions in ONE `overwrite` snapshot (lib/export/table). The CSV is the
+   * same partitioned layout either way.
+   * @default none: Hive-layout Parquet (`<dataset>/format=parquet/report_id=<id>/dt=<day>/`) beside the CSV
    */
-  icebergFile?: IcebergFileSchema;
+  tables?: LakeTables;
+}
+
+/** Where the lake's Iceberg tables are registered (see ExportOptions.tables). */
+export interface LakeTables {
+  catalog: Catalog;
+  /** The catalog's namespace: the Glue database; `''` for the file catalog. */
+  namespace: string;
 }
 
 /** The defaults of {@link ExportOptions}, in one place. */

@@ -1,10 +1,15 @@
 import * as fs from 'node:fs/promises';
-import type { ExportOptions } from './export-options';
+import type { ObjectStore } from '../stores';
+import type { ExportOptions, LakeTables } from './export-options';
 import { type ExportSummary, summarize } from './export-summary';
+import type { OutputLayout } from './layout';
 import { phaseLog } from './phases';
+import { otherDatasetLayout } from './publish/other-dataset';
 import { publishPartitions } from './publish/publish-partitions';
+import type { TableTarget } from './publish/table-publish';
 import { makeSpillRoot, readPartitions, removeStaleSpill } from './read-partitions';
 import { resolveExportOptions } from './resolve-export-options';
+import { ensureTable, fileSchema, type IcebergTable, tableLocation } from './table';
 
 /**
  * Exports a report result to date-partitioned Parquet and CSV in an object store, in
@@ -19,8 +24,24 @@ import { resolveExportOptions } from './resolve-export-options';
  * const summary = await exportReportResult({ source: stream, store, reportId });
  */
 export async function exportReportResult(options: ExportOptions): Promise<ExportSummary> {
-  const run = resolveExportOptions(options);
-  const phase = phaseLog(run.logger);
+  const resolved = resolveExportOptions(options);
+  const phase = phaseLog(resolved.logger);
+  const table =
+    resolved.tables === undefined ? undefined : tableTarget(resolved.store, resolved.layout, resolved.tables);
+  // The table's field ids (a new table created, a promoted column added) before any file is encoded.
+  const run =
+    table === undefined
+      ? resolved
+      : {
+          ...resolved,
+          icebergFile: fileSchema(
+            await ensureTable(
+              table.table,
+              resolved.schema,
+              resolved.signal === undefined ? {} : { signal: resolved.signal },
+            ),
+          ),
+        };
   // What a killed export on this machine left (its process gone) is this one's disk.
   const stale = await removeStaleSpill(run.spillDirectory);
   if (stale.length > 0) run.logger?.warn('removed the spill of exports whose process ended', { stale });
@@ -28,7 +49,7 @@ export async function exportReportResult(options: ExportOptions): Promise<Export
   try {
     const read = await readPartitions(run, spillRoot);
     phase('read', { rows: read.rows, spilledBytes: read.spilledBytes });
-    const { published, held } = await publishPartitions(
+    const { published, held, commit } = await publishPartitions(
       {
         store: run.store,
         layout: run.layout,
@@ -45,12 +66,24 @@ export async function exportReportResult(options: ExportOptions): Promise<Export
         windowDates: run.windowDates,
         signal: run.signal,
         phase,
+        table,
       },
       read.partitions,
     );
-    return summarize(run, published, { ...read, held });
+    return summarize(run, published, { ...read, held, commit, table: table?.table });
   } finally {
     await fs.rm(spillRoot, { recursive: true, force: true });
     phase('cleanup');
   }
+}
+
+/** The run's dataset's table and the report's other dataset's, in the lake's catalog. */
+function tableTarget(store: ObjectStore, layout: OutputLayout, tables: LakeTables): TableTarget {
+  const of = (dataset: string): IcebergTable => ({
+    catalog: tables.catalog,
+    id: { namespace: tables.namespace, name: dataset },
+    location: tableLocation(store, layout.prefix, dataset),
+  });
+  const other = otherDatasetLayout(layout);
+  return { table: of(layout.dataset), other: other === undefined ? undefined : of(other.dataset) };
 }

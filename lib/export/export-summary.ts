@@ -1,5 +1,6 @@
 import type { Reconciliation } from './reconcile';
 import type { Dataset } from './schema';
+import { type CommitResult, type IcebergTable, tableName } from './table';
 import type { HeldPartition, PartitionOutput, QualityCounts } from './types';
 
 /**
@@ -40,6 +41,21 @@ export interface ExportSummary {
   reconciliation: Reconciliation;
   /** Partitions the shrink guard kept as published (not replaced); empty when none. */
   held: HeldPartition[];
+  /** The table's snapshot this run committed (Iceberg tables); absent for the Hive layout. */
+  table?: TableCommitSummary;
+}
+
+/** A run's commit to a table, as the summary and the run record name it. */
+export interface TableCommitSummary {
+  /** The catalog's kind (`file`, `glue`). */
+  catalog: string;
+  /** `namespace.table` (the file catalog's: the table alone). */
+  table: string;
+  snapshotId: number;
+  sequenceNumber: number;
+  /** Commit attempts (1 without a conflict) and the conflicts re-applied. */
+  attempts: number;
+  conflicts: number;
 }
 
 /** The summary of the partitions a run published. */
@@ -52,6 +68,8 @@ export function summarize(
     replacedCharacters: number;
     reconciliation: Reconciliation;
     held: HeldPartition[];
+    commit?: CommitResult | undefined;
+    table?: IcebergTable | undefined;
   },
 ): ExportSummary {
   const list = partitions.map((p) => ({
@@ -75,5 +93,17 @@ export function summarize(
     replacedCharacters: counts.replacedCharacters,
     reconciliation: counts.reconciliation,
     held: counts.held,
+    ...(counts.commit === undefined || counts.table === undefined
+      ? {}
+      : {
+          table: {
+            catalog: counts.table.catalog.kind,
+            table: tableName(counts.table),
+            snapshotId: counts.commit.snapshotId,
+            sequenceNumber: counts.commit.sequenceNumber,
+            attempts: counts.commit.attempts,
+            conflicts: counts.commit.conflicts,
+          },
+        }),
   };
 }

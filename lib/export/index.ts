@@ -13,9 +13,9 @@ export {
   TableInvalidError,
   VerificationError,
 } from './errors';
-export { EXPORT_DEFAULTS, type ExportOptions } from './export-options';
+export { EXPORT_DEFAULTS, type ExportOptions, type LakeTables } from './export-options';
 export { exportReportResult } from './export-report-result';
-export type { ExportSummary, PartitionSummary } from './export-summary';
+export type { ExportSummary, PartitionSummary, TableCommitSummary } from './export-summary';
 export type { IcebergFileSchema } from './formats/iceberg-file';
 export { PARQUET_CODECS, type ParquetCodec } from './formats/parquet-encoder';
 export { zstdAvailable } from './formats/zstd';

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import type { ReportResultStream } from '../api';
 import type { ObjectStore } from '../stores';
 import { EXPORT_ERROR_CODES, ExportConfigError, ExportError } from './errors';
-import { EXPORT_DEFAULTS, type ExportOptions } from './export-options';
+import { EXPORT_DEFAULTS, type ExportOptions, type LakeTables } from './export-options';
 import type { IcebergFileSchema } from './formats/iceberg-file';
 import { PARQUET_CODECS, type ParquetCodec } from './formats/parquet-encoder';
 import { zstdAvailable } from './formats/zstd';
@@ -60,7 +60,12 @@ export interface ResolvedExportOptions {
   logger: ExportLogger | undefined;
   encodeWorker: URL | false;
   signal: AbortSignal | undefined;
-  /** Set: the Parquet files are this Iceberg table's data files; unset: Hive-layout files. */
+  /** The lake's tables; undefined: Hive-layout Parquet. */
+  tables: LakeTables | undefined;
+  /**
+   * Set by the export once it has loaded the table: the Parquet files are that table's data
+   * files (field ids, micros, `dt`, `iceberg.schema`). Unset: Hive-layout files.
+   */
   icebergFile: IcebergFileSchema | undefined;
 }
 
@@ -168,7 +173,8 @@ export function resolveExportOptions(options: ExportOptions): ResolvedExportOpti
     logger: options.logger,
     encodeWorker: options.encodeWorker ?? defaultWorkerUrl() ?? false,
     signal: options.signal,
-    icebergFile: options.icebergFile,
+    tables: options.tables,
+    icebergFile: undefined,
   };
 }
 

@@ -10,6 +10,7 @@ import { LocalFileSecretStore, LocalLeaseStore } from '../stores';
 import type { MetricsSink, SettingsEnvironment } from '../workflow';
 import {
   createWorkflowRuntime,
+  DEFAULT_TABLE_CATALOG,
   SecretTokenSource,
   type WorkflowLogger,
   type WorkflowRuntime,
@@ -184,6 +185,9 @@ export async function startLocalDeployment(options: LocalDeploymentOptions): Pro
         OBJECT_STORE_URI: env.OBJECT_STORE_URI as string,
         LEASE_STORE_URI: env.LEASE_STORE_URI as string,
         SECRET_URI: env.SECRET_URI as string,
+        // The template names the Glue catalog; here the tables' catalog is the file one beside
+        // them (no Glue on this machine), as for the in-process runtime.
+        TABLE_CATALOG: env.TABLE_CATALOG ?? DEFAULT_TABLE_CATALOG,
         ...(options.expirySkewMs === undefined
           ? {}
           : { TOKEN_REFRESH_SKEW_SECONDS: String(Math.round(options.expirySkewMs / 1000)) }),

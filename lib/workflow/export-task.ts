@@ -1,5 +1,5 @@
 import type { ReportingClient, ReportResultStream } from '../api';
-import type { SummaryMismatchPolicy } from '../export';
+import type { LakeTables, SummaryMismatchPolicy } from '../export';
 import {
   type ExportLogger,
   type ExportSummary,
@@ -44,6 +44,8 @@ export interface ExportTaskDeps {
   store: ObjectStore;
   /** Key prefix of the data lake inside the store. */
   prefix: string;
+  /** The lake's Iceberg tables; undefined: Hive-layout Parquet. */
+  tables?: LakeTables | undefined;
   leases: LeaseStore;
   timeZone: string;
   minSplitMinutes: number;
@@ -185,6 +187,13 @@ function advance(
   const mismatch = r.matches === false;
   return {
     ...cursor,
+    // The newest snapshot the job committed (a table): what `runs` and time travel name.
+    ...(summary.table === undefined
+      ? {}
+      : {
+          snapshot: { table: summary.table.table, snapshotId: summary.table.snapshotId },
+          commits: (cursor.commits ?? 0) + 1,
+        }),
     held: [...cursor.held, ...summary.held].slice(0, MAX_HELD_LISTED),
     heldCount: cursor.heldCount + summary.held.length,
     mismatches: mismatch
@@ -251,6 +260,7 @@ async function publishUnderLease(
       store: deps.store,
       reportId: input.job.reportId,
       ...(deps.prefix === '' ? {} : { prefix: deps.prefix }),
+      ...(deps.tables === undefined ? {} : { tables: deps.tables }),
       csvGzip: deps.csvGzip,
       parquetCodec: deps.parquetCodec,
       ...(deps.spillBudgetBytes === undefined ? {} : { spillBudgetBytes: deps.spillBudgetBytes }),

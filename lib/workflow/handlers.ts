@@ -106,6 +106,7 @@ export function createExportResultsHandler(runtime: WorkflowRuntime) {
         reporting: api.reporting,
         store: runtime.objects.store,
         prefix: runtime.objects.prefix,
+        tables: runtime.tables,
         leases: runtime.leases,
         timeZone: s.timeZone,
         minSplitMinutes: s.minSplitMinutes,
@@ -128,6 +129,7 @@ export function createExportResultsHandler(runtime: WorkflowRuntime) {
         ...(cursor.heldCount > 0 ? { held: cursor.held, heldCount: cursor.heldCount } : {}),
         ...(cursor.mismatchCount > 0 ? { summaryMismatches: cursor.mismatchCount } : {}),
         ...(cursor.partialDays.length > 0 ? { partialDays: cursor.partialDays } : {}),
+        ...(cursor.snapshot ? { snapshot: cursor.snapshot } : {}),
       });
       return cursor;
     });

@@ -32,7 +32,12 @@ export {
   type RunRecordJob,
   runRecordKey,
 } from './run-record';
-export { createWorkflowRuntime, type WorkflowLogger, type WorkflowRuntime } from './runtime';
+export {
+  createWorkflowRuntime,
+  DEFAULT_TABLE_CATALOG,
+  type WorkflowLogger,
+  type WorkflowRuntime,
+} from './runtime';
 export { SecretTokenSource, type ServiceSecret, TOKEN_REFRESH_LEASE } from './service-secret';
 export {
   type ConfiguredReport,

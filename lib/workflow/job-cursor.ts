@@ -84,6 +84,13 @@ export interface JobCursor {
   quality: QualityCounts;
   /** Days published before they ended (the window included the day of the request). */
   partialDays: PartialDay[];
+  /**
+   * The newest snapshot the job committed to a table (Iceberg tables; null for the Hive
+   * layout or before its first commit), and how many it committed. Optional for cursors of
+   * a version before tables (an execution in flight across an upgrade).
+   */
+  snapshot?: TableSnapshotRef | null;
+  commits?: number;
   /** Local dates published (first and last), for freshness. */
   firstDate: string;
   lastDate: string;
@@ -92,6 +99,12 @@ export interface JobCursor {
   finishedAt: string;
   /** True once every window of the job is published. */
   done: boolean;
+}
+
+/** A snapshot of a lake table: the table's name and the snapshot's id. */
+export interface TableSnapshotRef {
+  table: string;
+  snapshotId: number;
 }
 
 /** The input every task of a Map iteration gets. */
@@ -126,6 +139,8 @@ export function firstCursor(job: Job, now: Date): JobCursor {
     mismatchCount: 0,
     quality: emptyQuality(),
     partialDays: [],
+    snapshot: null,
+    commits: 0,
     firstDate: '',
     lastDate: '',
     startedAt: now.toISOString(),

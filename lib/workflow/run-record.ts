@@ -1,7 +1,7 @@
 import type { HeldPartition, QualityCounts } from '../export';
 import { emptyQuality } from '../export';
 import type { ExecutionInput } from './input';
-import type { JobCursor, PartialDay, SummaryMismatch } from './job-cursor';
+import type { JobCursor, PartialDay, SummaryMismatch, TableSnapshotRef } from './job-cursor';
 
 export type { PartialDay } from './job-cursor';
 
@@ -96,6 +96,9 @@ export interface RunRecordJob extends RunCounts {
   quality: QualityCounts;
   /** Days this job published partial (read before the day ended), each with its cut-off. */
   partialDays: PartialDay[];
+  /** The newest table snapshot the job committed (null: none, or the Hive layout), and its commits. */
+  snapshot: TableSnapshotRef | null;
+  commits: number;
   firstDate: string | null;
   lastDate: string | null;
   durationMs: number | null;
@@ -183,6 +186,8 @@ function toRecordJob(r: JobResult): RunRecordJob {
     mismatchCount: p.mismatchCount ?? 0,
     quality: { ...emptyQuality(), ...p.quality },
     partialDays: p.partialDays ?? [],
+    snapshot: p.snapshot ?? null,
+    commits: p.commits ?? 0,
     firstDate: p.firstDate || null,
     lastDate: p.lastDate || null,
     durationMs:

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createClient, type FetchLike, refreshTokens, type ServiceClient } from '../api';
-import type { ExportLogger } from '../export';
+import type { ExportLogger, LakeTables } from '../export';
 import type { LeaseStore, ObjectStore, SecretStore } from '../stores';
 import {
   type AdapterOptions,
+  catalogFromUri,
   leaseStoreFromUri,
   type ObjectLocation,
   objectStoreFromUri,
@@ -12,6 +13,9 @@ import {
 import { InvalidConfigError } from './errors';
 import { SecretTokenSource } from './service-secret';
 import { settingsFromEnvironment, type WorkflowSettings } from './settings';
+
+/** TABLE_CATALOG when unset: Iceberg tables in a file catalog beside the data. */
+export const DEFAULT_TABLE_CATALOG = 'file';
 
 /** Longest a refresh grant may take; the refresh lease lives 60 s. */
 const REFRESH_BUDGET_MS = 30_000;
@@ -29,6 +33,8 @@ export interface WorkflowLogger extends ExportLogger {
 export interface WorkflowRuntime {
   settings: WorkflowSettings;
   objects: ObjectLocation;
+  /** The lake's Iceberg tables (TABLE_CATALOG); undefined: Hive-layout Parquet. */
+  tables: LakeTables | undefined;
   leases: LeaseStore;
   tokens: SecretTokenSource;
   logger: WorkflowLogger;
@@ -65,7 +71,10 @@ export interface RuntimeStores {
 /**
  * Environment of every handler: the workflow settings (see settings.ts) plus
  * `OBJECT_STORE_URI` (s3://bucket/prefix or file:///dir), `SECRET_URI` (a Secrets Manager
- * ARN or file:///path) and `LEASE_STORE_URI` (s3://bucket/prefix or file:///dir).
+ * ARN or file:///path), `LEASE_STORE_URI` (s3://bucket/prefix or file:///dir) and
+ * `TABLE_CATALOG` (`glue:<database>`, `file` or `hive`; default `file`: the Parquet datasets
+ * are Iceberg tables at `<prefix>/tables/<dataset>`, registered in Glue or in a file catalog
+ * beside them; `hive` keeps the Hive-layout Parquet).
  */
 export function createWorkflowRuntime(
   env: Record<string, string | undefined>,
@@ -84,6 +93,12 @@ export function createWorkflowRuntime(
   const built: RuntimeStores = { objects: location.store, leases: builtLeases, secrets: secret.store };
   const stores = options.observeStores?.(built) ?? built;
   const objects: ObjectLocation = { ...location, store: stores.objects };
+  const catalog = catalogFromUri(
+    'TABLE_CATALOG',
+    env.TABLE_CATALOG ?? DEFAULT_TABLE_CATALOG,
+    { store: objects.store, prefix: objects.prefix },
+    options,
+  );
   const leases = stores.leases;
   const fetchOption = options.fetch === undefined ? {} : { fetch: options.fetch };
   const tokens = new SecretTokenSource({
@@ -105,6 +120,7 @@ export function createWorkflowRuntime(
   return {
     settings,
     objects,
+    tables: catalog === undefined ? undefined : { catalog, namespace: '' },
     leases,
     tokens,
     logger: options.logger,

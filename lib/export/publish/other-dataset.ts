@@ -1,9 +1,7 @@
-import type { ObjectStore } from '../../stores';
 import type { OutputLayout } from '../layout';
 import { DATASETS } from '../schema';
-import type { ExportLogger } from '../types';
 import { forEachLimited } from './concurrency';
-import { readPublishedPartition } from './published-partition';
+import type { PublishedLookup } from './published-partition';
 
 /**
  * The layout of the report's other dataset (`summaries` for `calls` and back), where a report
@@ -20,19 +18,14 @@ export function otherDatasetLayout(layout: OutputLayout): OutputLayout | undefin
 }
 
 /**
- * The days among `dts` that the report has published with rows in `other` (by its Parquet
- * manifests, as the shrink guard reads them), in date order. A day emptied there (a 0-row
- * manifest) is not listed: no reader sees rows of it.
+ * The days among `dts` that the report has published with rows in its other dataset (read
+ * through `other`, as the shrink guard reads its own), in date order. A day emptied there (a
+ * 0-row manifest, no live file) is not listed: no reader sees rows of it.
  */
-export async function daysPublishedIn(
-  store: ObjectStore,
-  other: OutputLayout,
-  dts: readonly string[],
-  logger: ExportLogger | undefined,
-): Promise<string[]> {
+export async function daysPublishedIn(other: PublishedLookup, dts: readonly string[]): Promise<string[]> {
   const found: string[] = [];
   await forEachLimited(dts, 4, async (dt) => {
-    const published = await readPublishedPartition(store, other, dt, { calls: false, logger });
+    const published = await other(dt, { calls: false });
     if (published !== undefined && published.rows > 0) found.push(dt);
   });
   return found.sort();

@@ -1,8 +1,11 @@
 import { EXPORT_ERROR_CODES, ExportError, ReportShapeChangedError, throwIfAborted } from '../errors';
+import type { CommitResult } from '../table';
 import type { ExportLogger, HeldPartition, PartitionOutput } from '../types';
 import { daysPublishedIn, otherDatasetLayout } from './other-dataset';
 import { cleanStaging, type Emptied, type PublishContext, promote, stage } from './publish';
+import { manifestLookup, type PublishedLookup } from './published-partition';
 import { guardShrink } from './shrink-guard';
+import { commitRun, deleteDataFiles, type TableTarget, tableLookup, writeDataFiles } from './table-publish';
 import { testPause } from './test-pause';
 import { verifyPartitions } from './verify';
 
@@ -17,23 +20,32 @@ export interface PublishRun extends PublishContext {
   signal: AbortSignal | undefined;
   /** Progress, one call per step. */
   phase: (name: string, data?: Record<string, unknown>) => void;
+  /**
+   * The Iceberg tables of the Parquet datasets (table-publish.ts); undefined: the Hive layout,
+   * Parquet promoted with the CSV.
+   */
+  table: TableTarget | undefined;
+}
+
+/** What a publish did: the partitions published, those held, the table's commit (a table). */
+export interface Published {
+  published: PartitionOutput[];
+  held: HeldPartition[];
+  commit: CommitResult | undefined;
 }
 
 /**
  * Verifies the part files on local disk, stages them, and promotes them (publish.ts has
- * the protocol and the reader guarantees). Resolves with every partition published,
+ * the protocol and the reader guarantees); with a table, the Parquet files are committed to
+ * it instead, in one snapshot, as the promotion's last step (table-publish.ts). Resolves with every partition published,
  * the window's empty dates included. The staging area is deleted afterwards, except
  * when a rollback failed: then it holds the only copy of the overwritten objects.
  */
-export async function publishPartitions(
-  run: PublishRun,
-  withRows: PartitionOutput[],
-): Promise<{ published: PartitionOutput[]; held: HeldPartition[] }> {
+export async function publishPartitions(run: PublishRun, withRows: PartitionOutput[]): Promise<Published> {
   await verifyPartitions(withRows, run.requestId, { csvGzip: run.csvGzip, schema: run.schema });
   const { replace: partitions, held } = await guardShrink(
     {
-      store: run.store,
-      layout: run.layout,
+      published: lookup(run, 'own'),
       dataset: run.schema.dataset,
       minShare: run.minShareOfPublished,
       force: run.forceReplace,
@@ -43,24 +55,70 @@ export async function publishPartitions(
   );
   const also = await shapeChange(run, partitions);
   run.phase('write', { partitions: partitions.length, held: held.length });
+  const table = run.table;
   let keepStaging = false;
+  let dataFiles: string[] = [];
+  let committing = false;
+  let commit: CommitResult | undefined;
+  let finish: (() => Promise<void>) | undefined;
   try {
     throwIfAborted(run.signal, run.requestId);
     await testPause('publish');
-    await stage(run, partitions);
+    if (table === undefined) {
+      await stage(run, partitions);
+    } else {
+      // The CSV is staged and promoted as before; the Parquet goes to the table's data keys.
+      await stage(
+        run,
+        partitions.map((p) => ({ ...p, files: p.files.filter((f) => f.format === 'csv') })),
+      );
+      const files = await writeDataFiles(
+        { ...run, table: table.table, reportId: run.layout.reportId },
+        partitions,
+      );
+      dataFiles = files.map((f) => f.key);
+      const context = { ...run, reportId: run.layout.reportId };
+      const dts = partitions.map((p) => p.dt);
+      finish = async () => {
+        committing = true;
+        commit = await commitRun(table.table, context, dts, files);
+        // The report's days in its other table (a report that changed shape): a second
+        // commit, since Iceberg commits one table at a time.
+        if (also !== undefined && table.other !== undefined)
+          await commitRun(table.other, context, also.dts, []);
+      };
+    }
     run.phase('stage');
     throwIfAborted(run.signal, run.requestId);
     try {
-      await promote(run, partitions, also === undefined ? {} : { also });
-      run.phase('promote');
+      await promote(run, partitions, {
+        ...(also === undefined ? {} : { also }),
+        ...(finish === undefined ? {} : { formats: ['csv'] as const, finish }),
+      });
+      run.phase('promote', commit === undefined ? undefined : { snapshotId: commit.snapshotId });
     } catch (error) {
       keepStaging = error instanceof ExportError && error.code === EXPORT_ERROR_CODES.rollbackFailed;
       throw error;
     }
-    return { published: partitions, held };
+    return { published: partitions, held, commit };
+  } catch (error) {
+    // Data files no commit was sent for are nobody's. Once a commit was sent its outcome may be
+    // unknown (it may have landed): its files stay, orphans at worst.
+    if (table !== undefined && !committing) await deleteDataFiles(table.table.location.store, dataFiles);
+    throw error;
   } finally {
     if (!keepStaging) await cleanStaging(run.store, run.layout, run.runId);
   }
+}
+
+/** What is published of the report's days in its own dataset, or in its other one. */
+function lookup(run: PublishRun, which: 'own' | 'other'): PublishedLookup {
+  if (run.table !== undefined) {
+    const table = which === 'own' ? run.table.table : run.table.other;
+    if (table !== undefined) return tableLookup(table, run.layout.reportId);
+  }
+  const layout = which === 'own' ? run.layout : (otherDatasetLayout(run.layout) ?? run.layout);
+  return manifestLookup(run.store, layout, run.logger);
 }
 
 /**
@@ -72,10 +130,8 @@ async function shapeChange(run: PublishRun, partitions: PartitionOutput[]): Prom
   const other = otherDatasetLayout(run.layout);
   if (other === undefined) return undefined;
   const days = await daysPublishedIn(
-    run.store,
-    other,
+    lookup(run, 'other'),
     partitions.map((p) => p.dt),
-    run.logger,
   );
   if (days.length === 0) return undefined;
   if (!run.forceReplace) {

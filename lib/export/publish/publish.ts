@@ -260,7 +260,18 @@ interface BackedUp {
 export async function promote(
   context: PublishContext,
   partitions: readonly PartitionOutput[],
-  options: { also?: Emptied; concurrency?: number; journalBatch?: number } = {},
+  options: {
+    also?: Emptied;
+    concurrency?: number;
+    journalBatch?: number;
+    /** The formats promoted here. @default both (a table's Parquet is committed, not promoted) */
+    formats?: readonly OutputFormat[];
+    /**
+     * Runs after every partition is replaced, inside the promotion: a rejection rolls them all
+     * back (a table's commit, so that the CSV and the table move together).
+     */
+    finish?: () => Promise<void>;
+  } = {},
 ): Promise<void> {
   const touched: Touched[] = [];
   const known = new Set<string>();
@@ -274,9 +285,8 @@ export async function promote(
   if (also !== undefined) {
     for (const dt of also.dts) targets.push({ layout: also.layout, partition: { dt, rows: 0, files: [] } });
   }
-  const jobs = targets.flatMap((target) =>
-    (['parquet', 'csv'] as const).map((format) => ({ ...target, format })),
-  );
+  const formats = options.formats ?? (['parquet', 'csv'] as const);
+  const jobs = targets.flatMap((target) => formats.map((format) => ({ ...target, format })));
   try {
     // Partitions are independent (disjoint keys), so several are backed up and replaced at once.
     for (let first = 0; first < jobs.length; first += size) {
@@ -292,6 +302,7 @@ export async function promote(
       if (isMachineLocal(context.store)) await journal(context, first / size, backedUp);
       await forEachLimited(backedUp, concurrency, (job) => replace(context, job, touched, known));
     }
+    await options.finish?.();
   } catch (cause) {
     try {
       await rollback(context.store, touched);

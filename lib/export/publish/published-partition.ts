@@ -6,7 +6,7 @@ import type { CallTotals, ExportLogger } from '../types';
 
 /** What the shrink guard and the dataset check read of a published partition. */
 export interface PublishedPartition {
-  /** Rows its Parquet manifest says it has. */
+  /** Rows its Parquet manifest (Hive layout) or its live data files (a table) say it has. */
   rows: number;
   /**
    * The calls its rows count (a summary partition; see CallTotals): from its manifest, or,
@@ -14,6 +14,25 @@ export interface PublishedPartition {
    * Undefined for a call list, or when neither could be read (then logged).
    */
   calls?: number;
+}
+
+/**
+ * What is published of one of the report's days, or undefined when nothing is: read from the
+ * Parquet manifests of the Hive layout (manifestLookup) or from a table's current snapshot
+ * (publish/table-publish.ts). `calls` asks for the calls its rows count (a summary).
+ */
+export type PublishedLookup = (
+  dt: string,
+  options: { calls: boolean },
+) => Promise<PublishedPartition | undefined>;
+
+/** The Hive layout's lookup: each day's Parquet manifest (readPublishedPartition). */
+export function manifestLookup(
+  store: ObjectStore,
+  layout: OutputLayout,
+  logger: ExportLogger | undefined,
+): PublishedLookup {
+  return (dt, options) => readPublishedPartition(store, layout, dt, { ...options, logger });
 }
 
 /**
@@ -52,7 +71,7 @@ export async function readPublishedPartition(
   if (recorded !== undefined || rows === 0) return { rows, calls: recorded ?? 0 };
   // A manifest of a version before callTotals: the parts it names say what was published.
   try {
-    return { rows, calls: await callsInParts(store, layout, dt, manifest.files) };
+    return { rows, calls: await callsInFiles(store, partKeys(layout, dt, manifest.files)) };
   } catch (error) {
     options.logger?.warn(
       "A published summary's calls could not be read from its manifest or its parts; the shrink guard judges it by rows",
@@ -74,19 +93,21 @@ function callsOf(totals: unknown): number | undefined {
   return calls;
 }
 
-/** Sums `ans`, `ref` and `lost` over the Parquet parts a manifest lists (a summary's: small). */
-async function callsInParts(
-  store: ObjectStore,
-  layout: OutputLayout,
-  dt: string,
-  files: unknown,
-): Promise<number> {
+/** The keys of the Parquet parts a manifest lists. */
+function partKeys(layout: OutputLayout, dt: string, files: unknown): string[] {
   if (!Array.isArray(files)) throw new Error('the manifest lists no files');
+  return (files as { name?: unknown }[]).map((file) => {
+    if (typeof file?.name !== 'string') throw new Error('a file of the manifest has no name');
+    return `${partitionPrefix(layout, 'parquet', dt)}/${file.name}`;
+  });
+}
+
+/** Sums `ans`, `ref` and `lost` over Parquet files (a summary day's: small). */
+export async function callsInFiles(store: ObjectStore, keys: readonly string[]): Promise<number> {
   const zstd = zlib.zstdDecompress;
   let calls = 0;
-  for (const file of files as { name?: unknown }[]) {
-    if (typeof file?.name !== 'string') throw new Error('a file of the manifest has no name');
-    const bytes = await readObject(store, `${partitionPrefix(layout, 'parquet', dt)}/${file.name}`);
+  for (const key of keys) {
+    const bytes = await readObject(store, key);
     const rows = await parquetReadObjects({
       file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
       columns: ['ans', 'ref', 'lost'],

@@ -1,8 +1,6 @@
-import type { ObjectStore } from '../../stores';
-import type { OutputLayout } from '../layout';
 import { DATASETS, type Dataset } from '../schema';
 import type { ExportLogger, HeldPartition, PartitionOutput } from '../types';
-import { type PublishedPartition, readPublishedPartition } from './published-partition';
+import type { PublishedLookup, PublishedPartition } from './published-partition';
 
 /**
  * The shrink guard: splits the partitions a run would publish into those it replaces and
@@ -18,13 +16,13 @@ import { type PublishedPartition, readPublishedPartition } from './published-par
  * both compare with the same share, so a shrinkage of the day's calls decides the same for
  * a day's call list and its summary. A summary whose published day counts no calls (no
  * `ans`, `ref`, `lost` among its fields) is judged by its rows. What is published is read
- * from the partition's Parquet manifest (see readPublishedPartition); a partition without
- * one, or whose manifest does not parse, is not guarded (and the latter logged).
+ * through `published`: the partition's Parquet manifest in the Hive layout (a partition
+ * without one, or whose manifest does not parse, is not guarded, the latter logged), the
+ * table's current snapshot for a table.
  */
 export async function guardShrink(
   run: {
-    store: ObjectStore;
-    layout: OutputLayout;
+    published: PublishedLookup;
     dataset: Dataset;
     minShare: number;
     force: boolean;
@@ -37,10 +35,7 @@ export async function guardShrink(
   const held: HeldPartition[] = [];
   const calls = run.dataset === DATASETS.summaries;
   for (const p of partitions) {
-    const published = await readPublishedPartition(run.store, run.layout, p.dt, {
-      calls,
-      logger: run.logger,
-    });
+    const published = await run.published(p.dt, { calls });
     const shrunk = published === undefined ? undefined : shrinkage(p, published, run.minShare);
     if (shrunk !== undefined) {
       if (run.force) {

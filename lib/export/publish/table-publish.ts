@@ -1,0 +1,144 @@
+import { randomBytes } from 'node:crypto';
+import { EXPORT_ERROR_CODES, PublishError, VerificationError } from '../errors';
+import { type CommitResult, commitOverwrite, type IcebergTable, liveFiles, type NewDataFile } from '../table';
+import type { PartitionOutput } from '../types';
+import { forEachLimited } from './concurrency';
+import { callsInFiles, type PublishedLookup } from './published-partition';
+
+/**
+ * Publishing into an Iceberg table (lib/export/table): the Parquet files of a run are written
+ * straight to their data keys, unique to the run and attempt (a table's files are immutable,
+ * and a key no snapshot names is read by nobody), then ONE commit per table replaces the
+ * run's partitions (report, day) in one `overwrite` snapshot: readers see the whole run or
+ * none of it. publish-partitions.ts runs that commit as the last step of the CSV promotion,
+ * so a failed commit rolls the CSV back too.
+ */
+
+/** The tables a run publishes to: its dataset's, and the report's other dataset's (a report that changed shape). */
+export interface TableTarget {
+  table: IcebergTable;
+  other: IcebergTable | undefined;
+}
+
+/** What a table holds of the report's days, read once from its current snapshot. */
+export function tableLookup(table: IcebergTable, reportId: string): PublishedLookup {
+  let days: Promise<Map<string, NewDataFile[]>> | undefined;
+  const load = async (): Promise<Map<string, NewDataFile[]>> => {
+    const byDay = new Map<string, NewDataFile[]>();
+    for (const file of (await liveFiles(table)).files) {
+      if (file.reportId !== reportId) continue;
+      const list = byDay.get(file.dt) ?? [];
+      list.push(file);
+      byDay.set(file.dt, list);
+    }
+    return byDay;
+  };
+  return async (dt, { calls }) => {
+    days ??= load();
+    const files = (await days).get(dt);
+    if (files === undefined) return undefined;
+    const rows = files.reduce((n, f) => n + f.rows, 0);
+    if (!calls) return { rows };
+    return {
+      rows,
+      calls: await callsInFiles(
+        table.location.store,
+        files.map((f) => f.key),
+      ),
+    };
+  };
+}
+
+/** The key of a run's data file: `<table>/data/report_id=<id>/dt=<day>/<run>-<attempt>-<part>.parquet`. */
+function dataFileKey(table: IcebergTable, reportId: string, dt: string, name: string): string {
+  return `${table.location.key}/data/report_id=${reportId}/dt=${dt}/${name}`;
+}
+
+/**
+ * Uploads every Parquet file of `partitions` to its data key and checks the stored size.
+ * Resolves with the files as the commit adds them; on a failure deletes what it wrote.
+ */
+export async function writeDataFiles(
+  run: { table: IcebergTable; reportId: string; runId: string; requestId: string },
+  partitions: readonly PartitionOutput[],
+  concurrency = 4,
+): Promise<NewDataFile[]> {
+  const attempt = randomBytes(4).toString('hex');
+  const store = run.table.location.store;
+  const jobs = partitions.flatMap((p) =>
+    p.files
+      .filter((f) => f.format === 'parquet')
+      .map((file) => ({
+        file,
+        dt: p.dt,
+        key: dataFileKey(
+          run.table,
+          run.reportId,
+          p.dt,
+          `${run.runId}-${attempt}-${String(file.part).padStart(5, '0')}.parquet`,
+        ),
+      })),
+  );
+  const written: string[] = [];
+  try {
+    await forEachLimited(jobs, concurrency, async ({ file, key }) => {
+      let sizes: [number, number | undefined];
+      try {
+        written.push(key);
+        const info = await store.putFile(key, file.path, { contentType: 'application/vnd.apache.parquet' });
+        sizes = [info.size, (await store.head(key))?.size];
+      } catch (cause) {
+        throw new PublishError(EXPORT_ERROR_CODES.stagingFailed, `Writing data file ${key} failed`, {
+          cause,
+          requestId: run.requestId,
+        });
+      }
+      if (sizes[0] !== file.bytes || sizes[1] !== file.bytes) {
+        throw new VerificationError(
+          EXPORT_ERROR_CODES.verifyFailed,
+          `Data file ${key}: ${sizes[0]} bytes sent, ${sizes[1] ?? 'no object'} stored, ${file.bytes} written`,
+          { requestId: run.requestId },
+        );
+      }
+    });
+  } catch (error) {
+    await deleteDataFiles(store, written);
+    throw error;
+  }
+  return jobs.map(({ file, dt, key }) => ({ key, dt, rows: file.rows, bytes: file.bytes }));
+}
+
+/** Deletes data files no snapshot names (best effort: a file left is an orphan nobody reads). */
+export async function deleteDataFiles(
+  store: IcebergTable['location']['store'],
+  keys: readonly string[],
+): Promise<void> {
+  try {
+    if (keys.length > 0) await store.deleteMany(keys);
+  } catch {
+    // orphans: the table's orphan-file cleanup removes them
+  }
+}
+
+/** The commit of a run: its partitions replaced by its files, named in the snapshot's summary. */
+export function commitRun(
+  target: IcebergTable,
+  run: { reportId: string; runId: string; requestId: string; signal: AbortSignal | undefined },
+  dts: readonly string[],
+  files: readonly NewDataFile[],
+): Promise<CommitResult> {
+  return commitOverwrite(
+    target,
+    {
+      reportId: run.reportId,
+      dts: [...dts],
+      files: [...files],
+      summary: {
+        'report-export.run-id': run.runId,
+        'report-export.request-id': run.requestId,
+        'report-export.rows': String(files.reduce((n, f) => n + f.rows, 0)),
+      },
+    },
+    run.signal === undefined ? {} : { signal: run.signal },
+  );
+}
