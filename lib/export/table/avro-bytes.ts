@@ -22,6 +22,7 @@ export const INT_MAX = 2 ** 31 - 1;
 
 export const utf8 = new TextEncoder();
 const utf8Strict = new TextDecoder('utf-8', { fatal: true });
+
 /** One growing buffer. */
 export class ByteSink {
   bytes = new Uint8Array(1024);

@@ -8,9 +8,9 @@ import type { AvroEnumSchema, AvroFixedSchema, AvroPrimitiveName } from './avro-
  */
 
 const LONG_MIN = -(2n ** 63n);
-const LONG_MAX =
-  2n ** 63n -
-  1n; /** Longs below this in magnitude zigzag-encode exactly in a double (2^53); larger ones go through bigint. */
+const LONG_MAX = 2n ** 63n - 1n;
+
+/** Longs below this in magnitude zigzag-encode exactly in a double (2^53); larger ones go through bigint. */
 const NUMBER_PATH_LIMIT = 2 ** 52;
 
 /**
@@ -26,6 +26,7 @@ export function emptyRecord(): Record<string, unknown> {
   return Object.create(RECORD_BASE);
 }
 
+/** A compiled type: reads and writes its values, and tells a union whether a value is its kind. */
 export interface AvroCodec {
   read(src: ByteSource): unknown;
   write(sink: ByteSink, value: unknown): void;
