@@ -65,7 +65,7 @@ export async function commitOverwrite(
   change: OverwriteChange,
   options: CommitOptions = {},
 ): Promise<CommitResult> {
-  const days = new Set(change.dts.map((dt) => dateToDays(dt)));
+  const days = new Set(change.dts.map((dt) => dayOf(dt)));
   for (const file of change.files) {
     if (!change.dts.includes(file.dt)) {
       throw new ExportConfigError(
@@ -140,6 +140,17 @@ export async function commitSnapshot(
     },
     options,
   );
+}
+
+/** Days since 1970 of a partition day; a day that is not a calendar date is the caller's mistake. */
+function dayOf(dt: string): number {
+  try {
+    return dateToDays(dt);
+  } catch (error) {
+    throw new ExportConfigError(`A day to replace is not a calendar date YYYY-MM-DD: ${JSON.stringify(dt)}`, {
+      cause: error,
+    });
+  }
 }
 
 function requireTable(t: IcebergTable, current: LoadedTable | undefined): LoadedTable {

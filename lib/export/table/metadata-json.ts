@@ -20,6 +20,9 @@ const LONG_ID = new RegExp(`${ID_MEMBERS}(\\s*:\\s*)(-?\\d{16,})(?=[\\s,}\\]])`,
 /** An id written back: the decimal string JSON.stringify gave it quotes. */
 const QUOTED_ID = new RegExp(`${ID_MEMBERS}:"(-?\\d+)"`, 'g');
 
+/** `current-snapshot-id` of a table without snapshots in Iceberg's Java writer (read back as null). */
+const NO_SNAPSHOT = -1;
+
 /** Parses a metadata file; `where` names it in errors. */
 export function parseMetadata(text: string, where: string): TableMetadata {
   let parsed: unknown;
@@ -46,16 +49,20 @@ export function parseMetadata(text: string, where: string): TableMetadata {
   }
   metadata.refs ??= {};
   metadata.properties ??= {};
-  // Java writes -1 for "no current snapshot" in older versions.
-  if (metadata['current-snapshot-id'] === undefined || metadata['current-snapshot-id'] === -1) {
+  if (metadata['current-snapshot-id'] === undefined || metadata['current-snapshot-id'] === NO_SNAPSHOT) {
     metadata['current-snapshot-id'] = null;
   }
   return metadata as TableMetadata;
 }
 
-/** The metadata file's text; an id read as a string is written as the number it was. */
+/**
+ * The metadata file's text; an id read as a string is written as the number it was. No
+ * current snapshot is written -1, as Iceberg's Java writer does: its older readers (Athena's,
+ * Glue's) require a number there.
+ */
 export function stringifyMetadata(metadata: TableMetadata): string {
-  return JSON.stringify(metadata).replace(QUOTED_ID, '"$1":$2');
+  const current = metadata['current-snapshot-id'] ?? NO_SNAPSHOT;
+  return JSON.stringify({ ...metadata, 'current-snapshot-id': current }).replace(QUOTED_ID, '"$1":$2');
 }
 
 /** A snapshot id as the Avro long of manifests and manifest lists. */

@@ -254,6 +254,22 @@ describe('commitOverwrite', () => {
     expect(await listAll(table.location.store, `${table.location.key}/metadata/`)).toEqual(before);
   });
 
+  it.each([
+    { name: 'a day that is not a calendar date', dts: ['2026-13-01'], fileDay: D1 },
+    { name: 'a file dated outside the days replaced', dts: [D2], fileDay: D1 },
+  ])('refuses the change before committing when it has $name', async ({ dts, fileDay }) => {
+    // Prepare
+    const loaded = await ensureTable(table, CALLS);
+    const file = await writeDataFile(table, loaded, 'r1', fileDay, testRows('a1', 1));
+
+    // Act
+    const commit = commitOverwrite(table, { reportId: 'r1', dts, files: [file], summary: {} });
+
+    // Assess
+    await expect(commit).rejects.toMatchObject({ code: 'EXPORT_CONFIG_INVALID' });
+    expect((await loadTable(table))?.base.version).toBe('1');
+  });
+
   it('stops with EXPORT_ABORTED between attempts when the signal fires', async () => {
     // Prepare
     const loaded = await ensureTable(table, CALLS);

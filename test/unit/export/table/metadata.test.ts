@@ -22,6 +22,18 @@ describe('table metadata', () => {
     expect(written).toBe(text);
   });
 
+  it('writes -1 for no current snapshot and reads it back as none when the table is new', () => {
+    // Prepare
+    const metadata = newTableMetadata('s3://bucket/lake/tables/calls', tableSchema({ dataset: 'calls' }), 1);
+
+    // Act
+    const text = stringifyMetadata(metadata);
+
+    // Assess
+    expect(JSON.parse(text)['current-snapshot-id']).toBe(-1);
+    expect(parseMetadata(text, 'test')).toEqual(metadata);
+  });
+
   it('bounds the metadata log by write.metadata.previous-versions-max when a commit adds to it', () => {
     // Prepare
     let metadata = newTableMetadata('s3://bucket/lake/tables/calls', tableSchema({ dataset: 'calls' }), 1);
