@@ -13,7 +13,7 @@ import {
   type NewDataFile,
 } from '../../../../lib/export';
 import { tableSchema } from '../../../../lib/export/schema';
-import { listAll } from '../../../../lib/stores';
+import { CommitConflictError, listAll } from '../../../../lib/stores';
 import { useStoreFetch } from '../../../support/store-fetch';
 import {
   alwaysConflicting,
@@ -277,7 +277,7 @@ describe('commitOverwrite', () => {
     const controller = new AbortController();
     const catalog = catalogWith(table.catalog, async (_real, { table: id }) => {
       controller.abort();
-      throw new (await import('../../../../lib/stores')).CommitConflictError(id, 'test');
+      throw new CommitConflictError(id, 'test');
     });
 
     // Act
