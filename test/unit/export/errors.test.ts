@@ -9,6 +9,8 @@ import {
   RowOutsideWindowError,
   SpillBudgetError,
   type SpillShortage,
+  TableCommitFailedError,
+  TableInvalidError,
   VerificationError,
 } from '../../../lib/export';
 
@@ -32,6 +34,8 @@ describe('export errors', () => {
         { reason: 'budget', spilledBytes: 0, writeBytes: 1, budgetBytes: 1, errno: undefined },
         0,
       ),
+      new TableCommitFailedError('x', { attempts: 8, conflicts: 8 }),
+      new TableInvalidError('x'),
     ];
 
     // Assess
@@ -44,6 +48,8 @@ describe('export errors', () => {
       'PublishError',
       'ReportShapeChangedError',
       'SpillBudgetError',
+      'TableCommitFailedError',
+      'TableInvalidError',
     ]);
   });
 
