@@ -1,3 +1,5 @@
+import * as path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { buildApp } from 'fauxqs';
 import { createS3Client, S3Store, type S3StoreOptions } from '../../../lib/stores/aws';
@@ -9,7 +11,35 @@ export async function startLocalS3(bucket = 'test-bucket'): Promise<{
   client: ReturnType<typeof createS3Client>;
   close: () => Promise<void>;
 }> {
-  const app = buildApp({ logger: false });
+  // fauxqs 1.9.2 ignores If-None-Match on PutObject, which S3 honours (a conditional write:
+  // 412 when the key exists). The file catalog's commit is such a write, so concurrent commits
+  // would silently overwrite each other here and not in S3: the check is added, in the same
+  // tick as the write (fastify calls the route after a synchronous preHandler), so it is
+  // exclusive as S3's is.
+  const s3Store = await fauxqsS3Store();
+  const app = buildApp({ logger: false, stores: { s3Store } });
+  app.addHook('preHandler', (request, reply, done) => {
+    const params = request.params as { bucket?: string; '*'?: string } | undefined;
+    const key = params?.['*'];
+    if (
+      request.method === 'PUT' &&
+      request.headers['if-none-match'] === '*' &&
+      request.headers['x-amz-copy-source'] === undefined &&
+      params?.bucket !== undefined &&
+      key !== undefined &&
+      key !== '' &&
+      exists(s3Store, params.bucket, key)
+    ) {
+      reply
+        .status(412)
+        .header('content-type', 'application/xml')
+        .send(
+          '<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message><Condition>If-None-Match</Condition></Error>',
+        );
+      return;
+    }
+    done();
+  });
   const endpoint = await app.listen({ port: 0, host: '127.0.0.1' });
   const client = createS3Client({
     endpoint,
@@ -28,4 +58,25 @@ export async function startLocalS3(bucket = 'test-bucket'): Promise<{
       await app.close();
     },
   };
+}
+
+/** fauxqs's own S3 object store (its package exports only the app), so the check can read it. */
+async function fauxqsS3Store(): Promise<FauxqsS3Store> {
+  const main = fileURLToPath(import.meta.resolve('fauxqs'));
+  const url = pathToFileURL(path.join(path.dirname(main), 's3', 's3Store.js')).href;
+  const { S3Store: Store } = (await import(url)) as { S3Store: new () => FauxqsS3Store };
+  return new Store();
+}
+
+interface FauxqsS3Store {
+  getObject(bucket: string, key: string): unknown;
+}
+
+function exists(store: FauxqsS3Store, bucket: string, key: string): boolean {
+  try {
+    store.getObject(bucket, decodeURIComponent(key));
+    return true;
+  } catch {
+    return false;
+  }
 }

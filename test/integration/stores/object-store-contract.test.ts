@@ -121,6 +121,20 @@ describe.each(ADAPTERS)('ObjectStore contract: $name', (adapter) => {
     expect(objectKeyOfUri(store, objectUri(store, key))).toBe(key);
   });
 
+  it('leaves the object as it is and resolves undefined when putIfAbsent finds the key taken', async () => {
+    // Prepare
+    const store = adapter.store();
+    const key = `${space()}/metadata/v2.metadata.json`;
+    await store.putIfAbsent(key, 'first');
+
+    // Act
+    const results = await Promise.all(['second', 'third'].map((body) => store.putIfAbsent(key, body)));
+
+    // Assess
+    expect(results).toEqual([undefined, undefined]);
+    expect(Buffer.from(await readObject(store, key)).toString('utf8')).toBe('first');
+  });
+
   it('replaces the object when a key is put twice', async () => {
     // Prepare
     const store = adapter.store();
