@@ -1,6 +1,11 @@
-import { DATASETS, type Dataset, tableSchema } from '../export';
-// TODO(lead): through '../export' once lib/export/index.ts re-exports the table surface.
-import { initialSchema, partitionSpec, TABLE_PROPERTIES } from '../export/table';
+import {
+  DATASETS,
+  type Dataset,
+  initialSchema,
+  partitionSpec,
+  TABLE_PROPERTIES,
+  tableSchema,
+} from '../export';
 
 /**
  * The Iceberg tables of the lake (`tableFormat: 'iceberg'`) as plain data: where each lives,

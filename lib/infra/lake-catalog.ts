@@ -117,7 +117,8 @@ export class LakeCatalog extends Construct {
       );
       this.summariesTable = table('SummariesTable', summariesTableInput(location, promoted.summaries ?? []));
       // Kept when removed from the stack: the move to Iceberg deletes them by hand first, so
-      // that CloudFormation can create the Iceberg tables under the same names.
+      // that CloudFormation can create the Iceberg tables under the same names, and its
+      // cleanup must not then delete those names.
       for (const t of [this.callsTable, this.summariesTable]) t.applyRemovalPolicy(RemovalPolicy.RETAIN);
     }
     this.runsTable = table('RunsTable', runsTableInput(location));
@@ -167,6 +168,9 @@ export class LakeCatalog extends Construct {
       },
     });
     t.node.addDependency(this.database);
+    // Kept when it leaves the stack, as the Hive tables are: a move between the formats drops
+    // the definitions by hand first (lib/infra/README.md).
+    t.applyRemovalPolicy(RemovalPolicy.RETAIN);
     return t;
   }
 }

@@ -77,7 +77,8 @@ type AlarmProps = Partial<MetricRef> & { Metrics?: { MetricStat?: { Metric: Metr
 type FunctionProps = { Environment?: { Variables?: Record<string, string> } };
 type MetricFilterProps = { MetricTransformations: unknown[] };
 type TableProps = {
-  TableInput: { Name: string; PartitionKeys: { Name: string }[]; Parameters: Record<string, string> };
+  Name?: string;
+  TableInput?: { Name: string; PartitionKeys: { Name: string }[]; Parameters: Record<string, string> };
 };
 
 /** The metrics an alarm reads: one, or each MetricStat of a metric-math alarm (each billed). */
@@ -102,9 +103,11 @@ const REPORTS = Array.from({ length: 5 }, (_, i) => ({ id: `rep-${i}`, name: `Re
 
 describe('the cost note (lib/infra/README.md)', () => {
   let template: Template;
+  let hiveTemplate: Template;
   let published: Set<string>;
   beforeAll(async () => {
     template = synthStack({ reports: REPORTS });
+    hiveTemplate = synthStack({ reports: REPORTS, tableFormat: 'hive' });
     published = await finalizeMetricNames();
   });
 
@@ -204,6 +207,18 @@ describe('the cost note (lib/infra/README.md)', () => {
     expect(ids.filter((id) => !alarmColumn.includes(id))).toEqual([]);
   });
 
+  it('projects no partitions of the Iceberg tables: Athena plans their queries from the table metadata', () => {
+    // Act
+    const projected = resources<TableProps>(template, 'AWS::Glue::Table')
+      .filter(([, t]) => t.Properties.TableInput === undefined)
+      .map(([, t]) => t.Properties.Name);
+
+    // Assess: the named tables are Iceberg ones, and the note's LIST counts for them are the Hive layout's.
+    expect(projected.sort()).toEqual(['calls', 'summaries']);
+    for (const r of noteTable('athena-lists').rows.filter((row) => /`(calls|summaries)`/.test(row[1] ?? '')))
+      expect(r[1]).toContain("`tableFormat: 'hive'`");
+  });
+
   it("counts Athena's LIST requests from the tables' partition projection", () => {
     // Prepare
     const { header, rows } = noteTable('athena-lists');
@@ -211,13 +226,14 @@ describe('the cost note (lib/infra/README.md)', () => {
 
     for (const [, table = '', days = '', reports = '', lists = '', cost = ''] of rows) {
       // Act: every partition key multiplies the partitions: an enum by its values, the date by the days.
-      const [name] = codeSpans(table);
+      const [name, format] = codeSpans(table);
       expect(integer(reports)).toBe(REPORTS.length);
-      const glue = resources<TableProps>(template, 'AWS::Glue::Table').find(
-        ([, t]) => t.Properties.TableInput.Name === name,
-      );
+      const glue = resources<TableProps>(
+        format === "tableFormat: 'hive'" ? hiveTemplate : template,
+        'AWS::Glue::Table',
+      ).find(([, t]) => t.Properties.TableInput?.Name === name);
       if (glue === undefined) throw new Error(`no Glue table ${name}`);
-      const input = glue[1].Properties.TableInput;
+      const input = glue[1].Properties.TableInput as NonNullable<TableProps['TableInput']>;
       const projected = (input.PartitionKeys as { Name: string }[]).reduce((n, { Name }) => {
         const type = input.Parameters[`projection.${Name}.type`];
         if (type === 'enum')

@@ -62,13 +62,17 @@ describe('ReportExportStack Iceberg tables', () => {
   }, 60_000);
 
   it.each(Object.values(DATASETS))(
-    'creates %s as an Iceberg v2 table in OpenTableFormatInput alone (no TableInput, which Glue refuses beside it)',
+    'creates %s as a retained Iceberg v2 table in OpenTableFormatInput alone (no TableInput, which Glue refuses beside it)',
     (dataset) => {
       // Act
-      const [, table] = icebergTable(template, dataset);
+      const [id, table] = icebergTable(template, dataset);
 
-      // Assess
+      // Assess: kept when it leaves the stack (a move between formats drops it by hand first).
       expect(table.TableInput).toBeUndefined();
+      expect(template.toJSON().Resources[id]).toMatchObject({
+        DeletionPolicy: 'Retain',
+        UpdateReplacePolicy: 'Retain',
+      });
       expect(table.OpenTableFormatInput.IcebergInput).toMatchObject({
         MetadataOperation: 'CREATE',
         Version: '2',

@@ -32,6 +32,8 @@ describe('ReportExportStack resources', () => {
     ['AWS::StepFunctions::StateMachine', 1],
     ['AWS::Glue::Database', 1],
     ['AWS::Glue::Table', 3],
+    // Compaction, snapshot retention and orphan-file deletion on calls and summaries.
+    ['AWS::Glue::TableOptimizer', 6],
     ['AWS::Athena::WorkGroup', 1],
     // Four alarms to the topic, and the two silent inputs of the freshness composite.
     ['AWS::CloudWatch::Alarm', 8],
