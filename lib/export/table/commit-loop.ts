@@ -65,8 +65,8 @@ export interface TableChange<T> {
  * re-applies the change onto that state and commits with that base. A conflict (another
  * writer committed first) deletes this attempt's files and tries again after a jittered
  * exponential backoff, at most `maxAttempts` times. A commit whose outcome is unknown keeps
- * its files (the table may name them now) and the next attempt first checks whether it
- * landed, so a change is never applied twice.
+ * its files (the table may name them now) and every later attempt first checks whether it
+ * landed (it may land late), so a change is never applied twice.
  */
 export async function commitWithRetry<T>(
   t: IcebergTable,
@@ -84,10 +84,11 @@ export async function commitWithRetry<T>(
     throwIfAborted(change, counts, options.signal);
     counts.attempts++;
     const current = await failed(change, counts, () => change.load(io));
+    // Every attempt after an unknown outcome looks: that commit may land later (a catalog
+    // request applied after its reply was lost), making this attempt's base stale too.
     if (unknown !== undefined) {
       const found = change.landed(current, counts);
       if (found !== undefined) return found;
-      unknown = undefined;
     }
     let metadata: TableMetadata;
     try {
@@ -129,7 +130,7 @@ export async function commitWithRetry<T>(
     if (found !== undefined) return found;
   }
   throw new TableCommitFailedError(
-    `${capitalize(change.what)} did not land after ${counts.attempts} attempts (${counts.conflicts} met another writer's commit${unknown === undefined ? '' : ', the last one with an unknown outcome and not found in the table'}); nothing of it is visible`,
+    `${capitalize(change.what)} did not land after ${counts.attempts} attempts (${counts.conflicts} met another writer's commit${unknown === undefined ? '' : ', one with an unknown outcome not found in the table'}); nothing of it is visible`,
     counts,
     { cause: unknown ?? lastConflict },
   );

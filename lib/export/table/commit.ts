@@ -132,14 +132,26 @@ export async function commitSnapshot(
       },
       landed(current, loop) {
         const found = current?.metadata.snapshots.find((s) => s.summary[COMMIT_ID_KEY] === commitId);
-        if (found === undefined || current === undefined || counts === undefined) return undefined;
-        return result(found, counts, current.base.metadataLocation, loop);
+        if (found === undefined || current === undefined) return undefined;
+        // The attempt that landed may not be the last one built: its counts are in its summary.
+        return result(found, countsOf(found), current.base.metadataLocation, loop);
       },
       done: (committed, loop) =>
         result(snapshot as Snapshot, counts as OverwriteCounts, committed.base.metadataLocation, loop),
     },
     options,
   );
+}
+
+/** What a snapshot of ours changed, from its summary. */
+function countsOf(snapshot: Snapshot): OverwriteCounts {
+  const n = (key: string) => Number(snapshot.summary[key] ?? 0);
+  return {
+    addedFiles: n('added-data-files'),
+    deletedFiles: n('deleted-data-files'),
+    addedRows: n('added-records'),
+    deletedRows: n('deleted-records'),
+  };
 }
 
 /** Days since 1970 of a partition day; a day that is not a calendar date is the caller's mistake. */

@@ -13,7 +13,7 @@ import {
   type NewDataFile,
 } from '../../../../lib/export';
 import { tableSchema } from '../../../../lib/export/schema';
-import { CommitConflictError, listAll } from '../../../../lib/stores';
+import { CommitConflictError, CommitStateUnknownError, listAll } from '../../../../lib/stores';
 import { useStoreFetch } from '../../../support/store-fetch';
 import {
   alwaysConflicting,
@@ -318,6 +318,36 @@ describe('commitOverwrite', () => {
     expect(catalog.commits).toBe(commits);
     expect(result).toMatchObject({ attempts: 2, conflicts: 0, addedFiles: 1 });
     expect(await icebird()).toEqual(expected('r1', D1, testRows('a1', 2)));
+  });
+
+  it('does not land twice when a commit with an unknown outcome lands late, after the next attempt read the table', async () => {
+    // Prepare: the first commit is answered "unknown" and lands only while the second is sent.
+    const loaded = await ensureTable(table, CALLS);
+    const file = await writeDataFile(table, loaded, 'r1', D1, testRows('a1', 2));
+    let late: (() => Promise<unknown>) | undefined;
+    const catalog = catalogWith(table.catalog, async (real, { n }) => {
+      if (n === 1) {
+        late = real;
+        throw new CommitStateUnknownError('no reply yet (test)');
+      }
+      await late?.();
+      return await real();
+    });
+
+    // Act
+    const result = await commitOverwrite(
+      { ...table, catalog },
+      { reportId: 'r1', dts: [D1], files: [file], summary: {} },
+      {
+        baseDelayMs: 1,
+      },
+    );
+
+    // Assess
+    const after = await loadTable(table);
+    expect(after?.metadata.snapshots.map((s) => s['snapshot-id'])).toEqual([result.snapshotId]);
+    expect(result).toMatchObject({ attempts: 3, conflicts: 1, addedFiles: 1, deletedFiles: 0, addedRows: 2 });
+    expect(catalog.commits).toBe(2);
   });
 
   it('reads an earlier snapshot through its metadata file when icebird is given v<N>', async () => {
