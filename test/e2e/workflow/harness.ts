@@ -7,10 +7,12 @@ import {
   startLocalDeployment,
 } from '../../../lib/local/local-deployment';
 import type { LocalWorkflowResult } from '../../../lib/local/run-workflow';
-import { listAll, readObject } from '../../../lib/stores';
+import { icebergRead } from 'icebird';
+import { listAll, type ObjectStore, readObject } from '../../../lib/stores';
 import type { RunRecord } from '../../../lib/workflow/run-record';
 import { startLocalS3 } from '../../integration/stores/local-s3';
 import { duckdbQuery, sqlString } from '../../support/duckdb';
+import { installStoreFetch } from '../../support/store-fetch';
 
 export interface WorkflowHarness {
   deployment: LocalDeployment;
@@ -18,8 +20,13 @@ export interface WorkflowHarness {
   workDir: string;
   /** Copies the lake from S3 (fauxqs) into a directory DuckDB can read. */
   download(): Promise<string>;
-  /** Rows per (report_id, dt) in the Parquet and CSV files, read back with DuckDB. */
+  /**
+   * Rows of the calls table's current snapshot (read back with icebird, an independent
+   * Iceberg reader) per day, and of the CSV files (DuckDB).
+   */
   countRows(): Promise<{ parquet: number; csv: number; byDay: Record<string, number> }>;
+  /** Every row of a dataset's table at its current snapshot (or at `metadataFileName`), read with icebird. */
+  tableRows(dataset: 'calls' | 'summaries', metadataFileName?: string): Promise<Record<string, unknown>[]>;
   /** Every text a secret could leak into: history, logs, metrics, run records, notifications. */
   everything(result: LocalWorkflowResult): Promise<string>;
   secretValues(): Promise<string[]>;
@@ -53,26 +60,28 @@ export async function startHarness(
     }
     return dir;
   };
+  const tableRows = (dataset: 'calls' | 'summaries', metadataFileName?: string) =>
+    readTable(store, `s3://${BUCKET}/lake/tables/${dataset}`, metadataFileName);
   return {
     deployment,
     s3,
     workDir,
     download,
+    tableRows,
     async countRows() {
+      const rows = await tableRows('calls');
+      const byDay: Record<string, number> = {};
+      for (const row of rows) {
+        const dt = (row.dt as Date).toISOString().slice(0, 10);
+        byDay[dt] = (byDay[dt] ?? 0) + 1;
+      }
+      if (rows.length === 0) return { parquet: 0, csv: 0, byDay };
       const dir = await download();
-      const parquetGlob = sqlString(`${dir}/lake/calls/format=parquet/*/*/*.parquet`);
       const csvGlob = sqlString(`${dir}/lake/calls/format=csv/*/*/*.csv`);
-      const has = async (sub: string) =>
-        (await fs.stat(path.join(dir, 'lake/calls', sub)).catch(() => undefined)) !== undefined;
-      if (!(await has('format=parquet'))) return { parquet: 0, csv: 0, byDay: {} };
-      const parquet = await duckdbQuery(
-        `SELECT dt::VARCHAR AS dt, count(*)::INTEGER AS n FROM read_parquet(${parquetGlob}, hive_partitioning=true) GROUP BY dt ORDER BY dt`,
-      );
       const csv = await duckdbQuery(
         `SELECT count(*)::INTEGER AS n FROM read_csv(${csvGlob}, header = true, quote = '"', escape = '"', all_varchar = true)`,
       );
-      const byDay = Object.fromEntries(parquet.map((r) => [String(r.dt), Number(r.n)]));
-      return { parquet: parquet.reduce((n, r) => n + Number(r.n), 0), csv: Number(csv[0]?.n ?? 0), byDay };
+      return { parquet: rows.length, csv: Number(csv[0]?.n ?? 0), byDay: Object.fromEntries(Object.entries(byDay).sort()) };
     },
     async everything(result) {
       const records: string[] = [];
@@ -107,6 +116,27 @@ export async function startHarness(
       await fs.rm(workDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A table's rows as icebird reads them (over a fetch served from the store); none when the
+ * table has no metadata yet or its snapshot has no data file (icebird throws for both).
+ */
+async function readTable(
+  store: ObjectStore,
+  tableUrl: string,
+  metadataFileName?: string,
+): Promise<Record<string, unknown>[]> {
+  if ((await listAll(store, `${tableUrl.replace(/^s3:\/\/[^/]+\//, '')}/metadata/`)).length === 0) return [];
+  const uninstall = installStoreFetch(store);
+  try {
+    return await icebergRead({ tableUrl, ...(metadataFileName === undefined ? {} : { metadataFileName }) });
+  } catch (error) {
+    if (error instanceof Error && /No data manifest files|No current snapshot/.test(error.message)) return [];
+    throw error;
+  } finally {
+    uninstall();
+  }
 }
 
 /** Total rows the service reported for the run (sum of the jobs' totals as exported). */
