@@ -19,6 +19,7 @@ import { RUN_COMMAND } from './commands/run/spec';
 import { RUNS_COMMAND } from './commands/runs/spec';
 import { SIM_CLI_COMMAND } from './commands/sim/spec';
 import { SFN_START_COMMAND } from './commands/start/spec';
+import { TABLES_COMMAND } from './commands/tables/spec';
 import { WORKFLOW_COMMAND } from './commands/workflow/spec';
 import { WORKSPACES_COMMAND } from './commands/workspaces/spec';
 import { COMPLETION_SHELLS, completionScript } from './completion';
@@ -51,6 +52,10 @@ const COMMANDS: readonly Command[] = [
   {
     spec: RUNS_COMMAND,
     run: async (argv, io) => (await import('./commands/runs/command')).runsCommand(argv, io),
+  },
+  {
+    spec: TABLES_COMMAND,
+    run: async (argv, io) => (await import('./commands/tables/command')).tablesCommand(argv, io),
   },
   {
     spec: SIM_CLI_COMMAND,

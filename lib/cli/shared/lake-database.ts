@@ -1,8 +1,23 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { type ColumnKind, DATASETS, tableSchema } from '../../export';
+import {
+  type AsOf,
+  type ColumnKind,
+  DATASETS,
+  type Dataset,
+  type IcebergSchema,
+  tableSchema,
+} from '../../export';
 import { STACK_DEFAULTS } from '../../infra';
+import {
+  hasLocalTable,
+  LAKE_DATASETS,
+  LakeHistoryError,
+  localLakeTables,
+  readTables,
+  type TableRead,
+} from './lake-tables';
 
 /** A query's answer: column names in order, rows as JSON values (a BIGINT beyond 2^53 as text, DATE as YYYY-MM-DD). */
 export interface QueryAnswer {
@@ -12,6 +27,8 @@ export interface QueryAnswer {
 
 /** DuckDB over a local export directory, with the tables the Glue catalog names. */
 export interface LakeDatabase {
+  /** What each dataset with a table read (its snapshot, or none then). */
+  readonly tables: readonly TableRead[];
   query(sql: string): Promise<QueryAnswer>;
   close(): void;
 }
@@ -79,17 +96,103 @@ async function hasFile(dir: string, suffix: string): Promise<boolean> {
   return entries.some((e) => e.endsWith(suffix));
 }
 
+/** DuckDB's type of each Iceberg type a table column has. */
+const ICEBERG_DUCKDB_TYPES: Record<IcebergSchema['fields'][number]['type'], string> = {
+  string: 'VARCHAR',
+  int: 'INTEGER',
+  long: 'BIGINT',
+  double: 'DOUBLE',
+  boolean: 'BOOLEAN',
+  date: 'DATE',
+  timestamp: 'TIMESTAMP',
+  timestamptz: 'TIMESTAMP WITH TIME ZONE',
+};
+
+/** Quotes a name as a SQL identifier. */
+const sqlName = (name: string): string => `"${name.replaceAll('"', '""')}"`;
+
 /**
- * Opens an in-memory DuckDB over `dir` (what `npm start` or `run` wrote) with two views:
- * `calls` and `summaries`, the Parquet datasets with their partition keys typed as the Glue
- * tables declare them (`report_id` and `dt` strings: Athena's date projection types only the
- * key's format, the key stays a string); files of every schema version read by name), and `runs`, the run records (JSON lines under
- * `runs/dt=*`, `dt` a string). A table with no files yet is an empty one of the same
- * columns, so a query over a fresh directory answers nothing instead of failing.
- * Extensions are never downloaded: the answer must not depend on the network.
+ * The view of a table's snapshot: its columns as the table has them (a column no file
+ * holds yet, as a promoted column added after them, reads as nulls), then the snapshot's
+ * data files by name. No files: an empty view of the same columns.
  */
-export async function openLake(dir: string): Promise<LakeDatabase> {
+function tableViewSql(root: string, read: TableRead): string {
+  const columns = read.schema.fields
+    .map((f) => `CAST(NULL AS ${ICEBERG_DUCKDB_TYPES[f.type]}) AS ${sqlName(f.name)}`)
+    .join(', ');
+  const empty = `SELECT ${columns} WHERE false`;
+  if (read.keys.length === 0) return `CREATE VIEW ${read.dataset} AS ${empty}`;
+  const files = read.keys.map((key) => sqlString(path.join(root, key))).join(', ');
+  return `CREATE VIEW ${read.dataset} AS ${empty}
+    UNION ALL BY NAME SELECT * FROM read_parquet([${files}], union_by_name = true)`;
+}
+
+/** The view of a dataset's Hive-layout Parquet (or an empty table of its columns); `dtType` types the partition day. */
+async function createHiveView(
+  connection: DuckDBConnection,
+  root: string,
+  dataset: Dataset,
+  dtType: 'VARCHAR' | 'DATE',
+): Promise<void> {
+  const datasetDir = path.join(root, dataset, 'format=parquet');
+  if (await hasFile(datasetDir, '.parquet')) {
+    const glob = path.join(datasetDir, '*', '*', '*.parquet');
+    // `format=parquet` is a key segment, not a column of the Glue table: left out.
+    await connection.run(
+      `CREATE VIEW ${dataset} AS SELECT * EXCLUDE (format) FROM read_parquet(${sqlString(glob)},
+         hive_partitioning = true, hive_types = {'report_id': VARCHAR, 'dt': ${dtType}, 'format': VARCHAR},
+         union_by_name = true)`,
+    );
+  } else await createEmptyTable(connection, dataset, dtType);
+}
+
+/** An empty table of the dataset's columns, then `dt`. */
+async function createEmptyTable(
+  connection: DuckDBConnection,
+  dataset: Dataset,
+  dtType: 'VARCHAR' | 'DATE',
+): Promise<void> {
+  const columns = tableSchema({ dataset })
+    .columns.map((c) => `"${c.name}" ${DUCKDB_TYPES[c.kind]}`)
+    .join(', ');
+  await connection.run(`CREATE TABLE ${dataset} (${columns}, dt ${dtType})`);
+}
+
+/** What {@link openLake} reads. */
+export interface LakeOptions {
+  /** A point of the tables' history (see lake-tables.ts): a snapshot id, or a time. Default: each table's current snapshot. */
+  asOf?: AsOf | undefined;
+}
+
+/**
+ * Opens an in-memory DuckDB over `dir` (what `npm start` or `run` wrote) with three views.
+ * `calls` and `summaries`: each dataset's Iceberg table (`<dir>/tables/<dataset>`, the
+ * file catalog's) at its current snapshot, or the one `asOf` names: the snapshot's data
+ * files as its manifests list them (DuckDB here has no iceberg extension), with the table's
+ * columns, `dt` a DATE as in the table (and in Athena's Iceberg table). A lake without
+ * tables (an older one, or `TABLE_CATALOG=hive`) reads the Hive-layout Parquet with its
+ * partition keys typed as the Glue tables declare them (`report_id` and `dt` strings:
+ * Athena's date projection types only the key's format); in a lake with tables, a dataset
+ * with none reads its Hive layout with `dt` a DATE, and nothing with `asOf` (no history).
+ * Files of every schema version are read by name. A table with no files yet is an empty one
+ * of the same columns, so a query over a fresh directory answers nothing instead of
+ * failing. `runs`: the run records (JSON lines under `runs/dt=*`, `dt` a string).
+ * Extensions are never downloaded: the answer must not depend on the network.
+ * Throws LakeHistoryError for an `asOf` the lake has no point for.
+ */
+export async function openLake(dir: string, options: LakeOptions = {}): Promise<LakeDatabase> {
   const root = path.resolve(dir);
+  const withTables: Dataset[] = [];
+  for (const dataset of LAKE_DATASETS) if (await hasLocalTable(root, dataset)) withTables.push(dataset);
+  if (options.asOf !== undefined && withTables.length === 0) {
+    throw new LakeHistoryError(
+      `the lake at ${root} has no Iceberg table (its Parquet is the Hive layout, which keeps no history)`,
+    );
+  }
+  const reads = await readTables(localLakeTables(root), withTables, {
+    asOf: options.asOf,
+    listHint: `report-export tables snapshots --dir ${root}`,
+  });
   // Loaded on use: every command's start would otherwise pay for DuckDB's native module.
   const { DuckDBInstance, StatementType } = await import('@duckdb/node-api');
   const instance = await DuckDBInstance.create(':memory:', {
@@ -101,22 +204,12 @@ export async function openLake(dir: string): Promise<LakeDatabase> {
   // Statements that only read (DESCRIBE, SHOW and SUMMARIZE are SELECTs to DuckDB).
   const readStatements: ReadonlySet<number> = new Set([StatementType.SELECT, StatementType.EXPLAIN]);
   try {
-    for (const dataset of Object.values(DATASETS)) {
-      const datasetDir = path.join(root, dataset, 'format=parquet');
-      if (await hasFile(datasetDir, '.parquet')) {
-        const glob = path.join(datasetDir, '*', '*', '*.parquet');
-        // `format=parquet` is a key segment, not a column of the Glue table: left out.
-        await connection.run(
-          `CREATE VIEW ${dataset} AS SELECT * EXCLUDE (format) FROM read_parquet(${sqlString(glob)},
-             hive_partitioning = true, hive_types = {'report_id': VARCHAR, 'dt': VARCHAR, 'format': VARCHAR},
-             union_by_name = true)`,
-        );
-      } else {
-        const columns = tableSchema({ dataset })
-          .columns.map((c) => `"${c.name}" ${DUCKDB_TYPES[c.kind]}`)
-          .join(', ');
-        await connection.run(`CREATE TABLE ${dataset} (${columns}, dt VARCHAR)`);
-      }
+    for (const dataset of LAKE_DATASETS) {
+      const read = reads.find((r) => r.dataset === dataset);
+      if (read !== undefined) await connection.run(tableViewSql(root, read));
+      // A dataset without a table had none at any point of the history.
+      else if (options.asOf !== undefined) await createEmptyTable(connection, dataset, 'DATE');
+      else await createHiveView(connection, root, dataset, withTables.length > 0 ? 'DATE' : 'VARCHAR');
     }
     const runsDir = path.join(root, 'runs');
     if (!(await hasFile(runsDir, '.json')) || !(await createRunsView(connection, runsDir))) {
@@ -136,6 +229,7 @@ export async function openLake(dir: string): Promise<LakeDatabase> {
     throw error;
   }
   return {
+    tables: reads,
     async query(sql) {
       // Only reads: a COPY TO, CREATE or DROP inside the directory is still a write there.
       // EXPLAIN ANALYZE runs the statement it explains (its type is EXPLAIN whatever that is).

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LakeDatabase, openLake } from '../../../lib/cli/shared/lake-database';
 import { exportReportResult } from '../../../lib/export';
-import { LocalDirectoryStore } from '../../../lib/stores';
+import { fileCatalogOf, LocalDirectoryStore } from '../../../lib/stores';
 import { finalizeRun } from '../../../lib/workflow/finalize';
 import { callsOn, resultStreamOf } from '../../support/result-stream';
 
@@ -25,14 +25,16 @@ describe("the deploy guide's Athena examples on a local lake", () => {
   let db: LakeDatabase;
 
   beforeAll(async () => {
-    // Prepare: calls with a member the schema does not know, a summary, a run record.
+    // Prepare: calls with a member the schema does not know, a summary, a run record, in
+    // Iceberg tables as a new deployment has them (dt a DATE, as the examples compare it).
     dir = await mkdtemp(path.join(tmpdir(), 'athena-examples-'));
     const store = new LocalDirectoryStore(dir);
+    const tables = { catalog: fileCatalogOf({ store, prefix: '' }), namespace: '' };
     const calls = callsOn(['2026-11-20', '2026-11-21'], 4, 'a').map((r, i) => ({
       ...r,
       accountCode: `A${i % 2}`,
     }));
-    await exportReportResult({ source: resultStreamOf(calls), store, reportId: 'rep-1' });
+    await exportReportResult({ source: resultStreamOf(calls), store, reportId: 'rep-1', tables });
     await exportReportResult({
       source: resultStreamOf(
         [{ userName: 'Ann', userNum: '201', ans: 3, ref: 0, lost: 1, ring: 12, duration: 300 }] as never[],
@@ -44,6 +46,7 @@ describe("the deploy guide's Athena examples on a local lake", () => {
       store,
       reportId: 'rep-2',
       windowDates: ['2026-11-20'],
+      tables,
     });
     await finalizeRun(
       {

@@ -88,7 +88,7 @@ describe('report-export runs', () => {
     expect(run.code).toBe(0);
     const lines = run.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(
-      /^started\s+run\s+status\s+mode\s+dates\s+jobs\s+rows\s+partitions\s+held\s+partial\s+took\s+error$/,
+      /^started\s+run\s+status\s+mode\s+dates\s+jobs\s+rows\s+partitions\s+held\s+snapshot\s+partial\s+took\s+error$/,
     );
     expect(lines[2]).toMatch(
       /^2026-03-09 12:00:00\s+run-c\s+FAILED\s+range\s+2026-03-01\.\.2026-03-07\s+2\/3\s+40\s+21\s+0\s+2\.1 s\s+ReportRunFailedError$/,
@@ -142,6 +142,88 @@ describe('report-export runs', () => {
     expect(first?.held.map((h) => `${h.dt} ${h.reportName}`)).toEqual([
       '2026-03-01 Summary by user',
       '2026-03-02 Call list by user',
+    ]);
+  });
+
+  it("names each job's table snapshot in the table, under it and in the JSON, when the jobs committed to tables", async () => {
+    // Prepare: one run of one job (its snapshot in the table's cell), one of two (listed
+    // under the table), and the older records without the members.
+    const lake = path.join(work, 'snapshots');
+    const dir = path.join(lake, 'runs', 'dt=2026-03-11');
+    await mkdir(dir, { recursive: true });
+    const job = (jobId: string, reportName: string, table: string, snapshotId: number, commits: number) => ({
+      jobId,
+      reportId: `rep-${jobId}`,
+      reportName,
+      held: [],
+      heldCount: 0,
+      snapshot: { table, snapshotId },
+      commits,
+    });
+    const one = {
+      ...record('run-one', '2026-03-11T00:05:00.000Z', 'SUCCEEDED', 10),
+      jobs: [job('job-0001', 'Calls by user', 'calls', 4519931023388711, 1)],
+    };
+    const two = {
+      ...record('run-two', '2026-03-11T01:05:00.000Z', 'SUCCEEDED', 20),
+      jobs: [
+        job('job-0001', 'Calls by user', 'calls', 111, 2),
+        job('job-0002', 'Summary by user', 'summaries', 222, 1),
+        { jobId: 'job-0003', reportId: 'rep-3', reportName: 'Hive era', held: [], heldCount: 0 },
+      ],
+    };
+    await writeFile(path.join(dir, 'run-one.json'), `${JSON.stringify(one)}\n`);
+    await writeFile(path.join(dir, 'run-two.json'), `${JSON.stringify(two)}\n`);
+
+    // Act
+    const table = await runInProcess(['runs', '--dir', lake]);
+    const json = await runInProcess(['runs', '--dir', lake, '--json']);
+
+    // Assess
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/run-one\s+SUCCEEDED .* 0\s+calls 4519931023388711\s/);
+    expect(table.stdout).toMatch(/run-two\s+SUCCEEDED .* 0\s+2 jobs \(below\)\s/);
+    expect(table.stdout).toContain(
+      'run-two  Calls by user: calls snapshot 111 (2 commits)\n' +
+        'run-two  Summary by user: summaries snapshot 222 (1 commit)\n' +
+        'run-one  Calls by user: calls snapshot 4519931023388711 (1 commit)\n',
+    );
+    const runs = JSON.parse(json.stdout) as { runId: string; snapshots: unknown[] }[];
+    expect(runs.map((r) => [r.runId, r.snapshots])).toEqual([
+      [
+        'run-two',
+        [
+          {
+            jobId: 'job-0001',
+            reportId: 'rep-job-0001',
+            reportName: 'Calls by user',
+            table: 'calls',
+            snapshotId: 111,
+            commits: 2,
+          },
+          {
+            jobId: 'job-0002',
+            reportId: 'rep-job-0002',
+            reportName: 'Summary by user',
+            table: 'summaries',
+            snapshotId: 222,
+            commits: 1,
+          },
+        ],
+      ],
+      [
+        'run-one',
+        [
+          {
+            jobId: 'job-0001',
+            reportId: 'rep-job-0001',
+            reportName: 'Calls by user',
+            table: 'calls',
+            snapshotId: 4519931023388711,
+            commits: 1,
+          },
+        ],
+      ],
     ]);
   });
 

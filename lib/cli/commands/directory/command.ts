@@ -1,5 +1,5 @@
-import { type CommandSpec, renderHelp, UsageError } from '../../../command-line';
 import type { IOStreams } from '../../shared/io-streams';
+import { runSubcommand, type Subcommand } from '../../shared/subcommands';
 import {
   directoryCreate,
   directoryDelete,
@@ -23,10 +23,7 @@ import {
 import { directorySync } from './sync-command';
 
 /** What runs each subcommand of `directory` (their specs, and the group's: spec.ts). */
-const SUBCOMMANDS: readonly {
-  spec: CommandSpec;
-  run: (argv: readonly string[], io: IOStreams) => Promise<number>;
-}[] = [
+const SUBCOMMANDS: readonly Subcommand[] = [
   { spec: DIRECTORY_SEARCH_COMMAND, run: directorySearch },
   { spec: DIRECTORY_GET_COMMAND, run: directoryGet },
   { spec: DIRECTORY_GET_BY_CRM_COMMAND, run: directoryGetByCrm },
@@ -38,16 +35,5 @@ const SUBCOMMANDS: readonly {
 ];
 
 export async function directoryCommand(argv: readonly string[], io: IOStreams): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
-    io.stdout.write(renderHelp(DIRECTORY_COMMAND));
-    return 0;
-  }
-  const entry = SUBCOMMANDS.find((s) => s.spec.name === sub);
-  if (entry === undefined) {
-    throw new UsageError(
-      `unknown subcommand 'directory ${sub}'; subcommands: ${SUBCOMMANDS.map((s) => s.spec.name).join(', ')}`,
-    );
-  }
-  return entry.run(rest, io);
+  return runSubcommand(DIRECTORY_COMMAND, SUBCOMMANDS, argv, io);
 }

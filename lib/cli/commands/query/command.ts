@@ -2,8 +2,11 @@ import { createReadStream } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { parseOrHelp, UsageError } from '../../../command-line';
+import type { AsOf } from '../../../export';
 import type { IOStreams } from '../../shared/io-streams';
-import type { QueryAnswer } from '../../shared/lake-database';
+import type { LakeDatabase, QueryAnswer } from '../../shared/lake-database';
+import type { TableRead } from '../../shared/lake-tables';
+import { splitPositionals } from '../../shared/positionals';
 import { colors, renderTable } from '../../shared/terminal';
 import { DEFAULT_FORMAT, QUERY_COMMAND } from './spec';
 
@@ -14,30 +17,6 @@ const QUERY_ERROR_CODES = { failed: 'CLI_QUERY_FAILED' } as const;
 class QueryFailedError extends Error {
   override readonly name = 'QueryFailedError';
   readonly code = QUERY_ERROR_CODES.failed;
-}
-
-/** Splits the one SQL argument from the flags (parseCommandLine takes no positionals). */
-function splitSql(argv: readonly string[]): { flags: string[]; sql: string[] } {
-  const flags: string[] = [];
-  const sql: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg === '--') {
-      sql.push(...argv.slice(i + 1));
-      break;
-    }
-    if (!arg.startsWith('-') || arg === '-') {
-      sql.push(arg);
-      continue;
-    }
-    flags.push(arg);
-    const name = arg.replace(/^--?/, '');
-    const options = QUERY_COMMAND.options as Record<string, { type: string; short?: string }>;
-    const spec = arg.startsWith('--') ? options[name] : Object.values(options).find((o) => o.short === name);
-    // A value option's value is the next item (`--dir lake`), unless given inline.
-    if (spec?.type === 'string' && i + 1 < argv.length) flags.push(argv[++i] as string);
-  }
-  return { flags, sql };
 }
 
 /** CSV per RFC 4180 (quoted when needed), one line per row. */
@@ -77,8 +56,37 @@ async function readSql(from: string, io: Pick<IOStreams, 'stdin' | 'cwd'>): Prom
   return text;
 }
 
+/** The lake at `asOf`; a point it has not (an unknown snapshot, no tables) is the user's to fix: exit 2 naming --as-of. */
+async function openLakeAsOf(
+  open: typeof import('../../shared/lake-database').openLake,
+  dir: string,
+  asOf: AsOf | undefined,
+): Promise<LakeDatabase> {
+  // Loaded with the lake database (which imports it): no cost of its own.
+  const { LakeHistoryError } = await import('../../shared/lake-tables');
+  try {
+    return await open(dir, { asOf });
+  } catch (cause) {
+    if (cause instanceof LakeHistoryError) {
+      throw new UsageError(`--as-of: ${cause.message}`, { cause });
+    }
+    throw cause;
+  }
+}
+
+/** The snapshot each table read, on stderr: an answer as of a point says which. */
+function describeReads(reads: readonly TableRead[]): string {
+  return reads
+    .map((r) =>
+      r.snapshot === undefined
+        ? `${r.dataset}: no snapshot then (empty)\n`
+        : `${r.dataset}: snapshot ${r.snapshot['snapshot-id']} of ${new Date(r.snapshot['timestamp-ms']).toISOString()}\n`,
+    )
+    .join('');
+}
+
 export async function queryCommand(argv: readonly string[], io: IOStreams): Promise<number> {
-  const { flags, sql } = splitSql(argv);
+  const { flags, positionals: sql } = splitPositionals(QUERY_COMMAND, argv);
   const v = parseOrHelp(QUERY_COMMAND, flags, io.stdout);
   if (v === undefined) return 0;
   if (v.file !== undefined && sql.length > 0) {
@@ -108,7 +116,7 @@ export async function queryCommand(argv: readonly string[], io: IOStreams): Prom
   if (from !== undefined) sql[0] = await readSql(from, io);
   // Loaded on use: DuckDB (and the tables' schema) only once there is SQL to run.
   const { openLake } = await import('../../shared/lake-database');
-  const db = await openLake(dir);
+  const db = await openLakeAsOf(openLake, dir, v['as-of']);
   let answer: QueryAnswer;
   try {
     answer = await db.query(sql[0] as string);
@@ -117,6 +125,7 @@ export async function queryCommand(argv: readonly string[], io: IOStreams): Prom
   } finally {
     db.close();
   }
+  if (v['as-of'] !== undefined) io.stderr.write(describeReads(db.tables));
   if (format === 'json') io.stdout.write(`${JSON.stringify(answer.rows)}\n`);
   else if (format === 'csv') io.stdout.write(toCsv(answer));
   else {

@@ -1,56 +1,12 @@
-import * as fs from 'node:fs/promises';
-import * as path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { parseOrHelp, UsageError } from '../../../command-line';
+import { parseOrHelp } from '../../../command-line';
 import { readObject } from '../../../stores';
-import type { ObjectLocation } from '../../../stores/aws';
 import { heldReportPartitions, parseRunRecord, type RunRecord } from '../../../workflow';
+import { checkedLakeS3, lakeLocation, lakeUri } from '../../aws/lake-location';
 import type { S3ClientFactory } from '../../aws/s3-client';
 import type { IOStreams } from '../../shared/io-streams';
 import { describeHeld } from '../../shared/run-outcome';
 import { colors, formatCount, formatDuration, renderTable } from '../../shared/terminal';
 import { RUNS_COMMAND } from './spec';
-
-/** Location of the export as a store URI: s3:// as given, a path (relative to `cwd`) as file://. */
-async function storeUri(dir: string, cwd: string): Promise<string> {
-  if (dir.startsWith('s3://')) return dir;
-  const resolved = path.resolve(cwd, dir);
-  const stat = await fs.stat(resolved).catch(() => undefined);
-  if (!stat?.isDirectory())
-    throw new UsageError(
-      `--dir ${resolved} is not a directory (export into it first: report-export, or pass --dir)`,
-    );
-  return pathToFileURL(resolved).href;
-}
-
-/** The store of `uri` (`--dir`), a usage error when it is not one. */
-async function runsLocation(uri: string, s3?: S3ClientFactory): Promise<ObjectLocation> {
-  // Loaded on use: the store adapters bring the AWS SDK clients. For an s3:// URI the SDK
-  // takes credentials and region from the process's own environment, not the command's `io.env`.
-  const { objectStoreFromUri, StoreUriError } = await import('../../../stores/from-uri');
-  try {
-    return objectStoreFromUri('--dir', uri, s3 === undefined ? {} : { s3 });
-  } catch (cause) {
-    if (cause instanceof StoreUriError) throw new UsageError(cause.message, { cause });
-    throw cause;
-  }
-}
-
-/**
- * The S3 client of an s3:// `--dir`, checked as every AWS command checks what it uses
- * (credentials, region, the bucket: exit 2 naming what is missing) before any listing;
- * undefined for a directory.
- */
-async function checkedS3(uri: string, io: IOStreams): Promise<S3ClientFactory | undefined> {
-  if (!uri.startsWith('s3://')) return undefined;
-  // Loaded on use, as the store adapters are: a lake on disk needs no AWS SDK.
-  const { checkAws } = await import('../../aws/preflight');
-  const { bucketTargets, s3ClientFactory } = await import('../../aws/s3-client');
-  const s3 = s3ClientFactory({}, io.env);
-  await runsLocation(uri, s3); // a malformed URI is a usage error before AWS is asked anything
-  await checkAws('runs', bucketTargets([{ uri, where: '--dir' }], s3, { injected: false }), { env: io.env });
-  return s3;
-}
 
 /** The warning of a record {@link latestRuns} skips, on `stderr` (the command's). */
 function warnUnreadable(stderr: IOStreams['stderr']): (key: string, reason: string) => void {
@@ -69,7 +25,7 @@ async function latestRuns(
   onUnreadable: (key: string, reason: string) => void,
   s3?: S3ClientFactory,
 ): Promise<RunRecord[]> {
-  const location = await runsLocation(uri, s3);
+  const location = await lakeLocation('--dir', uri, s3);
   const prefix = location.prefix === '' ? 'runs/' : `${location.prefix}/runs/`;
   const byDate = new Map<string, string[]>();
   for await (const info of location.store.list(prefix)) {
@@ -93,15 +49,60 @@ async function latestRuns(
   return records.sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? '')).slice(0, limit);
 }
 
+/** A job's table snapshot: the newest one it committed, and how many commits it made. */
+interface JobSnapshot {
+  jobId: string;
+  reportId: string;
+  reportName: string;
+  table: string;
+  snapshotId: number;
+  commits: number;
+}
+
+/**
+ * The snapshot each job of a record committed (the job's newest; its table), in job order.
+ * Records from before the tables (or of the Hive layout) have none: read defensively.
+ */
+function jobSnapshots(record: RunRecord): JobSnapshot[] {
+  return (record.jobs ?? []).flatMap((j) => {
+    const snapshot = (j as Partial<typeof j>).snapshot;
+    if (snapshot === undefined || snapshot === null) return [];
+    return [
+      {
+        jobId: j.jobId,
+        reportId: j.reportId,
+        reportName: j.reportName,
+        table: snapshot.table,
+        snapshotId: snapshot.snapshotId,
+        commits: (j as Partial<typeof j>).commits ?? 0,
+      },
+    ];
+  });
+}
+
+/** The table's cell: the one job's snapshot, or how many jobs committed one (listed under the table). */
+function snapshotCell(snapshots: readonly JobSnapshot[]): string {
+  if (snapshots.length === 0) return '';
+  const [only] = snapshots;
+  return snapshots.length === 1 && only !== undefined
+    ? `${only.table} ${only.snapshotId}`
+    : `${snapshots.length} jobs (below)`;
+}
+
 export async function runsCommand(argv: readonly string[], io: IOStreams): Promise<number> {
   const v = parseOrHelp(RUNS_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
-  const uri = await storeUri(v.dir, io.cwd);
-  const records = await latestRuns(uri, v.limit, warnUnreadable(io.stderr), await checkedS3(uri, io));
+  const uri = await lakeUri('--dir', v.dir, io.cwd);
+  const records = await latestRuns(
+    uri,
+    v.limit,
+    warnUnreadable(io.stderr),
+    await checkedLakeS3('runs', '--dir', uri, io),
+  );
   if (v.json) {
-    // Every member, and the held partitions of every job in one list with their reports.
+    // Every member, and the held partitions and table snapshots of every job in one list each.
     io.stdout.write(
-      `${JSON.stringify(records.map((r) => ({ ...r, held: heldReportPartitions(r.jobs ?? []) })))}\n`,
+      `${JSON.stringify(records.map((r) => ({ ...r, held: heldReportPartitions(r.jobs ?? []), snapshots: jobSnapshots(r) })))}\n`,
     );
     return 0;
   }
@@ -116,6 +117,7 @@ export async function runsCommand(argv: readonly string[], io: IOStreams): Promi
     rows: r.rows,
     partitions: r.partitions,
     held: r.heldPartitions ?? 0,
+    snapshot: snapshotCell(jobSnapshots(r)),
     partial: (r.partialDays ?? []).map((d) => d.dt).join(' '),
     took: formatDuration(r.durationMs),
     error: r.error ?? '',
@@ -133,6 +135,7 @@ export async function runsCommand(argv: readonly string[], io: IOStreams): Promi
         { key: 'rows', format: (n) => formatCount(Number(n)) },
         'partitions',
         { key: 'held', format: (n) => (Number(n) > 0 ? c.yellow(String(n)) : String(n)) },
+        'snapshot',
         'partial',
         { key: 'took', align: 'right' },
         'error',
@@ -144,6 +147,12 @@ export async function runsCommand(argv: readonly string[], io: IOStreams): Promi
   for (const r of records)
     for (const h of heldReportPartitions(r.jobs ?? []))
       io.stdout.write(`${r.runId}  held ${describeHeld(h)}\n`);
+  // Each job's table snapshot: what `query --as-of` and `tables rollback` take.
+  for (const r of records)
+    for (const s of jobSnapshots(r))
+      io.stdout.write(
+        `${r.runId}  ${s.reportName}: ${s.table} snapshot ${s.snapshotId} (${s.commits} commit${s.commits === 1 ? '' : 's'})\n`,
+      );
   if (records.length === 0) io.stderr.write('no run records yet\n');
   return 0;
 }

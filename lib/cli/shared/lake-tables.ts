@@ -1,0 +1,142 @@
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import {
+  type AsOf,
+  DATASETS,
+  type Dataset,
+  type IcebergSchema,
+  type IcebergTable,
+  liveFiles,
+  loadTable,
+  resolveSnapshot,
+  type Snapshot,
+  type TableMetadata,
+  tableLocation,
+} from '../../export';
+import { type Catalog, fileCatalogOf, LocalDirectoryStore, type ObjectStore } from '../../stores';
+
+/** Where a lake's tables are: the store and key prefix of the lake, and the catalog that names them. */
+export interface LakeTablesLocation {
+  store: ObjectStore;
+  prefix: string;
+  catalog: Catalog;
+  /** The catalog's namespace: the Glue database; `''` for the file catalog. */
+  namespace: string;
+}
+
+/** The table of `dataset` in the lake (`<prefix>/tables/<dataset>`). */
+export function lakeTable(lake: LakeTablesLocation, dataset: Dataset): IcebergTable {
+  return {
+    catalog: lake.catalog,
+    id: { namespace: lake.namespace, name: dataset },
+    location: tableLocation(lake.store, lake.prefix, dataset),
+  };
+}
+
+/** A local lake directory's tables: the file catalog over the directory (what `npm start` and `run --out <dir>` write). */
+export function localLakeTables(dir: string): LakeTablesLocation {
+  const store = new LocalDirectoryStore(dir);
+  return { store, prefix: '', catalog: fileCatalogOf({ store, prefix: '' }), namespace: '' };
+}
+
+/** Whether the local lake has `dataset`'s table: its `tables/<dataset>/metadata/` folder. */
+export async function hasLocalTable(dir: string, dataset: Dataset): Promise<boolean> {
+  const stat = await fs.stat(path.join(dir, 'tables', dataset, 'metadata')).catch(() => undefined);
+  return stat?.isDirectory() === true;
+}
+
+/** What a dataset's table reads at a point of its history. */
+export interface TableRead {
+  dataset: Dataset;
+  /** The snapshot read; undefined: the table had none then (it reads as empty). */
+  snapshot: Snapshot | undefined;
+  /** The table's columns then (the snapshot's schema; the current one without a snapshot). */
+  schema: IcebergSchema;
+  /** Store keys of the snapshot's data files. */
+  keys: string[];
+}
+
+/**
+ * A point of the lake's history that is not there: a snapshot id no table has (an expired
+ * one, or another lake's; the message counts each table's snapshots and says how to list
+ * them), or any point of a lake without tables (the Hive layout keeps no history).
+ */
+export class LakeHistoryError extends Error {
+  override readonly name = 'LakeHistoryError';
+  readonly code = 'CLI_LAKE_HISTORY';
+}
+
+/** The snapshot current at `timestampMs` (the snapshot log's last entry at or before it); undefined before the first. */
+function snapshotAt(metadata: TableMetadata, timestampMs: number): Snapshot | undefined {
+  const entry = metadata['snapshot-log'].findLast((e) => e['timestamp-ms'] <= timestampMs);
+  return entry === undefined ? undefined : resolveSnapshot(metadata, { snapshotId: entry['snapshot-id'] });
+}
+
+const hasSnapshot = (metadata: TableMetadata, id: number | string) =>
+  metadata.snapshots.some((s) => String(s['snapshot-id']) === String(id));
+
+/**
+ * The snapshot of each loaded table `asOf` names. A snapshot id belongs to one table: that
+ * table reads it, and every other table reads the snapshot that was current at its
+ * timestamp (the lake as it was when that snapshot was committed). A time reads each
+ * table's snapshot current then. A table with no snapshot at that point reads as empty.
+ */
+function snapshotsAsOf(
+  loaded: readonly { dataset: Dataset; metadata: TableMetadata }[],
+  asOf: AsOf | undefined,
+  listHint: string,
+): (Snapshot | undefined)[] {
+  if (asOf === undefined) {
+    return loaded.map(({ metadata }) => {
+      const id = metadata['current-snapshot-id'];
+      return id === null ? undefined : resolveSnapshot(metadata, { snapshotId: id });
+    });
+  }
+  if ('timestampMs' in asOf) return loaded.map(({ metadata }) => snapshotAt(metadata, asOf.timestampMs));
+  const owner = loaded.find(({ metadata }) => hasSnapshot(metadata, asOf.snapshotId));
+  if (owner === undefined) {
+    const counts = loaded.map(({ dataset, metadata }) => `${dataset} has ${metadata.snapshots.length}`);
+    throw new LakeHistoryError(
+      `no table has snapshot ${asOf.snapshotId} (${counts.length === 0 ? 'the lake has no table' : counts.join(', ')}; an expired snapshot is gone); list them: ${listHint}`,
+    );
+  }
+  const at = resolveSnapshot(owner.metadata, asOf)['timestamp-ms'];
+  return loaded.map(({ dataset, metadata }) =>
+    dataset === owner.dataset ? resolveSnapshot(metadata, asOf) : snapshotAt(metadata, at),
+  );
+}
+
+/**
+ * What each of `datasets`' tables reads: the current snapshot, or the one `asOf` names
+ * (see snapshotsAsOf), with its data files (`liveFiles`) and schema. A dataset without a
+ * table is left out. `listHint` is the command that lists the snapshots, for the error of
+ * an unknown id.
+ */
+export async function readTables(
+  lake: LakeTablesLocation,
+  datasets: readonly Dataset[],
+  options: { asOf?: AsOf | undefined; listHint: string },
+): Promise<TableRead[]> {
+  const loaded: { dataset: Dataset; table: IcebergTable; metadata: TableMetadata }[] = [];
+  for (const dataset of datasets) {
+    const table = lakeTable(lake, dataset);
+    const state = await loadTable(table);
+    if (state !== undefined) loaded.push({ dataset, table, metadata: state.metadata });
+  }
+  const snapshots = snapshotsAsOf(loaded, options.asOf, options.listHint);
+  return await Promise.all(
+    loaded.map(async ({ dataset, table, metadata }, i) => {
+      const snapshot = snapshots[i];
+      const schemaId = snapshot?.['schema-id'] ?? metadata['current-schema-id'];
+      const schema =
+        metadata.schemas.find((s) => s['schema-id'] === schemaId) ??
+        (metadata.schemas.find((s) => s['schema-id'] === metadata['current-schema-id']) as IcebergSchema);
+      if (snapshot === undefined) return { dataset, snapshot, schema, keys: [] };
+      const { files } = await liveFiles(table, { snapshotId: snapshot['snapshot-id'] });
+      return { dataset, snapshot, schema, keys: files.map((f) => f.key) };
+    }),
+  );
+}
+
+/** Every dataset, in the order the lake's views are made. */
+export const LAKE_DATASETS: readonly Dataset[] = Object.values(DATASETS);
