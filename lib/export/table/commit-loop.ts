@@ -23,6 +23,13 @@ export interface CommitOptions {
   baseDelayMs?: number;
   /** The clock of snapshot and metadata timestamps. @default Date.now */
   now?: () => number;
+  /**
+   * A snapshot commit also drops the snapshots the table's retention properties expire
+   * (`history.expire.max-snapshot-age-ms`, `history.expire.min-snapshots-to-keep`; Iceberg's
+   * defaults 5 days and 1 when unset): for a table no optimizer maintains (the file catalog).
+   * @default false
+   */
+  expire?: boolean;
 }
 
 export const COMMIT_DEFAULTS = { maxAttempts: 8, baseDelayMs: 50 } as const;

@@ -4,6 +4,7 @@ import { type CommitCounts, type CommitOptions, commitWithRetry } from './commit
 import { uriOf } from './location';
 import { dateToDays } from './manifest-codec';
 import { type TableIo, tableIo } from './manifest-io';
+import { expireSnapshots, tableRetention } from './retention';
 import {
   buildOverwrite,
   COMMIT_ID_KEY,
@@ -128,7 +129,10 @@ export async function commitSnapshot(
         const built = await buildOverwrite(io, loaded, { ...overwrite, summary }, now());
         counts = built.counts;
         snapshot = built.snapshot;
-        return { metadata: built.metadata };
+        const metadata = options.expire
+          ? expireSnapshots(built.metadata, tableRetention(built.metadata, built.snapshot['timestamp-ms']))
+          : built.metadata;
+        return { metadata };
       },
       landed(current, loop) {
         const found = current?.metadata.snapshots.find((s) => s.summary[COMMIT_ID_KEY] === commitId);

@@ -6,6 +6,7 @@ export { COMMIT_DEFAULTS, type CommitCounts, type CommitOptions } from './commit
 export { keyOf, type TableLocation, tableLocation, uriOf } from './location';
 export { catalogColumns, fileSchema, PREVIOUS_VERSIONS_MAX, TABLE_PROPERTIES } from './metadata';
 export { parseMetadata, stringifyMetadata } from './metadata-json';
+export { expireSnapshots, MAX_SNAPSHOT_AGE_MS, MIN_SNAPSHOTS_TO_KEEP, tableRetention } from './retention';
 export {
   DT_TYPE,
   GLUE_TYPE_OF,
@@ -18,7 +19,6 @@ export {
 export { COMMIT_ID_KEY, currentSnapshot } from './snapshot-builder';
 export {
   type AsOf,
-  expireSnapshots,
   type LiveFile,
   listSnapshots,
   liveFiles,

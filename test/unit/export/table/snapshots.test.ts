@@ -8,6 +8,7 @@ import {
   ensureTable,
   expireSnapshots,
   type IcebergTable,
+  type LoadedTable,
   listSnapshots,
   liveFiles,
   loadTable,
@@ -17,6 +18,7 @@ import {
   type TableMetadata,
 } from '../../../../lib/export';
 import { tableSchema } from '../../../../lib/export/schema';
+import { MAX_SNAPSHOT_AGE_MS, MIN_SNAPSHOTS_TO_KEEP, stringifyMetadata } from '../../../../lib/export/table';
 import { useStoreFetch } from '../../../support/store-fetch';
 import { fileTable, readBack, type TestRow, testRows, writeDataFile } from './table-fixture';
 
@@ -115,6 +117,51 @@ describe('table history', () => {
     const sort = (rows: Record<string, unknown>[]) =>
       rows.map(readBack).sort((a, b) => a.connId.localeCompare(b.connId));
     expect(sort(await icebergRead({ tableUrl: table.location.uri }))).toEqual(sort(firstRows));
+  });
+
+  it("drops the snapshots the table's retention properties expire when a commit is asked to", async () => {
+    // Prepare: keep 2 snapshots, those of the last 90 minutes (the runs are an hour apart).
+    await run({ [D1]: testRows('a1', 1) });
+    await run({ [D1]: testRows('a2', 1) });
+    const loaded = (await loadTable(table)) as LoadedTable;
+    const retention = {
+      ...loaded.metadata.properties,
+      [MAX_SNAPSHOT_AGE_MS]: '5400000',
+      [MIN_SNAPSHOTS_TO_KEEP]: '2',
+    };
+    await table.catalog.commit(table.id, loaded.base, {
+      metadata: stringifyMetadata({ ...loaded.metadata, properties: retention }),
+      location: table.location.uri,
+      columns: [],
+    });
+    const third = await run({ [D1]: testRows('a3', 1) });
+
+    // Act
+    clock += 3_600_000;
+    const file = await writeDataFile(
+      table,
+      (await loadTable(table)) as LoadedTable,
+      'r1',
+      D2,
+      testRows('b', 1),
+    );
+    const fourth = await commitOverwrite(
+      table,
+      { reportId: 'r1', dts: [D2], files: [file], summary: {} },
+      {
+        now: () => clock,
+        expire: true,
+      },
+    );
+
+    // Assess
+    const { snapshots } = await listSnapshots(table);
+    expect(snapshots.map((s) => s['snapshot-id'])).toEqual([third.snapshotId, fourth.snapshotId]);
+    expect((await loadTable(table))?.metadata['snapshot-log'].map((e) => e['snapshot-id'])).toEqual([
+      third.snapshotId,
+      fourth.snapshotId,
+    ]);
+    expect((await liveFiles(table)).files.map((f) => f.dt).sort()).toEqual([D1, D2]);
   });
 
   it('appends a promoted column with the next field id in a schema-only commit when the table lacks it', async () => {
