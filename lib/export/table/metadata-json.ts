@@ -69,9 +69,3 @@ export function stringifyMetadata(metadata: TableMetadata): string {
 export function snapshotIdToLong(id: number | string): bigint {
   return BigInt(id);
 }
-
-/** A snapshot id of a manifest (Avro long) as the metadata holds it: a number when safe, else its decimal string. */
-export function snapshotIdOfLong(id: bigint): number {
-  const n = Number(id);
-  return (Number.isSafeInteger(n) ? n : id.toString()) as number;
-}
