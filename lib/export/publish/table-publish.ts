@@ -49,9 +49,16 @@ export function tableLookup(table: IcebergTable, reportId: string): PublishedLoo
   };
 }
 
-/** The key of a run's data file: `<table>/data/report_id=<id>/dt=<day>/<run>-<attempt>-<part>.parquet`. */
-function dataFileKey(table: IcebergTable, reportId: string, dt: string, name: string): string {
-  return `${table.location.key}/data/report_id=${reportId}/dt=${dt}/${name}`;
+/**
+ * The key of a run's data file under the table's root key:
+ * `<table>/data/report_id=<id>/dt=<day>/<run>-<attempt: 8 hex>-<part: 5 digits>.parquet`.
+ */
+export function dataFileKey(
+  tableKey: string,
+  file: { reportId: string; dt: string; runId: string; attempt: string; part: number },
+): string {
+  const name = `${file.runId}-${file.attempt}-${String(file.part).padStart(5, '0')}.parquet`;
+  return `${tableKey}/data/report_id=${file.reportId}/dt=${file.dt}/${name}`;
 }
 
 /**
@@ -71,12 +78,13 @@ export async function writeDataFiles(
       .map((file) => ({
         file,
         dt: p.dt,
-        key: dataFileKey(
-          run.table,
-          run.reportId,
-          p.dt,
-          `${run.runId}-${attempt}-${String(file.part).padStart(5, '0')}.parquet`,
-        ),
+        key: dataFileKey(run.table.location.key, {
+          reportId: run.reportId,
+          dt: p.dt,
+          runId: run.runId,
+          attempt,
+          part: file.part,
+        }),
       })),
   );
   const written: string[] = [];
@@ -139,6 +147,11 @@ export function commitRun(
         'report-export.rows': String(files.reduce((n, f) => n + f.rows, 0)),
       },
     },
-    run.signal === undefined ? {} : { signal: run.signal },
+    {
+      ...(run.signal === undefined ? {} : { signal: run.signal }),
+      // No optimizer maintains a file catalog's table: its commits expire what the retention
+      // expires (TABLE_RETENTION), as Glue's optimizer does for the deployed tables.
+      expire: target.catalog.kind === 'file',
+    },
   );
 }

@@ -6,7 +6,14 @@ export { COMMIT_DEFAULTS, type CommitCounts, type CommitOptions } from './commit
 export { keyOf, type TableLocation, tableLocation, uriOf } from './location';
 export { catalogColumns, fileSchema, PREVIOUS_VERSIONS_MAX, TABLE_PROPERTIES } from './metadata';
 export { parseMetadata, stringifyMetadata } from './metadata-json';
-export { expireSnapshots, MAX_SNAPSHOT_AGE_MS, MIN_SNAPSHOTS_TO_KEEP, tableRetention } from './retention';
+export {
+  expireSnapshots,
+  MAX_SNAPSHOT_AGE_MS,
+  MIN_SNAPSHOTS_TO_KEEP,
+  RETENTION_PROPERTIES,
+  TABLE_RETENTION,
+  tableRetention,
+} from './retention';
 export {
   DT_TYPE,
   GLUE_TYPE_OF,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CatalogColumn } from '../../stores';
 import { ExportConfigError, TableInvalidError } from '../errors';
 import type { TableSchema } from '../schema';
+import { RETENTION_PROPERTIES } from './retention';
 import { GLUE_TYPE_OF, initialSchema, partitionSpec, tableColumns } from './schema-mapping';
 import type { IcebergField, IcebergSchema, Snapshot, TableMetadata } from './types';
 
@@ -16,6 +17,7 @@ const DEFAULT_PREVIOUS_VERSIONS_MAX = 100;
 export const TABLE_PROPERTIES: Readonly<Record<string, string>> = {
   'write.format.default': 'parquet',
   [PREVIOUS_VERSIONS_MAX]: String(DEFAULT_PREVIOUS_VERSIONS_MAX),
+  ...RETENTION_PROPERTIES,
 };
 
 /** The metadata of a new table at `uri`: the dataset's columns (ids 1..n), the (report_id, dt) spec, no snapshot. */

@@ -3,6 +3,26 @@ import type { TableMetadata } from './types';
 /** Iceberg's table properties of snapshot retention (what Glue's optimizer and Spark's expire read). */
 export const MAX_SNAPSHOT_AGE_MS = 'history.expire.max-snapshot-age-ms';
 export const MIN_SNAPSHOTS_TO_KEEP = 'history.expire.min-snapshots-to-keep';
+/**
+ * The lake's retention: what the stack's Glue optimizers are configured with (lib/infra) and
+ * what a new table's properties say, so a local lake (the file catalog, whose commits apply
+ * it: no optimizer runs there) keeps the same history as a deployed one.
+ */
+export const TABLE_RETENTION = {
+  /** Snapshots older than this are expired: time travel reaches back this far. */
+  snapshotRetentionDays: 7,
+  /** Snapshots kept whatever their age (the current one at least). */
+  snapshotsToRetain: 1,
+  /** Files under a table that no snapshot names are deleted once this old (Glue's optimizer). */
+  orphanFileRetentionDays: 3,
+} as const;
+
+/** TABLE_RETENTION as the table properties Iceberg's expiry (and Glue's optimizer) read. */
+export const RETENTION_PROPERTIES: Readonly<Record<string, string>> = {
+  [MAX_SNAPSHOT_AGE_MS]: String(TABLE_RETENTION.snapshotRetentionDays * 86_400_000),
+  [MIN_SNAPSHOTS_TO_KEEP]: String(TABLE_RETENTION.snapshotsToRetain),
+};
+
 /** Iceberg's defaults of those properties: 5 days, 1 snapshot. */
 const DEFAULT_MAX_SNAPSHOT_AGE_MS = 5 * 86_400_000;
 const DEFAULT_MIN_SNAPSHOTS_TO_KEEP = 1;

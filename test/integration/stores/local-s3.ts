@@ -17,8 +17,9 @@ export async function startLocalS3(bucket = 'test-bucket'): Promise<{
   // tick as the write (fastify calls the route after a synchronous preHandler), so it is
   // exclusive as S3's is.
   const s3Store = await fauxqsS3Store();
-  const app = buildApp({ logger: false, stores: { s3Store } });
-  app.addHook('preHandler', (request, reply, done) => {
+  // fauxqs's own store class (typed by its package as the app's), reached by file URL.
+  const app = buildApp({ logger: false, stores: { s3Store } as never });
+  app.addHook('preHandler', (request: PutRequest, reply: PreconditionReply, done: () => void) => {
     const params = request.params as { bucket?: string; '*'?: string } | undefined;
     const key = params?.['*'];
     if (
@@ -79,4 +80,16 @@ function exists(store: FauxqsS3Store, bucket: string, key: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The members of fastify's request and reply the precondition check uses. */
+interface PutRequest {
+  method: string;
+  headers: Record<string, string | string[] | undefined>;
+  params: unknown;
+}
+interface PreconditionReply {
+  status(code: number): PreconditionReply;
+  header(name: string, value: string): PreconditionReply;
+  send(body: string): unknown;
 }
