@@ -121,8 +121,8 @@ function tableViewSql(root: string, read: TableRead): string {
     .map((f) => `CAST(NULL AS ${ICEBERG_DUCKDB_TYPES[f.type]}) AS ${sqlName(f.name)}`)
     .join(', ');
   const empty = `SELECT ${columns} WHERE false`;
-  if (read.keys.length === 0) return `CREATE VIEW ${read.dataset} AS ${empty}`;
-  const files = read.keys.map((key) => sqlString(path.join(root, key))).join(', ');
+  if (read.files.length === 0) return `CREATE VIEW ${read.dataset} AS ${empty}`;
+  const files = read.files.map((f) => sqlString(path.join(root, f.key))).join(', ');
   return `CREATE VIEW ${read.dataset} AS ${empty}
     UNION ALL BY NAME SELECT * FROM read_parquet([${files}], union_by_name = true)`;
 }

@@ -6,6 +6,7 @@ import {
   type Dataset,
   type IcebergSchema,
   type IcebergTable,
+  type LiveFile,
   liveFiles,
   loadTable,
   resolveSnapshot,
@@ -52,8 +53,8 @@ export interface TableRead {
   snapshot: Snapshot | undefined;
   /** The table's columns then (the snapshot's schema; the current one without a snapshot). */
   schema: IcebergSchema;
-  /** Store keys of the snapshot's data files. */
-  keys: string[];
+  /** The snapshot's data files. */
+  files: LiveFile[];
 }
 
 /**
@@ -131,12 +132,37 @@ export async function readTables(
       const schema =
         metadata.schemas.find((s) => s['schema-id'] === schemaId) ??
         (metadata.schemas.find((s) => s['schema-id'] === metadata['current-schema-id']) as IcebergSchema);
-      if (snapshot === undefined) return { dataset, snapshot, schema, keys: [] };
+      if (snapshot === undefined) return { dataset, snapshot, schema, files: [] };
       const { files } = await liveFiles(table, { snapshotId: snapshot['snapshot-id'] });
-      return { dataset, snapshot, schema, keys: files.map((f) => f.key) };
+      return { dataset, snapshot, schema, files };
     }),
   );
 }
 
 /** Every dataset, in the order the lake's views are made. */
 export const LAKE_DATASETS: readonly Dataset[] = Object.values(DATASETS);
+
+/** A partition of a table's current snapshot: its rows and data files. */
+export interface LivePartition {
+  rows: number;
+  files: number;
+}
+
+/**
+ * The partitions of `dataset`'s table in a local lake at its current snapshot, by
+ * `<report id>/<dt>`; undefined when the lake has no such table (the Hive layout).
+ */
+export async function livePartitions(
+  dir: string,
+  dataset: Dataset,
+): Promise<Map<string, LivePartition> | undefined> {
+  if (!(await hasLocalTable(dir, dataset))) return undefined;
+  const [read] = await readTables(localLakeTables(dir), [dataset], { listHint: '' });
+  const partitions = new Map<string, LivePartition>();
+  for (const f of read?.files ?? []) {
+    const key = `${f.reportId}/${f.dt}`;
+    const p = partitions.get(key) ?? { rows: 0, files: 0 };
+    partitions.set(key, { rows: p.rows + f.rows, files: p.files + 1 });
+  }
+  return partitions;
+}

@@ -2,8 +2,6 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UsageError } from '../../../command-line';
-import type { PartitionManifest } from '../../../export';
-import { DATASETS, type Dataset, OUTPUT_FORMATS } from '../../../export';
 import { dayBefore, shiftDate } from '../../../export/window';
 import type { startLocalDeployment } from '../../../local';
 import type { ExecutionInput, SettingsEnvironment } from '../../../workflow';
@@ -13,6 +11,7 @@ import { acquireOutDirLock } from '../../shared/out-dir-lock';
 import { type RunOutcome, runOutcome } from '../../shared/run-outcome';
 import { heldInRunRecords } from '../../shared/run-records';
 import { ExportProgressTracker, type ProgressSink } from './progress';
+import { lakeTableDirs, type ReportDays, readReportDays } from './report-days';
 
 /** Options of {@link runLocalExport}; every member has a default. */
 export interface LocalExportOptions {
@@ -51,18 +50,6 @@ export interface LocalExportOptions {
   signal?: AbortSignal;
 }
 
-/** One report's rows per local date, as its partitions' manifests state them. */
-interface ReportDays {
-  reportId: string;
-  reportName: string;
-  /** Where its rows are: `calls`, or `summaries` for a summary report. */
-  dataset: Dataset;
-  rows: number;
-  /** Files of both formats (a day without calls has none). */
-  files: number;
-  days: { dt: string; rows: number }[];
-}
-
 export interface LocalExportResult extends RunOutcome {
   status: 'SUCCEEDED' | 'FAILED';
   /** Error name and message of the first failure (a job's, or the execution's). */
@@ -79,6 +66,8 @@ export interface LocalExportResult extends RunOutcome {
   /** Run records Finalize wrote, relative to `outDir`. */
   runRecords: string[];
   executions: number;
+  /** The lake's Iceberg tables (their directories, `<outDir>/tables/<dataset>`); empty for the Hive layout. */
+  tables: string[];
   /** Extension of the CSV files: `csv`, or `csv.gz` with `csvGzip`. */
   csvExtension: 'csv' | 'csv.gz';
 }
@@ -90,8 +79,7 @@ const MAX_EXECUTIONS = 200;
  * The main job on this machine, through the deployed workflow's own definition: starts the
  * local service, logs in (auto-approval), keeps the tokens in a local secret file, and
  * executes the synthesized state machine (lib/local) for every report over the window,
- * writing Parquet and CSV into a local data lake. Rows per report and day come from the
- * partitions' manifests this run published.
+ * writing Parquet and CSV into a local data lake. Rows per report and day: readReportDays.
  */
 export async function runLocalExport(options: LocalExportOptions = {}): Promise<LocalExportResult> {
   const resolve = (p: string) => (options.cwd === undefined ? path.resolve(p) : path.resolve(options.cwd, p));
@@ -196,6 +184,7 @@ async function runOnDeployment(
     rows: reports.reduce((n, r) => n + r.rows, 0),
     runRecords,
     executions: result.executions.length,
+    tables: await lakeTableDirs(outDir),
     csvExtension: options.csvGzip ? 'csv.gz' : 'csv',
     ...outcome,
   };
@@ -240,60 +229,5 @@ function planOrUsage(
       throw new UsageError(`--report '${report}' is not a report of the workspace (${message})`, { cause });
     }
     throw new UsageError(`--from/--to: ${message}`, { cause });
-  }
-}
-
-/**
- * Rows per report and date from the manifests this run wrote (its report runs' request ids),
- * over every date of the requested range, whichever execution of the chain exported it.
- */
-async function readReportDays(
-  outDir: string,
-  plans: readonly Plan[],
-  range: { from: string; to: string },
-  requestIds: ReadonlySet<string>,
-): Promise<ReportDays[]> {
-  const seen = new Map<string, ReportDays>();
-  for (const job of plans.flatMap((p) => p.jobs)) {
-    if (seen.has(job.reportId)) continue;
-    const report = seen.get(job.reportId) ?? {
-      reportId: job.reportId,
-      reportName: job.reportName,
-      dataset: DATASETS.calls as Dataset,
-      rows: 0,
-      files: 0,
-      days: [],
-    };
-    seen.set(job.reportId, report);
-  }
-  for (const report of seen.values()) {
-    for (const dataset of Object.values(DATASETS)) {
-      for (const format of Object.values(OUTPUT_FORMATS)) {
-        const dir = path.join(outDir, dataset, `format=${format}`, `report_id=${report.reportId}`);
-        const dates = await fs.readdir(dir).catch(() => [] as string[]);
-        for (const entry of dates.sort()) {
-          const dt = entry.replace(/^dt=/, '');
-          if (dt < range.from || dt > range.to) continue;
-          const manifest = await readManifest(path.join(dir, entry, '_manifest.json'));
-          if (manifest === undefined) continue;
-          // The report's dataset, whichever run wrote it (a fully held report wrote none).
-          report.dataset = dataset;
-          if (!requestIds.has(manifest.requestId)) continue;
-          report.files += manifest.files.length;
-          if (format !== OUTPUT_FORMATS.parquet) continue;
-          report.days.push({ dt, rows: manifest.rows });
-          report.rows += manifest.rows;
-        }
-      }
-    }
-  }
-  return [...seen.values()];
-}
-
-async function readManifest(file: string): Promise<PartitionManifest | undefined> {
-  try {
-    return JSON.parse(await fs.readFile(file, 'utf8')) as PartitionManifest;
-  } catch {
-    return undefined;
   }
 }

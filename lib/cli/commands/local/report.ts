@@ -129,11 +129,15 @@ export function renderLocalExportReport(
     rowsTable(result),
     ...outcomeLines(result, c.bold),
     c.bold('Files'),
-    `  Parquet   ${example('parquet', 'parquet')}`,
+    // The Parquet: Iceberg tables (what query reads), or the Hive layout (TABLE_CATALOG=hive).
+    ...(result.tables.length > 0
+      ? [`  Iceberg tables: ${result.tables.join(', ')} (report-export tables snapshots)`]
+      : [`  Parquet   ${example('parquet', 'parquet')}`]),
     `  CSV       ${example('csv', result.csvExtension)}`,
     // Each report's dataset: calls, or summaries for a report whose rows have no start.
     ...result.reports.map(
-      (r) => `  ${r.reportName.padEnd(nameWidth)}  ${r.dataset}/format=*/report_id=${r.reportId}`,
+      (r) =>
+        `  ${r.reportName.padEnd(nameWidth)}  ${r.dataset}/format=${result.tables.length > 0 ? 'csv' : '*'}/report_id=${r.reportId}`,
     ),
     ...(readBack === undefined ? [] : [`  Summary   ${readBack.page}`]),
     ...result.runRecords.map((key) => `  Run       ${path.join(result.outDir, key)}`),
@@ -143,7 +147,11 @@ export function renderLocalExportReport(
   if (readBack !== undefined) {
     lines.push(
       c.bold('Calls per day') +
-        c.dim(' (DuckDB over the files just written; a call once across reports; answered: ans = 1)'),
+        c.dim(
+          result.tables.length > 0
+            ? " (DuckDB over the calls table's current snapshot; a call once across reports; answered: ans = 1)"
+            : ' (DuckDB over the files just written; a call once across reports; answered: ans = 1)',
+        ),
       perDayTable(readBack.summary),
       `More: report-export query --dir ${result.outDir} "SELECT dt, count(*) FROM calls GROUP BY dt ORDER BY dt"`,
       '',
