@@ -189,7 +189,11 @@ export class TableCommitFailedError extends ExportError {
   readonly attempts: number;
   readonly conflicts: number;
 
-  constructor(message: string, counts: { attempts: number; conflicts: number }, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    counts: { attempts: number; conflicts: number },
+    options?: { cause?: unknown },
+  ) {
     super(EXPORT_ERROR_CODES.tableCommitFailed, message, options);
     this.name = 'TableCommitFailedError';
     this.attempts = counts.attempts;
