@@ -35,6 +35,7 @@ export {
 } from './layout';
 export type { ManifestFile, PartitionManifest } from './publish/publish';
 export { recoverDeadStaging, type StagingRecovery } from './publish/recover-staging';
+export { dataFileKey } from './publish/table-publish';
 export { TEST_PAUSE_VARIABLE } from './publish/test-pause';
 export { removeStaleSpill } from './read-partitions';
 export { isSummaryResult } from './resolve-export-options';
@@ -89,6 +90,7 @@ export {
   rollbackTo,
   type Snapshot,
   TABLE_PROPERTIES,
+  TABLE_RETENTION,
   type TableLocation,
   type TableMetadata,
   tableLocation,

@@ -4,6 +4,7 @@ import {
   initialSchema,
   partitionSpec,
   TABLE_PROPERTIES,
+  TABLE_RETENTION,
   tableSchema,
 } from '../export';
 
@@ -16,34 +17,21 @@ import {
  */
 
 /**
- * How long the tables keep their history, and so how far back `FOR TIMESTAMP AS OF` reaches.
- * The stack's retention optimizer applies the snapshot numbers; the same numbers are table
- * properties (`history.expire.*`), which is what an Iceberg engine's own expiry reads, and
- * what the local lake and the bench expire with.
+ * How long the tables keep their history, and so how far back `FOR TIMESTAMP AS OF` reaches:
+ * the export's TABLE_RETENTION (lib/export/table/retention.ts), one number for the stack's
+ * retention optimizer, the tables' `history.expire.*` properties (what an Iceberg engine's
+ * own expiry reads) and the local lake's commits.
  */
-export const TABLE_RETENTION = {
-  /** Snapshots older than this are expired (time travel reaches back this far). */
-  snapshotRetentionDays: 7,
-  /** Snapshots kept whatever their age (the current one at least). */
-  snapshotsToRetain: 1,
-  /** Files under a table that no snapshot names are deleted once this old. */
-  orphanFileRetentionDays: 3,
-} as const;
-
-const DAY_MS = 24 * 60 * 60 * 1000;
+export { TABLE_RETENTION };
 
 /**
- * Table properties the tables are created with (none depends on configuration: see below):
- * the export's own (Parquet files, the metadata log's length `PREVIOUS_VERSIONS_MAX`), and
- * the retention as Iceberg's expiry reads it. Not `write.metadata.delete-after-commit`: the
+ * Table properties the tables are created with (none depends on configuration): the
+ * export's own (Parquet files, the metadata log's length `PREVIOUS_VERSIONS_MAX`, the
+ * retention as Iceberg's expiry reads it). Not `write.metadata.delete-after-commit`: the
  * export's commits do not delete the metadata files the log drops, orphan-file deletion does.
  */
 export function icebergTableProperties(): Record<string, string> {
-  return {
-    ...TABLE_PROPERTIES,
-    'history.expire.max-snapshot-age-ms': String(TABLE_RETENTION.snapshotRetentionDays * DAY_MS),
-    'history.expire.min-snapshots-to-keep': String(TABLE_RETENTION.snapshotsToRetain),
-  };
+  return { ...TABLE_PROPERTIES };
 }
 
 /** The key of a dataset's table root in the lake bucket (the export's `tableLocation().key`). */
