@@ -9,7 +9,7 @@ import { publishPartitions } from './publish/publish-partitions';
 import type { TableTarget } from './publish/table-publish';
 import { makeSpillRoot, readPartitions, removeStaleSpill } from './read-partitions';
 import { resolveExportOptions } from './resolve-export-options';
-import { ensureTable, fileSchema, type IcebergTable, tableLocation } from './table';
+import { ensureTable, fileSchema, type IcebergTable, tableLocation, tableName } from './table';
 
 /**
  * Exports a report result to date-partitioned Parquet and CSV in an object store, in
@@ -70,7 +70,22 @@ export async function exportReportResult(options: ExportOptions): Promise<Export
       },
       read.partitions,
     );
-    return summarize(run, published, { ...read, held, commit, table: table?.table });
+    return summarize(run, published, {
+      ...read,
+      held,
+      ...(commit === undefined || table === undefined
+        ? {}
+        : {
+            table: {
+              catalog: table.table.catalog.kind,
+              table: tableName(table.table),
+              snapshotId: commit.snapshotId,
+              sequenceNumber: commit.sequenceNumber,
+              attempts: commit.attempts,
+              conflicts: commit.conflicts,
+            },
+          }),
+    });
   } finally {
     await fs.rm(spillRoot, { recursive: true, force: true });
     phase('cleanup');

@@ -1,6 +1,5 @@
 import type { Reconciliation } from './reconcile';
 import type { Dataset } from './schema';
-import { type CommitResult, type IcebergTable, tableName } from './table';
 import type { HeldPartition, PartitionOutput, QualityCounts } from './types';
 
 /**
@@ -68,8 +67,7 @@ export function summarize(
     replacedCharacters: number;
     reconciliation: Reconciliation;
     held: HeldPartition[];
-    commit?: CommitResult | undefined;
-    table?: IcebergTable | undefined;
+    table?: TableCommitSummary | undefined;
   },
 ): ExportSummary {
   const list = partitions.map((p) => ({
@@ -93,17 +91,6 @@ export function summarize(
     replacedCharacters: counts.replacedCharacters,
     reconciliation: counts.reconciliation,
     held: counts.held,
-    ...(counts.commit === undefined || counts.table === undefined
-      ? {}
-      : {
-          table: {
-            catalog: counts.table.catalog.kind,
-            table: tableName(counts.table),
-            snapshotId: counts.commit.snapshotId,
-            sequenceNumber: counts.commit.sequenceNumber,
-            attempts: counts.commit.attempts,
-            conflicts: counts.commit.conflicts,
-          },
-        }),
+    ...(counts.table === undefined ? {} : { table: counts.table }),
   };
 }
