@@ -228,12 +228,14 @@ describe('report-export (default command: npm start)', () => {
       replaced.reduce((a, b) => a + b, 0) +
       Number(/Exported (\d+) rows/.exec(second.stdout)?.[1]);
     expect(second.stdout).toMatch(new RegExp(`^ *total .* ${lakeRows.toLocaleString('en-US')} *$`, 'm'));
-    // The summary report's files are in its dataset, though this run wrote none.
+    // The summary report's files are in its dataset, though this run wrote none: its CSV
+    // beside the lake's Iceberg tables.
     const summary = published.reports.find((r) => r.dataset === 'summaries');
     expect(summary).toBeDefined();
     expect(second.stdout).toMatch(
-      new RegExp(`${summary?.reportName} +summaries/format=\\*/report_id=${summary?.reportId}`),
+      new RegExp(`${summary?.reportName} +summaries/format=csv/report_id=${summary?.reportId}`),
     );
+    expect(second.stdout).toMatch(/^ {2}Iceberg tables: \S+\/tables\/calls, \S+\/tables\/summaries \(/m);
     // The mid-run warning names each held day with both counts.
     // The mid-run warning names each held day with its report and both counts (as the end's does).
     for (const line of heldLines) expect(second.stderr.split(`  held ${line.trim()}\n`)).toHaveLength(3);

@@ -1,7 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { startLocalS3 } from '../../integration/stores/local-s3';
 import { runInProcess } from '../../support/cli-in-process';
+import { runCli } from '../../support/cli-process';
 import { useTempDir } from '../../support/test-scope';
 import { writeTableLake } from './table-lake';
 
@@ -72,6 +74,35 @@ describe('report-export tables', () => {
       ),
     );
     expect(lines[3]).toMatch(new RegExp(`^calls\\s+${second}\\s.*req-2\\s+5\\s+3\\s+11\\s+current$`));
+  });
+
+  it('lists the snapshots of a lake in S3 when --dir is an s3:// URI (the file catalog beside the data)', async () => {
+    // Prepare
+    const s3 = await startLocalS3('tables-bucket');
+    try {
+      const { first, second } = await writeTableLake(s3.store());
+
+      // Act: the built program, as the AWS SDK reads its endpoint and credentials from the
+      // process's own environment.
+      const run = await runCli(['tables', 'snapshots', 'calls', '--dir', 's3://tables-bucket', '--json'], {
+        env: {
+          AWS_ENDPOINT_URL_S3: s3.endpoint,
+          AWS_REGION: 'us-east-1',
+          AWS_ACCESS_KEY_ID: 'test',
+          AWS_SECRET_ACCESS_KEY: 'test',
+        },
+      });
+
+      // Assess
+      expect(run.stderr).not.toMatch(/report-export:/);
+      expect(run.code).toBe(0);
+      expect((JSON.parse(run.stdout) as Listed[]).map((s) => [s.snapshotId, s.totalRows])).toEqual([
+        [first, 9],
+        [second, 11],
+      ]);
+    } finally {
+      await s3.close();
+    }
   });
 
   it('rolls back with a new snapshot, after which query reads the old rows and history keeps every snapshot', async () => {
