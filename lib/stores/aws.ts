@@ -9,7 +9,7 @@ export {
   parseS3Uri,
   secretStoreFromUri,
 } from './from-uri';
-export { createGlueClient, GlueCatalog, type GlueCatalogOptions } from './glue-catalog';
+export { createGlueClient, GlueCatalog, type GlueCatalogOptions, metadataName } from './glue-catalog';
 export { DEFAULT_LEASE_PREFIX, leaseObjectKey } from './s3-lease-store';
 export { createS3Client, S3Store, type S3StoreOptions } from './s3-store';
 export { SecretsManagerStore, type SecretsManagerStoreOptions } from './secrets-manager-store';

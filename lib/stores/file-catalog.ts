@@ -81,7 +81,7 @@ export class FileCatalog implements Catalog {
     } else {
       next = parseVersion(table, base.version) + 1;
     }
-    const key = metadataKey(root, next);
+    const key = versionMetadataKey(root, next);
     let created: unknown;
     try {
       created = await this.#store.putIfAbsent(key, commit.metadata, { contentType: 'application/json' });
@@ -114,7 +114,7 @@ export class FileCatalog implements Catalog {
   /** Only a hint: a failed write leaves `load` to probe past it. */
   async #writeHint(root: string, version: number): Promise<void> {
     try {
-      await this.#store.put(`${root}/metadata/${HINT_FILE}`, String(version), { contentType: 'text/plain' });
+      await this.#store.put(versionHintKey(root), String(version), { contentType: 'text/plain' });
     } catch {
       // best effort
     }
@@ -132,14 +132,14 @@ export class FileCatalog implements Catalog {
   }
 
   async #hint(root: string): Promise<number | undefined> {
-    const bytes = await readObjectIfPresent(this.#store, `${root}/metadata/${HINT_FILE}`);
+    const bytes = await readObjectIfPresent(this.#store, versionHintKey(root));
     if (bytes === undefined) return undefined;
     const text = Buffer.from(bytes).toString('utf8').trim();
     return VERSION.test(text) ? Number(text) : undefined;
   }
 
   async #exists(root: string, version: number): Promise<boolean> {
-    return (await this.#store.head(metadataKey(root, version))) !== undefined;
+    return (await this.#store.head(versionMetadataKey(root, version))) !== undefined;
   }
 
   async #newestListed(root: string): Promise<number | undefined> {
@@ -154,12 +154,21 @@ export class FileCatalog implements Catalog {
   }
 
   #state(root: string, version: number): CatalogTable {
-    return { metadataLocation: objectUri(this.#store, metadataKey(root, version)), version: String(version) };
+    return {
+      metadataLocation: objectUri(this.#store, versionMetadataKey(root, version)),
+      version: String(version),
+    };
   }
 }
 
-function metadataKey(root: string, version: number): string {
+/** `<table root key>/metadata/v<N>.metadata.json`: the metadata file of version N. */
+export function versionMetadataKey(root: string, version: number): string {
   return `${root}/metadata/v${version}.metadata.json`;
+}
+
+/** `<table root key>/metadata/version-hint.text`: the hint of the newest version. */
+export function versionHintKey(root: string): string {
+  return `${root}/metadata/${HINT_FILE}`;
 }
 
 function parseVersion(table: TableIdentifier, version: string): number {

@@ -257,7 +257,7 @@ function stateOf(table: TableIdentifier, found: Table): CatalogTable {
 }
 
 /** `<N+1>-<uuid>.metadata.json` after a base named `<N>-...` (from 00000; a base named otherwise counts as -1). */
-function metadataName(base: CatalogTable | undefined, id: string): string {
+export function metadataName(base: CatalogTable | undefined, id: string): string {
   const previous = base === undefined ? undefined : METADATA_NUMBER.exec(base.metadataLocation)?.[1];
   const next = previous === undefined ? 0 : Number(previous) + 1;
   return `${String(next).padStart(5, '0')}-${id}.metadata.json`;

@@ -25,7 +25,13 @@ export {
   fileCatalogOf,
   parseCatalogSetting,
 } from './catalog-setting';
-export { FileCatalog, type FileCatalogOptions, tableRootKey } from './file-catalog';
+export {
+  FileCatalog,
+  type FileCatalogOptions,
+  tableRootKey,
+  versionHintKey,
+  versionMetadataKey,
+} from './file-catalog';
 export { describeLeaseHolder } from './lease-holder';
 export type { Lease, LeaseStore } from './lease-store';
 export { LocalDirectoryStore } from './local-directory-store';

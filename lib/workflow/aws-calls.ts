@@ -1,8 +1,11 @@
 import {
   backupKey,
   DATASETS,
+  type Dataset,
+  dataFileKey,
   manifestKey,
   OUTPUT_FORMATS,
+  type OutputFormat,
   type OutputLayout,
   partitionPrefix,
   partKey,
@@ -12,13 +15,19 @@ import {
 import {
   AWS_CALLS,
   type AwsCallName,
+  type CatalogSetting,
   type IamPermission,
+  parseCatalogSetting,
   STORE_OPERATION_CALLS,
   type TargetOf,
+  tableRootKey,
+  versionHintKey,
+  versionMetadataKey,
 } from '../stores';
-import { DEFAULT_LEASE_PREFIX, leaseObjectKey, parseS3Uri } from '../stores/aws';
+import { DEFAULT_LEASE_PREFIX, leaseObjectKey, metadataName, parseS3Uri } from '../stores/aws';
 import { publishLease } from './export-task';
 import { runRecordKey } from './run-record';
+import { DEFAULT_TABLE_CATALOG } from './runtime';
 import { TOKEN_REFRESH_LEASE } from './service-secret';
 
 /**
@@ -48,6 +57,8 @@ export interface StoreEnvironment {
   /** JSON list of `{ id, name }`. */
   readonly REPORTS: string;
   readonly CSV_GZIP?: string;
+  /** `glue:<database>`, `file` or `hive` (lib/workflow/runtime.ts); absent: DEFAULT_TABLE_CATALOG. */
+  readonly TABLE_CATALOG?: string;
 }
 
 /** One use of a store by a handler: the adapter operation and what it acts on. */
@@ -62,6 +73,13 @@ export type StoreUse = { readonly why: string } & (
     }
   | { readonly store: 'leases'; readonly operation: 'acquire' | 'release'; readonly key: string }
   | { readonly store: 'secret'; readonly operation: 'get' | 'put' }
+  | {
+      readonly store: 'catalog';
+      /** The Glue catalog's operations (lib/stores/aws-calls.ts, `glueCatalog`); not `create`: the stack creates the tables. */
+      readonly operation: 'load' | 'commit';
+      /** The table, in TABLE_CATALOG's database. */
+      readonly table: Dataset;
+    }
 );
 
 /** One AWS call a principal makes, with the permissions it needs. */
@@ -82,6 +100,12 @@ export const SAMPLE = {
   runId: 'req-7f3a-0a1b2c3d',
   executionName: 'nightly-2026-11-19',
   startedAt: '2026-11-19T02:00:00.000Z',
+  /** A data file's attempt: 8 random hex digits (table-publish.ts). */
+  attempt: 'e4f5a6b7',
+  /** A commit's uuid in its manifests' and manifest list's names, and a Glue metadata file's. */
+  uuid: '9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a',
+  /** A snapshot id in its manifest list's name. */
+  snapshotId: 5318008271828182,
 } as const;
 
 /** Every task that calls the service reads the token, and refreshes it under a lease. */
@@ -92,7 +116,7 @@ const TOKEN_USES: readonly StoreUse[] = [
   { why: 'release the token refresh lease', store: 'leases', operation: 'release', key: TOKEN_REFRESH_LEASE },
 ];
 
-type KeyOperation = 'put' | 'putFile' | 'head' | 'get' | 'deleteMany';
+type KeyOperation = 'put' | 'putIfAbsent' | 'putFile' | 'head' | 'get' | 'deleteMany';
 const onKey = (operation: KeyOperation, why: string, key: string): StoreUse => ({
   why,
   store: 'objects',
@@ -113,15 +137,18 @@ const list = (why: string, prefix: string): StoreUse => ({
   prefix,
 });
 
-/** ExportResults on one report's partition of the sample date: the publish protocol's steps (publish.ts). */
-function exportUses(layout: OutputLayout): StoreUse[] {
+/**
+ * ExportResults on one report's partition of the sample date: the publish protocol's steps
+ * (publish.ts) for `formats` (both in the Hive layout; the CSV alone beside tables).
+ */
+function exportUses(layout: OutputLayout, formats: readonly OutputFormat[]): StoreUse[] {
   const { dt, runId } = SAMPLE;
   const lease = publishLease(layout.reportId, dt);
   return [
     { why: 'take the partition lease', store: 'leases', operation: 'acquire', key: lease },
     { why: 'release the partition lease', store: 'leases', operation: 'release', key: lease },
     list('clean the staging area', `${stagingRoot(layout, runId)}/`),
-    ...Object.values(OUTPUT_FORMATS).flatMap((format) => {
+    ...formats.flatMap((format) => {
       const part = partKey(layout, format, dt, 0);
       const staged = stagedKey(layout, runId, part);
       const manifest = manifestKey(layout, format, dt);
@@ -152,6 +179,99 @@ function exportUses(layout: OutputLayout): StoreUse[] {
   ];
 }
 
+/** The file catalog's uses of a table's metadata folder (lib/stores/file-catalog.ts). */
+function fileCatalogUses(root: string, dataset: Dataset): StoreUse[] {
+  const version = versionMetadataKey(root, 1);
+  return [
+    onKey('get', `read the ${dataset} table's version hint`, versionHintKey(root)),
+    onKey('head', `look for the ${dataset} table's next versions`, version),
+    list(`list the ${dataset} table's versions (no usable hint)`, `${root}/metadata/v`),
+    onKey('get', `read the ${dataset} table's metadata`, version),
+    onKey('putIfAbsent', `commit to the ${dataset} table (create its next version)`, version),
+    onKey('put', `write the ${dataset} table's version hint`, versionHintKey(root)),
+  ];
+}
+
+/** The Glue catalog's calls on a table, and its uses of the metadata files (lib/stores/glue-catalog.ts). */
+function glueCatalogUses(root: string, dataset: Dataset): StoreUse[] {
+  const metadata = `${root}/metadata/${metadataName(undefined, SAMPLE.uuid)}`;
+  return [
+    {
+      why: `read the ${dataset} table's metadata location`,
+      store: 'catalog',
+      operation: 'load',
+      table: dataset,
+    },
+    onKey('get', `read the ${dataset} table's metadata`, metadata),
+    onKey('put', `write the ${dataset} table's next metadata`, metadata),
+    { why: `commit to the ${dataset} table`, store: 'catalog', operation: 'commit', table: dataset },
+    onKey('deleteMany', `delete the ${dataset} table's metadata of a refused commit`, metadata),
+  ];
+}
+
+/**
+ * ExportResults on one dataset's Iceberg table (lib/export/table): the catalog's uses
+ * (loading the table for the shrink guard, the shape check and each commit attempt; the
+ * commit), the commit's manifests and manifest list (named as
+ * lib/export/table/snapshot-builder.ts names them), and the deletion of what an attempt that
+ * did not land wrote.
+ */
+function tableUses(
+  root: string,
+  dataset: Dataset,
+  catalog: Exclude<CatalogSetting, { kind: 'hive' }>,
+): StoreUse[] {
+  const manifest = `${root}/metadata/${SAMPLE.uuid}-m0.avro`;
+  const manifestList = `${root}/metadata/snap-${SAMPLE.snapshotId}-1-${SAMPLE.uuid}.avro`;
+  return [
+    ...(catalog.kind === 'file' ? fileCatalogUses(root, dataset) : glueCatalogUses(root, dataset)),
+    onKey('get', `read the ${dataset} table's manifest list`, manifestList),
+    onKey('get', `read the ${dataset} table's manifests`, manifest),
+    onKey('put', `write a ${dataset} table's manifest`, manifest),
+    onKey('put', `write the ${dataset} table's manifest list`, manifestList),
+    onKey('deleteMany', `delete the manifests of a ${dataset} commit that did not land`, manifest),
+    onKey('deleteMany', `delete the manifest list of a ${dataset} commit that did not land`, manifestList),
+  ];
+}
+
+/** ExportResults's Parquet data files of one report in one dataset's table (table-publish.ts). */
+function dataFileUses(root: string, dataset: Dataset, reportId: string): StoreUse[] {
+  const key = dataFileKey(root, {
+    reportId,
+    dt: SAMPLE.dt,
+    runId: SAMPLE.runId,
+    attempt: SAMPLE.attempt,
+    part: 0,
+  });
+  return [
+    onKey('putFile', `write a ${dataset} data file`, key),
+    onKey('head', `check a ${dataset} data file's size`, key),
+    onKey('deleteMany', `delete the ${dataset} data files of a run that did not commit`, key),
+    // The shrink guard counts a published summary day's calls in its files.
+    ...(dataset === DATASETS.summaries ? [onKey('get', 'read the published calls (shrink guard)', key)] : []),
+  ];
+}
+
+/** ExportResults's store uses for the reports and the catalog its environment names. */
+function exportResultsUses(env: StoreEnvironment, prefix: string): StoreUse[] {
+  const reports = JSON.parse(env.REPORTS) as { id: string }[];
+  const csvExtension = env.CSV_GZIP === 'true' ? '.csv.gz' : '.csv';
+  const catalog = parseCatalogSetting('TABLE_CATALOG', env.TABLE_CATALOG ?? DEFAULT_TABLE_CATALOG);
+  const datasets = Object.values(DATASETS);
+  const layouts = reports.flatMap((r) =>
+    datasets.map((dataset) => ({ prefix, dataset, reportId: r.id, csvExtension }) as const),
+  );
+  if (catalog.kind === 'hive')
+    return layouts.flatMap((layout) => exportUses(layout, Object.values(OUTPUT_FORMATS)));
+  return [
+    ...layouts.flatMap((layout) => [
+      ...exportUses(layout, [OUTPUT_FORMATS.csv]),
+      ...dataFileUses(tableRootKey(prefix, layout.dataset), layout.dataset, layout.reportId),
+    ]),
+    ...datasets.flatMap((dataset) => tableUses(tableRootKey(prefix, dataset), dataset, catalog)),
+  ];
+}
+
 /** The store operations a handler performs, on the keys its environment and the key layout give. */
 export function functionStoreUses(fn: WorkflowFunctionName, env: StoreEnvironment): StoreUse[] {
   const { prefix } = parseS3Uri('OBJECT_STORE_URI', env.OBJECT_STORE_URI);
@@ -161,18 +281,8 @@ export function functionStoreUses(fn: WorkflowFunctionName, env: StoreEnvironmen
     case 'requestReport':
     case 'checkStatus':
       return [...TOKEN_USES];
-    case 'exportResults': {
-      const reports = JSON.parse(env.REPORTS) as { id: string }[];
-      const csvExtension = env.CSV_GZIP === 'true' ? '.csv.gz' : '.csv';
-      return [
-        ...TOKEN_USES,
-        ...reports.flatMap((r) =>
-          Object.values(DATASETS).flatMap((dataset) =>
-            exportUses({ prefix, dataset, reportId: r.id, csvExtension }),
-          ),
-        ),
-      ];
-    }
+    case 'exportResults':
+      return [...TOKEN_USES, ...exportResultsUses(env, prefix)];
     case 'finalize': {
       const run = { runId: SAMPLE.runId, startedAt: SAMPLE.startedAt };
       const failed = { runId: SAMPLE.executionName, startedAt: SAMPLE.startedAt };
@@ -196,9 +306,39 @@ function expand<N extends AwsCallName>(
   }));
 }
 
+/** Where a function runs: the Region and account of the Glue Data Catalog it commits to (its own). */
+export interface FunctionPlace {
+  readonly region: string;
+  readonly account: string;
+}
+
+/** The Region and account of the function's secret's ARN: the stack creates the secret beside the function. */
+function placeOfSecret(env: StoreEnvironment): FunctionPlace | undefined {
+  const arn = env.SECRET_URI.replace(/^secretsmanager:/, '');
+  const m = /^arn:aws[a-z-]*:secretsmanager:([a-z0-9-]+):(\d{12}):secret:/.exec(arn);
+  return m === null ? undefined : { region: m[1] as string, account: m[2] as string };
+}
+
 /** A store use as the AWS calls its adapter makes (STORE_OPERATION_CALLS). */
-function storeUseCalls(use: StoreUse, env: StoreEnvironment): DeclaredCall[] {
+function storeUseCalls(
+  use: StoreUse,
+  env: StoreEnvironment,
+  place: FunctionPlace | undefined,
+): DeclaredCall[] {
   switch (use.store) {
+    case 'catalog': {
+      const catalog = parseCatalogSetting('TABLE_CATALOG', env.TABLE_CATALOG ?? DEFAULT_TABLE_CATALOG);
+      const where = place ?? placeOfSecret(env);
+      if (catalog.kind !== 'glue' || where === undefined)
+        throw new Error(
+          `A Glue catalog's calls need TABLE_CATALOG=glue:<database> and the function's Region and account`,
+        );
+      return expand(use.why, STORE_OPERATION_CALLS.glueCatalog[use.operation], {
+        ...where,
+        database: catalog.database,
+        table: use.table,
+      });
+    }
     case 'secret': {
       const secretId = env.SECRET_URI.replace(/^secretsmanager:/, '');
       return expand(use.why, STORE_OPERATION_CALLS.secretsManagerStore[use.operation], { secretId });
@@ -219,9 +359,16 @@ function storeUseCalls(use: StoreUse, env: StoreEnvironment): DeclaredCall[] {
   }
 }
 
-/** Every AWS call a handler makes through its stores. */
-export function functionAwsCalls(fn: WorkflowFunctionName, env: StoreEnvironment): DeclaredCall[] {
-  return functionStoreUses(fn, env).flatMap((use) => storeUseCalls(use, env));
+/**
+ * Every AWS call a handler makes through its stores. `place`: the function's Region and
+ * account, for the Glue catalog's ARNs (default: its secret's, as the stack deploys them).
+ */
+export function functionAwsCalls(
+  fn: WorkflowFunctionName,
+  env: StoreEnvironment,
+  place?: FunctionPlace,
+): DeclaredCall[] {
+  return functionStoreUses(fn, env).flatMap((use) => storeUseCalls(use, env, place));
 }
 
 /** A call outside the stores: one action on one resource. */

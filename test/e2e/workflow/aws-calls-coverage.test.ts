@@ -11,6 +11,7 @@ import {
   WORKFLOW_FUNCTIONS,
 } from '../../../lib/workflow/aws-calls';
 import { createWorkflowRuntime, type WorkflowLogger } from '../../../lib/workflow/runtime';
+import type { SettingsEnvironment } from '../../../lib/workflow/settings';
 import { startHarness, type WorkflowHarness } from './harness';
 import {
   declaredUseMatcher,
@@ -81,6 +82,7 @@ function storeEnvironment(env: Record<string, string>): StoreEnvironment {
     SECRET_URI: need('SECRET_URI'),
     REPORTS: need('REPORTS'),
     ...(env.CSV_GZIP === undefined ? {} : { CSV_GZIP: env.CSV_GZIP }),
+    ...(env.TABLE_CATALOG === undefined ? {} : { TABLE_CATALOG: env.TABLE_CATALOG }),
   };
 }
 
@@ -109,31 +111,48 @@ const performed = (recorder: StoreUseRecorder, fn: RecordedUse['fn'], store: str
   recorder.uses.some((u) => u.fn === fn && u.store === store && u.operation === operation);
 
 describe('declared AWS calls of the workflow (lib/workflow/aws-calls.ts)', () => {
-  it('declares every store operation of a nightly run with a look-back when it replaces published partitions', async () => {
-    // Prepare
-    const { harness, recorder, run } = await recordedDeployment({ settings: { LOOKBACK_DAYS: '1' } });
-    const first = await run({ scheduledTime: '2026-11-19T02:00:00Z' }, { name: 'first' });
-    expect(first.status).toBe('SUCCEEDED');
-    // A part an earlier, bigger run left: the replacing run deletes it as stale.
-    const report = harness.deployment.reports[0]?.id as string;
-    const layout = {
-      prefix: 'lake',
-      dataset: 'calls',
-      reportId: report,
-      csvExtension: '.csv' as const,
-    };
-    const stalePart = partKey(layout, 'parquet', '2026-11-18', 1);
-    await harness.s3.store().put(stalePart, 'stale');
-    // Act
-    const again = await run({ scheduledTime: '2026-11-19T02:00:00Z' }, { name: 'again' });
-    // Assess
-    expect(again.status).toBe('SUCCEEDED');
-    expect(await listAll(harness.s3.store(), stalePart)).toEqual([]);
-    for (const operation of ['copy', 'deleteMany', 'putFile', 'head', 'list', 'put'])
-      expect(performed(recorder, 'exportResults', 'objects', operation)).toBe(true);
-    expect(performed(recorder, 'finalize', 'objects', 'put')).toBe(true);
-    expect(undeclared(recorder, storeEnvironment(harness.deployment.env))).toEqual([]);
-  });
+  // The default (what the local deployment runs): Iceberg tables in the file catalog; and the
+  // Hive layout (TABLE_CATALOG=hive), whose stale Parquet part the replacing run deletes.
+  it.each([
+    {
+      mode: 'Iceberg tables in the file catalog',
+      tableCatalog: undefined,
+      operations: ['putIfAbsent', 'get'],
+    },
+    { mode: 'the Hive layout', tableCatalog: 'hive', operations: [] },
+  ])(
+    'declares every store operation of a nightly run with a look-back when it replaces published partitions ($mode)',
+    async ({ tableCatalog, operations }) => {
+      // Prepare
+      const { harness, recorder, run } = await recordedDeployment({
+        settings: {
+          LOOKBACK_DAYS: '1',
+          ...(tableCatalog === undefined ? {} : { TABLE_CATALOG: tableCatalog }),
+        } as SettingsEnvironment,
+      });
+      const first = await run({ scheduledTime: '2026-11-19T02:00:00Z' }, { name: 'first' });
+      expect(first.status).toBe('SUCCEEDED');
+      // A part an earlier, bigger run left: the replacing run deletes it as stale.
+      const report = harness.deployment.reports[0]?.id as string;
+      const layout = {
+        prefix: 'lake',
+        dataset: 'calls',
+        reportId: report,
+        csvExtension: '.csv' as const,
+      };
+      const stalePart = partKey(layout, 'parquet', '2026-11-18', 1);
+      if (tableCatalog === 'hive') await harness.s3.store().put(stalePart, 'stale');
+      // Act
+      const again = await run({ scheduledTime: '2026-11-19T02:00:00Z' }, { name: 'again' });
+      // Assess
+      expect(again.status).toBe('SUCCEEDED');
+      expect(await listAll(harness.s3.store(), stalePart)).toEqual([]);
+      for (const operation of ['copy', 'deleteMany', 'putFile', 'head', 'list', 'put', ...operations])
+        expect(performed(recorder, 'exportResults', 'objects', operation)).toBe(true);
+      expect(performed(recorder, 'finalize', 'objects', 'put')).toBe(true);
+      expect(undeclared(recorder, storeEnvironment(harness.deployment.env))).toEqual([]);
+    },
+  );
 
   it('declares every store operation of a promotion that fails and rolls back', async () => {
     // Prepare: 2026-11-18 published; the next run adds 2026-11-17 (new keys) and replaces

@@ -145,35 +145,54 @@ const regexLiteral = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const DATE = '\\d{4}-\\d{2}-\\d{2}';
 /** A run id, request id or execution name: one key segment (plan.ts safeRunId, resolve-export-options.ts). */
 const RUN = '[A-Za-z0-9._-]+';
+const HEX = (n: number) => `[0-9a-f]{${n}}`;
+const UUID = [8, 4, 4, 4, 12].map(HEX).join('-');
 
 /**
- * What a declared key stands for: the SAMPLE values become wildcards (the same layout for
- * any date, run or execution) and so do part numbers; report ids, prefixes, formats and
- * extensions stay literal.
+ * The pieces of a declared key that stand for any value, each with its pattern: the SAMPLE
+ * values (the same layout for any date, run, execution, attempt, commit or snapshot), then
+ * the numbers a layout counts (Hive parts, a data file's part, a commit's manifests, a file
+ * catalog's versions, a Glue metadata file's number), recognised where the layout puts them.
+ * Tried in this order at each position; report ids, prefixes, formats and extensions stay literal.
  */
+const WILDCARDS: readonly (readonly [source: string, pattern: string])[] = [
+  ...(
+    [
+      [SAMPLE.startedAt, `${DATE}T[0-9:.]+Z`],
+      [SAMPLE.executionName, RUN],
+      [SAMPLE.runId, RUN],
+      [SAMPLE.startedAt.slice(0, 10), DATE],
+      [SAMPLE.dt, DATE],
+      [SAMPLE.attempt, HEX(8)],
+      [SAMPLE.uuid, UUID],
+      [String(SAMPLE.snapshotId), '\\d+'],
+    ] as const
+  ).map(([sample, pattern]) => [regexLiteral(sample), pattern] as const),
+  ['part-\\d{5}', 'part-\\d{5}'],
+  ['\\d{5}(?=\\.parquet$)', '\\d{5}'],
+  ['-m\\d+(?=\\.avro$)', '-m\\d+'],
+  ['v\\d+(?=\\.metadata\\.json$)', 'v[1-9]\\d*'],
+  [`\\d{5}(?=-${regexLiteral(SAMPLE.uuid)}\\.metadata\\.json$)`, '\\d{5}'],
+];
+const WILDCARD = new RegExp(WILDCARDS.map(([source]) => `(${source})`).join('|'), 'g');
+
+/** What a declared key stands for: its WILDCARDS made patterns, the rest literal. */
 export function declaredKeyPattern(key: string): RegExp {
-  const wildcards: [string, string][] = [
-    [SAMPLE.startedAt, `${DATE}T[0-9:.]+Z`],
-    [SAMPLE.executionName, RUN],
-    [SAMPLE.runId, RUN],
-    [SAMPLE.startedAt.slice(0, 10), DATE],
-    [SAMPLE.dt, DATE],
-  ];
-  const token = new RegExp(`(${wildcards.map(([sample]) => regexLiteral(sample)).join('|')}|part-\\d{5})`);
-  const source = key
-    .split(token)
-    .map((piece, i) => {
-      if (i % 2 === 0) return regexLiteral(piece);
-      if (piece.startsWith('part-')) return 'part-\\d{5}';
-      return wildcards.find(([sample]) => sample === piece)?.[1] ?? regexLiteral(piece);
-    })
-    .join('');
-  return new RegExp(`^${source}$`);
+  let source = '';
+  let last = 0;
+  for (const m of key.matchAll(WILDCARD)) {
+    const which = m.findIndex((group, i) => i > 0 && group !== undefined);
+    source += `${regexLiteral(key.slice(last, m.index))}${WILDCARDS[which - 1]?.[1]}`;
+    last = m.index + m[0].length;
+  }
+  return new RegExp(`^${source}${regexLiteral(key.slice(last))}$`);
 }
 
 /** The keys a declared use names, in the order a RecordedUse lists them. */
 function declaredKeys(use: StoreUse): string[] {
   if (use.store === 'secret') return [];
+  // Glue's calls: no e2e execution makes them (it runs the file catalog); never recorded.
+  if (use.store === 'catalog') return [use.table];
   if (use.operation === 'list') return [use.prefix];
   if (use.operation === 'copy') return [use.fromKey, use.toKey];
   return [use.key];
