@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalS3 } from '../../integration/stores/local-s3';
 import { runInProcess } from '../../support/cli-in-process';
 import { runCli } from '../../support/cli-process';
+import { localS3Env } from '../shared/local-s3-env';
 
 /** Run records as Finalize writes them (the members `runs` shows). */
 function record(runId: string, startedAt: string, status: 'SUCCEEDED' | 'FAILED', rows: number) {
@@ -238,12 +239,7 @@ describe('report-export runs', () => {
       // Act: the built program, as the AWS SDK reads its endpoint and credentials from the
       // process's own environment.
       const run = await runCli(['runs', '--dir', 's3://runs-bucket/exports', '--json'], {
-        env: {
-          AWS_ENDPOINT_URL_S3: s3.endpoint,
-          AWS_REGION: 'us-east-1',
-          AWS_ACCESS_KEY_ID: 'test',
-          AWS_SECRET_ACCESS_KEY: 'test',
-        },
+        env: localS3Env(s3.endpoint),
       });
 
       // Assess

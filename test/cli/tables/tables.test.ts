@@ -5,6 +5,7 @@ import { startLocalS3 } from '../../integration/stores/local-s3';
 import { runInProcess } from '../../support/cli-in-process';
 import { runCli } from '../../support/cli-process';
 import { useTempDir } from '../../support/test-scope';
+import { localS3Env } from '../shared/local-s3-env';
 import { writeTableLake } from './table-lake';
 
 interface Listed {
@@ -85,12 +86,7 @@ describe('report-export tables', () => {
       // Act: the built program, as the AWS SDK reads its endpoint and credentials from the
       // process's own environment.
       const run = await runCli(['tables', 'snapshots', 'calls', '--dir', 's3://tables-bucket', '--json'], {
-        env: {
-          AWS_ENDPOINT_URL_S3: s3.endpoint,
-          AWS_REGION: 'us-east-1',
-          AWS_ACCESS_KEY_ID: 'test',
-          AWS_SECRET_ACCESS_KEY: 'test',
-        },
+        env: localS3Env(s3.endpoint),
       });
 
       // Assess
