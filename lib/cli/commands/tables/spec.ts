@@ -71,7 +71,9 @@ export const TABLES_COMMAND = defineCommand({
   usage: 'Usage: report-export tables <snapshots|rollback> [options]',
   summary: "Lists the Iceberg tables' snapshots and rolls a table back to one.",
   description: `The calls and summaries datasets are Iceberg tables (<lake>/tables/<dataset>): each run commits one
-snapshot per table. ${renderCommandList(SUBCOMMANDS).trimEnd()}`,
+snapshot per table (a run's id and request are in its summary).
+
+${renderCommandList(SUBCOMMANDS).trimEnd()}`,
   options: { ...HELP_OPTION },
   examples: [
     'report-export tables snapshots calls',
