@@ -111,24 +111,28 @@ const performed = (recorder: StoreUseRecorder, fn: RecordedUse['fn'], store: str
   recorder.uses.some((u) => u.fn === fn && u.store === store && u.operation === operation);
 
 describe('declared AWS calls of the workflow (lib/workflow/aws-calls.ts)', () => {
-  // The default (what the local deployment runs): Iceberg tables in the file catalog; and the
-  // Hive layout (TABLE_CATALOG=hive), whose stale Parquet part the replacing run deletes.
+  // The default (what the local deployment runs): Iceberg tables in the file catalog, with a
+  // summary report too (the replacing run counts its published calls in the table's data
+  // files); and the Hive layout (TABLE_CATALOG=hive), whose stale Parquet part the replacing
+  // run deletes.
   it.each([
     {
       mode: 'Iceberg tables in the file catalog',
       tableCatalog: undefined,
+      extraTemplates: true,
       operations: ['putIfAbsent', 'get'],
     },
-    { mode: 'the Hive layout', tableCatalog: 'hive', operations: [] },
+    { mode: 'the Hive layout', tableCatalog: 'hive', extraTemplates: false, operations: [] },
   ])(
     'declares every store operation of a nightly run with a look-back when it replaces published partitions ($mode)',
-    async ({ tableCatalog, operations }) => {
+    async ({ tableCatalog, extraTemplates, operations }) => {
       // Prepare
       const { harness, recorder, run } = await recordedDeployment({
         settings: {
           LOOKBACK_DAYS: '1',
           ...(tableCatalog === undefined ? {} : { TABLE_CATALOG: tableCatalog }),
         } as SettingsEnvironment,
+        simulator: { extraTemplates },
       });
       const first = await run({ scheduledTime: '2026-11-19T02:00:00Z' }, { name: 'first' });
       expect(first.status).toBe('SUCCEEDED');
@@ -150,6 +154,11 @@ describe('declared AWS calls of the workflow (lib/workflow/aws-calls.ts)', () =>
       for (const operation of ['copy', 'deleteMany', 'putFile', 'head', 'list', 'put', ...operations])
         expect(performed(recorder, 'exportResults', 'objects', operation)).toBe(true);
       expect(performed(recorder, 'finalize', 'objects', 'put')).toBe(true);
+      if (tableCatalog === undefined) {
+        const readsSummaryFile = (u: RecordedUse) =>
+          u.operation === 'get' && (u.keys[0] ?? '').includes('/tables/summaries/data/');
+        expect(recorder.uses.some(readsSummaryFile)).toBe(true);
+      }
       expect(undeclared(recorder, storeEnvironment(harness.deployment.env))).toEqual([]);
     },
   );
