@@ -1,12 +1,20 @@
-import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exportReportResult } from '../../../lib/export';
-import { RESULT_ROW_FIELDS } from '../../../lib/spec/types';
+import { liveFiles, loadTable } from '../../../lib/export/table';
 import { listAll, readObject } from '../../../lib/stores';
-import { duckdbQuery, sqlString } from '../../support/duckdb';
 import { callsOn, resultStreamOf } from '../../support/result-stream';
 import { startHarness, type WorkflowHarness } from './harness';
+import {
+  csvManifests,
+  dayOf,
+  expectServiceRows,
+  KNOWN,
+  lakeTable,
+  rowsByDay,
+  runRecordAt,
+  serviceRows,
+} from './lake';
 
 let h: WorkflowHarness | undefined;
 afterEach(async () => {
@@ -28,37 +36,8 @@ function reportId(harness: WorkflowHarness, name: string): string {
   return found.id;
 }
 
-/** The result document of a report run exactly as the local service serves it (its own JSON). */
-async function serviceRows(harness: WorkflowHarness, report: string, requestId: string) {
-  const { sim } = harness.deployment;
-  const secret = JSON.parse(await fs.readFile(harness.deployment.secretFile, 'utf8')) as {
-    service: { accessToken: string };
-  };
-  const url = `${sim.baseUrl}/v1.0/workspaces/${sim.workspaceId}/reports/${report}/results/${requestId}/data`;
-  const response = await fetch(url, { headers: { authorization: `Bearer ${secret.service.accessToken}` } });
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { data: Record<string, unknown>[] }).data;
-}
-
-/** The Parquet manifests of a dataset and report, by day. */
-async function manifests(harness: WorkflowHarness, dataset: string, report: string) {
-  const store = harness.s3.store();
-  const out: Record<string, { rows: number; requestId: string; quality: unknown; reconciliation: unknown }> =
-    {};
-  for (const o of await listAll(store, `lake/${dataset}/format=parquet/report_id=${report}/`)) {
-    if (!o.key.endsWith('/_manifest.json')) continue;
-    const m = JSON.parse(Buffer.from(await readObject(store, o.key)).toString());
-    out[m.dt] = m;
-  }
-  return out;
-}
-
-async function runRecord(harness: WorkflowHarness, key: string) {
-  return JSON.parse(Buffer.from(await readObject(harness.s3.store(), key)).toString());
-}
-
-describe('every report and every column (workflow, local service, S3 on fauxqs, DuckDB)', () => {
-  it('publishes every member of a report with extra display fields exactly, in extra or its promoted column, and a summary report day by day into summaries', async () => {
+describe('every report and every column (workflow, local service, S3 on fauxqs, tables read by icebird)', () => {
+  it('publishes every member of a report with extra display fields exactly, in extra or its promoted column (the table schema evolved by field id), and a summary report day by day into summaries', async () => {
     // Prepare
     h = await startHarness({
       simulator: { extraTemplates: true },
@@ -66,14 +45,20 @@ describe('every report and every column (workflow, local service, S3 on fauxqs, 
     });
     const details = reportId(h, DETAILS);
     const summary = reportId(h, SUMMARY);
-    // A day published before the deployment promoted anything: accountCode in extra.
+    const store = h.s3.store();
+    const calls = lakeTable(store, 'calls');
+    // A day published into the table before the deployment promoted anything: accountCode in extra.
     const old = callsOn(['2026-11-15'], 3, 'old').map((r) => ({ ...r, accountCode: 'OLD', recorded: true }));
     await exportReportResult({
       source: resultStreamOf(old, { timeZoneId: h.deployment.sim.timeZoneId }),
-      store: h.s3.store(),
+      store,
       prefix: 'lake',
       reportId: details,
+      tables: { catalog: calls.catalog, namespace: '' },
     });
+    const before = (await loadTable(calls))?.metadata;
+    const oldFiles = (await liveFiles(calls)).files.map((f) => f.key);
+    expect(oldFiles).toHaveLength(1);
 
     // Act
     const result = await h.deployment.run({
@@ -82,57 +67,69 @@ describe('every report and every column (workflow, local service, S3 on fauxqs, 
       reports: [DETAILS, SUMMARY],
     });
 
-    // Assess: every day of the details report holds the service's rows, member for member.
+    // Assess: the table's schema evolved: the promoted columns appended with new field ids,
+    // the old file kept as it was (no rewrite).
     expect(result.status).toBe('SUCCEEDED');
-    const dir = await h.download();
-    const callDays = await manifests(h, 'calls', details);
+    const after = (await loadTable(calls))?.metadata;
+    const fieldsOf = (m: typeof after) =>
+      m?.schemas
+        .find((s) => s['schema-id'] === m['current-schema-id'])
+        ?.fields.map(({ id, name, type, required }) => ({ id, name, type, required }));
+    const lastId = before?.['last-column-id'] as number;
+    expect(fieldsOf(after)).toEqual([
+      ...(fieldsOf(before) ?? []),
+      { id: lastId + 1, name: 'accountCode', type: 'string', required: false },
+      { id: lastId + 2, name: 'recorded', type: 'boolean', required: false },
+    ]);
+    const live = (await liveFiles(calls)).files;
+    expect(live.filter((f) => f.dt === '2026-11-15').map((f) => f.key)).toEqual(oldFiles);
+
+    // Every day of the details report holds the service's rows, member for member.
+    const callDays = await csvManifests(store, 'calls', details);
     expect(Object.keys(callDays).sort()).toEqual(['2026-11-15', '2026-11-16', '2026-11-17']);
     const requestId = callDays['2026-11-16']?.requestId as string;
-    const sent = await serviceRows(h, details, requestId);
+    expect(callDays['2026-11-17']?.requestId).toBe(requestId);
+    const sent = await serviceRows(h.deployment, details, requestId);
     expect(sent.length).toBeGreaterThan(0);
-    const glob = sqlString(`${dir}/lake/calls/format=parquet/report_id=${details}/*/*.parquet`);
-    // Old and new files together, by column name, as Athena reads them.
-    const all = `read_parquet(${glob}, hive_partitioning = true, union_by_name = true)`;
-    const oldRead = await duckdbQuery(
-      `SELECT "accountCode", recorded, extra->>'accountCode' AS in_extra FROM ${all} WHERE dt = DATE '2026-11-15'`,
+    // Old and new files together, each column by its field id, as Athena reads an Iceberg table.
+    const allCalls = await h.tableRows('calls');
+    const rows = allCalls.filter((r) => r.report_id === details);
+    const oldRead = rows
+      .filter((r) => dayOf(r) === '2026-11-15')
+      .map((r) => ({ accountCode: r.accountCode, recorded: r.recorded, extra: JSON.parse(String(r.extra)) }));
+    // icebird reads a column the file has no field id for as undefined (Iceberg's null).
+    expect(oldRead).toStrictEqual(
+      old.map(() => ({
+        accountCode: undefined,
+        recorded: undefined,
+        extra: { accountCode: 'OLD', recorded: true },
+      })),
     );
-    expect(oldRead).toEqual(old.map(() => ({ accountCode: null, recorded: null, in_extra: 'OLD' })));
-    const read = await duckdbQuery(
-      `SELECT "connId", "accountCode", recorded, extra, typeof(recorded) AS recorded_type FROM ${all}
-       WHERE dt > DATE '2026-11-15' ORDER BY "connId"`,
-    );
-    expect(read).toHaveLength(sent.length);
-    const byId = new Map(read.map((r) => [r.connId, r]));
+    const read = rows.filter((r) => dayOf(r) > '2026-11-15');
+    expectServiceRows(read, sent, { requestId, promoted: PROMOTED.map((c) => c.name) });
+    for (const r of read) expect(typeof r.recorded).toBe('boolean');
     for (const row of sent) {
-      const got = byId.get(row.connId);
-      expect(got).toBeDefined();
-      expect(got?.accountCode).toBe(row.accountCode);
-      expect(got?.recorded).toBe(row.recorded);
-      expect(got?.recorded_type).toBe('BOOLEAN');
-      const { accountCode: _a, recorded: _r, ...rest } = row;
-      const unknown = Object.fromEntries(Object.entries(rest).filter(([k]) => !KNOWN.has(k)));
-      expect(JSON.parse(String(got?.extra))).toEqual(unknown);
-      expect(Object.keys(unknown).sort()).toEqual(['cost', 'queueSeconds', 'trunk']);
+      const unknown = Object.keys(row).filter((k) => !KNOWN.has(k) && !PROMOTED.some((c) => c.name === k));
+      expect(unknown.sort()).toEqual(['cost', 'queueSeconds', 'trunk']);
     }
 
     // The summary report: one partition per day (its two-day job ran day by day), none in calls.
-    const summaryDays = await manifests(h, 'summaries', summary);
+    const summaryDays = await csvManifests(store, 'summaries', summary);
     expect(Object.keys(summaryDays).sort()).toEqual(['2026-11-16', '2026-11-17']);
-    expect(await listAll(h.s3.store(), `lake/calls/format=parquet/report_id=${summary}/`)).toEqual([]);
-    const sums = await duckdbQuery(
-      `SELECT dt::VARCHAR AS dt, count(*)::INTEGER AS n, sum(ans)::INTEGER AS ans
-       FROM read_parquet(${sqlString(`${dir}/lake/summaries/format=parquet/*/*/*.parquet`)}, hive_partitioning = true)
-       GROUP BY dt ORDER BY dt`,
-    );
-    expect(sums.map((r) => [r.dt, r.n])).toEqual(
-      Object.entries(summaryDays)
-        .sort()
-        .map(([dt, m]) => [dt, m.rows]),
+    expect(live.filter((f) => f.reportId === summary)).toEqual([]);
+    expect(rowsByDay(allCalls, summary)).toEqual({});
+    expect(await listAll(store, `lake/calls/format=csv/report_id=${summary}/`)).toEqual([]);
+    expect(rowsByDay(await h.tableRows('summaries'), summary)).toEqual(
+      Object.fromEntries(
+        Object.entries(summaryDays)
+          .sort()
+          .map(([dt, m]) => [dt, m.rows]),
+      ),
     );
     for (const m of Object.values(summaryDays)) {
       expect(m.reconciliation).toMatchObject({ matches: true });
     }
-    const record = await runRecord(h, result.summaries[0]?.runRecordKey as string);
+    const record = await runRecordAt(store, result.summaries[0]?.runRecordKey as string);
     expect(record).toMatchObject({ summaryMismatches: 0, heldPartitions: 0 });
   });
 
@@ -152,12 +149,16 @@ describe('every report and every column (workflow, local service, S3 on fauxqs, 
 
       // Assess
       expect(result.status).toBe(status);
-      const days = await manifests(h, 'calls', report);
+      const store = h.s3.store();
+      const days = await csvManifests(store, 'calls', report);
       expect(Object.keys(days)).toEqual(published ? ['2026-11-18'] : []);
-      const record = await runRecord(h, result.summaries[0]?.runRecordKey as string);
+      expect(rowsByDay(await h.tableRows('calls'), report)).toEqual(
+        published ? { '2026-11-18': days['2026-11-18']?.rows } : {},
+      );
+      const record = await runRecordAt(store, result.summaries[0]?.runRecordKey as string);
       if (published) {
         expect(record.summaryMismatches).toBe(1);
-        expect(record.jobs[0].mismatches[0]).toMatchObject({ differences: ['ans', 'duration'] });
+        expect(record.jobs[0]?.mismatches[0]).toMatchObject({ differences: ['ans', 'duration'] });
         expect(days['2026-11-18']?.reconciliation).toMatchObject({
           matches: false,
           differences: ['ans', 'duration'],
@@ -165,7 +166,7 @@ describe('every report and every column (workflow, local service, S3 on fauxqs, 
         expect(h.deployment.metricLines.join('\n')).toMatch(/"SummaryMismatches"/);
       } else {
         expect(record.jobs[0]).toMatchObject({ status: 'FAILED', error: 'ExportFailedError' });
-        expect(record.jobs[0].cause).toMatch(/summary disagrees with its rows on ans, duration/);
+        expect(record.jobs[0]?.cause).toMatch(/summary disagrees with its rows on ans, duration/);
       }
     },
   );
@@ -178,10 +179,12 @@ describe('every report and every column (workflow, local service, S3 on fauxqs, 
     const result = await h.deployment.run({ preset: 'Yesterday', reports: [SUMMARY] });
     // Assess: yesterday's summary partition, published from a dated window.
     expect(result.status).toBe('SUCCEEDED');
-    const record = await runRecord(h, result.summaries[0]?.runRecordKey as string);
+    const store = h.s3.store();
+    const record = await runRecordAt(store, result.summaries[0]?.runRecordKey as string);
     expect(record.mode).toBe('preset');
     expect(record.dateFrom).toBe(record.dateTo);
-    expect(Object.keys(await manifests(h, 'summaries', summary))).toEqual([record.dateFrom]);
+    expect(Object.keys(await csvManifests(store, 'summaries', summary))).toEqual([record.dateFrom]);
+    expect(Object.keys(rowsByDay(await h.tableRows('summaries'), summary))).toEqual([record.dateFrom]);
     expect(record.partialDays).toEqual([]);
   });
 
@@ -194,52 +197,62 @@ describe('every report and every column (workflow, local service, S3 on fauxqs, 
       reports: ['Call list by user'],
     });
     expect(first.status).toBe('SUCCEEDED');
-    const before = await manifests(h, 'calls', report);
-    expect(Object.keys(before).sort()).toEqual(['2026-11-17', '2026-11-18', '2026-11-19']);
     const store = h.s3.store();
-    const snapshot = async () => {
+    const calls = lakeTable(store, 'calls');
+    const before = await csvManifests(store, 'calls', report);
+    expect(Object.keys(before).sort()).toEqual(['2026-11-17', '2026-11-18', '2026-11-19']);
+    expect(rowsByDay(await h.tableRows('calls'), report)).toEqual(
+      Object.fromEntries(Object.entries(before).map(([dt, m]) => [dt, m.rows])),
+    );
+    const heldDays = ['2026-11-18', '2026-11-19'];
+    const liveOf = async (days: string[]) =>
+      (await liveFiles(calls)).files.filter((f) => f.reportId === report && days.includes(f.dt));
+    /** The held days as readers see them: the table's live data files and the CSV objects, by key. */
+    const heldState = async () => {
+      const keys = (await liveOf(heldDays)).map((f) => f.key);
+      for (const o of await listAll(store, `lake/calls/format=csv/report_id=${report}/`))
+        if (heldDays.some((d) => o.key.includes(`/dt=${d}/`))) keys.push(o.key);
       const out = new Map<string, string>();
-      for (const o of await listAll(store, `lake/calls/format=parquet/report_id=${report}/`))
-        out.set(o.key, Buffer.from(await readObject(store, o.key)).toString('base64'));
+      for (const key of keys) out.set(key, Buffer.from(await readObject(store, key)).toString('base64'));
       return out;
     };
-    const published = await snapshot();
+    const published = await heldState();
+    expect(new Set((await liveOf(heldDays)).map((f) => f.dt))).toEqual(new Set(heldDays));
 
     // Act: the next night (11-20, look-back 11-18 and 11-19) the service has lost every call.
     h.deployment.sim.faults.inject({ route: 'data', kind: 'empty-result', reportId: report, times: 1 });
     const next = { scheduledTime: '2026-11-21T04:00:00Z', reports: ['Call list by user'] };
     const held = await h.deployment.run(next);
 
-    // Assess: the two published days are held byte for byte; the new day is published (empty);
-    // the run record says which days and both counts; a metric feeds the alarm.
+    // Assess: the two published days are held byte for byte (the same live files in the
+    // table, the same CSV); the new day is published (empty); the run record says which days
+    // and both counts; a metric feeds the alarm.
     expect(held.status).toBe('SUCCEEDED');
-    const after = await snapshot();
-    for (const [key, bytes] of published)
-      if (!key.includes('dt=2026-11-17')) expect(after.get(key)).toBe(bytes);
-    const record = await runRecord(h, held.summaries[0]?.runRecordKey as string);
+    expect(await heldState()).toEqual(published);
+    const record = await runRecordAt(store, held.summaries[0]?.runRecordKey as string);
     expect(record.heldPartitions).toBe(2);
-    expect(record.jobs[0].held).toEqual([
+    expect(record.jobs[0]?.held).toEqual([
       { dt: '2026-11-18', basis: 'rows', publishedRows: before['2026-11-18']?.rows, rows: 0 },
       { dt: '2026-11-19', basis: 'rows', publishedRows: before['2026-11-19']?.rows, rows: 0 },
     ]);
-    expect((await manifests(h, 'calls', report))['2026-11-20']?.rows).toBe(0);
+    expect((await csvManifests(store, 'calls', report))['2026-11-20']?.rows).toBe(0);
+    expect(await liveOf(['2026-11-20'])).toEqual([]);
     expect(h.deployment.metricLines.join('\n')).toMatch(/"PartitionsHeld"/);
 
     // Act: the operator knows the service is right and forces the replacement.
     h.deployment.sim.faults.inject({ route: 'data', kind: 'empty-result', reportId: report, times: 1 });
     const forced = await h.deployment.run({ ...next, forceReplace: true });
 
-    // Assess
+    // Assess: the days are empty in the table (no live file) and in the CSV (a manifest of 0 rows).
     expect(forced.status).toBe('SUCCEEDED');
-    const now = await manifests(h, 'calls', report);
+    const now = await csvManifests(store, 'calls', report);
     expect([now['2026-11-18']?.rows, now['2026-11-19']?.rows]).toEqual([0, 0]);
-    const parts = (await listAll(store, `lake/calls/format=parquet/report_id=${report}/dt=2026-11-18/`)).map(
+    expect(await liveOf(heldDays)).toEqual([]);
+    expect(Object.keys(rowsByDay(await h.tableRows('calls'), report))).toEqual(['2026-11-17']);
+    const parts = (await listAll(store, `lake/calls/format=csv/report_id=${report}/dt=2026-11-18/`)).map(
       (o) => path.basename(o.key),
     );
     expect(parts).toEqual(['_manifest.json']);
-    expect((await runRecord(h, forced.summaries[0]?.runRecordKey as string)).heldPartitions).toBe(0);
+    expect((await runRecordAt(store, forced.summaries[0]?.runRecordKey as string)).heldPartitions).toBe(0);
   });
 });
-
-/** The spec's row members: the export's typed columns. */
-const KNOWN: ReadonlySet<string> = new Set(RESULT_ROW_FIELDS);
