@@ -87,6 +87,8 @@ function worstJobResult(i: number, maxRequestsPerJob: number) {
         dt: '2026-11-18',
         cutOff: instant,
       })),
+      snapshot: { table: 'summaries', snapshotId: big },
+      commits: big,
       firstDate: '2026-11-01',
       lastDate: '2026-12-01',
       startedAt: instant,
