@@ -2,6 +2,7 @@ import { DATASETS, manifestKey, OUTPUT_FORMATS } from '../../export';
 import { shiftDate } from '../../export/window';
 import { type ObjectStore, readObjectIfPresent } from '../../stores';
 import type { Plan, WorkflowSettings } from '../../workflow';
+import { fileLakeTables, livePartitions } from './lake-tables';
 import { renderTable } from './terminal';
 
 /**
@@ -62,20 +63,31 @@ export async function planChain(
 
 /**
  * The published partitions of the planned jobs' days, in either dataset (which one a
- * report's rows go to is known only from its result), read from their Parquet manifests.
+ * report's rows go to is known only from its result): with the dataset's Iceberg table (the
+ * file catalog's, as `run` writes it), the days its CSV manifests name, with the rows of the
+ * table's current snapshot; without one, the Hive layout's Parquet manifests.
  */
 export async function replacedPartitions(
   chain: readonly { plan: Plan }[],
   lake: { store: ObjectStore; prefix: string },
 ): Promise<ReplacedPartition[]> {
   const found: ReplacedPartition[] = [];
+  const tables = fileLakeTables(lake.store, lake.prefix);
+  const live = new Map<string, Awaited<ReturnType<typeof livePartitions>>>();
+  for (const dataset of Object.values(DATASETS)) live.set(dataset, await livePartitions(tables, dataset));
   for (const job of chain.flatMap((c) => c.plan.jobs)) {
     const days = job.window === undefined ? [] : daysOf(job.window.firstDate, job.window.lastDate);
     for (const dataset of Object.values(DATASETS)) {
       const layout = { prefix: lake.prefix, dataset, reportId: job.reportId, csvExtension: '.csv' as const };
+      const table = live.get(dataset);
       for (const dt of days) {
-        const bytes = await readObjectIfPresent(lake.store, manifestKey(layout, OUTPUT_FORMATS.parquet, dt));
-        const rows = bytes === undefined ? undefined : manifestRows(bytes);
+        const format = table === undefined ? OUTPUT_FORMATS.parquet : OUTPUT_FORMATS.csv;
+        const bytes = await readObjectIfPresent(lake.store, manifestKey(layout, format, dt));
+        const stated = bytes === undefined ? undefined : manifestRows(bytes);
+        const rows =
+          stated === undefined || table === undefined
+            ? stated
+            : (table.get(`${job.reportId}/${dt}`)?.rows ?? 0);
         if (rows !== undefined)
           found.push({ reportId: job.reportId, reportName: job.reportName, dataset, dt, rows });
       }

@@ -34,10 +34,14 @@ export function lakeTable(lake: LakeTablesLocation, dataset: Dataset): IcebergTa
   };
 }
 
-/** A local lake directory's tables: the file catalog over the directory (what `npm start` and `run --out <dir>` write). */
+/** The file catalog's tables of a lake in `store` under `prefix` (what `npm start` and `run --out` write). */
+export function fileLakeTables(store: ObjectStore, prefix: string): LakeTablesLocation {
+  return { store, prefix, catalog: fileCatalogOf({ store, prefix }), namespace: '' };
+}
+
+/** A local lake directory's tables: the file catalog over the directory. */
 export function localLakeTables(dir: string): LakeTablesLocation {
-  const store = new LocalDirectoryStore(dir);
-  return { store, prefix: '', catalog: fileCatalogOf({ store, prefix: '' }), namespace: '' };
+  return fileLakeTables(new LocalDirectoryStore(dir), '');
 }
 
 /** Whether the local lake has `dataset`'s table: its `tables/<dataset>/metadata/` folder. */
@@ -149,17 +153,17 @@ export interface LivePartition {
 }
 
 /**
- * The partitions of `dataset`'s table in a local lake at its current snapshot, by
- * `<report id>/<dt>`; undefined when the lake has no such table (the Hive layout).
+ * The partitions of `dataset`'s table at its current snapshot, by `<report id>/<dt>`;
+ * undefined when the lake has no such table (the Hive layout).
  */
 export async function livePartitions(
-  dir: string,
+  lake: LakeTablesLocation,
   dataset: Dataset,
 ): Promise<Map<string, LivePartition> | undefined> {
-  if (!(await hasLocalTable(dir, dataset))) return undefined;
-  const [read] = await readTables(localLakeTables(dir), [dataset], { listHint: '' });
+  const [read] = await readTables(lake, [dataset], { listHint: '' });
+  if (read === undefined) return undefined;
   const partitions = new Map<string, LivePartition>();
-  for (const f of read?.files ?? []) {
+  for (const f of read.files) {
     const key = `${f.reportId}/${f.dt}`;
     const p = partitions.get(key) ?? { rows: 0, files: 0 };
     partitions.set(key, { rows: p.rows + f.rows, files: p.files + 1 });

@@ -41,7 +41,7 @@ describe('report-export run', () => {
   const cli = (argv: string[], env: Record<string, string> = {}) =>
     runInProcess(argv, { env, cleanEnv: true, cwd: work });
 
-  it('publishes Parquet and CSV into S3 when --out is an s3:// URI and the endpoint is configured', async () => {
+  it('publishes the Iceberg table and the CSV into S3 when --out is an s3:// URI and the endpoint is configured', async () => {
     // Prepare: the AWS SDK takes credentials and region from the process's own environment,
     // not from the command's: they are set there too, for this test only.
     const aws = { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'us-east-1' };
@@ -70,7 +70,11 @@ describe('report-export run', () => {
     expect(line).toMatchObject({ status: 'SUCCEEDED', jobs: 1, partitions: 1 });
     const listed = await s3.client.send(new ListObjectsV2Command({ Bucket: 'run-lake', Prefix: 'exports/' }));
     const keys = (listed.Contents ?? []).map((o) => o.Key ?? '');
-    expect(keys.filter((k) => /format=parquet\/.*dt=2026-03-10\/part-\d+\.parquet$/.test(k))).toHaveLength(1);
+    // The Parquet is the Iceberg table's (the file catalog beside the data), the CSV the Hive layout.
+    expect(
+      keys.filter((k) => /^exports\/tables\/calls\/data\/.*dt=2026-03-10\/[^/]+\.parquet$/.test(k)),
+    ).toHaveLength(1);
+    expect(keys).toContain('exports/tables/calls/metadata/v2.metadata.json');
     expect(keys.filter((k) => /format=csv\/.*dt=2026-03-10\/part-\d+\.csv$/.test(k))).toHaveLength(1);
   });
 

@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { DATASETS, type Dataset, OUTPUT_FORMATS, type PartitionManifest } from '../../../export';
 import type { Plan } from '../../../workflow';
-import { hasLocalTable, livePartitions } from '../../shared/lake-tables';
+import { hasLocalTable, livePartitions, localLakeTables } from '../../shared/lake-tables';
 
 /** One report's rows per local date, as its partitions' manifests state them. */
 export interface ReportDays {
@@ -45,7 +45,7 @@ export async function readReportDays(
   for (const dataset of Object.values(DATASETS)) {
     // The dataset's table at its current snapshot (what query and the summary page read);
     // undefined for the Hive layout, whose Parquet manifests count the rows.
-    const live = await livePartitions(outDir, dataset);
+    const live = await livePartitions(localLakeTables(outDir), dataset);
     const rowsFrom = live === undefined ? OUTPUT_FORMATS.parquet : OUTPUT_FORMATS.csv;
     for (const report of seen.values()) {
       for (const format of Object.values(OUTPUT_FORMATS)) {

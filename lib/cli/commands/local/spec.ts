@@ -86,7 +86,8 @@ partitions. Progress goes to stderr; the report to stdout.`,
     'report-export --from 2026-03-23 --to 2026-03-29 --rows-per-day 500 --csv-gzip',
     "report-export --report 'Lost calls' --out /tmp/lake --json",
   ],
-  notes: `Layout: <out>/<dataset>/format=parquet|csv/report_id=<id>/dt=YYYY-MM-DD/part-00000.<ext>
+  notes: `Layout: Iceberg tables <out>/tables/<dataset> (one snapshot per run; report-export tables
+        snapshots lists them), the CSV in <out>/<dataset>/format=csv/report_id=<id>/dt=YYYY-MM-DD/
         with a _manifest.json per partition; <dataset> is calls, or summaries for a report
         whose rows have no start; run records in <out>/runs/dt=YYYY-MM-DD/.
 Answered: a call whose row has ans = 1; talk time: duration (s) of answered calls;
