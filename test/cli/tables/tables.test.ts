@@ -1,6 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { GetTableCommand, GlueClient, UpdateTableCommand } from '@aws-sdk/client-glue';
+import { mockClient } from 'aws-sdk-client-mock';
+import { describe, expect, it, vi } from 'vitest';
 import { startLocalS3 } from '../../integration/stores/local-s3';
 import { runInProcess } from '../../support/cli-in-process';
 import { runCli } from '../../support/cli-process';
@@ -97,6 +99,53 @@ describe('report-export tables', () => {
         [second, 11],
       ]);
     } finally {
+      await s3.close();
+    }
+  });
+
+  it("lists and rolls back a deployment's tables through Glue when given --catalog glue:<database> and an s3:// --dir", async () => {
+    // Prepare: the lake in S3; Glue names its metadata file (as the stack's tables do).
+    const s3 = await startLocalS3('glue-lake');
+    const glue = mockClient(GlueClient);
+    try {
+      const { first, second } = await writeTableLake(s3.store());
+      const metadataLocation = 's3://glue-lake/tables/calls/metadata/v3.metadata.json';
+      glue.on(GetTableCommand).resolves({
+        Table: {
+          Name: 'calls',
+          DatabaseName: 'report_export',
+          VersionId: '7',
+          Parameters: { table_type: 'ICEBERG', metadata_location: metadataLocation },
+        },
+      });
+      glue.on(UpdateTableCommand).resolves({});
+      for (const [name, value] of Object.entries(localS3Env(s3.endpoint))) vi.stubEnv(name, value);
+      const where = ['--dir', 's3://glue-lake', '--catalog', 'glue:report_export'];
+
+      // Act
+      const listed = await runInProcess(['tables', 'snapshots', 'calls', ...where, '--json']);
+      const rollback = await runInProcess(['tables', 'rollback', 'calls', String(first), ...where, '--json']);
+
+      // Assess
+      expect(listed.code, listed.stderr).toBe(0);
+      expect((JSON.parse(listed.stdout) as Listed[]).map((s) => s.snapshotId)).toEqual([first, second]);
+      expect(glue.commandCalls(GetTableCommand)[0]?.args[0].input).toEqual({
+        DatabaseName: 'report_export',
+        Name: 'calls',
+      });
+      expect(rollback.code, rollback.stderr).toBe(0);
+      expect(JSON.parse(rollback.stdout)).toMatchObject({ rolledBackTo: first, previousSnapshotId: second });
+      const update = glue.commandCalls(UpdateTableCommand)[0]?.args[0].input;
+      expect(update).toMatchObject({ DatabaseName: 'report_export', VersionId: '7' });
+      expect(update?.TableInput?.Parameters).toMatchObject({
+        previous_metadata_location: metadataLocation,
+        metadata_location: expect.stringMatching(
+          /^s3:\/\/glue-lake\/tables\/calls\/metadata\/00000-.*\.metadata\.json$/,
+        ),
+      });
+    } finally {
+      glue.restore();
+      vi.unstubAllEnvs();
       await s3.close();
     }
   });
