@@ -78,6 +78,34 @@ describe('report-export run', () => {
     expect(keys.filter((k) => /format=csv\/.*dt=2026-03-10\/part-\d+\.csv$/.test(k))).toHaveLength(1);
   });
 
+  it('publishes the Hive-layout Parquet beside the CSV, and no table, with --catalog hive', async () => {
+    // Prepare
+    const out = await mkdtemp(path.join(tmpdir(), 'run-cli-hive-'));
+
+    // Act
+    const r = await cli([
+      'run',
+      '--date',
+      '2026-03-10',
+      '--report',
+      'Lost calls',
+      '--out',
+      out,
+      '--catalog',
+      'hive',
+      ...common,
+      '--json',
+    ]);
+
+    // Assess
+    expect(r.code, r.stderr).toBe(0);
+    const files = (await readdir(out, { recursive: true })).map(String);
+    expect(
+      files.filter((f) => /^calls\/format=parquet\/.*dt=2026-03-10\/part-00000\.parquet$/.test(f)),
+    ).toHaveLength(1);
+    expect(files.filter((f) => f.startsWith('tables'))).toEqual([]);
+  });
+
   it.each([
     {
       args: ['--date', '2026-03-10', '--report', 'No such report'],
@@ -97,6 +125,10 @@ describe('report-export run', () => {
       message: '--to (2026-03-01) must not be before --from',
     },
     { args: ['--date', '2026-03-10', '--parquet-codec', 'LZ4'], message: '--parquet-codec must be one of' },
+    {
+      args: ['--date', '2026-03-10', '--catalog', 'delta'],
+      message: "--catalog must be one of file, hive, glue:<database>, got 'delta'",
+    },
     { args: ['--date', '2026-03-10', '--filter-id', 'x'], message: "--filter-id must be a GUID, got 'x'" },
     { args: ['--date', '2026-03-10', '--bogus'], message: "unknown option '--bogus'" },
   ])('exits 2 naming the flag when $args is given', async ({ args, message }) => {

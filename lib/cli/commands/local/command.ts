@@ -65,6 +65,7 @@ export function parseLocalExportArgs(
   const secretFile = v['secret-file'] ?? v['secrets-file'];
   if (secretFile !== undefined) options.secretsFile = secretFile;
   if (v['csv-gzip']) options.csvGzip = true;
+  if (v.catalog !== 'file') options.tableCatalog = v.catalog;
   if (v['force-replace']) options.forceReplace = true;
   options.rowsPerDay = v['rows-per-day'];
   if (v.json) options.json = true;

@@ -29,6 +29,8 @@ export interface LocalExportOptions {
   reportId?: string;
   /** Gzip the CSV files. */
   csvGzip?: boolean;
+  /** TABLE_CATALOG of the run: `file` (the default) or `hive`. */
+  tableCatalog?: string;
   /** Replace published days even with far fewer rows (the execution input's forceReplace). */
   forceReplace?: boolean;
   /** Where progress goes (a terminal `progress()` in the CLI). */
@@ -106,7 +108,11 @@ export async function runLocalExport(options: LocalExportOptions = {}): Promise<
         reportLatencyMs: 300,
         extraTemplates: true,
       },
-      settings: { ...options.settings, CSV_GZIP: options.csvGzip ? 'true' : 'false' },
+      settings: {
+        ...options.settings,
+        CSV_GZIP: options.csvGzip ? 'true' : 'false',
+        ...(options.tableCatalog === undefined ? {} : { TABLE_CATALOG: options.tableCatalog }),
+      },
       onBundling: () =>
         progress?.log(
           'building the Lambda bundles as cdk synth does (once after each change of the sources)',

@@ -6,6 +6,7 @@ import {
   UsageError,
   type ValueParser,
 } from '../../../command-line';
+import { catalogOption } from '../../shared/catalog-option';
 import { CLI_DEFAULTS, LAKE_DIR_DEFAULT } from '../../shared/defaults';
 import { calendarDateValue, EXECUTION_INPUT_OPTIONS } from '../../shared/execution-input-spec';
 import { HELD_EXIT_NOTE } from '../../shared/exit-codes';
@@ -64,6 +65,7 @@ partitions. Progress goes to stderr; the report to stdout.`,
     },
     report: { type: 'string', value: '<id|name>', help: 'export only this report', parse: nonEmptyValue },
     'csv-gzip': { type: 'boolean', help: 'write .csv.gz instead of .csv' },
+    catalog: catalogOption(['file', 'hive']),
     'force-replace': EXECUTION_INPUT_OPTIONS['force-replace'],
     'secret-file': {
       type: 'string',

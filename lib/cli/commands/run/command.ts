@@ -233,6 +233,7 @@ export async function runCommand(
       SECRET_URI: secretUri(secretLocation(config, io.cwd)),
       CSV_GZIP: v['csv-gzip'] ? 'true' : 'false',
       PARQUET_CODEC: v['parquet-codec'],
+      TABLE_CATALOG: v.catalog,
       ...pollBudget(reports.length),
     };
     if (dryRun) {

@@ -8,6 +8,7 @@ import {
 } from '../../../command-line';
 import { PARQUET_CODECS } from '../../../export/formats/parquet-codecs';
 import { SETTINGS_DEFAULTS } from '../../../workflow/settings-defaults';
+import { catalogOption } from '../../shared/catalog-option';
 import { CONFIG_FILE_OPTION, configOptions } from '../../shared/config';
 import { CLI_DEFAULTS, LAKE_DIR_DEFAULT } from '../../shared/defaults';
 import { DRY_RUN_OPTIONS, EXECUTION_INPUT_OPTIONS } from '../../shared/execution-input-spec';
@@ -39,6 +40,7 @@ into --out (a directory or s3://bucket/prefix). States show on stderr; a summary
       parse: formatsValue,
     },
     'csv-gzip': { type: 'boolean', help: 'write .csv.gz instead of .csv' },
+    catalog: catalogOption(['file', 'hive', 'glue']),
     'parquet-codec': {
       type: 'string',
       value: '<codec>',
