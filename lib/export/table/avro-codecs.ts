@@ -1,5 +1,5 @@
 import { AvroError, type ByteSink, type ByteSource, INT_MAX, INT_MIN, utf8 } from './avro-bytes';
-import type { AvroEnumSchema, AvroFixedSchema, AvroPrimitiveName } from './avro-schema';
+import type { AvroEnumSchema, AvroFixedSchema, AvroPrimitiveName } from './avro-types';
 
 /**
  * The codec of each Avro type as closures over the schema's path (named in every error):

@@ -16,68 +16,28 @@ import {
  * a type referring to itself refused (so data never nests deeper than the schema).
  */
 
-export type AvroPrimitiveName = 'null' | 'boolean' | 'int' | 'long' | 'float' | 'double' | 'bytes' | 'string';
+export type {
+  AvroAnnotatedPrimitive,
+  AvroArraySchema,
+  AvroEnumSchema,
+  AvroField,
+  AvroFixedSchema,
+  AvroMapSchema,
+  AvroPrimitiveName,
+  AvroRecordSchema,
+  AvroSchema,
+} from './avro-types';
 
-export interface AvroField {
-  name: string;
-  type: AvroSchema;
-  default?: unknown;
-  doc?: string;
-  'field-id'?: number;
-}
+import type {
+  AvroArraySchema,
+  AvroEnumSchema,
+  AvroFixedSchema,
+  AvroMapSchema,
+  AvroPrimitiveName,
+  AvroRecordSchema,
+  AvroSchema,
+} from './avro-types';
 
-export interface AvroRecordSchema {
-  type: 'record';
-  name: string;
-  namespace?: string;
-  fields: AvroField[];
-  doc?: string;
-}
-
-export interface AvroArraySchema {
-  type: 'array';
-  items: AvroSchema;
-  'element-id'?: number;
-  logicalType?: string;
-}
-
-export interface AvroMapSchema {
-  type: 'map';
-  values: AvroSchema;
-  'key-id'?: number;
-  'value-id'?: number;
-}
-
-export interface AvroFixedSchema {
-  type: 'fixed';
-  name: string;
-  namespace?: string;
-  size: number;
-}
-
-export interface AvroEnumSchema {
-  type: 'enum';
-  name: string;
-  namespace?: string;
-  symbols: string[];
-}
-
-/** A primitive in object form, e.g. `{ type: 'int', logicalType: 'date' }`. */
-export interface AvroAnnotatedPrimitive {
-  type: AvroPrimitiveName;
-  logicalType?: string;
-}
-
-export type AvroSchema =
-  | AvroPrimitiveName
-  | string
-  | AvroAnnotatedPrimitive
-  | AvroRecordSchema
-  | AvroArraySchema
-  | AvroMapSchema
-  | AvroFixedSchema
-  | AvroEnumSchema
-  | AvroSchema[];
 /** Named types nest no deeper than this; our schemas use 5 levels. */
 export const MAX_SCHEMA_DEPTH = 32;
 

@@ -4,7 +4,7 @@ import { EXPORT_ERROR_CODES, ExportError, TableCommitFailedError, TableInvalidEr
 import { deleteWritten, type TableIo } from './manifest-io';
 import { catalogColumns } from './metadata';
 import { stringifyMetadata } from './metadata-json';
-import type { IcebergTable, LoadedTable } from './table';
+import type { IcebergTable, LoadedTable } from './table-ref';
 import type { TableMetadata } from './types';
 
 /** How a commit retries. */

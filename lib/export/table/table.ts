@@ -1,24 +1,11 @@
-import type { Catalog, CatalogTable, TableIdentifier } from '../../stores';
 import type { TableSchema } from '../schema';
 import { type CommitOptions, commitWithRetry } from './commit-loop';
-import type { TableLocation } from './location';
 import { type TableIo, tableIo } from './manifest-io';
 import { evolvedSchema, newTableMetadata, nextMetadata, withSchema } from './metadata';
 import { parseMetadata } from './metadata-json';
-import type { TableMetadata } from './types';
+import type { IcebergTable, LoadedTable } from './table-ref';
 
-/** A table of a catalog at its location in the store. */
-export interface IcebergTable {
-  catalog: Catalog;
-  id: TableIdentifier;
-  location: TableLocation;
-}
-
-/** A table's state as read: the catalog's base (what a commit names) and the metadata it points to. */
-export interface LoadedTable {
-  base: CatalogTable;
-  metadata: TableMetadata;
-}
+export type { IcebergTable, LoadedTable } from './table-ref';
 
 /** `namespace.name` (the file catalog's namespace may be empty), for messages. */
 export function tableName(t: IcebergTable): string {
