@@ -1,4 +1,4 @@
-import { PARTITION_COLUMN, type ColumnKind, type TableSchema } from '../schema';
+import { type ColumnKind, PARTITION_COLUMN, type TableSchema } from '../schema';
 import type { IcebergField, IcebergPrimitive, IcebergSchema, PartitionSpec } from './types';
 
 /**
@@ -90,8 +90,18 @@ export function partitionSpec(schema: IcebergSchema): PartitionSpec {
   return {
     'spec-id': 0,
     fields: [
-      { 'source-id': idOf('report_id'), 'field-id': FIRST_PARTITION_FIELD_ID, name: 'report_id', transform: 'identity' },
-      { 'source-id': idOf(PARTITION_COLUMN), 'field-id': FIRST_PARTITION_FIELD_ID + 1, name: PARTITION_COLUMN, transform: 'identity' },
+      {
+        'source-id': idOf('report_id'),
+        'field-id': FIRST_PARTITION_FIELD_ID,
+        name: 'report_id',
+        transform: 'identity',
+      },
+      {
+        'source-id': idOf(PARTITION_COLUMN),
+        'field-id': FIRST_PARTITION_FIELD_ID + 1,
+        name: PARTITION_COLUMN,
+        transform: 'identity',
+      },
     ],
   };
 }

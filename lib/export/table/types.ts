@@ -6,7 +6,15 @@
  */
 
 /** A primitive Iceberg type our columns map to (the spec's "Primitive Types"). */
-export type IcebergPrimitive = 'string' | 'int' | 'long' | 'double' | 'boolean' | 'date' | 'timestamp' | 'timestamptz';
+export type IcebergPrimitive =
+  | 'string'
+  | 'int'
+  | 'long'
+  | 'double'
+  | 'boolean'
+  | 'date'
+  | 'timestamp'
+  | 'timestamptz';
 
 /** A field of a (flat) table schema. */
 export interface IcebergField {

@@ -1,13 +1,13 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { icebergRead } from 'icebird';
 import {
   type LocalDeployment,
   type LocalDeploymentOptions,
   startLocalDeployment,
 } from '../../../lib/local/local-deployment';
 import type { LocalWorkflowResult } from '../../../lib/local/run-workflow';
-import { icebergRead } from 'icebird';
 import { listAll, type ObjectStore, readObject } from '../../../lib/stores';
 import type { RunRecord } from '../../../lib/workflow/run-record';
 import { startLocalS3 } from '../../integration/stores/local-s3';
@@ -81,7 +81,11 @@ export async function startHarness(
       const csv = await duckdbQuery(
         `SELECT count(*)::INTEGER AS n FROM read_csv(${csvGlob}, header = true, quote = '"', escape = '"', all_varchar = true)`,
       );
-      return { parquet: rows.length, csv: Number(csv[0]?.n ?? 0), byDay: Object.fromEntries(Object.entries(byDay).sort()) };
+      return {
+        parquet: rows.length,
+        csv: Number(csv[0]?.n ?? 0),
+        byDay: Object.fromEntries(Object.entries(byDay).sort()),
+      };
     },
     async everything(result) {
       const records: string[] = [];
