@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openLake } from '../../lib/cli/shared/lake-database';
 import { type RunningSimulator, startSimulator } from '../../lib/simulator';
 import { BROWSER_TIMEOUT_MS, CHROMIUM_PATH } from '../support/browser';
 import { type CliProcess, runCli, startCli } from '../support/cli-process';
-import { duckdbQuery, sqlString } from '../support/duckdb';
 
 /**
  * `login` end to end: the CLI listens on the registered loopback redirect, headless
@@ -147,9 +147,10 @@ describe('report-export login (headless Chromium, local service)', () => {
     const line = JSON.parse(result.stdout) as { status: string; rows: number; jobs: number };
     expect(line.status).toBe('SUCCEEDED');
     expect(line.jobs).toBe(sim.reportIds.length);
-    const [{ n }] = (await duckdbQuery(
-      `SELECT count(*)::INTEGER AS n FROM read_parquet(${sqlString(`${out}/calls/format=parquet/*/*/*.parquet`)})`,
-    )) as [{ n: number }];
+    // The calls table's current snapshot, as query reads it.
+    const lake = await openLake(out);
+    const [{ n }] = (await lake.query('SELECT count(*)::INTEGER AS n FROM calls')).rows as [{ n: number }];
+    lake.close();
     expect(line.rows).toBeGreaterThan(0);
     expect(n).toBe(line.rows);
     const stored = JSON.parse(await readFile(secretFile, 'utf8')) as { service: Record<string, unknown> };
