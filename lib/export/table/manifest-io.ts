@@ -83,3 +83,16 @@ export async function deleteWritten(io: TableIo): Promise<void> {
   io.requests++;
   await io.location.store.deleteMany(keys).catch(() => undefined);
 }
+
+/**
+ * Deletes files of `uris` this operation wrote and no longer lists (merged away before any
+ * snapshot named them), best effort; the rest of what it wrote stays recorded.
+ */
+export async function discardWritten(io: TableIo, uris: readonly string[]): Promise<void> {
+  const keys = new Set(uris.map((uri) => keyOf(io.location, uri)));
+  const discarded = io.written.filter((key) => keys.has(key));
+  if (discarded.length === 0) return;
+  io.written = io.written.filter((key) => !keys.has(key));
+  io.requests++;
+  await io.location.store.deleteMany(discarded).catch(() => undefined);
+}
