@@ -1,4 +1,4 @@
-import { readManifest, type TableIo } from './manifest-io';
+import { forEachManifest, type TableIo } from './manifest-io';
 import { ENTRY_STATUS, type ManifestEntry, type ManifestFile } from './types';
 
 /**
@@ -111,12 +111,12 @@ export async function mergeManifests(
   const merged: ManifestFile[] = [];
   for (const group of groups) {
     const entries: ManifestEntry[] = [];
-    for (const manifest of group) {
-      for (const entry of await readManifest(io, manifest)) {
+    await forEachManifest(io, group, (read) => {
+      for (const entry of read) {
         const kept = carried(entry, snapshotId);
         if (kept !== undefined) entries.push(kept);
       }
-    }
+    });
     if (entries.length > 0) merged.push(await write(entries));
   }
   return {
