@@ -24,10 +24,9 @@ import { tableSchema } from '../lib/export/schema';
 import {
   commitOverwrite,
   ensureTable,
-  type IcebergTable,
+  lakeTable,
   loadTable,
   TABLE_RETENTION,
-  tableLocation,
 } from '../lib/export/table/index';
 import { dateToDays, daysToDate } from '../lib/export/table/partition-values';
 import { fileCatalogOf, LocalDirectoryStore, type ObjectStore } from '../lib/stores/index';
@@ -67,11 +66,10 @@ async function nightly(commits: number, retention: boolean) {
   const root = await mkdtemp(join(tmpdir(), 'bench-commits-'));
   try {
     const store = new LocalDirectoryStore(root);
-    const table: IcebergTable = {
-      catalog: fileCatalogOf({ store, prefix: '' }),
-      id: { namespace: '', name: 'calls' },
-      location: tableLocation(store, '', 'calls'),
-    };
+    const table = lakeTable(
+      { store, prefix: '', catalog: fileCatalogOf({ store, prefix: '' }), namespace: '' },
+      'calls',
+    );
     const start = Date.parse('2024-01-01T02:00:00Z');
     let night = 0;
     const now = () => start + night * DAY_MS;

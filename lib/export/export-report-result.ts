@@ -9,7 +9,7 @@ import { publishPartitions } from './publish/publish-partitions';
 import type { TableTarget } from './publish/table-publish';
 import { makeSpillRoot, readPartitions, removeStaleSpill } from './read-partitions';
 import { resolveExportOptions } from './resolve-export-options';
-import { ensureTable, fileSchema, type IcebergTable, tableLocation, tableName } from './table';
+import { ensureTable, fileSchema, lakeTable, tableName } from './table';
 
 /**
  * Exports a report result to date-partitioned Parquet and CSV in an object store, in
@@ -94,11 +94,7 @@ export async function exportReportResult(options: ExportOptions): Promise<Export
 
 /** The run's dataset's table and the report's other dataset's, in the lake's catalog. */
 function tableTarget(store: ObjectStore, layout: OutputLayout, tables: LakeTables): TableTarget {
-  const of = (dataset: string): IcebergTable => ({
-    catalog: tables.catalog,
-    id: { namespace: tables.namespace, name: dataset },
-    location: tableLocation(store, layout.prefix, dataset),
-  });
+  const of = (dataset: string) => lakeTable({ store, prefix: layout.prefix, ...tables }, dataset);
   const other = otherDatasetLayout(layout);
   return { table: of(layout.dataset), other: other === undefined ? undefined : of(other.dataset) };
 }

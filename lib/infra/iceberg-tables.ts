@@ -7,6 +7,7 @@ import {
   TABLE_RETENTION,
   tableSchema,
 } from '../export';
+import { tableRootKey } from '../stores';
 
 /**
  * The Iceberg tables of the lake (`tableFormat: 'iceberg'`) as plain data: where each lives,
@@ -32,11 +33,6 @@ export { TABLE_RETENTION };
  */
 export function icebergTableProperties(): Record<string, string> {
   return { ...TABLE_PROPERTIES };
-}
-
-/** The key of a dataset's table root in the lake bucket (the export's `tableLocation().key`). */
-export function icebergTableKey(prefix: string, dataset: Dataset): string {
-  return [prefix, 'tables', dataset].filter((p) => p !== '').join('/');
 }
 
 /** What CloudFormation creates one Iceberg table from (`IcebergInput.IcebergTableInput`). */
@@ -77,7 +73,7 @@ export function icebergTableDefinition(
   const spec = partitionSpec(schema);
   return {
     name: dataset,
-    location: `s3://${bucket}/${icebergTableKey(prefix, dataset)}`,
+    location: `s3://${bucket}/${tableRootKey(prefix, dataset)}`,
     schema: {
       type: schema.type,
       schemaId: schema['schema-id'],

@@ -4,7 +4,8 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { Dataset } from '../export';
-import { icebergTableKey, TABLE_RETENTION } from './iceberg-tables';
+import { tableRootKey } from '../stores';
+import { TABLE_RETENTION } from './iceberg-tables';
 import { acknowledge, arnOf } from './nag-acknowledgements';
 
 /** The Glue table optimizers, by their CloudFormation `Type`. */
@@ -53,7 +54,7 @@ export class TableMaintenance extends Construct {
     super(scope, id);
     const stack = Stack.of(this);
     const datasets = [...props.tables.keys()];
-    const objects = datasets.map((d) => props.bucket.arnForObjects(`${icebergTableKey(props.prefix, d)}/*`));
+    const objects = datasets.map((d) => props.bucket.arnForObjects(`${tableRootKey(props.prefix, d)}/*`));
     const glueArns = glueTableArns(stack, props.databaseName, datasets);
 
     const role = (type: OptimizerType): iam.Role => {
@@ -95,7 +96,7 @@ export class TableMaintenance extends Construct {
         r,
         'AwsSolutions-IAM5',
         [
-          ...datasets.map((d) => `Resource::${arnOf(props.bucket)}/${icebergTableKey(props.prefix, d)}/*`),
+          ...datasets.map((d) => `Resource::${arnOf(props.bucket)}/${tableRootKey(props.prefix, d)}/*`),
           `Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:${LOG_GROUPS[type]}:*`,
         ],
         `Glue's ${type} optimizer acts on files of the Iceberg tables named at run time (data, manifests, metadata) and writes its own log streams; limited to the tables' locations and the log group AWS documents for it.`,

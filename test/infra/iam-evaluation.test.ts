@@ -1,8 +1,8 @@
 import type { EvaluationResult } from '@cloud-copilot/iam-simulate';
 import { describe, expect, it } from 'vitest';
 import { manifestKey, partKey } from '../../lib/export/layout';
-import { icebergTableKey } from '../../lib/infra/iceberg-tables';
 import { STATE_NAMES } from '../../lib/infra/state-names';
+import { tableRootKey } from '../../lib/stores';
 import {
   AWS_CALLS,
   type AwsCallName,
@@ -273,7 +273,7 @@ const GLUE = {
 const objectArn = (key: string) => `arn:aws:s3:::${lake.bucket}/${key}`;
 /** Keys of one commit to a dataset's table: a data file, a manifest, a manifest list, a metadata file. */
 const tableKeys = (dataset: 'calls' | 'summaries') => {
-  const root = icebergTableKey(lake.prefix, dataset);
+  const root = tableRootKey(lake.prefix, dataset);
   return {
     root,
     data: `${root}/data/report_id=${reportId}/dt=2026-11-18/req-7f3a-0a1b2c3d-0a1b2c3d-00000.parquet`,

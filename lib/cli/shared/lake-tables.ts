@@ -6,34 +6,18 @@ import {
   type Dataset,
   type IcebergSchema,
   type IcebergTable,
+  type LakeTablesLocation,
   type LiveFile,
+  lakeTable,
   liveFiles,
   loadTable,
   resolveSnapshot,
   type Snapshot,
   type TableMetadata,
-  tableLocation,
 } from '../../export';
-import { type Catalog, fileCatalogOf, LocalDirectoryStore, type ObjectStore } from '../../stores';
+import { fileCatalogOf, LocalDirectoryStore, type ObjectStore } from '../../stores';
 
 /** Where a lake's tables are: the store and key prefix of the lake, and the catalog that names them. */
-export interface LakeTablesLocation {
-  store: ObjectStore;
-  prefix: string;
-  catalog: Catalog;
-  /** The catalog's namespace: the Glue database; `''` for the file catalog. */
-  namespace: string;
-}
-
-/** The table of `dataset` in the lake (`<prefix>/tables/<dataset>`). */
-export function lakeTable(lake: LakeTablesLocation, dataset: Dataset): IcebergTable {
-  return {
-    catalog: lake.catalog,
-    id: { namespace: lake.namespace, name: dataset },
-    location: tableLocation(lake.store, lake.prefix, dataset),
-  };
-}
-
 /** The file catalog's tables of a lake in `store` under `prefix` (what `npm start` and `run --out` write). */
 export function fileLakeTables(store: ObjectStore, prefix: string): LakeTablesLocation {
   return { store, prefix, catalog: fileCatalogOf({ store, prefix }), namespace: '' };

@@ -16,18 +16,6 @@ import {
  * a type referring to itself refused (so data never nests deeper than the schema).
  */
 
-export type {
-  AvroAnnotatedPrimitive,
-  AvroArraySchema,
-  AvroEnumSchema,
-  AvroField,
-  AvroFixedSchema,
-  AvroMapSchema,
-  AvroPrimitiveName,
-  AvroRecordSchema,
-  AvroSchema,
-} from './avro-types';
-
 import type {
   AvroArraySchema,
   AvroEnumSchema,

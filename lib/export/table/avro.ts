@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { AvroError, ByteSink, ByteSource, utf8 } from './avro-bytes';
-import { type AvroSchema, compileSchema } from './avro-schema';
+import { compileSchema } from './avro-schema';
+import type { AvroSchema } from './avro-types';
 
 /**
  * Avro object container files (Avro 1.11 specification), our own encoder and decoder: what
@@ -27,19 +28,18 @@ import { type AvroSchema, compileSchema } from './avro-schema';
 
 export { AVRO_ERROR_CODE, AvroError } from './avro-bytes';
 export { type AvroCodec, emptyRecord } from './avro-codecs';
-export {
-  type AvroAnnotatedPrimitive,
-  type AvroArraySchema,
-  type AvroEnumSchema,
-  type AvroField,
-  type AvroFixedSchema,
-  type AvroMapSchema,
-  type AvroPrimitiveName,
-  type AvroRecordSchema,
-  type AvroSchema,
-  compileSchema,
-  MAX_SCHEMA_DEPTH,
-} from './avro-schema';
+export { compileSchema, MAX_SCHEMA_DEPTH } from './avro-schema';
+export type {
+  AvroAnnotatedPrimitive,
+  AvroArraySchema,
+  AvroEnumSchema,
+  AvroField,
+  AvroFixedSchema,
+  AvroMapSchema,
+  AvroPrimitiveName,
+  AvroRecordSchema,
+  AvroSchema,
+} from './avro-types';
 
 /** A decoded container file: its schema, its metadata (UTF-8 text) and its records. */
 export interface AvroFile {

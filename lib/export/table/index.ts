@@ -32,7 +32,15 @@ export {
   resolveSnapshot,
   rollbackTo,
 } from './snapshots';
-export { ensureTable, type IcebergTable, type LoadedTable, loadTable, tableName } from './table';
+export {
+  ensureTable,
+  type IcebergTable,
+  type LakeTablesLocation,
+  type LoadedTable,
+  lakeTable,
+  loadTable,
+  tableName,
+} from './table';
 export type {
   DataFile,
   IcebergField,

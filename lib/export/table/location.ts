@@ -1,4 +1,4 @@
-import type { ObjectStore } from '../../stores';
+import { type ObjectStore, tableRootKey } from '../../stores';
 import { TableInvalidError } from '../errors';
 
 /**
@@ -16,7 +16,7 @@ export interface TableLocation {
 
 /** The location of a dataset's table: `<prefix>/tables/<dataset>` in `store`. */
 export function tableLocation(store: ObjectStore, prefix: string, dataset: string): TableLocation {
-  const key = [prefix, 'tables', dataset].filter((p) => p !== '').join('/');
+  const key = tableRootKey(prefix, dataset);
   return { store, key, uri: `${store.rootUri}/${key}` };
 }
 

@@ -1,11 +1,31 @@
+import type { Catalog, ObjectStore } from '../../stores';
 import type { TableSchema } from '../schema';
 import { type CommitOptions, commitWithRetry } from './commit-loop';
+import { tableLocation } from './location';
 import { type TableIo, tableIo } from './manifest-io';
 import { evolvedSchema, newTableMetadata, nextMetadata, withSchema } from './metadata';
 import { parseMetadata } from './metadata-json';
 import type { IcebergTable, LoadedTable } from './table-ref';
 
 export type { IcebergTable, LoadedTable } from './table-ref';
+
+/** Where a lake's tables are: its store and key prefix, and the catalog they are registered in. */
+export interface LakeTablesLocation {
+  store: ObjectStore;
+  prefix: string;
+  catalog: Catalog;
+  /** The catalog's namespace: the Glue database; `''` for the file catalog (or Glue's own database). */
+  namespace: string;
+}
+
+/** The table of `dataset` in the lake (`<prefix>/tables/<dataset>`). */
+export function lakeTable(lake: LakeTablesLocation, dataset: string): IcebergTable {
+  return {
+    catalog: lake.catalog,
+    id: { namespace: lake.namespace, name: dataset },
+    location: tableLocation(lake.store, lake.prefix, dataset),
+  };
+}
 
 /** `namespace.name` (the file catalog's namespace may be empty), for messages. */
 export function tableName(t: IcebergTable): string {

@@ -1,8 +1,8 @@
 import { UsageError } from '../../../command-line';
+import type { LakeTablesLocation } from '../../../export';
 import { parseCatalogSetting, StoreUriError } from '../../../stores';
 import { checkedLakeS3, lakeLocation, lakeUri } from '../../aws/lake-location';
 import type { IOStreams } from '../../shared/io-streams';
-import type { LakeTablesLocation } from '../../shared/lake-tables';
 
 /**
  * The lake's tables `--dir` and `--catalog` name: the file catalog over a local directory or

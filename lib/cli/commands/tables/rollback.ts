@@ -1,7 +1,6 @@
 import { UsageError } from '../../../command-line';
-import { listSnapshots, rollbackTo } from '../../../export';
+import { lakeTable, listSnapshots, rollbackTo } from '../../../export';
 import type { IOStreams } from '../../shared/io-streams';
-import { lakeTable } from '../../shared/lake-tables';
 import { colors, formatCount } from '../../shared/terminal';
 import { datasetArgument, lakeArguments, parseSubcommand } from './arguments';
 import { tablesLocation } from './location';

@@ -1,7 +1,6 @@
 import { UsageError } from '../../../command-line';
-import { DATASETS, listSnapshots, type Snapshot } from '../../../export';
+import { DATASETS, lakeTable, listSnapshots, type Snapshot } from '../../../export';
 import type { IOStreams } from '../../shared/io-streams';
-import { lakeTable } from '../../shared/lake-tables';
 import { colors, formatCount, renderTable } from '../../shared/terminal';
 import { datasetArgument, parseSubcommand } from './arguments';
 import { tablesLocation } from './location';
