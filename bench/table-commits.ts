@@ -7,9 +7,10 @@
  *    so every commit deletes files of the two commits before it. Run twice: with the
  *    retention the stack configures (snapshots older than 7 days expired, at least 1 kept:
  *    lib/export/table TABLE_RETENTION; Glue's optimizer applies it in AWS, the commit itself
- *    here) and without any. Prints per commit: time (median and p95 over the last 100), store
- *    requests, and at the end the metadata file's bytes, the snapshots it holds and the
- *    manifests of the current snapshot.
+ *    here) and without any. Prints per commit: time (median and p95 over commits 101-200
+ *    and over the last 100), store requests, and at the end the metadata file's bytes, the
+ *    snapshots it holds and the manifests the current snapshot lists (merged on commit from
+ *    100 of them, Iceberg's default `commit.manifest.min-count-to-merge`).
  * 2. The reference, in the same run: the export of the same small result (3 days, 300 rows)
  *    published as a Hive layout (Parquet promoted beside the CSV) and into the tables (Parquet
  *    committed), alternating, 15 of each: the median time and the store requests of each, and
@@ -23,11 +24,13 @@ import { exportReportResult } from '../lib/export/index';
 import { tableSchema } from '../lib/export/schema';
 import {
   commitOverwrite,
+  currentSnapshot,
   ensureTable,
   lakeTable,
   loadTable,
   TABLE_RETENTION,
 } from '../lib/export/table/index';
+import { readManifestList, tableIo } from '../lib/export/table/manifest-io';
 import { dateToDays, daysToDate } from '../lib/export/table/partition-values';
 import { fileCatalogOf, LocalDirectoryStore, type ObjectStore } from '../lib/stores/index';
 import { callsOn, resultStreamOf } from '../test/support/result-stream';
@@ -99,9 +102,15 @@ async function nightly(commits: number, retention: boolean) {
     const metadataBytes = Buffer.byteLength(
       await table.catalog.readMetadata(loaded?.base.metadataLocation as string),
     );
+    const snapshot = loaded === undefined ? undefined : currentSnapshot(loaded.metadata);
+    const upTo200 = times.slice(100, 200);
     return {
+      ms_median_at_200: upTo200.length === 0 ? undefined : median(upTo200),
+      ms_p95_at_200: upTo200.length === 0 ? undefined : p95(upTo200),
       ms_median_last_100: median(times.slice(-100)),
       ms_p95_last_100: p95(times.slice(-100)),
+      manifests:
+        snapshot === undefined ? 0 : (await readManifestList(tableIo(table.location), snapshot)).length,
       requests_median: median(requests),
       requests_last: requests.at(-1) ?? 0,
       metadata_bytes: metadataBytes,
@@ -175,11 +184,14 @@ log('the reference: one export published as a Hive layout and into the tables, 1
 const reference = await publishReference(15);
 
 const f = (n: number) => n.toFixed(1);
+type Series = Awaited<ReturnType<typeof nightly>>;
+const times = (s: Series) =>
+  `${s.ms_median_at_200 === undefined ? '' : `commits 101-200: ${f(s.ms_median_at_200)} ms median (p95 ${f(s.ms_p95_at_200 ?? 0)} ms); `}last 100 of ${commits}: ${f(s.ms_median_last_100)} ms median (p95 ${f(s.ms_p95_last_100)} ms)`;
 process.stdout.write(
   [
     `Iceberg commits: ${commits} nightly commits (3 days replaced each), file catalog on local disk`,
-    `  with retention ${TABLE_RETENTION.snapshotRetentionDays} d: ${f(kept.ms_median_last_100)} ms median (p95 ${f(kept.ms_p95_last_100)} ms), ${kept.requests_median} store requests a commit, metadata ${(kept.metadata_bytes / 1024).toFixed(1)} KiB holding ${kept.snapshots} snapshots`,
-    `  without retention: ${f(all.ms_median_last_100)} ms median (p95 ${f(all.ms_p95_last_100)} ms), ${all.requests_median} store requests a commit, metadata ${(all.metadata_bytes / 1024).toFixed(1)} KiB holding ${all.snapshots} snapshots`,
+    `  with retention ${TABLE_RETENTION.snapshotRetentionDays} d: ${times(kept)}, ${kept.requests_median} store requests a commit, metadata ${(kept.metadata_bytes / 1024).toFixed(1)} KiB holding ${kept.snapshots} snapshots, current snapshot lists ${kept.manifests} manifests`,
+    `  without retention: ${times(all)}, ${all.requests_median} store requests a commit, metadata ${(all.metadata_bytes / 1024).toFixed(1)} KiB holding ${all.snapshots} snapshots, current snapshot lists ${all.manifests} manifests`,
     `Publish of one run (3 days, 300 rows), median of 15: Hive layout ${f(reference.hive_ms)} ms / ${reference.hive_requests} requests; Iceberg tables ${f(reference.iceberg_ms)} ms / ${reference.iceberg_requests} requests; ratio ${(reference.iceberg_ms / reference.hive_ms).toFixed(2)}x time, ${(reference.iceberg_requests / reference.hive_requests).toFixed(2)}x requests`,
     '',
   ].join('\n'),
@@ -189,6 +201,11 @@ process.stdout.write(
     commits,
     commit_ms_median: kept.ms_median_last_100,
     commit_ms_p95: kept.ms_p95_last_100,
+    commit_ms_median_at_200: kept.ms_median_at_200,
+    commit_ms_median_without_retention: all.ms_median_last_100,
+    commit_ms_median_at_200_without_retention: all.ms_median_at_200,
+    manifests_with_retention: kept.manifests,
+    manifests_without_retention: all.manifests,
     commit_requests: kept.requests_median,
     metadata_bytes_with_retention: kept.metadata_bytes,
     snapshots_with_retention: kept.snapshots,

@@ -63,6 +63,25 @@ export async function readManifest(io: TableIo, manifest: ManifestFile): Promise
   return entries;
 }
 
+/** Manifests read at once. */
+const READ_CONCURRENCY = 8;
+
+/**
+ * Reads `manifests` (a few at once) and hands each one's entries to `each`, in list order;
+ * at most READ_CONCURRENCY manifests' entries are held at a time beyond what `each` keeps.
+ */
+export async function forEachManifest(
+  io: TableIo,
+  manifests: readonly ManifestFile[],
+  each: (entries: ManifestEntry[], manifest: ManifestFile) => void,
+): Promise<void> {
+  for (let i = 0; i < manifests.length; i += READ_CONCURRENCY) {
+    const batch = manifests.slice(i, i + READ_CONCURRENCY);
+    const read = await Promise.all(batch.map((m) => readManifest(io, m)));
+    for (const [j, entries] of read.entries()) each(entries, batch[j] as ManifestFile);
+  }
+}
+
 /** Writes a metadata-side file (manifest, manifest list) under `metadata/`; resolves with its URI and size. */
 export async function writeTableFile(
   io: TableIo,
@@ -82,4 +101,17 @@ export async function deleteWritten(io: TableIo): Promise<void> {
   if (keys.length === 0) return;
   io.requests++;
   await io.location.store.deleteMany(keys).catch(() => undefined);
+}
+
+/**
+ * Deletes files of `uris` this operation wrote and no longer lists (merged away before any
+ * snapshot named them), best effort; the rest of what it wrote stays recorded.
+ */
+export async function discardWritten(io: TableIo, uris: readonly string[]): Promise<void> {
+  const keys = new Set(uris.map((uri) => keyOf(io.location, uri)));
+  const discarded = io.written.filter((key) => keys.has(key));
+  if (discarded.length === 0) return;
+  io.written = io.written.filter((key) => !keys.has(key));
+  io.requests++;
+  await io.location.store.deleteMany(discarded).catch(() => undefined);
 }

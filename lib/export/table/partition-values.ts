@@ -45,7 +45,7 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
  */
 export function partitionSummaries(
   spec: PartitionSpec,
-  entries: ManifestEntry[],
+  entries: readonly ManifestEntry[],
   schema?: IcebergSchema,
 ): FieldSummary[] {
   return spec.fields.map((field) => {

@@ -1,7 +1,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { TableInvalidError } from '../errors';
-import { dateToDays, encodeManifest, encodeManifestList, partitionSummaries } from './manifest-codec';
-import { deleteWritten, readManifest, readManifestList, type TableIo, writeTableFile } from './manifest-io';
+import { dateToDays, encodeManifest, encodeManifestList } from './manifest-codec';
+import {
+  deleteWritten,
+  discardWritten,
+  readManifest,
+  readManifestList,
+  type TableIo,
+  writeTableFile,
+} from './manifest-io';
+import { listEntry, sum } from './manifest-list-entry';
+import { manifestMergePolicy, mergeManifests } from './manifest-merge';
 import { currentSchema, nextMetadata, withSnapshot } from './metadata';
 import { snapshotIdToLong } from './metadata-json';
 import type { LoadedTable } from './table';
@@ -94,18 +103,15 @@ function newSnapshotId(metadata: TableMetadata): number {
 }
 
 const isLive = (e: ManifestEntry): boolean => e.status !== ENTRY_STATUS.deleted;
-const sum = (values: Iterable<bigint>): bigint => {
-  let total = 0n;
-  for (const v of values) total += v;
-  return total;
-};
 
 /**
  * Builds one `overwrite` snapshot of `current` and writes its manifests and manifest list
  * (recorded in `io.written`): every manifest with a live file the change deletes is
  * rewritten (those entries DELETED, the others EXISTING with their own snapshot id and
  * sequence numbers), manifests without live files are dropped, the others carried over
- * unchanged, and one new manifest holds the ADDED files. Resolves with the new metadata.
+ * unchanged, and one new manifest holds the ADDED files. When the list then holds enough
+ * manifests (the table's `commit.manifest.*` properties), the small ones are merged
+ * (manifest-merge.ts). Resolves with the new metadata.
  */
 export async function buildOverwrite(
   io: TableIo,
@@ -123,14 +129,22 @@ export async function buildOverwrite(
   const seq = BigInt(sequenceNumber);
   const commitUuid = randomUUID();
   let written = 0;
-  const write = async (entries: ManifestEntry[]) =>
-    writeTableFile(io, `${commitUuid}-m${written++}.avro`, encodeManifest({ schema, spec, entries }));
+  const write = async (entries: ManifestEntry[]): Promise<ManifestFile> => {
+    const file = await writeTableFile(
+      io,
+      `${commitUuid}-m${written++}.avro`,
+      encodeManifest({ schema, spec, entries }),
+    );
+    return listEntry(file, entries, { spec, schema, id, seq });
+  };
 
   const kept: ManifestFile[] = [];
   const rewritten: ManifestFile[] = [];
   const deleted: DataFile[] = [];
+  let parentManifests = 0;
   try {
     for (const manifest of parent === undefined ? [] : await readManifestList(io, parent)) {
+      parentManifests++;
       if (manifest.partition_spec_id !== spec['spec-id']) {
         throw new TableInvalidError(
           `Table ${base.location}: the manifest ${manifest.manifest_path} has partition spec ${manifest.partition_spec_id}, not ${spec['spec-id']}`,
@@ -154,28 +168,7 @@ export async function buildOverwrite(
             : { ...e, status: ENTRY_STATUS.existing },
       );
       for (const e of gone) deleted.push(e.data_file);
-      const existing = entries.filter((e) => e.status === ENTRY_STATUS.existing);
-      const file = await write(entries);
-      rewritten.push({
-        manifest_path: file.uri,
-        manifest_length: BigInt(file.length),
-        partition_spec_id: spec['spec-id'],
-        content: 0,
-        sequence_number: seq,
-        min_sequence_number: existing.reduce((min, e) => {
-          const s = e.sequence_number ?? seq;
-          return s < min ? s : min;
-        }, seq),
-        added_snapshot_id: id,
-        added_files_count: 0,
-        existing_files_count: existing.length,
-        deleted_files_count: gone.size,
-        added_rows_count: 0n,
-        existing_rows_count: sum(existing.map((e) => e.data_file.record_count)),
-        deleted_rows_count: sum([...gone].map((e) => e.data_file.record_count)),
-        partitions: partitionSummaries(spec, entries, schema),
-        key_metadata: null,
-      });
+      rewritten.push(await write(entries));
     }
     const added: ManifestFile[] = [];
     if (change.adds.length > 0) {
@@ -188,26 +181,28 @@ export async function buildOverwrite(
           data_file,
         }),
       );
-      const file = await write(entries);
-      added.push({
-        manifest_path: file.uri,
-        manifest_length: BigInt(file.length),
-        partition_spec_id: spec['spec-id'],
-        content: 0,
-        sequence_number: seq,
-        min_sequence_number: seq,
-        added_snapshot_id: id,
-        added_files_count: entries.length,
-        existing_files_count: 0,
-        deleted_files_count: 0,
-        added_rows_count: sum(change.adds.map((f) => f.record_count)),
-        existing_rows_count: 0n,
-        deleted_rows_count: 0n,
-        partitions: partitionSummaries(spec, entries, schema),
-        key_metadata: null,
-      });
+      added.push(await write(entries));
     }
-    const manifests = [...added, ...rewritten, ...kept];
+    const merge = await mergeManifests(
+      io,
+      [...added, ...rewritten, ...kept],
+      manifestMergePolicy(base.properties),
+      id,
+      write,
+    );
+    const manifests = merge.manifests;
+    // This attempt's manifests merged away were never listed: nothing else would delete them.
+    const ours = new Set([...added, ...rewritten]);
+    await discardWritten(
+      io,
+      merge.replaced.filter((m) => ours.has(m)).map((m) => m.manifest_path),
+    );
+    const created = manifests.filter((m) => m.added_snapshot_id === id).length;
+    const manifestCounts = {
+      'manifests-created': String(created),
+      'manifests-kept': String(manifests.length - created),
+      'manifests-replaced': String(parentManifests - (manifests.length - created)),
+    };
     const list = await writeTableFile(
       io,
       `snap-${snapshotId}-1-${commitUuid}.avro`,
@@ -235,6 +230,7 @@ export async function buildOverwrite(
       summary: {
         operation: 'overwrite',
         ...snapshotSummary(parent, manifests, change.adds, deleted, counts),
+        ...manifestCounts,
         ...change.summary,
       },
       'schema-id': schema['schema-id'],

@@ -3,7 +3,7 @@ import { type CommitResult, commitSnapshot } from './commit';
 import type { CommitOptions } from './commit-loop';
 import { keyOf } from './location';
 import { daysToDate } from './manifest-codec';
-import { readManifest, readManifestList, type TableIo, tableIo } from './manifest-io';
+import { forEachManifest, readManifestList, type TableIo, tableIo } from './manifest-io';
 import { currentSnapshot } from './snapshot-builder';
 import { type IcebergTable, type LoadedTable, loadTable, tableName } from './table';
 import { type DataFile, ENTRY_STATUS, type Snapshot, type TableMetadata } from './types';
@@ -23,9 +23,6 @@ export interface LiveFile {
 
 /** A point of the table's history: a snapshot by id, or the snapshot current at a time. */
 export type AsOf = { snapshotId: number | string } | { timestampMs: number };
-
-/** Manifests read at once when listing a snapshot's files. */
-const READ_CONCURRENCY = 8;
 
 /** The table's snapshots, oldest first, and which one is current (none before the first commit or for a missing table). */
 export async function listSnapshots(
@@ -72,14 +69,10 @@ export function resolveSnapshot(metadata: TableMetadata, asOf: AsOf): Snapshot {
 
 /** The live data files of a snapshot, as the manifests hold them. */
 async function snapshotFiles(io: TableIo, snapshot: Snapshot): Promise<DataFile[]> {
-  const manifests = await readManifestList(io, snapshot);
   const files: DataFile[] = [];
-  for (let i = 0; i < manifests.length; i += READ_CONCURRENCY) {
-    const read = await Promise.all(manifests.slice(i, i + READ_CONCURRENCY).map((m) => readManifest(io, m)));
-    for (const entries of read) {
-      for (const e of entries) if (e.status !== ENTRY_STATUS.deleted) files.push(e.data_file);
-    }
-  }
+  await forEachManifest(io, await readManifestList(io, snapshot), (entries) => {
+    for (const e of entries) if (e.status !== ENTRY_STATUS.deleted) files.push(e.data_file);
+  });
   return files;
 }
 
