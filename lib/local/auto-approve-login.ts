@@ -12,13 +12,16 @@ import type { ServiceSecret } from '../workflow';
  * The authorization-code flow against an authorization server that approves without a
  * person (the local service started with auto-approve): follow the authorize URL without
  * redirects, read the code from the Location header, exchange it. PKCE as a real login would.
+ * `loginHint` (OpenID Connect's `login_hint`, a username) says which user approves: on a
+ * service hosting several tenants, the user of the tenant the grant is for.
  */
 export async function loginWithAutoApproval(
   app: OAuthClientConfig,
-  options: { pkce?: boolean; fetch?: typeof fetch; signal?: AbortSignal } = {},
+  options: { pkce?: boolean; fetch?: typeof fetch; signal?: AbortSignal; loginHint?: string } = {},
 ): Promise<TokenSet> {
   const call = options.signal === undefined ? {} : { signal: options.signal };
   const { url, state, codeVerifier } = buildAuthorizationUrl({ ...app, pkce: options.pkce ?? true });
+  if (options.loginHint !== undefined) url.searchParams.set('login_hint', options.loginHint);
   const response = await (options.fetch ?? fetch)(url, {
     redirect: 'manual',
     signal: AbortSignal.any([AbortSignal.timeout(10_000), ...(options.signal ? [options.signal] : [])]),
@@ -47,11 +50,13 @@ export interface AutoApprovingService {
 
 /**
  * Signs in to the local service (auto-approval) and writes the secret a real `login`
- * writes (the workflow's ServiceSecret, name `service`) into a local secret file.
+ * writes (the workflow's ServiceSecret, name `service`) into a local secret file. With
+ * `loginHint`, as that user (the grant reaches that user's tenant only).
  */
 export async function writeAutoApprovedLogin(
   sim: AutoApprovingService,
   file: string,
+  options: { loginHint?: string } = {},
 ): Promise<ServiceSecret> {
   const app = {
     authUrl: sim.authUrl,
@@ -59,7 +64,7 @@ export async function writeAutoApprovedLogin(
     clientSecret: sim.clientSecret,
     redirectUri: sim.redirectUri,
   };
-  const tokens = await loginWithAutoApproval(app);
+  const tokens = await loginWithAutoApproval(app, options);
   const secret: ServiceSecret = {
     ...app,
     baseUrl: sim.baseUrl,
