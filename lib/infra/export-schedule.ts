@@ -37,6 +37,25 @@ interface ExportScheduleProps {
 }
 
 /**
+ * The encrypted dead-letter queue of the starts Scheduler gave up on (the nightly schedule's,
+ * or every tenant's schedules').
+ */
+export function scheduleDeadLetterQueue(scope: Construct, id: string): sqs.Queue {
+  const queue = new sqs.Queue(scope, id, {
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.days(14),
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
+  Validations.of(queue).acknowledge({
+    id: 'AwsSolutions-SQS3',
+    reason:
+      "This queue is the schedule's dead-letter queue; its messages are read by a person after the alarm.",
+  });
+  return queue;
+}
+
+/**
  * The nightly run: an EventBridge Scheduler cron in the deployment's zone that starts the
  * state machine with `{"scheduledTime":"<aws.scheduler.scheduled-time>"}` (Plan exports
  * the local day before that instant, never `now()`), with a retry policy and an encrypted
@@ -48,17 +67,7 @@ export class ExportSchedule extends Construct {
 
   constructor(scope: Construct, id: string, props: ExportScheduleProps) {
     super(scope, id);
-    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetters', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    Validations.of(this.deadLetterQueue).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason:
-        "This queue is the schedule's dead-letter queue; its messages are read by a person after the alarm.",
-    });
+    this.deadLetterQueue = scheduleDeadLetterQueue(this, 'DeadLetters');
     this.schedule = new scheduler.Schedule(this, 'Nightly', {
       description: 'report-export: nightly export of the previous local day',
       schedule: scheduler.ScheduleExpression.cron({

@@ -113,8 +113,10 @@ export class ExportWorkflow extends Construct {
       parameters: {
         'executionName.$': '$$.Execution.Name',
         'startedAt.$': '$$.Execution.StartTime',
-        // Replaced by Plan's result: RecordFailure reads `$.plan` whether or not Plan ran.
-        plan: {},
+        // Replaced by Plan's result: RecordFailure and the notices read `$.plan` (its
+        // `tenant`, null until Plan names it) whether or not Plan ran. A null through the
+        // intrinsic: the CDK drops a literal null from a Pass state's parameters.
+        plan: { 'tenant.$': "States.StringToJson('null')" },
       },
     });
 
@@ -219,7 +221,9 @@ export class ExportWorkflow extends Construct {
       errorPath: '$.failure.Error',
       causePath: '$.failure.Cause',
     });
+    // The plan's tenant: `$.summary` is missing when RecordFailure itself failed.
     const notifyCaught = this.#notify(S.notifyCaughtFailure, props.alarmTopic, {
+      'tenant.$': '$.plan.tenant',
       'executionName.$': '$.executionName',
       'error.$': '$.failure.Error',
     });
@@ -251,6 +255,7 @@ export class ExportWorkflow extends Construct {
         'startedAt.$': '$.startedAt',
         plan: {
           'runId.$': '$.plan.runId',
+          'tenant.$': '$.plan.tenant',
           'mode.$': '$.plan.mode',
           'timeZone.$': '$.plan.timeZone',
           'dates.$': '$.plan.dates',
@@ -269,6 +274,7 @@ export class ExportWorkflow extends Construct {
       causePath: '$.summary.cause',
     });
     const notifyFailure = this.#notify(S.notifyFailure, props.alarmTopic, {
+      'tenant.$': '$.summary.tenant',
       'runId.$': '$.summary.runId',
       'executionName.$': '$.executionName',
       'failedJobs.$': '$.summary.failedJobs',

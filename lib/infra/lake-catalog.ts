@@ -35,6 +35,12 @@ interface LakeCatalogProps {
    * @default 'iceberg'
    */
   readonly tableFormat?: TableFormat;
+  /**
+   * A multi-tenant lake: the Iceberg tables have the `tenant` column and partition, the run
+   * records table a `tenant` partition.
+   * @default false
+   */
+  readonly tenants?: boolean;
   /** Name of the bucket of Athena query results (never under a table's location). */
   readonly queryResultsBucketName: string;
   /**

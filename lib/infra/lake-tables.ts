@@ -143,8 +143,10 @@ function datasetTableInput(l: LakeLocation, schema: TableSchema, description: st
 }
 
 // Hive types of the run record's members; `{ [K in keyof T]: ... }` makes the compiler
-// reject a member added to or removed from the record without a column here.
-const INPUT_TYPES: { [K in keyof Required<ExecutionInput>]: string } = {
+// reject a member added to or removed from the record without a column here. Not the
+// tenant: a multi-tenant lake's runs table has it as its partition (the same value), and a
+// single-tenant one has none.
+const INPUT_TYPES: { [K in Exclude<keyof Required<ExecutionInput>, 'tenant'>]: string } = {
   scheduledTime: 'string',
   date: 'string',
   from: 'string',

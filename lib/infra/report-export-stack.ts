@@ -1,5 +1,6 @@
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Lazy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
@@ -10,15 +11,23 @@ import { AlarmTopic, ExportAlarms } from './export-alarms';
 import { ExportSchedule } from './export-schedule';
 import { spillBudgetBytes } from './export-sizing';
 import { ExportWorkflow } from './export-workflow';
+import { ICEBERG_DATASETS } from './iceberg-tables';
 import { LakeCatalog } from './lake-catalog';
 import { acknowledge, arnOf } from './nag-acknowledgements';
 import { ServiceCredentials } from './service-credentials';
-import { type ReportExportConfig, resolveStackConfig } from './stack-config';
+import { type ReportExportConfig, type ResolvedStackConfig, resolveStackConfig } from './stack-config';
 import { glueTableArns, TableMaintenance } from './table-maintenance';
+import { TenantAccess, tenantSecretName } from './tenant-access';
+import { TenantSchedules } from './tenant-schedules';
 import { workflowEnvironment } from './workflow-environment';
 import { WorkflowFunction } from './workflow-function';
 
 export type { ReportExportConfig } from './stack-config';
+
+/** The tenant registry's prefix in the lake bucket: at its root, outside every table's location. */
+export const TENANT_REGISTRY_PREFIX = '_tenants';
+
+type FunctionName = 'plan' | 'requestReport' | 'checkStatus' | 'exportResults' | 'finalize';
 
 interface ReportExportStackProps extends StackProps {
   /** What to export and how; validated at synthesis (errors name the setting). */
@@ -28,14 +37,22 @@ interface ReportExportStackProps extends StackProps {
 /**
  * The deployable export. It only composes: the data lake buckets, the service secret,
  * the alarm topic, the workflow's functions and state machine, the nightly schedule,
- * the Glue tables and Athena workgroup, and the alarms.
+ * the Glue tables and Athena workgroup, and the alarms. With `tenancy: 'multi'`, instead of
+ * the secret and the schedule: the TenantAccess role a tenant's run acts in, the key of the
+ * tenants' secrets, and what the CLI's per-tenant schedules need.
  */
 export class ReportExportStack extends Stack {
   readonly bucket: s3.Bucket;
-  readonly secret: secretsmanager.Secret;
+  /** The service secret (single-tenant; a multi-tenant deployment has one per tenant, made by the CLI). */
+  readonly secret: secretsmanager.Secret | undefined;
   readonly workflow: ExportWorkflow;
   readonly lake: DataLake;
-  readonly schedule: ExportSchedule;
+  /** The nightly schedule (single-tenant). */
+  readonly schedule: ExportSchedule | undefined;
+  /** The schedule group, role and dead-letter queue of the tenants' schedules (multi-tenant). */
+  readonly tenantSchedules: TenantSchedules | undefined;
+  /** The role a tenant's run acts in (multi-tenant). */
+  readonly tenantAccess: TenantAccess | undefined;
   readonly catalog: LakeCatalog;
   /** Glue's optimizers on the Iceberg tables (none with `tableFormat: 'hive'`). */
   readonly tableMaintenance: TableMaintenance | undefined;
@@ -51,16 +68,28 @@ export class ReportExportStack extends Stack {
       accessLogs: c.accessLogs,
     });
     this.bucket = this.lake.bucket;
-    this.secret = new ServiceCredentials(this, 'ServiceCredentials').secret;
+    const multi = c.tenancy === 'multi';
+    this.secret = multi ? undefined : new ServiceCredentials(this, 'ServiceCredentials').secret;
     const alarmTopic = new AlarmTopic(this, 'AlarmTopic', {
       ...(c.alarmEmail === undefined ? {} : { email: c.alarmEmail }),
     });
 
-    const environment = workflowEnvironment(c, {
+    const stores = {
       objectStoreUri: this.lake.s3Uri(c.prefix),
       leaseStoreUri: this.lake.s3Uri(LEASE_PREFIX),
-      secretUri: this.secret.secretArn,
-    });
+    };
+    // The role's ARN once it exists: it trusts the functions' roles, made with the functions.
+    let tenantAccess: TenantAccess | undefined;
+    const tenantLocations = {
+      ...stores,
+      tenantRegistryUri: this.lake.s3Uri(TENANT_REGISTRY_PREFIX),
+      tenantSecretUri: `secretsmanager:${tenantSecretName(this.stackName, '{tenant}')}`,
+      tenantRoleArn: Lazy.string({ produce: () => tenantAccess?.role.roleArn }),
+    };
+    const environment = workflowEnvironment(
+      c,
+      this.secret === undefined ? tenantLocations : { ...stores, secretUri: this.secret.secretArn },
+    );
     const fn = (fnId: string, handlerModule: string) =>
       new WorkflowFunction(this, fnId, { handlerModule, environment }).function;
     const functions = {
@@ -81,7 +110,13 @@ export class ReportExportStack extends Stack {
       }).function,
       finalize: fn('Finalize', 'finalize'),
     };
-    this.#grant(functions, c.prefix);
+    if (c.tenancy === 'multi') {
+      tenantAccess = this.#tenantAccess(functions, c);
+    } else {
+      this.#grant(functions, c.prefix, this.secret as secretsmanager.Secret);
+    }
+    this.#acknowledgeFunctions(functions);
+    this.tenantAccess = tenantAccess;
 
     this.workflow = new ExportWorkflow(this, 'Workflow', {
       functions,
@@ -91,19 +126,26 @@ export class ReportExportStack extends Stack {
     });
     this.#acknowledgeWorkflow(functions);
 
-    this.schedule = new ExportSchedule(this, 'Schedule', {
-      stateMachine: this.workflow.stateMachine,
-      timeZone: c.timeZone,
-      hour: c.schedule.hour,
-      minute: c.schedule.minute,
-      enabled: c.schedule.enabled,
-    });
+    this.schedule =
+      c.tenancy === 'single'
+        ? new ExportSchedule(this, 'Schedule', {
+            stateMachine: this.workflow.stateMachine,
+            timeZone: c.timeZone,
+            hour: c.schedule.hour,
+            minute: c.schedule.minute,
+            enabled: c.schedule.enabled,
+          })
+        : undefined;
+    this.tenantSchedules = multi
+      ? new TenantSchedules(this, 'TenantSchedules', { stateMachine: this.workflow.stateMachine })
+      : undefined;
     this.catalog = new LakeCatalog(this, 'Catalog', {
       bucketName: this.bucket.bucketName,
       prefix: c.prefix,
       dataset: c.dataset,
       promotedColumns: c.promotedColumns,
-      reportIds: c.reports.map((r) => r.id),
+      reportIds: c.tenancy === 'single' ? c.reports.map((r) => r.id) : [],
+      tenants: multi,
       dataStartDate: c.dataStartDate,
       databaseName: c.databaseName,
       tableFormat: c.tableFormat,
@@ -119,37 +161,73 @@ export class ReportExportStack extends Stack {
             databaseName: c.databaseName,
             tables: this.catalog.icebergTables,
           });
-    this.#grantTableCommits(functions.exportResults, c.databaseName);
+    // A multi-tenant deployment commits in the tenant's session (TenantAccess), not the function's.
+    if (!multi) this.#grantTableCommits(functions.exportResults, c.databaseName);
+    const deadLetterQueue = (this.schedule ?? this.tenantSchedules)?.deadLetterQueue;
+    if (deadLetterQueue === undefined) throw new Error('no schedule dead-letter queue');
     this.alarms = new ExportAlarms(this, 'Alarms', {
       topic: alarmTopic.topic,
       stateMachine: this.workflow.stateMachine,
-      deadLetterQueue: this.schedule.deadLetterQueue,
+      deadLetterQueue,
       freshnessHours: c.freshnessHours,
     });
 
-    // What the deploy steps of lib/infra/README.md use.
+    // What the deploy steps of lib/infra/README.md and the CLI's tenants commands use.
     const outputs: Record<string, string> = {
       StateMachineArn: this.workflow.stateMachine.stateMachineArn,
-      SecretArn: this.secret.secretArn,
+      ...(this.secret === undefined ? {} : { SecretArn: this.secret.secretArn }),
       BucketName: this.bucket.bucketName,
       DataLakeUri: this.lake.s3Uri(c.prefix),
       GlueDatabase: c.databaseName,
       AthenaWorkGroup: this.catalog.workGroup.name,
       AlarmTopicArn: alarmTopic.topic.topicArn,
+      ...(this.tenantSchedules === undefined || tenantAccess === undefined
+        ? {}
+        : {
+            TenantRegistryUri: tenantLocations.tenantRegistryUri,
+            TenantSecretUri: tenantLocations.tenantSecretUri,
+            TenantSecretKeyArn: tenantAccess.secretKey.keyArn,
+            TenantScheduleGroup: this.tenantSchedules.group.scheduleGroupName,
+            TenantSchedulerRoleArn: this.tenantSchedules.role.roleArn,
+            TenantDeadLetterQueueArn: this.tenantSchedules.deadLetterQueue.queueArn,
+          }),
     };
     for (const [name, value] of Object.entries(outputs)) new CfnOutput(this, name, { value });
   }
 
+  /**
+   * A multi-tenant deployment's access: every function may only take the TenantAccess role
+   * for a tenant (its run's reads and writes happen in that session), and Finalize may write
+   * the run record of an execution that names no valid tenant (nothing of a tenant's).
+   */
+  #tenantAccess(f: Record<FunctionName, lambda.IFunction>, c: ResolvedStackConfig): TenantAccess {
+    const secretKey = new kms.Key(this, 'TenantSecretsKey', {
+      description: "report-export: encrypts the tenants' service secrets (report-export tenants add)",
+      enableKeyRotation: true,
+    });
+    const access = new TenantAccess(this, 'TenantAccess', {
+      // Bucket is an IBucket; the cast only bridges CDK's types under exactOptionalPropertyTypes.
+      bucket: this.bucket as s3.IBucket,
+      prefix: c.prefix,
+      leasePrefix: LEASE_PREFIX,
+      registryPrefix: TENANT_REGISTRY_PREFIX,
+      secretKey,
+      databaseName: c.databaseName,
+      tables: ICEBERG_DATASETS,
+      trustedRoles: Object.values(f).map((fn) => fn.role as iam.IRole),
+    });
+    for (const fn of Object.values(f)) access.grantAssume(fn);
+    this.bucket.grantPut(f.finalize, `${c.prefix}/runs/dt=*`);
+    return access;
+  }
+
   /** Least privilege per function, through grant*(); each wildcard acknowledged beside its grant. */
-  #grant(
-    f: Record<'plan' | 'requestReport' | 'checkStatus' | 'exportResults' | 'finalize', lambda.IFunction>,
-    prefix: string,
-  ): void {
+  #grant(f: Record<FunctionName, lambda.IFunction>, prefix: string, secret: secretsmanager.Secret): void {
     const bucket = arnOf(this.bucket);
     // Tasks that talk to the service read the token and store a refreshed one under a lease.
     for (const fn of [f.requestReport, f.checkStatus, f.exportResults]) {
-      this.secret.grantRead(fn);
-      this.secret.grantWrite(fn);
+      secret.grantRead(fn);
+      secret.grantWrite(fn);
       this.bucket.grantReadWrite(fn, `${LEASE_PREFIX}/*`);
       acknowledge(
         fn,
@@ -195,6 +273,10 @@ export class ReportExportStack extends Stack {
       ['Action::s3:Abort*'],
       "Bucket.grantPut's action set: abort a failed multipart upload of a run record.",
     );
+  }
+
+  /** Findings every function has, whatever its grants. */
+  #acknowledgeFunctions(f: Record<FunctionName, lambda.IFunction>): void {
     for (const fn of Object.values(f)) {
       acknowledge(
         fn,

@@ -52,14 +52,33 @@ interface PollConfig {
   readonly maxPollsPerJob?: number;
 }
 
+/**
+ * One tenant per deployment (`single`: its settings here, one secret, one nightly schedule),
+ * or many (`multi`: a tenant registry in the lake bucket, a secret and a schedule per tenant
+ * made by `report-export tenants add`, isolated by the TenantAccess role). See
+ * lib/infra/README.md, "Many tenants".
+ */
+export type Tenancy = 'single' | 'multi';
+
 /** What a deployment exports; validated before synthesis by `resolveStackConfig`. */
 export interface ReportExportConfig {
-  /** The tenant's workspace id. */
-  readonly workspaceId: string;
-  /** Reports exported by default; ids are S3 key segments and Athena's `report_id` values. */
-  readonly reports: readonly ConfiguredReport[];
-  /** IANA zone of the reports: days, `dt` and the schedule are local to it. */
-  readonly timeZone: string;
+  /**
+   * One tenant (the settings below) or many (each tenant's settings in the registry).
+   * @default 'single'
+   */
+  readonly tenancy?: Tenancy;
+  /** The tenant's workspace id. Required with `tenancy: 'single'`, refused with `multi` (per tenant). */
+  readonly workspaceId?: string;
+  /**
+   * Reports exported by default; ids are S3 key segments and Athena's `report_id` values.
+   * Required with `tenancy: 'single'`, refused with `multi` (per tenant).
+   */
+  readonly reports?: readonly ConfiguredReport[];
+  /**
+   * IANA zone of the reports: days, `dt` and the schedule are local to it. Required with
+   * `tenancy: 'single'`, refused with `multi` (per tenant).
+   */
+  readonly timeZone?: string;
   /**
    * First local date (YYYY-MM-DD) the deployment will ever export: the first day of your
    * earliest backfill, else the first night's "yesterday". Athena's partition projection
@@ -69,7 +88,11 @@ export interface ReportExportConfig {
    * earlier, lower it and deploy first (only the tables' parameters change).
    */
   readonly dataStartDate: string;
-  /** @default { enabled: true, hour: 4, minute: 0 } */
+  /**
+   * The nightly run (`tenancy: 'single'`; refused with `multi`, where each tenant's hour is
+   * in the registry).
+   * @default { enabled: true, hour: 4, minute: 0 }
+   */
   readonly schedule?: ScheduleConfig;
   /**
    * Earlier days every nightly run re-exports.
@@ -187,18 +210,38 @@ export interface ReportExportConfig {
   readonly tableFormat?: 'iceberg' | 'hive';
 }
 
-/** The configuration with every default applied. */
-export type ResolvedStackConfig = Required<Omit<ReportExportConfig, 'alarmEmail' | 'schedule' | 'poll'>> & {
+/** The settings of the one tenant of a single-tenant deployment. */
+type TenantSettingName = 'workspaceId' | 'reports' | 'timeZone' | 'schedule';
+
+/** Settings of every deployment, with the defaults applied. */
+type ResolvedCommonConfig = Required<
+  Omit<ReportExportConfig, 'alarmEmail' | 'poll' | 'tenancy' | TenantSettingName>
+> & {
   readonly alarmEmail: string | undefined;
-  readonly schedule: Required<ScheduleConfig>;
   readonly poll: Required<PollConfig>;
   /** The export's dataset segment (`calls`): fixed by the export core. */
   readonly dataset: string;
   readonly promotedColumns: Partial<Record<Dataset, readonly PromotedColumn[] | undefined>>;
 };
 
+/** A single-tenant deployment: its tenant's settings are the stack's. */
+export type SingleTenantStackConfig = ResolvedCommonConfig & {
+  readonly tenancy: 'single';
+  readonly workspaceId: string;
+  readonly reports: readonly ConfiguredReport[];
+  readonly timeZone: string;
+  readonly schedule: Required<ScheduleConfig>;
+};
+
+/** A multi-tenant deployment: each tenant's settings are in the registry. */
+export type MultiTenantStackConfig = ResolvedCommonConfig & { readonly tenancy: 'multi' };
+
+/** The configuration with every default applied. */
+export type ResolvedStackConfig = SingleTenantStackConfig | MultiTenantStackConfig;
+
 /** Defaults of the optional settings (the workflow's own defaults where it has one). */
 export const STACK_DEFAULTS = {
+  tenancy: 'single',
   schedule: { enabled: true, hour: 4, minute: 0 },
   lookBackDays: SETTINGS_DEFAULTS.lookBackDays,
   maxWindowDays: SETTINGS_DEFAULTS.maxWindowDays,
@@ -257,7 +300,12 @@ const DATA_START_REQUIRED =
 // Ranges are the handlers' (lib/workflow/settings.ts); the stack also runs the handlers'
 // own validation on the environment it builds, so the two cannot disagree silently.
 const CONFIG_SCHEMA = z.strictObject({
-  workspaceId: z.string().min(1),
+  tenancy: z
+    .enum(['single', 'multi'], {
+      error: 'must be "single" (one tenant, its settings here) or "multi" (a tenant registry)',
+    })
+    .optional(),
+  workspaceId: z.string().min(1).optional(),
   reports: z
     .array(
       z.strictObject({
@@ -269,8 +317,9 @@ const CONFIG_SCHEMA = z.strictObject({
     )
     .min(1)
     .refine((r) => new Set(r.map((x) => x.id)).size === r.length, 'has a duplicate id')
-    .refine((r) => new Set(r.map((x) => x.name)).size === r.length, 'has a duplicate name'),
-  timeZone: z.string().refine(isIanaZone, 'is not an IANA zone'),
+    .refine((r) => new Set(r.map((x) => x.name)).size === r.length, 'has a duplicate name')
+    .optional(),
+  timeZone: z.string().refine(isIanaZone, 'is not an IANA zone').optional(),
   dataStartDate: z
     .string({
       error: (issue) => (issue.input === undefined ? DATA_START_REQUIRED : 'must be a "YYYY-MM-DD" string'),
@@ -324,9 +373,33 @@ const CONFIG_SCHEMA = z.strictObject({
     .optional(),
 });
 
+/** The tenant's own settings: required of a single-tenant deployment, refused of a multi-tenant one. */
+const TENANT_SETTINGS: readonly TenantSettingName[] = ['workspaceId', 'reports', 'timeZone', 'schedule'];
+const SCHEMA_WITH_TENANCY = CONFIG_SCHEMA.superRefine((c, ctx) => {
+  const multi = c.tenancy === 'multi';
+  for (const name of TENANT_SETTINGS) {
+    if (multi && c[name] !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: [name],
+        message:
+          "is set per tenant in a multi-tenant deployment (tenancy: 'multi'): remove it here and give it to report-export tenants add",
+      });
+    else if (!multi && name !== 'schedule' && c[name] === undefined)
+      ctx.addIssue({ code: 'custom', path: [name], message: 'is required (tenancy: single)' });
+  }
+  if (multi && c.tableFormat === 'hive')
+    ctx.addIssue({
+      code: 'custom',
+      path: ['tableFormat'],
+      message:
+        'must be "iceberg" with tenancy \'multi\': Hive-layout tables project report_id from the configured reports, which a multi-tenant deployment does not have (see lib/infra/README.md)',
+    });
+});
+
 /** Validates a configuration (from cdk.json or stack props) and applies the defaults. */
 export function resolveStackConfig(value: unknown): ResolvedStackConfig {
-  const parsed = CONFIG_SCHEMA.safeParse(value);
+  const parsed = SCHEMA_WITH_TENANCY.safeParse(value);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => {
       const at = i.path.join('.');
@@ -339,16 +412,8 @@ export function resolveStackConfig(value: unknown): ResolvedStackConfig {
   }
   const c = parsed.data;
   const d = STACK_DEFAULTS;
-  return {
-    workspaceId: c.workspaceId,
-    reports: c.reports,
-    timeZone: c.timeZone,
+  const common: ResolvedCommonConfig = {
     dataStartDate: c.dataStartDate,
-    schedule: {
-      enabled: c.schedule?.enabled ?? d.schedule.enabled,
-      hour: c.schedule?.hour ?? d.schedule.hour,
-      minute: c.schedule?.minute ?? d.schedule.minute,
-    },
     lookBackDays: c.lookBackDays ?? d.lookBackDays,
     maxWindowDays: c.maxWindowDays ?? d.maxWindowDays,
     minSplitMinutes: c.minSplitMinutes ?? d.minSplitMinutes,
@@ -375,6 +440,25 @@ export function resolveStackConfig(value: unknown): ResolvedStackConfig {
     databaseName: c.databaseName ?? d.databaseName,
     tableFormat: c.tableFormat ?? d.tableFormat,
     dataset: DATASETS.calls,
+  };
+  if (c.tenancy === 'multi') return { ...common, tenancy: 'multi' };
+  const { workspaceId, reports, timeZone } = c;
+  // The refinement above refused a single-tenant configuration without them.
+  if (workspaceId === undefined || reports === undefined || timeZone === undefined)
+    throw new StackConfigError(
+      'Invalid reportExport configuration: workspaceId, reports and timeZone are required',
+    );
+  return {
+    ...common,
+    tenancy: 'single',
+    workspaceId,
+    reports,
+    timeZone,
+    schedule: {
+      enabled: c.schedule?.enabled ?? d.schedule.enabled,
+      hour: c.schedule?.hour ?? d.schedule.hour,
+      minute: c.schedule?.minute ?? d.schedule.minute,
+    },
   };
 }
 

@@ -2,14 +2,35 @@ import { InvalidConfigError, type SettingsEnvironment, settingsFromEnvironment }
 import { type ResolvedStackConfig, StackConfigError } from './stack-config';
 
 /** Where the handlers find their stores (see lib/workflow/runtime.ts). */
-interface WorkflowLocations {
+interface StoreLocations {
   /** `s3://<bucket>/<prefix>`: parts, manifests, staging and run records. */
   readonly objectStoreUri: string;
   /** `s3://<bucket>/_leases`: token-refresh and partition leases. */
   readonly leaseStoreUri: string;
+}
+
+/** A single-tenant deployment's: its one secret. */
+interface SingleTenantLocations extends StoreLocations {
   /** The service secret's ARN. */
   readonly secretUri: string;
 }
+
+/** A multi-tenant deployment's: the registry, the secrets' name template, the role a tenant's run takes. */
+export interface MultiTenantLocations extends StoreLocations {
+  /** `s3://<bucket>/_tenants`: one `<tenant>.json` entry per tenant. */
+  readonly tenantRegistryUri: string;
+  /** `secretsmanager:report-export/<stack>/tenants/{tenant}`. */
+  readonly tenantSecretUri: string;
+  /** The TenantAccess role a run assumes with session tag `tenant=<id>`. */
+  readonly tenantRoleArn: string;
+}
+
+/** Placeholders the handlers' validation is run with in a multi-tenant deployment, then dropped. */
+const PER_TENANT_PLACEHOLDERS = {
+  TIME_ZONE: 'UTC',
+  WORKSPACE_ID: 'per-tenant',
+  REPORTS: JSON.stringify([{ id: 'per-tenant', name: 'per tenant' }]),
+} as const;
 
 /** The handler settings this configuration sets (names typed by the handlers' schema). */
 export function settingsEnvironment(
@@ -17,14 +38,19 @@ export function settingsEnvironment(
 ): Required<
   Omit<
     SettingsEnvironment,
-    'MAX_JOBS_PER_EXECUTION' | 'SPILL_BUDGET_BYTES' | 'TOKEN_REFRESH_SKEW_SECONDS' | 'PROMOTED_COLUMNS'
+    | 'MAX_JOBS_PER_EXECUTION'
+    | 'SPILL_BUDGET_BYTES'
+    | 'TOKEN_REFRESH_SKEW_SECONDS'
+    | 'PROMOTED_COLUMNS'
+    | keyof typeof PER_TENANT_PLACEHOLDERS
   >
 > &
-  Pick<SettingsEnvironment, 'PROMOTED_COLUMNS'> {
+  Pick<SettingsEnvironment, 'PROMOTED_COLUMNS' | keyof typeof PER_TENANT_PLACEHOLDERS> {
   return {
-    TIME_ZONE: c.timeZone,
-    WORKSPACE_ID: c.workspaceId,
-    REPORTS: JSON.stringify(c.reports),
+    // A multi-tenant deployment's tenants take theirs from the registry.
+    ...(c.tenancy === 'single'
+      ? { TIME_ZONE: c.timeZone, WORKSPACE_ID: c.workspaceId, REPORTS: JSON.stringify(c.reports) }
+      : {}),
     LOOKBACK_DAYS: String(c.lookBackDays),
     MAX_WINDOW_DAYS: String(c.maxWindowDays),
     MIN_SPLIT_MINUTES: String(c.minSplitMinutes),
@@ -49,22 +75,29 @@ export function settingsEnvironment(
  */
 export function workflowEnvironment(
   c: ResolvedStackConfig,
-  locations: WorkflowLocations,
+  locations: SingleTenantLocations | MultiTenantLocations,
 ): Record<string, string> {
   const settings = settingsEnvironment(c);
   try {
-    settingsFromEnvironment(settings);
+    settingsFromEnvironment(c.tenancy === 'single' ? settings : { ...PER_TENANT_PLACEHOLDERS, ...settings });
   } catch (error) {
     if (!(error instanceof InvalidConfigError)) throw error;
     throw new StackConfigError(`Invalid reportExport configuration: ${error.message}`, { cause: error });
   }
-  return {
-    ...settings,
+  const stores = {
     TABLE_CATALOG: tableCatalog(c),
     OBJECT_STORE_URI: locations.objectStoreUri,
     LEASE_STORE_URI: locations.leaseStoreUri,
-    SECRET_URI: locations.secretUri,
   };
+  if ('tenantRegistryUri' in locations)
+    return {
+      ...settings,
+      ...stores,
+      TENANT_REGISTRY_URI: locations.tenantRegistryUri,
+      TENANT_SECRET_URI: locations.tenantSecretUri,
+      TENANT_ROLE_ARN: locations.tenantRoleArn,
+    };
+  return { ...settings, ...stores, SECRET_URI: locations.secretUri };
 }
 
 /**

@@ -230,8 +230,20 @@ describe('ReportExportStack workflow', () => {
     const parameters = states[STATE_NAMES.finalize]?.Parameters;
     const finalize = (parameters?.Payload ?? parameters) as { plan?: Record<string, string> };
     expect(Object.keys(finalize.plan ?? {}).sort()).toEqual(
-      ['dates.$', 'hasContinuation.$', 'jobCount.$', 'mode.$', 'runId.$', 'timeZone.$'].sort(),
+      ['dates.$', 'hasContinuation.$', 'jobCount.$', 'mode.$', 'runId.$', 'tenant.$', 'timeZone.$'].sort(),
     );
+    expect(finalize.plan?.['tenant.$']).toBe('$.plan.tenant');
+  });
+
+  it("names the plan's tenant in every failure notice, null until Plan names it", () => {
+    // Assess: the placeholder plan RecordFailure and the caught notice read when Plan failed.
+    const start = states[STATE_NAMES.start]?.Parameters as { plan?: unknown };
+    expect(start.plan).toEqual({ 'tenant.$': "States.StringToJson('null')" });
+    const message = (name: string) =>
+      (states[name]?.Parameters as { Message?: Record<string, string> } | undefined)?.Message;
+    expect(message(STATE_NAMES.notifyFailure)).toMatchObject({ 'tenant.$': '$.summary.tenant' });
+    // RecordFailure's own failure leaves no summary: the plan's tenant.
+    expect(message(STATE_NAMES.notifyCaughtFailure)).toMatchObject({ 'tenant.$': '$.plan.tenant' });
   });
 
   it('bounds the execution and the Map', () => {

@@ -1,0 +1,193 @@
+import { ArnFormat, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { DATASETS, OUTPUT_FORMATS } from '../export';
+import { tableRootKey } from '../stores';
+import { glueTableArns } from './table-maintenance';
+
+/** The session tag a tenant's run is tagged with, and the policy variable that reads it. */
+export const TENANT_TAG = 'tenant';
+// biome-ignore lint/suspicious/noTemplateCurlyInString: IAM's policy variable, not a template.
+export const TENANT_VARIABLE = '${aws:PrincipalTag/tenant}';
+
+/** Longest tenant id (lib/export/tenant.ts: TENANT_ID_PATTERN). */
+const TENANT_ID_MAX_LENGTH = 32;
+
+/**
+ * Tag values the trust refuses, as `StringNotLike` patterns: IAM's wildcards cannot say
+ * TENANT_ID_PATTERN (`^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$`), but they can refuse every
+ * character a session tag value may hold beyond it (upper case letters, space and
+ * `_ . : / = + @`), a hyphen at either end, and more than 32 characters. Letters and digits
+ * of other scripts remain (IAM allows any Unicode letter): the functions check the id
+ * against the pattern before they assume the role.
+ */
+export function refusedTenantTagValues(): string[] {
+  const upper = Array.from({ length: 26 }, (_, i) => `*${String.fromCharCode(65 + i)}*`);
+  const others = [' ', '_', '.', ':', '/', '=', '+', '@'].map((c) => `*${c}*`);
+  return [...upper, ...others, '-*', '*-', `${'?'.repeat(TENANT_ID_MAX_LENGTH + 1)}*`];
+}
+
+/**
+ * Several roles as one principal: one trust statement naming them all (a CompositePrincipal
+ * repeats the statement, conditions and all, per role, past the trust policy's 2,048 characters).
+ */
+class RolesPrincipal extends iam.PrincipalBase {
+  constructor(private readonly roleArns: readonly string[]) {
+    super();
+  }
+
+  get policyFragment(): iam.PrincipalPolicyFragment {
+    return new iam.PrincipalPolicyFragment({ AWS: [...this.roleArns] });
+  }
+
+  override toString(): string {
+    return `RolesPrincipal(${this.roleArns.length})`;
+  }
+}
+
+/** The S3 keys of one tenant: where the lake, the leases and the registry keep them. */
+export interface TenantKeys {
+  /** The export's key prefix in the lake bucket (`lake`). */
+  readonly prefix: string;
+  /** The lease store's prefix (`_leases`). */
+  readonly leasePrefix: string;
+  /** The registry's prefix (`_tenants`): one `<tenant>.json` per tenant. */
+  readonly registryPrefix: string;
+}
+
+/**
+ * Key prefixes (no trailing `/*`) a tenant's run reads and writes, with `tenant` in place of
+ * its id: its CSV partitions, its Iceberg data files, its staging, its run records and its
+ * leases (lib/infra/README.md, "Many tenants"). Only the CSV format: a multi-tenant
+ * deployment keeps its Parquet in the Iceberg tables.
+ */
+export function tenantPrefixes(k: TenantKeys, tenant: string): string[] {
+  const datasets = Object.values(DATASETS);
+  return [
+    ...datasets.map((d) => `${k.prefix}/${d}/format=${OUTPUT_FORMATS.csv}/tenant=${tenant}`),
+    ...datasets.map((d) => `${tableRootKey(k.prefix, d)}/data/tenant=${tenant}`),
+    `${k.prefix}/_staging/tenant=${tenant}`,
+    `${k.prefix}/runs/tenant=${tenant}`,
+    `${k.leasePrefix}/tenant=${tenant}`,
+  ];
+}
+
+/** A tenant's secret name: `report-export/<stack>/tenants/<tenant>` (TENANT_SECRET_URI's template). */
+export function tenantSecretName(stackName: string, tenant: string): string {
+  return `report-export/${stackName}/tenants/${tenant}`;
+}
+
+interface TenantAccessProps extends TenantKeys {
+  readonly bucket: s3.IBucket;
+  /** The key the CLI encrypts tenants' secrets with. */
+  readonly secretKey: kms.IKey;
+  /** The Glue database and the Iceberg tables a run commits to. */
+  readonly databaseName: string;
+  readonly tables: readonly string[];
+  /** The roles that may take this one for a tenant: the workflow's functions'. */
+  readonly trustedRoles: readonly iam.IRole[];
+}
+
+/**
+ * The role a tenant's run acts in (attribute-based access control): the workflow's
+ * functions assume it with the session tag `tenant=<id>`, and every resource of its
+ * policies names `${aws:PrincipalTag/tenant}`, so a session of tenant A reaches A's
+ * registry entry, A's secret and A's keys, and nothing of B's. Shared: new objects under
+ * the tables' metadata/ (unique names; no delete, so a session cannot remove the table's
+ * live metadata) and the commit (GetTable/UpdateTable) on the two tables.
+ */
+export class TenantAccess extends Construct {
+  readonly role: iam.Role;
+  /** The key of the tenants' secrets (the CLI creates each secret with it). */
+  readonly secretKey: kms.IKey;
+
+  constructor(scope: Construct, id: string, props: TenantAccessProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    const tag = TENANT_VARIABLE;
+    this.secretKey = props.secretKey;
+    this.role = new iam.Role(this, 'Role', {
+      description: 'report-export: one tenant run (session tag tenant=<id>); ABAC on the tag',
+      assumedBy: new iam.PrincipalWithConditions(
+        new iam.SessionTagsPrincipal(new RolesPrincipal(props.trustedRoles.map((r) => r.roleArn))),
+        {
+          Null: { [`aws:RequestTag/${TENANT_TAG}`]: 'false' },
+          'ForAllValues:StringEquals': { 'aws:TagKeys': [TENANT_TAG] },
+          StringNotLike: { [`aws:RequestTag/${TENANT_TAG}`]: refusedTenantTagValues() },
+        },
+      ),
+    });
+
+    const object = (key: string) => props.bucket.arnForObjects(key);
+    const own = tenantPrefixes(props, tag);
+    const secretArn = stack.formatArn({
+      service: 'secretsmanager',
+      resource: 'secret',
+      resourceName: `${tenantSecretName(stack.stackName, tag)}-??????`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    const metadata = Object.values(DATASETS).map((d) =>
+      object(`${tableRootKey(props.prefix, d)}/metadata/*`),
+    );
+    const statements = [
+      new iam.PolicyStatement({
+        sid: 'RegistryEntry',
+        actions: ['s3:GetObject'],
+        resources: [object(`${props.registryPrefix}/${tag}.json`)],
+      }),
+      new iam.PolicyStatement({
+        sid: 'Secret',
+        actions: [
+          'secretsmanager:GetSecretValue',
+          'secretsmanager:PutSecretValue',
+          'secretsmanager:DescribeSecret',
+        ],
+        resources: [secretArn],
+      }),
+      new iam.PolicyStatement({
+        sid: 'SecretKey',
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
+        resources: [props.secretKey.keyArn],
+        conditions: {
+          StringEquals: { 'kms:ViaService': `secretsmanager.${stack.region}.${stack.urlSuffix}` },
+          StringLike: { 'kms:EncryptionContext:SecretARN': secretArn },
+        },
+      }),
+      new iam.PolicyStatement({
+        sid: 'TenantObjects',
+        actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
+        resources: own.map((p) => object(`${p}/*`)),
+      }),
+      new iam.PolicyStatement({
+        sid: 'TenantListings',
+        actions: ['s3:ListBucket'],
+        resources: [props.bucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': own.map((p) => `${p}/*`) } },
+      }),
+      // Unconditional PutObject: the export writes manifests and metadata files with plain
+      // PutObject (see the README on s3:if-none-match).
+      new iam.PolicyStatement({
+        sid: 'SharedTableMetadata',
+        actions: ['s3:GetObject', 's3:PutObject'],
+        resources: metadata,
+      }),
+      new iam.PolicyStatement({
+        sid: 'TableCommits',
+        actions: ['glue:GetTable', 'glue:UpdateTable'],
+        resources: glueTableArns(stack, props.databaseName, props.tables),
+      }),
+    ];
+    for (const s of statements) this.role.addToPolicy(s);
+  }
+
+  /** Lets a function's role take this role for a tenant (AssumeRole with the tag). */
+  grantAssume(grantee: iam.IGrantable): void {
+    iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['sts:AssumeRole', 'sts:TagSession'],
+      resourceArns: [this.role.roleArn],
+    });
+  }
+}
