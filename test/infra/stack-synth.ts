@@ -12,9 +12,18 @@ export const BASE_CONFIG: ReportExportConfig = {
   dataStartDate: '2025-01-01',
 };
 
-/** The stack's template for a configuration, without bundling the functions (seconds, not minutes). */
-export function synthStack(config: Partial<ReportExportConfig> = {}): Template {
+/** The smallest valid multi-tenant configuration: the tenants' settings are in the registry. */
+export const MULTI_TENANT_CONFIG: ReportExportConfig = { tenancy: 'multi', dataStartDate: '2025-01-01' };
+
+/**
+ * The stack's template for a configuration (spread over `base`), without bundling the
+ * functions (seconds, not minutes).
+ */
+export function synthStack(
+  config: Partial<ReportExportConfig> = {},
+  base: ReportExportConfig = BASE_CONFIG,
+): Template {
   const app = new App({ context: { ...cdkFeatureFlags(), 'aws:cdk:bundling-stacks': [] } });
-  const stack = new ReportExportStack(app, 'ReportExport', { config: { ...BASE_CONFIG, ...config } });
+  const stack = new ReportExportStack(app, 'ReportExport', { config: { ...base, ...config } });
   return Template.fromStack(stack);
 }

@@ -48,7 +48,12 @@ export interface RolePrincipal {
   readonly roleArn: string;
   readonly sessionArn: string;
   readonly policies: readonly { name: string; policy: PolicyDocument }[];
+  /** The session's tags (`aws:PrincipalTag/<key>` in its requests). */
+  readonly sessionTags?: Readonly<Record<string, string>>;
 }
+
+/** A request's condition keys; a multi-valued key (`aws:TagKeys`) as an array. */
+export type RequestContext = Readonly<Record<string, string | readonly string[]>>;
 
 export class TemplateIam {
   readonly resources: Record<string, Resource>;
@@ -94,6 +99,8 @@ export class TemplateIam {
         return named('QueueName') ?? `${STACK_NAME}-${id}-${suffix(id)}`;
       case 'AWS::SecretsManager::Secret':
         return named('Name') ?? `${id}-${suffix(id)}`;
+      case 'AWS::Scheduler::ScheduleGroup':
+        return named('Name') ?? `${STACK_NAME}-${id}-${suffix(id)}`;
       case 'AWS::KMS::Key': {
         const h = suffix(id, 32).toLowerCase();
         return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
@@ -212,8 +219,11 @@ export class TemplateIam {
     return this.#arn(id);
   }
 
-  /** A role with its inline policies (AWS::IAM::Policy attached to it, and its own) and managed ones. */
-  role(roleArn: string, service: string): RolePrincipal {
+  /**
+   * A role with its inline policies (AWS::IAM::Policy attached to it, and its own) and managed
+   * ones, in a session named `session`, with the session's tags.
+   */
+  role(roleArn: string, session: string, sessionTags?: Record<string, string>): RolePrincipal {
     const id = this.idOf('AWS::IAM::Role', roleArn);
     const props = this.#resource(id).Properties ?? {};
     const policies: { name: string; policy: PolicyDocument }[] = [];
@@ -236,13 +246,18 @@ export class TemplateIam {
     return {
       logicalId: id,
       roleArn,
-      sessionArn: `arn:aws:sts::${ACCOUNT}:assumed-role/${name}/${service}`,
+      sessionArn: `arn:aws:sts::${ACCOUNT}:assumed-role/${name}/${session}`,
       policies,
+      ...(sessionTags === undefined ? {} : { sessionTags }),
     };
   }
 
-  /** The resource policy that governs a target: its bucket's, its topic's, or its key's. */
+  /** The resource policy that governs a target: its bucket's, its topic's, its key's, or a role's trust. */
   resourcePolicy(resourceArn: string): PolicyDocument | undefined {
+    if (resourceArn.startsWith(`arn:aws:iam::${ACCOUNT}:role/`)) {
+      const props = this.#resource(this.idOf('AWS::IAM::Role', resourceArn)).Properties ?? {};
+      return this.resolve(props.AssumeRolePolicyDocument) as PolicyDocument;
+    }
     const s3 = /^arn:aws:s3:::([^/]+)/.exec(resourceArn);
     if (s3 !== null) {
       const found = this.ofType('AWS::S3::BucketPolicy').find(
@@ -274,15 +289,23 @@ export class TemplateIam {
    * Evaluates one permission for a role, over TLS (the buckets' and the topic's policies
    * deny anything else) unless the permission's context says otherwise.
    */
-  async evaluate(principal: RolePrincipal, permission: IamPermission): Promise<EvaluationResult> {
+  async evaluate(
+    principal: RolePrincipal,
+    permission: Omit<IamPermission, 'context'> & { readonly context?: RequestContext },
+  ): Promise<EvaluationResult> {
     const resourcePolicy = this.resourcePolicy(permission.resource);
+    const tags = Object.entries(principal.sessionTags ?? {}).map(([k, v]) => [`aws:PrincipalTag/${k}`, v]);
     const response = await runSimulation(
       {
         request: {
           principal: principal.sessionArn,
           action: permission.action,
           resource: { resource: permission.resource, accountId: ACCOUNT },
-          contextVariables: { 'aws:SecureTransport': 'true', ...permission.context },
+          contextVariables: {
+            'aws:SecureTransport': 'true',
+            ...Object.fromEntries(tags),
+            ...(permission.context as Record<string, string | string[]> | undefined),
+          },
         },
         identityPolicies: [...principal.policies],
         serviceControlPolicies: [],
