@@ -217,7 +217,14 @@ export class ReportExportStack extends Stack {
       trustedRoles: Object.values(f).map((fn) => fn.role as iam.IRole),
     });
     for (const fn of Object.values(f)) access.grantAssume(fn);
+    // The run record of an execution whose input names no valid tenant (no tenant session).
     this.bucket.grantPut(f.finalize, `${c.prefix}/runs/dt=*`);
+    acknowledge(
+      f.finalize,
+      'AwsSolutions-IAM5',
+      [`Resource::${arnOf(this.bucket)}/${c.prefix}/runs/dt=*`, 'Action::s3:Abort*'],
+      "Run records of executions with no tenant, named by date and run id at run time; put only (Bucket.grantPut's set: abort a failed upload), outside every tenant's runs/tenant=<id>/.",
+    );
     return access;
   }
 

@@ -5,6 +5,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { DATASETS, OUTPUT_FORMATS } from '../export';
 import { tableRootKey } from '../stores';
+import { acknowledge, arnOf } from './nag-acknowledgements';
 import { glueTableArns } from './table-maintenance';
 
 /** The session tag a tenant's run is tagged with, and the policy variable that reads it. */
@@ -44,6 +45,10 @@ class RolesPrincipal extends iam.PrincipalBase {
 
   override toString(): string {
     return `RolesPrincipal(${this.roleArns.length})`;
+  }
+
+  override dedupeString(): string | undefined {
+    return undefined;
   }
 }
 
@@ -180,6 +185,21 @@ export class TenantAccess extends Construct {
       }),
     ];
     for (const s of statements) this.role.addToPolicy(s);
+
+    // cdk-nag spells the policy variable `<aws:PrincipalTag/tenant>`.
+    const bucket = arnOf(props.bucket);
+    acknowledge(
+      this.role,
+      'AwsSolutions-IAM5',
+      tenantPrefixes(props, '<aws:PrincipalTag/tenant>').map((p) => `Resource::${bucket}/${p}/*`),
+      "Each is one tenant's prefix, the session's own (its tag); parts, data files, staging, run records and leases are named by report, date and run at run time.",
+    );
+    acknowledge(
+      this.role,
+      'AwsSolutions-IAM5',
+      Object.values(DATASETS).map((d) => `Resource::${bucket}/${tableRootKey(props.prefix, d)}/metadata/*`),
+      "The tables' metadata is shared by every tenant (one table per dataset); a commit writes new objects under unique names and reads the current ones; no delete.",
+    );
   }
 
   /** Lets a function's role take this role for a tenant (AssumeRole with the tag). */

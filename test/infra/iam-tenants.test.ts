@@ -339,6 +339,16 @@ describe('IAM of a multi-tenant stack', () => {
     ]);
   });
 
+  it("keeps the role's trust policy within the 2,048 characters IAM allows by default", () => {
+    // Act: with the role ARNs CloudFormation would give (64-character role names at most).
+    const trust = iam.resourcePolicy(tenantRoleArn);
+    const longest = `arn:aws:iam::${ACCOUNT}:role/${'r'.repeat(64)}`;
+    const worst = JSON.stringify(trust).replace(/arn:aws:iam::\d+:role\/[^"]+/g, longest);
+
+    // Assess
+    expect(worst.length).toBeLessThan(2048);
+  });
+
   it('finds the five functions, each with only the TenantAccess role and the runtime it needs', () => {
     // Assess
     expect(functions).toHaveLength(5);

@@ -9,7 +9,7 @@ import {
 } from '../../lib/infra/stack-config';
 import { settingsEnvironment, workflowEnvironment } from '../../lib/infra/workflow-environment';
 import { settingsFromEnvironment } from '../../lib/workflow/settings';
-import { BASE_CONFIG } from './stack-synth';
+import { BASE_CONFIG, MULTI_TENANT_CONFIG } from './stack-synth';
 
 const LOCATIONS = { objectStoreUri: 's3://b/lake', leaseStoreUri: 's3://b/_leases', secretUri: 'arn:secret' };
 /** Every required setting. */
@@ -119,6 +119,44 @@ describe('resolveStackConfig', () => {
     expect(act).toThrow(named);
   });
 
+  it('resolves a multi-tenant configuration without the tenant settings, which the registry holds', () => {
+    // Act
+    const c = resolveStackConfig(MULTI_TENANT_CONFIG);
+
+    // Assess
+    expect(c.tenancy).toBe('multi');
+    expect(c).not.toHaveProperty('workspaceId');
+    expect(c).not.toHaveProperty('schedule');
+    expect(resolveStackConfig(CONFIG).tenancy).toBe('single');
+  });
+
+  it.each([
+    [{ workspaceId: 'ws' }, 'workspaceId "ws" is set per tenant'],
+    [{ reports: BASE_CONFIG.reports }, 'reports is set per tenant'],
+    [{ timeZone: 'Europe/London' }, 'timeZone "Europe/London" is set per tenant'],
+    [{ schedule: { hour: 3 } }, 'schedule is set per tenant'],
+    [{ tableFormat: 'hive' }, `tableFormat "hive" must be "iceberg" with tenancy 'multi'`],
+    [{ tenancy: 'many' }, 'tenancy "many" must be "single"'],
+  ])('names the setting a multi-tenant configuration refuses when it has %j', (override, named) => {
+    // Act
+    const act = () => resolveStackConfig({ ...MULTI_TENANT_CONFIG, ...override });
+
+    // Assess
+    expect(act).toThrow(StackConfigError);
+    expect(act).toThrow(named);
+  });
+
+  it.each(['workspaceId', 'reports', 'timeZone'] as const)(
+    'names %s when a single-tenant configuration lacks it',
+    (name) => {
+      // Prepare
+      const { [name]: _, ...without } = CONFIG;
+
+      // Act / Assess
+      expect(() => resolveStackConfig(without)).toThrow(`${name} is required (tenancy: single)`);
+    },
+  );
+
   it('fails with INFRA_CONFIG_INVALID and a literal error name when the context is missing', () => {
     try {
       configFromContext(undefined);
@@ -180,6 +218,34 @@ describe('workflowEnvironment', () => {
 
     // Assess
     expect(env.TABLE_CATALOG).toBe(expected);
+  });
+
+  it("gives a multi-tenant deployment's functions the registry, the secrets' template and the role, and no tenant settings", () => {
+    // Prepare
+    const locations = {
+      objectStoreUri: 's3://b/lake',
+      leaseStoreUri: 's3://b/_leases',
+      tenantRegistryUri: 's3://b/_tenants',
+      tenantSecretUri: 'secretsmanager:report-export/S/tenants/{tenant}',
+      tenantRoleArn: 'arn:aws:iam::123456789012:role/TenantAccess',
+    };
+
+    // Act
+    const env = workflowEnvironment(
+      resolveStackConfig({ ...MULTI_TENANT_CONFIG, lookBackDays: 3 }),
+      locations,
+    );
+
+    // Assess
+    expect(env).toMatchObject({
+      TENANT_REGISTRY_URI: 's3://b/_tenants',
+      TENANT_SECRET_URI: 'secretsmanager:report-export/S/tenants/{tenant}',
+      TENANT_ROLE_ARN: 'arn:aws:iam::123456789012:role/TenantAccess',
+      OBJECT_STORE_URI: 's3://b/lake',
+      LOOKBACK_DAYS: '3',
+    });
+    for (const name of ['TIME_ZONE', 'WORKSPACE_ID', 'REPORTS', 'SECRET_URI'])
+      expect(env).not.toHaveProperty(name);
   });
 
   it('passes the store and secret locations through', () => {

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cdkFeatureFlags } from '../../lib/infra/cdk-context';
 import { ReportExportStack } from '../../lib/infra/report-export-stack';
 import type { ReportExportConfig } from '../../lib/infra/stack-config';
-import { BASE_CONFIG } from './stack-synth';
+import { BASE_CONFIG, MULTI_TENANT_CONFIG } from './stack-synth';
 
 type Violation = { ruleName: string; violatingConstructs: { constructPath: string }[] };
 type Suppressed = Violation & { acknowledgedId: string; reason: string };
@@ -22,11 +22,15 @@ afterAll(() => {
 });
 
 /** Synthesizes the app as bin/app.ts does (AwsSolutions checks), without bundling. */
-function synthWithNag(config: Partial<ReportExportConfig>, extra?: (stack: ReportExportStack) => void) {
+function synthWithNag(
+  config: Partial<ReportExportConfig>,
+  extra?: (stack: ReportExportStack) => void,
+  base: ReportExportConfig = BASE_CONFIG,
+) {
   const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'nag-'));
   outdirs.push(outdir);
   const app = new App({ outdir, context: { ...cdkFeatureFlags(), 'aws:cdk:bundling-stacks': [] } });
-  const stack = new ReportExportStack(app, 'ReportExport', { config: { ...BASE_CONFIG, ...config } });
+  const stack = new ReportExportStack(app, 'ReportExport', { config: { ...base, ...config } });
   extra?.(stack);
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   let error: unknown;
@@ -67,6 +71,17 @@ describe('ReportExportStack cdk-nag AwsSolutions', () => {
     },
     60_000,
   );
+
+  it('has no unacknowledged finding with tenancy multi', () => {
+    // Act
+    const { error, violations } = synthWithNag({}, undefined, MULTI_TENANT_CONFIG);
+
+    // Assess
+    expect(
+      violations.map((v) => `${v.ruleName} ${v.violatingConstructs.map((c) => c.constructPath)}`),
+    ).toEqual([]);
+    expect(error).toBeUndefined();
+  }, 60_000);
 
   it('fails synthesis when a resource breaks a rule nobody acknowledged', () => {
     // Act: a bucket without TLS enforcement or access logs, added beside the stack's own.

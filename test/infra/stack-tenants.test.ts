@@ -1,0 +1,91 @@
+import type { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { MULTI_TENANT_CONFIG, synthStack } from './stack-synth';
+
+/** A multi-tenant deployment's resources: what replaces the secret and the nightly schedule. */
+
+let multi: Template;
+let single: Template;
+
+beforeAll(() => {
+  multi = synthStack({}, MULTI_TENANT_CONFIG);
+  single = synthStack();
+}, 60_000);
+
+const count = (t: Template, type: string) => Object.keys(t.findResources(type)).length;
+const ofType = (t: Template, type: string) =>
+  Object.entries(t.findResources(type)) as [string, { Properties: Record<string, unknown> }][];
+
+describe('ReportExportStack with tenancy multi', () => {
+  it.each([
+    ['AWS::SecretsManager::Secret', 0, 1],
+    ['AWS::Scheduler::Schedule', 0, 1],
+    ['AWS::Scheduler::ScheduleGroup', 1, 0],
+    // The alarm topic's key, and the tenants' secrets' key.
+    ['AWS::KMS::Key', 2, 1],
+    ['AWS::SQS::Queue', 1, 1],
+    ['AWS::StepFunctions::StateMachine', 1, 1],
+    ['AWS::Glue::TableOptimizer', 6, 6],
+  ])('has %s x%i (single-tenant: %i)', (type, inMulti, inSingle) => {
+    expect(count(multi, type)).toBe(inMulti);
+    expect(count(single, type)).toBe(inSingle);
+  });
+
+  it('outputs what the CLI creates tenant secrets and schedules with, and no stack secret', () => {
+    // Act
+    const outputs = Object.keys(multi.toJSON().Outputs as object);
+
+    // Assess
+    expect(outputs).toEqual(
+      expect.arrayContaining([
+        'StateMachineArn',
+        'TenantRegistryUri',
+        'TenantSecretUri',
+        'TenantSecretKeyArn',
+        'TenantScheduleGroup',
+        'TenantSchedulerRoleArn',
+        'TenantDeadLetterQueueArn',
+      ]),
+    );
+    expect(outputs).not.toContain('SecretArn');
+    expect(Object.keys(single.toJSON().Outputs as object).filter((o) => o.startsWith('Tenant'))).toEqual([]);
+  });
+
+  it("lets only Scheduler, for this account's schedules of the group, take the schedules' role", () => {
+    // Act
+    const [, role] =
+      ofType(multi, 'AWS::IAM::Role').find(([id]) => id.startsWith('TenantSchedulesRole')) ?? [];
+    const trust = role?.Properties.AssumeRolePolicyDocument as { Statement: Record<string, unknown>[] };
+
+    // Assess
+    expect(trust.Statement).toHaveLength(1);
+    expect(trust.Statement[0]).toMatchObject({
+      Principal: { Service: 'scheduler.amazonaws.com' },
+      Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+    });
+    expect(JSON.stringify(trust.Statement[0]?.Condition)).toContain(':schedule/');
+  });
+
+  it("alarms on the dead letters of the tenants' schedules", () => {
+    // Act
+    const [queueId] = ofType(multi, 'AWS::SQS::Queue')[0] ?? [];
+    const alarms = ofType(multi, 'AWS::CloudWatch::Alarm').filter(([, a]) =>
+      JSON.stringify(a.Properties).includes(String(queueId)),
+    );
+
+    // Assess
+    expect(queueId).toMatch(/^TenantSchedules/);
+    expect(alarms).toHaveLength(1);
+  });
+
+  it('trusts the five functions in one statement of the TenantAccess role', () => {
+    // Act
+    const [, role] = ofType(multi, 'AWS::IAM::Role').find(([id]) => id.startsWith('TenantAccessRole')) ?? [];
+    const trust = role?.Properties.AssumeRolePolicyDocument as { Statement: unknown[] };
+
+    // Assess
+    expect(trust.Statement).toHaveLength(1);
+    expect(trust.Statement[0]).toMatchObject({ Principal: { AWS: expect.any(Array) } });
+    expect((trust.Statement[0] as { Principal: { AWS: unknown[] } }).Principal.AWS).toHaveLength(5);
+  });
+});
