@@ -41,6 +41,12 @@ export interface GlueTableTarget {
   readonly table: string;
 }
 
+/** A tenant's session: the role assumed and the tenant its session is tagged with. */
+export interface TenantSessionTarget {
+  readonly roleArn: string;
+  readonly tenant: string;
+}
+
 /** A secret, by the id the store is given: its ARN, or a name. */
 interface SecretTarget {
   readonly secretId: string;
@@ -48,7 +54,7 @@ interface SecretTarget {
 
 /** One AWS API call: what a reader of CloudTrail sees, and the permissions it needs. */
 interface AwsCall<Target> {
-  readonly service: 's3' | 'secretsmanager' | 'glue';
+  readonly service: 's3' | 'secretsmanager' | 'glue' | 'sts';
   /** The API operation(s), as CloudTrail names them; several when one SDK call makes a sequence. */
   readonly operations: readonly string[];
   readonly permissions: (target: Target) => readonly IamPermission[];
@@ -199,6 +205,18 @@ export const AWS_CALLS = {
       { action: 'secretsmanager:PutSecretValue', resource: secretArn(t.secretId) },
     ],
   } satisfies AwsCall<SecretTarget>,
+  /**
+   * A tenant's session (tenant-credentials.ts): AssumeRole with the session tag
+   * `tenant=<id>`, which needs sts:TagSession with that request tag too.
+   */
+  stsAssumeRole: {
+    service: 'sts',
+    operations: ['AssumeRole'],
+    permissions: (t: TenantSessionTarget): readonly IamPermission[] => [
+      { action: 'sts:AssumeRole', resource: t.roleArn },
+      { action: 'sts:TagSession', resource: t.roleArn, context: { 'aws:RequestTag/tenant': t.tenant } },
+    ],
+  } satisfies AwsCall<TenantSessionTarget>,
 } as const;
 
 export type AwsCallName = keyof typeof AWS_CALLS;
@@ -245,6 +263,10 @@ export const STORE_OPERATION_CALLS = {
   secretsManagerStore: {
     get: ['getSecretValue'],
     put: ['putSecretValue'],
+  },
+  /** tenantCredentials (tenant-credentials.ts): a tenant's session, renewed before it expires. */
+  tenantSession: {
+    assume: ['stsAssumeRole'],
   },
 } as const satisfies Record<string, Record<string, readonly AwsCallName[]>>;
 

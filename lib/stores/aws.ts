@@ -13,3 +13,12 @@ export { createGlueClient, GlueCatalog, type GlueCatalogOptions, metadataName } 
 export { DEFAULT_LEASE_PREFIX, leaseObjectKey } from './s3-lease-store';
 export { createS3Client, S3Store, type S3StoreOptions } from './s3-store';
 export { SecretsManagerStore, type SecretsManagerStoreOptions } from './secrets-manager-store';
+export {
+  type CredentialProvider,
+  createStsClient,
+  TENANT_SESSION_TAG,
+  type TemporaryCredentials,
+  type TenantCredentialsOptions,
+  tenantAdapterOptions,
+  tenantCredentials,
+} from './tenant-credentials';
