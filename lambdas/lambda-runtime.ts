@@ -45,6 +45,8 @@ export function lambdaMetrics(): MetricsSink {
   const metrics = new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'ReportExport' });
   return {
     add: (name, unit, value) => metrics.addMetric(name, MetricUnit[unit], value),
+    // Metadata is a member of the EMF line, searchable in Logs Insights, not a dimension.
+    addProperty: (name, value) => metrics.addMetadata(name, value),
     flush: () => {
       metrics.publishStoredMetrics();
     },

@@ -14,6 +14,8 @@ import {
   ServiceUnavailableError,
   SpillBudgetExceededError,
   StoreFailedError,
+  TenantConfigError,
+  TenantDisabledError,
   WORKFLOW_ERROR_CODES as W,
   WorkflowError,
 } from './errors';
@@ -38,6 +40,8 @@ const MAKE: Record<
   [W.requestRejected]: (m, o) => new RequestRejectedError(m, o),
   [W.spillBudgetExceeded]: (m, o) => new SpillBudgetExceededError(m, o),
   [W.continuationStopped]: (m) => new ContinuationStoppedError(m),
+  [W.tenantConfigInvalid]: (m) => new TenantConfigError(m),
+  [W.tenantDisabled]: (m) => new TenantDisabledError(m),
   OAUTH_INVALID_GRANT: (m, o) => loginRequired(m, o.cause),
 };
 

@@ -43,6 +43,8 @@ export const TASK_ERROR_NAMES = {
   [W.requestRejected]: 'RequestRejectedError',
   [W.spillBudgetExceeded]: 'SpillBudgetExceededError',
   [W.continuationStopped]: 'ContinuationStoppedError',
+  [W.tenantConfigInvalid]: 'TenantConfigError',
+  [W.tenantDisabled]: 'TenantDisabledError',
   // The client's names, from its table (the class the client throws).
   [OAUTH_ERROR_CODES.invalidGrant]: API_ERROR_TABLE[OAUTH_ERROR_CODES.invalidGrant].name,
   // Named by the state machine's PollBudgetSpent state (the loop's budget is counted there).
@@ -67,6 +69,9 @@ export const TASK_ERROR_OUTCOMES = {
   [W.spillBudgetExceeded]: 'terminal',
   // The continuation's name is taken by the stopped execution: only a backfill can redo its days.
   [W.continuationStopped]: 'terminal',
+  // An operator corrects the entry, or enables the tenant: a retry reads the same entry.
+  [W.tenantConfigInvalid]: 'terminal',
+  [W.tenantDisabled]: 'terminal',
   // Each retry would redeem another refresh token, and fail the same way.
   [OAUTH_ERROR_CODES.invalidGrant]: 'terminal',
   [API_ERROR_CODES.pollBudgetExhausted]: 'terminal',

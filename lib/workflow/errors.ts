@@ -29,6 +29,8 @@ export const WORKFLOW_ERROR_CODES = {
   requestRejected: 'WORKFLOW_REQUEST_REJECTED',
   spillBudgetExceeded: 'WORKFLOW_SPILL_BUDGET_EXCEEDED',
   continuationStopped: 'WORKFLOW_CONTINUATION_STOPPED',
+  tenantConfigInvalid: 'WORKFLOW_TENANT_CONFIG_INVALID',
+  tenantDisabled: 'WORKFLOW_TENANT_DISABLED',
 } as const;
 export type WorkflowErrorCode = (typeof WORKFLOW_ERROR_CODES)[keyof typeof WORKFLOW_ERROR_CODES];
 
@@ -139,5 +141,25 @@ export class ContinuationStoppedError extends WorkflowError {
   constructor(message: string) {
     super(WORKFLOW_ERROR_CODES.continuationStopped, message);
     this.name = 'ContinuationStoppedError';
+  }
+}
+
+/**
+ * A tenant's registry entry is invalid (a member missing or out of range, an id that is not
+ * its key): the message names the tenant, the member and the value. Not retried: someone
+ * corrects the entry (report-export tenants set).
+ */
+export class TenantConfigError extends WorkflowError {
+  constructor(message: string) {
+    super(WORKFLOW_ERROR_CODES.tenantConfigInvalid, message);
+    this.name = 'TenantConfigError';
+  }
+}
+
+/** The execution's tenant is disabled in the registry: nothing of it runs. Not retried. */
+export class TenantDisabledError extends WorkflowError {
+  constructor(message: string) {
+    super(WORKFLOW_ERROR_CODES.tenantDisabled, message);
+    this.name = 'TenantDisabledError';
   }
 }

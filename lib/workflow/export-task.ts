@@ -25,6 +25,7 @@ import {
 } from './job-cursor';
 import { partialDaysOf } from './partial-days';
 import { type PartialDay, sumQuality } from './run-record';
+import { tenantLeaseKey } from './service-secret';
 import { splitWindow } from './split-window';
 
 /**
@@ -34,9 +35,12 @@ import { splitWindow } from './split-window';
  */
 export const PUBLISH_LEASE_TTL_MS = 16 * 60_000;
 
-/** The lease of one report's partition of one date: one publisher at a time. */
-export function publishLease(reportId: string, dt: string): string {
-  return `publish/${reportId}/${dt}`;
+/**
+ * The lease of one report's partition of one date: one publisher at a time. A tenant's
+ * are under `tenant=<t>/` (tenantLeaseKey), as its partitions are.
+ */
+export function publishLease(reportId: string, dt: string, tenant?: string): string {
+  return tenantLeaseKey(`publish/${reportId}/${dt}`, tenant);
 }
 
 export interface ExportTaskDeps {
@@ -68,6 +72,8 @@ export interface ExportTaskDeps {
   /** Lease lifetime. Default PUBLISH_LEASE_TTL_MS. */
   leaseTtlMs?: number;
   owner: string;
+  /** The tenant the job exports for (multi-tenant): its layout, partitions and leases. */
+  tenant?: string;
 }
 
 /**
@@ -236,7 +242,7 @@ async function publishUnderLease(
   window: { from: string; to: string },
   dates: readonly string[],
 ): Promise<ExportSummary> {
-  const keys = [...new Set(dates)].sort().map((dt) => publishLease(input.job.reportId, dt));
+  const keys = [...new Set(dates)].sort().map((dt) => publishLease(input.job.reportId, dt, deps.tenant));
   const held: Lease[] = [];
   try {
     // Always in ascending key order, so two holders never wait on each other in a cycle.
@@ -259,6 +265,7 @@ async function publishUnderLease(
       source,
       store: deps.store,
       reportId: input.job.reportId,
+      ...(deps.tenant === undefined ? {} : { tenant: deps.tenant }),
       ...(deps.prefix === '' ? {} : { prefix: deps.prefix }),
       ...(deps.tables === undefined ? {} : { tables: deps.tables }),
       csvGzip: deps.csvGzip,

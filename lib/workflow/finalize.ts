@@ -19,6 +19,11 @@ export type HeldReportPartition = HeldPartition & { reportId: string; reportName
 /** Metrics port (Powertools Metrics in Lambda, a file locally). */
 export interface MetricsSink {
   add(name: string, unit: 'Count' | 'Seconds' | 'Bytes', value: number): void;
+  /**
+   * A property of the metrics line, not a dimension (the tenant: a dimension per tenant
+   * would make every metric one per tenant, each billed). Sinks without it drop it.
+   */
+  addProperty?(name: string, value: string): void;
   flush(): void | Promise<void>;
 }
 
@@ -26,12 +31,16 @@ interface FinalizeDeps {
   store: ObjectStore;
   prefix: string;
   metrics: MetricsSink;
+  /** The execution's tenant (its record goes under `runs/tenant=<t>/`); undefined: none. */
+  tenant?: string | undefined;
   now?: () => Date;
 }
 
 /** What Finalize returns to the state machine: counts and, on failure, the error name. */
 export interface FinalizeOutput {
   runId: string;
+  /** The execution's tenant; null when it has none (single-tenant, or an input naming none). */
+  tenant: string | null;
   status: 'SUCCEEDED' | 'FAILED';
   jobs: number;
   failedJobs: number;
@@ -66,13 +75,14 @@ export function heldReportPartitions(
  */
 export async function finalizeRun(input: FinalizeInput, deps: FinalizeDeps): Promise<FinalizeOutput> {
   const now = deps.now?.() ?? new Date();
-  const record = buildRunRecord(input, now);
+  const record = buildRunRecord(input, now, deps.tenant);
   const key = runRecordKey(deps.prefix, record, input.failure === undefined ? 'run' : 'failure');
   try {
     await deps.store.put(key, `${JSON.stringify(record)}\n`, { contentType: 'application/x-ndjson' });
   } catch (error) {
     throw toWorkflowError(error, 'Writing the run record');
   }
+  if (deps.tenant !== undefined) deps.metrics.addProperty?.('tenant', deps.tenant);
   deps.metrics.add('RowsExported', 'Count', record.rows);
   deps.metrics.add('PartitionsPublished', 'Count', record.partitions);
   deps.metrics.add('RunDuration', 'Seconds', record.durationMs / 1000);
@@ -89,6 +99,7 @@ export async function finalizeRun(input: FinalizeInput, deps: FinalizeDeps): Pro
   await deps.metrics.flush();
   return {
     runId: record.runId,
+    tenant: deps.tenant ?? null,
     status: record.status,
     jobs: record.jobs.length,
     failedJobs: record.failedJobs,

@@ -1,11 +1,13 @@
 import { toWorkflowError } from './classify';
+import { InvalidInputError, TenantConfigError, TenantDisabledError } from './errors';
 import { exportResults } from './export-task';
 import { type FinalizeOutput, finalizeRun, type MetricsSink } from './finalize';
-import type { JobCursor, JobTaskInput } from './job-cursor';
+import { parseExecutionInput, tenantOfRawInput } from './input';
+import type { JobTaskInput } from './job-cursor';
 import { type JobOptions, type Plan, planExecution } from './plan';
 import { checkStatus, requestReport } from './report-tasks';
 import type { FinalizeInput } from './run-record';
-import type { WorkflowRuntime } from './runtime';
+import type { TenantRuntime, WorkflowLogger, WorkflowRuntime } from './runtime';
 import { MAX_ERROR_CAUSE_CHARS } from './settings';
 
 /** What the Lambda context gives a handler: time left before the deadline. */
@@ -26,15 +28,40 @@ function deadlineSignal(context: TaskContext | undefined, marginMs: number): Abo
   return context.signal === undefined ? deadline : AbortSignal.any([deadline, context.signal]);
 }
 
-/** Runs a handler body, logging its failure by name (never the input's secrets: there are none in state). */
-async function logged<T>(runtime: WorkflowRuntime, task: string, body: () => Promise<T>): Promise<T> {
+/**
+ * Runs a handler body, logging its failure by name (never the input's secrets: there are
+ * none in state), with the task's tenant when it has one.
+ */
+async function logged<T>(
+  logger: WorkflowLogger,
+  tenant: string | undefined,
+  task: string,
+  body: () => Promise<T>,
+): Promise<T> {
   try {
     return await body();
   } catch (error) {
     const named = toWorkflowError(error, task);
-    runtime.logger.error(`${task} failed`, { error: named.name, code: named.code, message: named.message });
+    logger.error(`${task} failed`, {
+      ...(tenant === undefined ? {} : { tenant }),
+      error: named.name,
+      code: named.code,
+      message: named.message,
+    });
     throw boundedForState(named);
   }
+}
+
+/** A task of a job: its tenant's runtime (the job's `tenant`; none in a single-tenant deployment). */
+function jobTask<E extends { job: { tenant?: string } }, R>(
+  runtime: WorkflowRuntime,
+  task: string,
+  body: (t: TenantRuntime, event: E, context?: TaskContext) => Promise<R>,
+) {
+  return (event: E, context?: TaskContext): Promise<R> =>
+    logged(runtime.logger, event.job.tenant, task, async () =>
+      body(await runtime.forTenant(event.job.tenant), event, context),
+    );
 }
 
 /**
@@ -50,16 +77,27 @@ function boundedForState<E extends Error>(error: E): E {
   return error;
 }
 
-/** Plan: validates the input and turns it into jobs. No call to the service. */
+/**
+ * Plan: validates the input and turns it into jobs. No call to the service. In a
+ * multi-tenant deployment the input names its tenant, whose registry entry gives the zone,
+ * workspace, reports and look-back; a disabled tenant's execution fails here.
+ */
 export function createPlanHandler(runtime: WorkflowRuntime) {
   return (event: { input: unknown; executionName: string; startedAt?: string }): Promise<Plan> =>
-    logged(runtime, 'Plan', async () => {
+    logged(runtime.logger, tenantOfRawInput(event.input), 'Plan', async () => {
+      const input = parseExecutionInput(event.input);
+      const t = await runtime.forTenant(input.tenant);
+      if (t.entry?.enabled === false) {
+        throw new TenantDisabledError(
+          `tenant '${t.tenant}' is disabled in the registry: nothing of it runs until its entry is enabled again (report-export tenants)`,
+        );
+      }
       const started = event.startedAt === undefined ? Number.NaN : Date.parse(event.startedAt);
-      const plan = planExecution(event.input, runtime.settings, {
+      const plan = planExecution(event.input, t.settings, {
         executionName: event.executionName,
         ...(Number.isNaN(started) ? {} : { now: new Date(started) }),
       });
-      runtime.logger.info('planned', {
+      t.logger.info('planned', {
         runId: plan.runId,
         jobs: plan.jobCount,
         continues: plan.hasContinuation,
@@ -69,81 +107,115 @@ export function createPlanHandler(runtime: WorkflowRuntime) {
 }
 
 export function createRequestReportHandler(runtime: WorkflowRuntime) {
-  return (event: JobTaskInput & { options: JobOptions }, context?: TaskContext): Promise<JobCursor> =>
-    logged(runtime, 'RequestReport', async () => {
-      const api = await runtime.client();
+  return jobTask(
+    runtime,
+    'RequestReport',
+    async (t, event: JobTaskInput & { options: JobOptions }, context) => {
+      const api = await t.client();
       const signal = deadlineSignal(context, SHORT_DEADLINE_MARGIN_MS);
       const cursor = await requestReport(event, {
         reporting: api.reporting,
-        poll: runtime.settings.poll,
+        poll: t.settings.poll,
         ...(signal === undefined ? {} : { signal }),
       });
-      runtime.logger.info('report requested', { jobId: event.job.jobId, requestId: cursor.requestId });
+      t.logger.info('report requested', { jobId: event.job.jobId, requestId: cursor.requestId });
       return cursor;
-    });
+    },
+  );
 }
 
 export function createCheckStatusHandler(runtime: WorkflowRuntime) {
-  return (event: JobTaskInput, context?: TaskContext): Promise<JobCursor> =>
-    logged(runtime, 'CheckStatus', async () => {
-      const api = await runtime.client();
-      const signal = deadlineSignal(context, SHORT_DEADLINE_MARGIN_MS);
-      return checkStatus(event, {
-        reporting: api.reporting,
-        poll: runtime.settings.poll,
-        ...(signal === undefined ? {} : { signal }),
-      });
+  return jobTask(runtime, 'CheckStatus', async (t, event: JobTaskInput, context) => {
+    const api = await t.client();
+    const signal = deadlineSignal(context, SHORT_DEADLINE_MARGIN_MS);
+    return checkStatus(event, {
+      reporting: api.reporting,
+      poll: t.settings.poll,
+      ...(signal === undefined ? {} : { signal }),
     });
+  });
 }
 
 export function createExportResultsHandler(runtime: WorkflowRuntime) {
-  return (event: JobTaskInput, context?: TaskContext): Promise<JobCursor> =>
-    logged(runtime, 'ExportResults', async () => {
-      const api = await runtime.client();
-      const signal = deadlineSignal(context, DEADLINE_MARGIN_MS);
-      const s = runtime.settings;
-      const cursor = await exportResults(event, {
-        reporting: api.reporting,
-        store: runtime.objects.store,
-        prefix: runtime.objects.prefix,
-        tables: runtime.tables,
-        leases: runtime.leases,
-        timeZone: s.timeZone,
-        minSplitMinutes: s.minSplitMinutes,
-        csvGzip: s.csvGzip,
-        parquetCodec: s.parquetCodec,
-        ...(s.spillBudgetBytes === undefined ? {} : { spillBudgetBytes: s.spillBudgetBytes }),
-        promotedColumns: s.promotedColumns,
-        summaryMismatch: s.summaryMismatch,
-        minShareOfPublished: s.minShareOfPublished,
-        logger: runtime.logger,
-        owner: runtime.owner,
-        ...(signal === undefined ? {} : { signal }),
-        ...(context?.signal === undefined ? {} : { interrupted: context.signal }),
-      });
-      runtime.logger.info('exported', {
-        jobId: event.job.jobId,
-        rows: cursor.rows,
-        partitions: cursor.partitions,
-        done: cursor.done,
-        ...(cursor.heldCount > 0 ? { held: cursor.held, heldCount: cursor.heldCount } : {}),
-        ...(cursor.mismatchCount > 0 ? { summaryMismatches: cursor.mismatchCount } : {}),
-        ...(cursor.partialDays.length > 0 ? { partialDays: cursor.partialDays } : {}),
-        ...(cursor.snapshot ? { snapshot: cursor.snapshot } : {}),
-      });
-      return cursor;
+  return jobTask(runtime, 'ExportResults', async (t, event: JobTaskInput, context) => {
+    const api = await t.client();
+    const signal = deadlineSignal(context, DEADLINE_MARGIN_MS);
+    const s = t.settings;
+    const cursor = await exportResults(event, {
+      reporting: api.reporting,
+      store: t.objects.store,
+      prefix: t.objects.prefix,
+      tables: t.tables,
+      leases: t.leases,
+      ...(t.tenant === undefined ? {} : { tenant: t.tenant }),
+      timeZone: s.timeZone,
+      minSplitMinutes: s.minSplitMinutes,
+      csvGzip: s.csvGzip,
+      parquetCodec: s.parquetCodec,
+      ...(s.spillBudgetBytes === undefined ? {} : { spillBudgetBytes: s.spillBudgetBytes }),
+      promotedColumns: s.promotedColumns,
+      summaryMismatch: s.summaryMismatch,
+      minShareOfPublished: s.minShareOfPublished,
+      logger: t.logger,
+      owner: t.owner,
+      ...(signal === undefined ? {} : { signal }),
+      ...(context?.signal === undefined ? {} : { interrupted: context.signal }),
     });
+    t.logger.info('exported', {
+      jobId: event.job.jobId,
+      rows: cursor.rows,
+      partitions: cursor.partitions,
+      done: cursor.done,
+      ...(cursor.heldCount > 0 ? { held: cursor.held, heldCount: cursor.heldCount } : {}),
+      ...(cursor.mismatchCount > 0 ? { summaryMismatches: cursor.mismatchCount } : {}),
+      ...(cursor.partialDays.length > 0 ? { partialDays: cursor.partialDays } : {}),
+      ...(cursor.snapshot ? { snapshot: cursor.snapshot } : {}),
+    });
+    return cursor;
+  });
 }
 
+/**
+ * The tenant a Finalize or RecordFailure event is for: the plan's, else the one its raw
+ * input names (Plan may have failed on an invalid input that still names a valid tenant).
+ */
+function tenantOfFinalize(event: FinalizeInput): string | undefined {
+  const planned = event.plan?.tenant;
+  return typeof planned === 'string' ? planned : tenantOfRawInput(event.input);
+}
+
+/**
+ * The runtime a run record is written with: its tenant's, or the deployment's when the
+ * execution has none the deployment knows (an input naming an unregistered tenant, or a
+ * tenant in a single-tenant deployment): the failure is recorded without one.
+ */
+async function recordRuntime(
+  runtime: WorkflowRuntime,
+  tenant: string | undefined,
+): Promise<TenantRuntime | WorkflowRuntime> {
+  if (tenant === undefined) return runtime;
+  try {
+    return await runtime.forTenant(tenant);
+  } catch (error) {
+    if (error instanceof InvalidInputError || error instanceof TenantConfigError) return runtime;
+    throw error;
+  }
+}
+
+/** Finalize (and RecordFailure, the same function on a caught failure): the run record and metrics. */
 export function createFinalizeHandler(runtime: WorkflowRuntime, metrics: () => MetricsSink) {
-  return (event: FinalizeInput): Promise<FinalizeOutput> =>
-    logged(runtime, 'Finalize', async () => {
+  return (event: FinalizeInput): Promise<FinalizeOutput> => {
+    const named = tenantOfFinalize(event);
+    return logged(runtime.logger, named, 'Finalize', async () => {
+      const t = await recordRuntime(runtime, named);
       const out = await finalizeRun(event, {
-        store: runtime.objects.store,
-        prefix: runtime.objects.prefix,
+        store: t.objects.store,
+        prefix: t.objects.prefix,
         metrics: metrics(),
+        tenant: t.tenant,
       });
-      runtime.logger.info('run finalized', { ...out });
+      t.logger.info('run finalized', { ...out });
       return out;
     });
+  };
 }

@@ -8,7 +8,13 @@ export {
   SNS_RETRIED_ERROR_NAMES,
   TASK_ERROR_NAMES,
 } from './error-table';
-export { InvalidConfigError, InvalidInputError, WORKFLOW_ERROR_CODES } from './errors';
+export {
+  InvalidConfigError,
+  InvalidInputError,
+  TenantConfigError,
+  TenantDisabledError,
+  WORKFLOW_ERROR_CODES,
+} from './errors';
 export {
   type FinalizeOutput,
   type HeldReportPartition,
@@ -28,24 +34,50 @@ export { type Job, type Plan, planExecution } from './plan';
 export {
   type PartialDay,
   parseRunRecord,
+  parseRunRecordKey,
   type RunRecord,
   type RunRecordJob,
+  type RunRecordKeyParts,
   runRecordKey,
+  runRecordsPrefix,
 } from './run-record';
 export {
   createWorkflowRuntime,
   DEFAULT_TABLE_CATALOG,
+  MAX_CACHED_TENANTS,
+  type RuntimeOptions,
+  TENANT_ENTRY_TTL_MS,
+  type TenantRuntime,
   type WorkflowLogger,
   type WorkflowRuntime,
 } from './runtime';
-export { SecretTokenSource, type ServiceSecret, TOKEN_REFRESH_LEASE } from './service-secret';
+export {
+  SecretTokenSource,
+  type ServiceSecret,
+  TOKEN_REFRESH_LEASE,
+  tenantLeaseKey,
+  tokenRefreshLease,
+} from './service-secret';
 export {
   type ConfiguredReport,
+  type DeploymentSettings,
+  deploymentSettingsFromEnvironment,
   jobsWithinBudget,
   PROMOTED_COLUMNS_SCHEMA,
   SETTINGS_DEFAULTS,
   type SettingsEnvironment,
   STATE_DATA_LIMIT_BYTES,
   settingsFromEnvironment,
+  type TenantSettings,
   type WorkflowSettings,
 } from './settings';
+export {
+  DEFAULT_MAX_TENANT_REPORTS,
+  parseTenantEntry,
+  TENANT_REGIONS,
+  type TenantEntry,
+  TenantRegistry,
+  type TenantRegistryOptions,
+  tenantEntryKey,
+  tenantRegistryFromUri,
+} from './tenant-registry';

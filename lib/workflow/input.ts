@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isGuid } from '../api/validate';
+import { TENANT_ID_PATTERN } from '../export';
 import { parseCalendarDate, parseInstant } from '../export/window';
 import { PRESET_NAMES } from '../spec';
 import { InvalidInputError } from './errors';
@@ -28,10 +29,16 @@ const condition = z.strictObject({
 
 /**
  * The one execution input of the workflow. Exactly one of `scheduledTime` (nightly, from
- * EventBridge Scheduler), `date`, `from`+`to` (an inclusive backfill) or `preset`.
+ * EventBridge Scheduler), `date`, `from`+`to` (an inclusive backfill) or `preset`; in a
+ * multi-tenant deployment, the `tenant` it runs for (Plan requires it there and refuses it
+ * in a single-tenant one).
  */
 const EXECUTION_INPUT_SCHEMA = z
   .strictObject({
+    tenant: z
+      .string()
+      .regex(TENANT_ID_PATTERN, 'must be a tenant id: 1..32 lowercase letters, digits and inner hyphens')
+      .optional(),
     scheduledTime: z
       .string()
       .refine(
@@ -112,13 +119,25 @@ export function parseExecutionInput(raw: unknown): ExecutionInput {
   }
   const parsed = EXECUTION_INPUT_SCHEMA.safeParse(raw);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => {
-    const where = issue.path.length > 0 ? issue.path.join('.') : 'input';
-    const value = valueAt(raw, issue.path);
-    const shown = value === undefined || typeof value === 'object' ? '' : ` (got ${JSON.stringify(value)})`;
-    return `${where} ${issue.message}${shown}`;
-  });
-  throw new InvalidInputError(`Invalid execution input: ${problems.join('; ')}`);
+  throw new InvalidInputError(
+    `Invalid execution input: ${describeIssues(parsed.error.issues, raw, 'input')}`,
+  );
+}
+
+/** Each issue as `<member> <what is wrong> (got <value>)`, joined: the members named, scalars shown. */
+export function describeIssues(
+  issues: readonly { path: readonly PropertyKey[]; message: string }[],
+  raw: unknown,
+  whole: string,
+): string {
+  return issues
+    .map((issue) => {
+      const where = issue.path.length > 0 ? issue.path.map(String).join('.') : whole;
+      const value = valueAt(raw, issue.path);
+      const shown = value === undefined || typeof value === 'object' ? '' : ` (got ${JSON.stringify(value)})`;
+      return `${where} ${issue.message}${shown}`;
+    })
+    .join('; ');
 }
 
 function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
@@ -128,4 +147,13 @@ function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
     v = (v as Record<PropertyKey, unknown>)[key];
   }
   return v;
+}
+
+/**
+ * The tenant an input names, read leniently: its `tenant` when that is a tenant id, whatever
+ * else is wrong with the input (a failure record of an invalid input still names its tenant).
+ */
+export function tenantOfRawInput(raw: unknown): string | undefined {
+  const tenant = (raw as { tenant?: unknown } | null | undefined)?.tenant;
+  return typeof tenant === 'string' && TENANT_ID_PATTERN.test(tenant) ? tenant : undefined;
 }

@@ -19,6 +19,8 @@ export interface Job {
   reportId: string;
   reportName: string;
   window: JobWindow;
+  /** The tenant it exports for (multi-tenant deployments only): every task's event carries it. */
+  tenant?: string;
   /** Replace partitions the shrink guard would hold (the input's forceReplace). */
   forceReplace?: true;
 }
@@ -41,6 +43,9 @@ export interface Plan {
   runId: string;
   /** How the execution was started. */
   mode: 'nightly' | 'date' | 'range' | 'preset';
+  /** The execution's tenant; null in a single-tenant deployment (always present: `$.plan.tenant`). */
+  tenant: string | null;
+  /** The tenant's zone (the deployment's in a single-tenant one). */
   timeZone: string;
   /** Local dates the execution covers (a preset's as resolved at the execution's start). */
   dates: { from: string; to: string };
@@ -66,7 +71,10 @@ interface PlanContext {
   now?: Date;
 }
 
-/** Turns an execution input into jobs (report x window), validating it first. */
+/**
+ * Turns an execution input into jobs (report x window), validating it first. `settings` are
+ * the input's tenant's (whether the deployment takes a tenant is the Plan handler's check).
+ */
 export function planExecution(raw: unknown, settings: WorkflowSettings, context: PlanContext): Plan {
   const input = parseExecutionInput(raw);
   const reports = selectReports(input.reports, settings.reports);
@@ -81,6 +89,7 @@ export function planExecution(raw: unknown, settings: WorkflowSettings, context:
   };
   const runId = safeRunId(context.executionName);
   const force = input.forceReplace === true ? { forceReplace: true as const } : {};
+  const tenant = input.tenant === undefined ? {} : { tenant: input.tenant };
   if (reports.length > settings.maxJobsPerExecution) {
     throw new InvalidInputError(
       `reports: ${reports.length} reports exceed the ${settings.maxJobsPerExecution} jobs one execution may run; start one execution per group of at most ${settings.maxJobsPerExecution} reports`,
@@ -93,12 +102,20 @@ export function planExecution(raw: unknown, settings: WorkflowSettings, context:
   const jobs: Job[] = [];
   for (const window of taken) {
     for (const r of reports)
-      jobs.push({ jobId: jobId(jobs.length), reportId: r.id, reportName: r.name, window, ...force });
+      jobs.push({
+        jobId: jobId(jobs.length),
+        reportId: r.id,
+        reportName: r.name,
+        window,
+        ...tenant,
+        ...force,
+      });
   }
   const last = taken[taken.length - 1] as JobWindow;
   const plan: Plan = {
     runId,
     mode,
+    tenant: input.tenant ?? null,
     timeZone: settings.timeZone,
     dates: { from, to: last.lastDate },
     jobs,
@@ -109,6 +126,7 @@ export function planExecution(raw: unknown, settings: WorkflowSettings, context:
   if (taken.length < windows.length) {
     plan.hasContinuation = true;
     plan.continuation = {
+      ...tenant,
       from: shiftDate(last.lastDate, 1),
       to,
       reports: reports.map((r) => r.id),

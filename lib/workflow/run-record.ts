@@ -9,8 +9,9 @@ import type { Plan } from './plan';
 
 /**
  * The run record, in one place: its format (one JSON line per execution under
- * `<prefix>/runs/dt=<UTC start date>/`), how Finalize builds it from the Map's results, its
- * key, and how a reader (`runs`, the summary page) parses one. The Glue `runs` table's
+ * `<prefix>/runs/dt=<UTC start date>/`, a tenant's under `<prefix>/runs/tenant=<t>/dt=.../`),
+ * how Finalize builds it from the Map's results, its key, how a reader lists (one tenant's
+ * or every tenant's) and parses them. The Glue `runs` table's
  * columns come from these types (lib/infra/lake-tables.ts).
  */
 
@@ -36,7 +37,8 @@ export interface FinalizeInput {
   input?: unknown;
   executionName: string;
   startedAt: string;
-  plan?: Pick<Plan, 'runId' | 'mode' | 'dates' | 'jobCount' | 'hasContinuation' | 'timeZone'>;
+  plan?: Pick<Plan, 'runId' | 'mode' | 'dates' | 'jobCount' | 'hasContinuation' | 'timeZone'> &
+    Partial<Pick<Plan, 'tenant'>>;
   results?: JobResult[];
   failure?: CaughtFailure;
 }
@@ -56,6 +58,8 @@ interface RunCounts {
 /** The run record: one JSON line per execution under `runs/`. */
 export interface RunRecord extends RunCounts {
   runId: string;
+  /** The execution's tenant (multi-tenant deployments; absent in a single-tenant one's records). */
+  tenant?: string;
   parentRunId: string | null;
   executionName: string;
   status: 'SUCCEEDED' | 'FAILED';
@@ -118,8 +122,11 @@ function causeMessage(cause: string | undefined): string | null {
   return cause.slice(0, 2000);
 }
 
-/** Builds the run record from the Map's results (pure). */
-export function buildRunRecord(input: FinalizeInput, finishedAt: Date): RunRecord {
+/**
+ * Builds the run record from the Map's results (pure). `tenant`: the execution's (Finalize
+ * resolves it), recorded when there is one.
+ */
+export function buildRunRecord(input: FinalizeInput, finishedAt: Date, tenant?: string): RunRecord {
   const results = input.results ?? [];
   const jobs = results.map(toRecordJob);
   const failed = jobs.filter((j) => j.status === 'FAILED');
@@ -132,6 +139,7 @@ export function buildRunRecord(input: FinalizeInput, finishedAt: Date): RunRecor
   const parent = (input.input as { parentRunId?: unknown } | null)?.parentRunId;
   return {
     runId: input.plan?.runId ?? input.executionName,
+    ...(tenant === undefined ? {} : { tenant }),
     parentRunId: typeof parent === 'string' ? parent : null,
     executionName: input.executionName,
     status: error === null ? 'SUCCEEDED' : 'FAILED',
@@ -198,18 +206,53 @@ function toRecordJob(r: JobResult): RunRecordJob {
 }
 
 /**
- * Key of a run record: `<prefix>/runs/dt=<UTC start date>/<runId>.json`. A failure caught
- * outside the jobs (Plan, the Map, Finalize, the continuation) is recorded beside it as
+ * Key of a run record: `<prefix>/runs/dt=<UTC start date>/<runId>.json`, a tenant's
+ * `<prefix>/runs/tenant=<t>/dt=<UTC start date>/<runId>.json`. A failure caught outside the
+ * jobs (Plan, the Map, Finalize, the continuation) is recorded beside it as
  * `<runId>.failure.json`, so it never replaces a record Finalize already wrote.
  */
 export function runRecordKey(
   prefix: string,
-  record: Pick<RunRecord, 'runId' | 'startedAt'>,
+  record: Pick<RunRecord, 'runId' | 'startedAt' | 'tenant'>,
   kind: 'run' | 'failure' = 'run',
 ): string {
   const dt = record.startedAt.slice(0, 10);
   const name = kind === 'run' ? record.runId : `${record.runId}.failure`;
-  return `${prefix === '' ? '' : `${prefix}/`}runs/dt=${dt}/${name}.json`;
+  return `${runRecordsPrefix(prefix, record.tenant)}dt=${dt}/${name}.json`;
+}
+
+/**
+ * Where run records are listed: every record of the lake (`<prefix>/runs/`, every tenant's
+ * included) or, with `tenant`, that tenant's (`<prefix>/runs/tenant=<t>/`).
+ */
+export function runRecordsPrefix(prefix: string, tenant?: string): string {
+  return `${prefix === '' ? '' : `${prefix}/`}runs/${tenant === undefined ? '' : `tenant=${tenant}/`}`;
+}
+
+/** What a run record's key says: its tenant (null: none), UTC date, run id and kind. */
+export interface RunRecordKeyParts {
+  tenant: string | null;
+  dt: string;
+  runId: string;
+  kind: 'run' | 'failure';
+}
+
+const RUN_RECORD_KEY =
+  /(?:^|\/)runs\/(?:tenant=([a-z0-9-]{1,32})\/)?dt=(\d{4}-\d{2}-\d{2})\/([^/]+?)(\.failure)?\.json$/;
+
+/**
+ * A listed key read as a run record's (undefined: not one). A reader lists
+ * {@link runRecordsPrefix} and keeps the keys this reads, by tenant or all of them.
+ */
+export function parseRunRecordKey(key: string): RunRecordKeyParts | undefined {
+  const m = RUN_RECORD_KEY.exec(key);
+  if (m === null) return undefined;
+  return {
+    tenant: m[1] ?? null,
+    dt: m[2] as string,
+    runId: m[3] as string,
+    kind: m[4] === undefined ? 'run' : 'failure',
+  };
 }
 
 /** A record read back, or why the text is not one (a reader needs runId and startedAt). */

@@ -32,6 +32,8 @@ interface SecretTokenSourceOptions {
   secrets: SecretStore;
   secretName: string;
   leases: LeaseStore;
+  /** The refresh lease's key: one per secret. Default TOKEN_REFRESH_LEASE (the one secret's). */
+  leaseKey?: string;
   refresh: RefreshGrant;
   now?: () => number;
   /** Refresh this long before expiry. Default 5 minutes. */
@@ -45,6 +47,19 @@ interface SecretTokenSourceOptions {
 
 /** The lease every holder of the secret takes to refresh its tokens (one refresh at a time). */
 export const TOKEN_REFRESH_LEASE = 'token-refresh';
+
+/** A key of the lease store as a tenant's: under `tenant=<t>/`, or as it is without a tenant. */
+export function tenantLeaseKey(key: string, tenant: string | undefined): string {
+  return tenant === undefined ? key : `tenant=${tenant}/${key}`;
+}
+
+/**
+ * The refresh lease of a secret: the deployment's one secret's (TOKEN_REFRESH_LEASE), or a
+ * tenant's (`tenant=<t>/token-refresh`), so tenants never wait on each other's refresh.
+ */
+export function tokenRefreshLease(tenant?: string): string {
+  return tenantLeaseKey(TOKEN_REFRESH_LEASE, tenant);
+}
 
 /**
  * Access tokens from the deployment's secret, refreshed only when about to expire and only
@@ -64,6 +79,7 @@ export class SecretTokenSource implements AccessTokenSource {
   constructor(options: SecretTokenSourceOptions) {
     this.#o = {
       expirySkewMs: 300_000,
+      leaseKey: TOKEN_REFRESH_LEASE,
       leaseTtlMs: 60_000,
       leaseWaitMs: 20_000,
       now: Date.now,
@@ -119,16 +135,16 @@ export class SecretTokenSource implements AccessTokenSource {
     for (let attempt = 0; ; attempt++) {
       signal?.throwIfAborted();
       const lease = await this.#o.leases
-        .acquire(TOKEN_REFRESH_LEASE, { ttlMs: this.#o.leaseTtlMs, owner: this.#owner })
+        .acquire(this.#o.leaseKey, { ttlMs: this.#o.leaseTtlMs, owner: this.#owner })
         .catch((cause: unknown) => {
           throw new StoreFailedError('Could not take the token refresh lease', { cause });
         });
       if (lease === undefined) {
         if (this.#o.now() >= deadline) {
           // Who holds it and until when, where the store can tell (a local one; not S3).
-          const holder = await describeLeaseHolder(this.#o.leases, TOKEN_REFRESH_LEASE);
+          const holder = await describeLeaseHolder(this.#o.leases, this.#o.leaseKey);
           throw new LeaseBusyError(
-            `Another task is refreshing the access token${holder === undefined ? '' : ` (lease ${TOKEN_REFRESH_LEASE} ${holder})`}; retry later`,
+            `Another task is refreshing the access token${holder === undefined ? '' : ` (lease ${this.#o.leaseKey} ${holder})`}; retry later`,
           );
         }
         await this.#o.sleep(Math.min(2000, 100 * 2 ** attempt));

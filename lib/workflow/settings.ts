@@ -98,9 +98,9 @@ export const MAX_ERROR_CAUSE_CHARS = 1_000;
  * Worst-case bytes one job adds to the state (test/unit/workflow/state-size.test.ts builds
  * it): its result when every list of its cursor is full (MAX_HELD_LISTED held partitions,
  * MAX_PARTIAL_DAYS_LISTED partial days, MAX_MISMATCHES_LISTED mismatches, a Cause of
- * MAX_ERROR_CAUSE_CHARS) with ids and names at their longest, plus its entry in the plan's
- * jobs and continuation (about 11.2 KB), and per report request a queued and a ready
- * piece (about 240 bytes).
+ * MAX_ERROR_CAUSE_CHARS) with ids and names at their longest (a tenant's 32-character id in
+ * the job and its result included), plus its entry in the plan's jobs and continuation
+ * (about 11.7 KB), and per report request a queued and a ready piece (about 240 bytes).
  */
 const JOB_STATE_BYTES = 11_500;
 const PIECE_STATE_BYTES = 240;
@@ -151,8 +151,11 @@ export const PROMOTED_COLUMNS_SCHEMA = z.strictObject({
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
-/** Environment variables of the handlers, one per setting (names in the error messages). */
-const ENV_SCHEMA = z.object({
+/**
+ * The settings of a single-tenant deployment that a multi-tenant one takes from each tenant's
+ * registry entry (lib/workflow/tenant-registry.ts) instead.
+ */
+const TENANT_ENV = {
   TIME_ZONE: z.string().refine(isIanaZone, 'is not an IANA time zone'),
   WORKSPACE_ID: z.string().min(1),
   REPORTS: z
@@ -175,6 +178,10 @@ const ENV_SCHEMA = z.object({
         )
         .min(1),
     ),
+};
+
+/** Environment variables of the handlers, one per setting (names in the error messages), but the tenant's. */
+const DEPLOYMENT_ENV = {
   LOOKBACK_DAYS: int(0, 90).default(SETTINGS_DEFAULTS.lookBackDays),
   MAX_WINDOW_DAYS: int(1, 366).default(SETTINGS_DEFAULTS.maxWindowDays),
   MIN_SPLIT_MINUTES: int(1, 1440).default(SETTINGS_DEFAULTS.minSplitMinutes),
@@ -201,42 +208,45 @@ const ENV_SCHEMA = z.object({
     .optional(),
   SUMMARY_MISMATCH: z.enum(['flag', 'fail']).default(SETTINGS_DEFAULTS.summaryMismatch),
   MIN_SHARE_OF_PUBLISHED: z.coerce.number().min(0).max(1).default(SETTINGS_DEFAULTS.minShareOfPublished),
-});
+};
+
+/** A single-tenant deployment's environment: every setting. */
+const ENV_SCHEMA = z.object({ ...TENANT_ENV, ...DEPLOYMENT_ENV });
+/** A multi-tenant deployment's: the tenants' settings come from the registry. */
+const DEPLOYMENT_ENV_SCHEMA = z.object(DEPLOYMENT_ENV);
+
+/** What a single-tenant deployment's environment sets and a multi-tenant one's tenant entries do. */
+export type TenantSettings = Pick<WorkflowSettings, 'timeZone' | 'workspaceId' | 'reports' | 'lookBackDays'>;
+/** The settings every tenant of a deployment shares: limits, formats, policies. */
+export type DeploymentSettings = Omit<WorkflowSettings, keyof TenantSettings>;
 
 /** The environment variable names the handlers read. */
 export type SettingsEnvironment = Partial<Record<keyof z.input<typeof ENV_SCHEMA>, string>>;
 
-/** Reads and validates the settings; the error names the variable and what is wrong. */
-export function settingsFromEnvironment(env: Record<string, string | undefined>): WorkflowSettings {
-  const parsed = ENV_SCHEMA.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'} ${i.message}`);
-    throw new InvalidConfigError(`Invalid workflow settings: ${problems.join('; ')}`);
-  }
-  const e = parsed.data;
+/** The issues of a parse, each naming its variable. */
+function invalid(issues: readonly { path: readonly PropertyKey[]; message: string }[]): InvalidConfigError {
+  const problems = issues.map((i) => `${i.path.map(String).join('.') || 'environment'} ${i.message}`);
+  return new InvalidConfigError(`Invalid workflow settings: ${problems.join('; ')}`);
+}
+
+/** The deployment-wide settings from a parsed environment (the tenant's members left out). */
+function deploymentSettings(e: z.infer<typeof DEPLOYMENT_ENV_SCHEMA>): {
+  budget: number;
+  settings: DeploymentSettings;
+} {
   const poll = {
     initialSeconds: e.POLL_INITIAL_SECONDS,
     maxSeconds: Math.max(e.POLL_INITIAL_SECONDS, e.POLL_MAX_SECONDS),
     factor: 2,
     maxPollsPerJob: e.MAX_POLLS_PER_JOB,
   };
-  const promotedColumns = e.PROMOTED_COLUMNS ?? {};
   const budget = jobsWithinBudget({ poll, maxRequestsPerJob: e.MAX_REQUESTS_PER_JOB });
-  if (e.REPORTS.length > budget) {
-    throw new InvalidConfigError(
-      `Invalid workflow settings: REPORTS lists ${e.REPORTS.length} reports, more than the ${budget} jobs one execution may run (history budget); deploy one stack per group of at most ${budget} reports, or lower MAX_POLLS_PER_JOB / MAX_REQUESTS_PER_JOB`,
-    );
-  }
   if (e.MAX_JOBS_PER_EXECUTION !== undefined && e.MAX_JOBS_PER_EXECUTION > budget) {
     throw new InvalidConfigError(
       `Invalid workflow settings: MAX_JOBS_PER_EXECUTION ${e.MAX_JOBS_PER_EXECUTION} exceeds the history budget (${budget} jobs at these poll and request limits)`,
     );
   }
-  return {
-    timeZone: e.TIME_ZONE,
-    workspaceId: e.WORKSPACE_ID,
-    reports: e.REPORTS,
-    lookBackDays: e.LOOKBACK_DAYS,
+  const settings: DeploymentSettings = {
     maxWindowDays: e.MAX_WINDOW_DAYS,
     minSplitMinutes: e.MIN_SPLIT_MINUTES,
     poll,
@@ -246,8 +256,45 @@ export function settingsFromEnvironment(env: Record<string, string | undefined>)
     parquetCodec: e.PARQUET_CODEC,
     spillBudgetBytes: e.SPILL_BUDGET_BYTES,
     tokenRefreshSkewSeconds: e.TOKEN_REFRESH_SKEW_SECONDS,
-    promotedColumns,
+    promotedColumns: e.PROMOTED_COLUMNS ?? {},
     summaryMismatch: e.SUMMARY_MISMATCH,
     minShareOfPublished: e.MIN_SHARE_OF_PUBLISHED,
   };
+  return { budget, settings };
+}
+
+/**
+ * Reads and validates a single-tenant deployment's settings; the error names the variable
+ * and what is wrong.
+ */
+export function settingsFromEnvironment(env: Record<string, string | undefined>): WorkflowSettings {
+  const parsed = ENV_SCHEMA.safeParse(env);
+  if (!parsed.success) throw invalid(parsed.error.issues);
+  const e = parsed.data;
+  const { budget, settings } = deploymentSettings(e);
+  if (e.REPORTS.length > budget) {
+    throw new InvalidConfigError(
+      `Invalid workflow settings: REPORTS lists ${e.REPORTS.length} reports, more than the ${budget} jobs one execution may run (history budget); deploy one stack per group of at most ${budget} reports, or lower MAX_POLLS_PER_JOB / MAX_REQUESTS_PER_JOB`,
+    );
+  }
+  return {
+    timeZone: e.TIME_ZONE,
+    workspaceId: e.WORKSPACE_ID,
+    reports: e.REPORTS,
+    lookBackDays: e.LOOKBACK_DAYS,
+    ...settings,
+  };
+}
+
+/**
+ * Reads and validates a multi-tenant deployment's settings: all but the tenant's (time
+ * zone, workspace, reports, look-back), which come from each tenant's registry entry.
+ * LOOKBACK_DAYS, if set, is not read.
+ */
+export function deploymentSettingsFromEnvironment(
+  env: Record<string, string | undefined>,
+): DeploymentSettings {
+  const parsed = DEPLOYMENT_ENV_SCHEMA.safeParse(env);
+  if (!parsed.success) throw invalid(parsed.error.issues);
+  return deploymentSettings(parsed.data).settings;
 }

@@ -21,13 +21,17 @@ const big = 9_007_199_254_740_991;
 const instant = '2026-11-18T23:59:59.999+14:00';
 const text = (n: number) => 'x'.repeat(n);
 
-/** A job of the plan, at its longest. */
+/** The longest tenant id (TENANT_ID_PATTERN: 32 characters). */
+const tenant = `a${text(30)}z`;
+
+/** A job of the plan, at its longest (a multi-tenant deployment's: it names its tenant). */
 function plannedJob(i: number) {
   return {
     jobId: `job-${String(i + 1).padStart(4, '0')}`,
     reportId: text(MAX_REPORT_FIELD_CHARS),
     reportName: text(MAX_REPORT_FIELD_CHARS),
     window: { from: instant, to: instant, firstDate: '2026-11-01', lastDate: '2026-12-01' },
+    tenant,
     forceReplace: true,
   };
 }
@@ -114,6 +118,7 @@ describe('the state at the settings extremes', () => {
       // Prepare: the largest input Plan accepts, its filters in the plan's options.
       const jobs = jobsWithinBudget({ poll: { maxPollsPerJob } as never, maxRequestsPerJob });
       const input = {
+        tenant,
         date: '2026-11-18',
         additionalConditions: [{ fieldName: 'f', operator: 'in', values: [''] }],
       };
@@ -128,6 +133,7 @@ describe('the state at the settings extremes', () => {
       const plan = {
         runId: text(80),
         mode: 'preset',
+        tenant,
         timeZone: 'America/Argentina/ComodRivadavia',
         dates: { from: '2026-01-01', to: '2026-12-31' },
         jobs: planned,
@@ -138,6 +144,7 @@ describe('the state at the settings extremes', () => {
         },
         jobCount: jobs,
         continuation: {
+          tenant,
           from: '2026-01-01',
           to: '2026-12-31',
           reports: planned.map((j) => j.reportId),

@@ -1,0 +1,211 @@
+import { z } from 'zod';
+import { REGIONS } from '../api';
+import { checkTenantId, TENANT_ID_PATTERN } from '../export';
+import { isIanaZone } from '../export/time-zone';
+import { type ObjectStore, readObjectIfPresent } from '../stores';
+import { type AdapterOptions, objectStoreFromUri } from '../stores/aws';
+import { TenantConfigError } from './errors';
+import { describeIssues } from './input';
+import { jobsWithinBudget, MAX_REPORT_FIELD_CHARS, SETTINGS_DEFAULTS } from './settings';
+
+/** Service regions a tenant's grant may be in: the service's, and `local` (the local service). */
+export const TENANT_REGIONS = [...REGIONS, 'local'] as const;
+
+/**
+ * One tenant of a multi-tenant deployment: what the deployment-wide settings TIME_ZONE,
+ * WORKSPACE_ID, REPORTS and LOOKBACK_DAYS are for a single tenant, plus the hour of its
+ * nightly run and whether it runs at all. Stored as `<registry prefix>/<id>.json`.
+ */
+export interface TenantEntry {
+  /** The key (TENANT_ID_PATTERN): in every key, lease, secret name and session tag of its runs. */
+  id: string;
+  /** For people, 1..100 characters. */
+  name: string;
+  /** The service region of its grant. */
+  region: (typeof TENANT_REGIONS)[number];
+  /** IANA zone: its days, `dt` partitions and "yesterday". */
+  timeZone: string;
+  workspaceId: string;
+  /** The reports it exports by default, 1..the jobs one execution may run. */
+  reports: { id: string; name: string }[];
+  /** Local hour (0..23) of its nightly run (its schedule's; Plan does not read it). */
+  hour: number;
+  /** Earlier days every nightly run re-exports, 0..90. */
+  lookBackDays: number;
+  /** A disabled tenant's executions fail at Plan (TenantDisabledError). */
+  enabled: boolean;
+}
+
+/**
+ * Most reports an entry may list by default: the jobs one execution runs at the default
+ * poll and request limits (a deployment with other limits passes its own bound).
+ */
+export const DEFAULT_MAX_TENANT_REPORTS = jobsWithinBudget(SETTINGS_DEFAULTS);
+
+const field = z.string().min(1).max(MAX_REPORT_FIELD_CHARS);
+
+function entrySchema(maxReports: number) {
+  return z.strictObject({
+    id: z.string().regex(TENANT_ID_PATTERN, 'must be 1..32 lowercase letters, digits and inner hyphens'),
+    name: z.string().min(1).max(100),
+    region: z.enum(TENANT_REGIONS),
+    timeZone: z.string().refine(isIanaZone, 'is not an IANA time zone'),
+    workspaceId: z.string().min(1).max(200),
+    reports: z
+      .array(z.strictObject({ id: field, name: field }))
+      .min(1)
+      .max(maxReports, `lists more than the ${maxReports} reports one execution may run`),
+    hour: z.number().int().min(0).max(23),
+    lookBackDays: z.number().int().min(0).max(90),
+    enabled: z.boolean(),
+  });
+}
+
+/**
+ * Validates a registry entry; the TenantConfigError names the tenant (when the entry has a
+ * readable id), each wrong member and its value.
+ */
+export function parseTenantEntry(raw: unknown, options: { maxReports?: number } = {}): TenantEntry {
+  const parsed = entrySchema(options.maxReports ?? DEFAULT_MAX_TENANT_REPORTS).safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const id = (raw as { id?: unknown } | null)?.id;
+  const whose = typeof id === 'string' && TENANT_ID_PATTERN.test(id) ? ` '${id}'` : '';
+  throw new TenantConfigError(
+    `Invalid tenant entry${whose}: ${describeIssues(parsed.error.issues, raw, 'entry')}`,
+  );
+}
+
+/** Key of a tenant's entry: `<prefix>/<id>.json` (the IAM policy of a tenant's runs names it). */
+export function tenantEntryKey(prefix: string, id: string): string {
+  return `${prefix === '' ? '' : `${prefix}/`}${id}.json`;
+}
+
+export interface TenantRegistryOptions {
+  store: ObjectStore;
+  /** Key prefix of the entries in the store ('' for the store's root). */
+  prefix: string;
+  /** Most reports an entry may list. Default {@link DEFAULT_MAX_TENANT_REPORTS}. */
+  maxReports?: number;
+}
+
+/** Entries read at once by {@link TenantRegistry.list}. */
+const LIST_READ_CONCURRENCY = 16;
+
+/**
+ * The tenants of a deployment, one JSON object per tenant in an object store (S3 in AWS,
+ * a directory locally): adding, changing or removing one is a write, no redeploy.
+ *
+ * @example
+ * const registry = tenantRegistryFromUri('TENANT_REGISTRY_URI', 'file:///srv/lake/tenants');
+ * await registry.put(entry, { create: true }); // refuses an id already registered
+ * const acme = await registry.get('acme');      // undefined when not registered
+ */
+export class TenantRegistry {
+  readonly #store: ObjectStore;
+  readonly #prefix: string;
+  readonly #maxReports: number;
+
+  constructor(options: TenantRegistryOptions) {
+    this.#store = options.store;
+    this.#prefix = options.prefix;
+    this.#maxReports = options.maxReports ?? DEFAULT_MAX_TENANT_REPORTS;
+  }
+
+  /** The tenant's entry, validated; undefined when it has none. */
+  async get(id: string): Promise<TenantEntry | undefined> {
+    checkTenantId(id, 'tenant');
+    const key = tenantEntryKey(this.#prefix, id);
+    const bytes = await readObjectIfPresent(this.#store, key);
+    return bytes === undefined ? undefined : this.#parse(id, bytes);
+  }
+
+  /**
+   * Every entry, by id. An invalid entry throws, unless `onInvalid` is given: then it is
+   * reported there and skipped, so one damaged entry does not hide the others.
+   */
+  async list(
+    options: { onInvalid?: (id: string, error: TenantConfigError) => void } = {},
+  ): Promise<TenantEntry[]> {
+    const ids: string[] = [];
+    const start = this.#prefix === '' ? '' : `${this.#prefix}/`;
+    for await (const info of this.#store.list(start)) {
+      const name = info.key.slice(start.length);
+      if (!name.endsWith('.json')) continue;
+      const id = name.slice(0, -'.json'.length);
+      if (TENANT_ID_PATTERN.test(id)) ids.push(id);
+    }
+    const entries: (TenantEntry | undefined)[] = new Array(ids.length);
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < ids.length; i = next++) {
+        const id = ids[i] as string;
+        try {
+          entries[i] = await this.get(id);
+        } catch (error) {
+          if (!(error instanceof TenantConfigError) || options.onInvalid === undefined) throw error;
+          options.onInvalid(id, error);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(LIST_READ_CONCURRENCY, ids.length) }, worker));
+    return entries.filter((e) => e !== undefined).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /**
+   * Writes an entry (validated first). `create`: only if the id has no entry yet (an
+   * exclusive create), else a TenantConfigError saying it is registered.
+   */
+  async put(entry: TenantEntry, options: { create?: boolean } = {}): Promise<void> {
+    const valid = parseTenantEntry(entry, { maxReports: this.#maxReports });
+    const key = tenantEntryKey(this.#prefix, valid.id);
+    const body = `${JSON.stringify(valid, null, 2)}\n`;
+    const put = { contentType: 'application/json' };
+    if (options.create !== true) {
+      await this.#store.put(key, body, put);
+      return;
+    }
+    if ((await this.#store.putIfAbsent(key, body, put)) === undefined) {
+      throw new TenantConfigError(`Tenant '${valid.id}' is already in the registry`);
+    }
+  }
+
+  /** Removes a tenant's entry; false when it had none. Its secret, schedule and data are not the registry's. */
+  async remove(id: string): Promise<boolean> {
+    checkTenantId(id, 'tenant');
+    const key = tenantEntryKey(this.#prefix, id);
+    if ((await this.#store.head(key)) === undefined) return false;
+    await this.#store.deleteMany([key]);
+    return true;
+  }
+
+  #parse(id: string, bytes: Uint8Array): TenantEntry {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(Buffer.from(bytes).toString('utf8'));
+    } catch (error) {
+      throw new TenantConfigError(`Invalid tenant entry '${id}': not JSON (${(error as Error).message})`);
+    }
+    const entry = parseTenantEntry(raw, { maxReports: this.#maxReports });
+    if (entry.id !== id) {
+      throw new TenantConfigError(
+        `Invalid tenant entry '${id}': its id is '${entry.id}', not the key's ('${id}')`,
+      );
+    }
+    return entry;
+  }
+}
+
+/**
+ * The registry a setting names (`TENANT_REGISTRY_URI`): `s3://bucket/prefix` or
+ * `file:///dir`, as OBJECT_STORE_URI; an invalid URI is a StoreUriError naming the setting.
+ * `adapterOptions` give the S3 client (a tenant's own credentials, for instance).
+ */
+export function tenantRegistryFromUri(
+  setting: string,
+  uri: string,
+  adapterOptions: AdapterOptions = {},
+  options: { maxReports?: number } = {},
+): TenantRegistry {
+  const { store, prefix } = objectStoreFromUri(setting, uri, adapterOptions);
+  return new TenantRegistry({ store, prefix, ...options });
+}
