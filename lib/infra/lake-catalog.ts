@@ -84,6 +84,7 @@ export class LakeCatalog extends Construct {
       dataset: props.dataset,
       reportIds: props.reportIds,
       dataStartDate: props.dataStartDate,
+      tenants: props.tenants ?? false,
     };
     const table = (tableId: string, input: LakeTableInput) => {
       const t = new glue.CfnTable(this, tableId, {

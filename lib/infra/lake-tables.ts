@@ -23,7 +23,10 @@ import { type RunRecord, type RunRecordJob, runRecordKey } from '../workflow';
 
 /** Athena's placeholders in `storage.location.template`. */
 // biome-ignore lint/suspicious/noTemplateCurlyInString: Athena's literal placeholder syntax, not a template.
-export const PLACEHOLDERS = { reportId: '${report_id}', dt: '${dt}' } as const;
+export const PLACEHOLDERS = { reportId: '${report_id}', dt: '${dt}', tenant: '${tenant}' } as const;
+
+/** The partition column of a tenant, in a multi-tenant lake. */
+export const TENANT_COLUMN = 'tenant';
 
 /** Where the lake lives in S3 and what Athena may project. */
 export interface LakeLocation {
@@ -39,6 +42,11 @@ export interface LakeLocation {
    * never an arbitrary early default.
    */
   readonly dataStartDate: string;
+  /**
+   * A multi-tenant lake: the run records are under `runs/tenant=<t>/`.
+   * @default false
+   */
+  readonly tenants?: boolean;
 }
 
 /** A Glue `TableInput` (the members this project sets). */
@@ -66,11 +74,18 @@ export function partitionKeyTemplate(l: LakeLocation, format: OutputFormat): str
   );
 }
 
-/** Key prefix (no trailing slash) of a day's run records, with the `dt` placeholder. */
-export function runRecordKeyTemplate(l: Pick<LakeLocation, 'prefix'>): string {
+/**
+ * Key prefix (no trailing slash) of a day's run records, with the `dt` placeholder (and the
+ * `tenant` one in a multi-tenant lake).
+ */
+export function runRecordKeyTemplate(l: Pick<LakeLocation, 'prefix' | 'tenants'>): string {
   // runRecordKey takes the date from startedAt's first ten characters.
   const probe = 'R'.repeat(8);
-  const key = runRecordKey(l.prefix, { runId: probe, startedAt: `${'D'.repeat(10)}T00:00:00Z` });
+  const key = runRecordKey(l.prefix, {
+    runId: probe,
+    startedAt: `${'D'.repeat(10)}T00:00:00Z`,
+    ...(l.tenants === true ? { tenant: PLACEHOLDERS.tenant } : {}),
+  });
   const suffix = `/${probe}.json`;
   if (!key.endsWith(suffix)) throw new Error(`runRecordKey changed shape: ${key}`);
   return key.slice(0, -suffix.length).replace('D'.repeat(10), PLACEHOLDERS.dt);
@@ -234,20 +249,33 @@ export function runRecordColumns(): GlueColumn[] {
   }));
 }
 
-/** One row per execution, from Finalize's JSON lines; `dt` is the UTC date the execution started. */
+/**
+ * One row per execution, from Finalize's JSON lines; `dt` is the UTC date the execution
+ * started. In a multi-tenant lake, `tenant` is a partition too, projected as `injected`:
+ * tenants come and go without a deploy, so no enum can list them, and a projected table
+ * cannot leave one partition column unprojected. A query names its tenant
+ * (`WHERE tenant = 'acme'`); across tenants, the Iceberg tables answer (lib/infra/README.md).
+ */
 export function runsTableInput(l: LakeLocation): LakeTableInput {
   const template = runRecordKeyTemplate(l);
+  const tenants = l.tenants === true;
   return {
     name: 'runs',
-    description: 'report-export: one run record per execution (JSON lines), partitioned by UTC start date dt',
+    description: tenants
+      ? 'report-export: one run record per execution (JSON lines), partitioned by tenant (name it in every query) and UTC start date dt'
+      : 'report-export: one run record per execution (JSON lines), partitioned by UTC start date dt',
     tableType: 'EXTERNAL_TABLE',
     parameters: {
       classification: 'json',
       'projection.enabled': 'true',
+      ...(tenants ? { [`projection.${TENANT_COLUMN}.type`]: 'injected' } : {}),
       ...dtProjection(l),
       'storage.location.template': `s3://${l.bucket}/${template}/`,
     },
     partitionKeys: [
+      ...(tenants
+        ? [{ Name: TENANT_COLUMN, Type: 'string', Comment: 'The tenant the execution ran for (its id).' }]
+        : []),
       { Name: PARTITION_COLUMN, Type: 'string', Comment: 'UTC date the execution started (YYYY-MM-DD).' },
     ],
     storageDescriptor: {

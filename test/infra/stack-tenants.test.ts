@@ -1,5 +1,7 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { PLACEHOLDERS, runsTableInput } from '../../lib/infra/lake-tables';
+import { runRecordKey } from '../../lib/workflow/run-record';
 import { MULTI_TENANT_CONFIG, synthStack } from './stack-synth';
 
 /** A multi-tenant deployment's resources: what replaces the secret and the nightly schedule. */
@@ -87,5 +89,44 @@ describe('ReportExportStack with tenancy multi', () => {
     expect(trust.Statement).toHaveLength(1);
     expect(trust.Statement[0]).toMatchObject({ Principal: { AWS: expect.any(Array) } });
     expect((trust.Statement[0] as { Principal: { AWS: unknown[] } }).Principal.AWS).toHaveLength(5);
+  });
+});
+
+describe('runsTableInput of a multi-tenant lake', () => {
+  const location = {
+    bucket: 'b',
+    prefix: 'lake',
+    dataset: 'calls',
+    reportIds: [],
+    dataStartDate: '2025-01-01',
+  };
+
+  it("partitions by tenant, injected, then dt, over the keys Finalize writes a tenant's records to", () => {
+    // Prepare
+    const key = runRecordKey('lake', { runId: 'r-1', startedAt: '2026-11-19T02:00:00Z', tenant: 'acme' });
+
+    // Act
+    const table = runsTableInput({ ...location, tenants: true });
+    const template = table.parameters['storage.location.template'] as string;
+
+    // Assess
+    expect(table.partitionKeys.map((k) => k.Name)).toEqual(['tenant', 'dt']);
+    expect(table.parameters['projection.tenant.type']).toBe('injected');
+    expect(
+      `s3://b/${key}`.startsWith(
+        template.replace(PLACEHOLDERS.tenant, 'acme').replace(PLACEHOLDERS.dt, '2026-11-19'),
+      ),
+    ).toBe(true);
+    expect(table.storageDescriptor.location).toBe('s3://b/lake/runs/');
+    expect(table.storageDescriptor.columns.map((c) => c.Name)).not.toContain('tenant');
+  });
+
+  it('has neither the tenant partition nor its projection in a single-tenant lake', () => {
+    // Act
+    const table = runsTableInput(location);
+
+    // Assess
+    expect(table.partitionKeys.map((k) => k.Name)).toEqual(['dt']);
+    expect(Object.keys(table.parameters).filter((k) => k.includes('tenant'))).toEqual([]);
   });
 });
