@@ -33,6 +33,7 @@ export {
   stagingArea,
   stagingRoot,
 } from './layout';
+export { checkTenantId, TENANT_ID_PATTERN, TENANT_ID_RULE } from './tenant';
 export type { ManifestFile, PartitionManifest } from './publish/publish';
 export { recoverDeadStaging, type StagingRecovery } from './publish/recover-staging';
 export { dataFileKey } from './publish/table-publish';
