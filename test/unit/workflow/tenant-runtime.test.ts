@@ -7,7 +7,11 @@ import { LocalDirectoryStore, LocalFileSecretStore } from '../../../lib/stores';
 import type { AdapterOptions } from '../../../lib/stores/aws';
 import { WORKFLOW_ERROR_CODES } from '../../../lib/workflow/errors';
 import { createFinalizeHandler, createPlanHandler } from '../../../lib/workflow/handlers';
-import { createWorkflowRuntime, type WorkflowLogger } from '../../../lib/workflow/runtime';
+import {
+  createWorkflowRuntime,
+  MAX_CACHED_TENANTS,
+  type WorkflowLogger,
+} from '../../../lib/workflow/runtime';
 import type { ServiceSecret } from '../../../lib/workflow/service-secret';
 import { TenantRegistry } from '../../../lib/workflow/tenant-registry';
 import { tenantEntry } from './tenant-fixtures';
@@ -180,6 +184,32 @@ describe('one tenant failing', () => {
     for (const tenant of ['acme', 'beta', 'acme', 'beta']) await runtime.forTenant(tenant);
     // Assess
     expect(sessions).toEqual([`acme ${roleArn}`, `beta ${roleArn}`]);
+  });
+});
+
+describe('the tenants a process keeps', () => {
+  it('drops the least recently used past MAX_CACHED_TENANTS, and builds it again when it comes back', async () => {
+    // Prepare: one more tenant than the process keeps; acme used again before the others.
+    const ids = Array.from({ length: MAX_CACHED_TENANTS }, (_, i) => `t${i}`);
+    for (const id of [...ids, 'acme']) await registry.put(tenantEntry(id));
+    const built: string[] = [];
+    const runtime = createWorkflowRuntime(multiEnv({ TENANT_ROLE_ARN: 'arn:aws:iam::1:role/T' }), {
+      logger,
+      tenantAdapterOptions: (tenant) => {
+        built.push(tenant);
+        return {};
+      },
+    });
+    await runtime.forTenant('acme');
+    await runtime.forTenant('t0');
+    await runtime.forTenant('acme');
+    // Act
+    for (const id of ids.slice(1)) await runtime.forTenant(id);
+    await runtime.forTenant('acme');
+    await runtime.forTenant('t0');
+    // Assess: t0 was the least recently used when the cache overflowed; acme was not.
+    expect(built.filter((t) => t === 't0')).toHaveLength(2);
+    expect(built.filter((t) => t === 'acme')).toHaveLength(1);
   });
 });
 
