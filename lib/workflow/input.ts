@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isGuid } from '../api/validate';
-import { TENANT_ID_PATTERN } from '../export';
+import { TENANT_ID_PATTERN, TENANT_ID_RULE } from '../export';
 import { parseCalendarDate, parseInstant } from '../export/window';
 import { PRESET_NAMES } from '../spec';
 import { InvalidInputError } from './errors';
@@ -35,10 +35,7 @@ const condition = z.strictObject({
  */
 const EXECUTION_INPUT_SCHEMA = z
   .strictObject({
-    tenant: z
-      .string()
-      .regex(TENANT_ID_PATTERN, 'must be a tenant id: 1..32 lowercase letters, digits and inner hyphens')
-      .optional(),
+    tenant: z.string().regex(TENANT_ID_PATTERN, `must be ${TENANT_ID_RULE}`).optional(),
     scheduledTime: z
       .string()
       .refine(

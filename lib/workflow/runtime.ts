@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createClient, type FetchLike, refreshTokens, type ServiceClient } from '../api';
-import { type ExportLogger, type LakeTables, TENANT_ID_PATTERN } from '../export';
+import { type ExportLogger, type LakeTables, TENANT_ID_PATTERN, TENANT_ID_RULE } from '../export';
 import type { LeaseStore, ObjectStore, SecretStore } from '../stores';
 import {
   type AdapterOptions,
@@ -383,9 +383,7 @@ export function createWorkflowRuntime(
         );
       }
       if (!TENANT_ID_PATTERN.test(tenant)) {
-        throw new InvalidInputError(
-          `tenant must be a tenant id: 1..32 lowercase letters, digits and inner hyphens (got ${JSON.stringify(tenant)})`,
-        );
+        throw new InvalidInputError(`tenant must be ${TENANT_ID_RULE} (got ${JSON.stringify(tenant)})`);
       }
       const c = cachedOf(tenant);
       if (c.entry !== undefined && now() - c.entry.readAt < TENANT_ENTRY_TTL_MS) return c.entry.runtime;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { REGIONS } from '../api';
-import { checkTenantId, TENANT_ID_PATTERN } from '../export';
+import { checkTenantId, TENANT_ID_PATTERN, TENANT_ID_RULE } from '../export';
 import { isIanaZone } from '../export/time-zone';
 import { type ObjectStore, readObjectIfPresent } from '../stores';
 import { type AdapterOptions, objectStoreFromUri } from '../stores/aws';
@@ -46,7 +46,7 @@ const field = z.string().min(1).max(MAX_REPORT_FIELD_CHARS);
 
 function entrySchema(maxReports: number) {
   return z.strictObject({
-    id: z.string().regex(TENANT_ID_PATTERN, 'must be 1..32 lowercase letters, digits and inner hyphens'),
+    id: z.string().regex(TENANT_ID_PATTERN, `must be ${TENANT_ID_RULE}`),
     name: z.string().min(1).max(100),
     region: z.enum(TENANT_REGIONS),
     timeZone: z.string().refine(isIanaZone, 'is not an IANA time zone'),
