@@ -28,7 +28,8 @@ import { DEFAULT_LEASE_PREFIX, leaseObjectKey, metadataName, parseS3Uri } from '
 import { publishLease } from './export-task';
 import { runRecordKey } from './run-record';
 import { DEFAULT_TABLE_CATALOG } from './runtime';
-import { TOKEN_REFRESH_LEASE } from './service-secret';
+import { tokenRefreshLease } from './service-secret';
+import { tenantEntryKey } from './tenant-registry';
 
 /**
  * Which AWS calls the workflow makes, with the real keys and ARNs: the store operations
@@ -73,6 +74,8 @@ export type StoreUse = { readonly why: string } & (
     }
   | { readonly store: 'leases'; readonly operation: 'acquire' | 'release'; readonly key: string }
   | { readonly store: 'secret'; readonly operation: 'get' | 'put' }
+  /** The tenant registry (TENANT_REGISTRY_URI), on an entry's key. */
+  | { readonly store: 'registry'; readonly operation: 'get'; readonly key: string }
   | {
       readonly store: 'catalog';
       /** The Glue catalog's operations (lib/stores/aws-calls.ts, `glueCatalog`); not `create`: the stack creates the tables. */
@@ -108,13 +111,16 @@ export const SAMPLE = {
   snapshotId: 5318008271828182,
 } as const;
 
-/** Every task that calls the service reads the token, and refreshes it under a lease. */
-const TOKEN_USES: readonly StoreUse[] = [
-  { why: 'read the access token', store: 'secret', operation: 'get' },
-  { why: 'take the token refresh lease', store: 'leases', operation: 'acquire', key: TOKEN_REFRESH_LEASE },
-  { why: 'store the refreshed tokens', store: 'secret', operation: 'put' },
-  { why: 'release the token refresh lease', store: 'leases', operation: 'release', key: TOKEN_REFRESH_LEASE },
-];
+/** Every task that calls the service reads the token, and refreshes it under a lease (its secret's). */
+function tokenUses(tenant: string | undefined): StoreUse[] {
+  const lease = tokenRefreshLease(tenant);
+  return [
+    { why: 'read the access token', store: 'secret', operation: 'get' },
+    { why: 'take the token refresh lease', store: 'leases', operation: 'acquire', key: lease },
+    { why: 'store the refreshed tokens', store: 'secret', operation: 'put' },
+    { why: 'release the token refresh lease', store: 'leases', operation: 'release', key: lease },
+  ];
+}
 
 type KeyOperation = 'put' | 'putIfAbsent' | 'putFile' | 'head' | 'get' | 'deleteMany';
 const onKey = (operation: KeyOperation, why: string, key: string): StoreUse => ({
@@ -141,9 +147,9 @@ const list = (why: string, prefix: string): StoreUse => ({
  * ExportResults on one report's partition of the sample date: the publish protocol's steps
  * (publish.ts) for `formats` (both in the Hive layout; the CSV alone beside tables).
  */
-function exportUses(layout: OutputLayout, formats: readonly OutputFormat[]): StoreUse[] {
+function exportUses(layout: TenantLayout, formats: readonly OutputFormat[]): StoreUse[] {
   const { dt, runId } = SAMPLE;
-  const lease = publishLease(layout.reportId, dt);
+  const lease = publishLease(layout.reportId, dt, layout.tenant);
   return [
     { why: 'take the partition lease', store: 'leases', operation: 'acquire', key: lease },
     { why: 'release the partition lease', store: 'leases', operation: 'release', key: lease },
@@ -235,14 +241,17 @@ function tableUses(
 }
 
 /** ExportResults's Parquet data files of one report in one dataset's table (table-publish.ts). */
-function dataFileUses(root: string, dataset: Dataset, reportId: string): StoreUse[] {
-  const key = dataFileKey(root, {
+function dataFileUses(root: string, layout: TenantLayout): StoreUse[] {
+  const { dataset, reportId } = layout;
+  const file = {
     reportId,
     dt: SAMPLE.dt,
     runId: SAMPLE.runId,
     attempt: SAMPLE.attempt,
     part: 0,
-  });
+    ...(layout.tenant === undefined ? {} : { tenant: layout.tenant }),
+  };
+  const key = dataFileKey(root, file);
   return [
     onKey('putFile', `write a ${dataset} data file`, key),
     onKey('head', `check a ${dataset} data file's size`, key),
@@ -252,46 +261,75 @@ function dataFileUses(root: string, dataset: Dataset, reportId: string): StoreUs
   ];
 }
 
-/** ExportResults's store uses for the reports and the catalog its environment names. */
-function exportResultsUses(env: StoreEnvironment, prefix: string): StoreUse[] {
-  const reports = JSON.parse(env.REPORTS) as { id: string }[];
-  const csvExtension = env.CSV_GZIP === 'true' ? '.csv.gz' : '.csv';
-  const catalog = parseCatalogSetting('TABLE_CATALOG', env.TABLE_CATALOG ?? DEFAULT_TABLE_CATALOG);
+/** What a run's keys derive from: the lake, its reports and catalog, and its tenant if any. */
+interface RunKeys {
+  readonly prefix: string;
+  readonly reports: readonly { readonly id: string }[];
+  readonly csvGzip: boolean;
+  readonly catalog: CatalogSetting;
+  readonly tenant?: string;
+}
+
+/** A report's layout in a dataset, with the run's tenant (its keys under `tenant=<t>/`). */
+type TenantLayout = OutputLayout & { readonly tenant?: string };
+
+/** ExportResults's store uses for the reports and the catalog of its run. */
+function exportResultsUses(run: RunKeys): StoreUse[] {
+  const { prefix, catalog } = run;
+  const csvExtension = run.csvGzip ? '.csv.gz' : '.csv';
   const datasets = Object.values(DATASETS);
-  const layouts = reports.flatMap((r) =>
-    datasets.map((dataset) => ({ prefix, dataset, reportId: r.id, csvExtension }) as const),
+  const layouts = run.reports.flatMap((r) =>
+    datasets.map(
+      (dataset): TenantLayout => ({
+        prefix,
+        dataset,
+        reportId: r.id,
+        csvExtension,
+        ...(run.tenant === undefined ? {} : { tenant: run.tenant }),
+      }),
+    ),
   );
   if (catalog.kind === 'hive')
     return layouts.flatMap((layout) => exportUses(layout, Object.values(OUTPUT_FORMATS)));
   return [
     ...layouts.flatMap((layout) => [
       ...exportUses(layout, [OUTPUT_FORMATS.csv]),
-      ...dataFileUses(tableRootKey(prefix, layout.dataset), layout.dataset, layout.reportId),
+      ...dataFileUses(tableRootKey(prefix, layout.dataset), layout),
     ]),
     ...datasets.flatMap((dataset) => tableUses(tableRootKey(prefix, dataset), dataset, catalog)),
   ];
 }
 
-/** The store operations a handler performs, on the keys its environment and the key layout give. */
-export function functionStoreUses(fn: WorkflowFunctionName, env: StoreEnvironment): StoreUse[] {
-  const { prefix } = parseS3Uri('OBJECT_STORE_URI', env.OBJECT_STORE_URI);
+/** The store operations of a handler's run, on the keys the run and the key layout give. */
+function runStoreUses(fn: WorkflowFunctionName, run: RunKeys): StoreUse[] {
+  const tenant = run.tenant === undefined ? {} : { tenant: run.tenant };
   switch (fn) {
     case 'plan':
       return []; // validates the input and plans: no store, no service
     case 'requestReport':
     case 'checkStatus':
-      return [...TOKEN_USES];
+      return tokenUses(run.tenant);
     case 'exportResults':
-      return [...TOKEN_USES, ...exportResultsUses(env, prefix)];
+      return [...tokenUses(run.tenant), ...exportResultsUses(run)];
     case 'finalize': {
-      const run = { runId: SAMPLE.runId, startedAt: SAMPLE.startedAt };
-      const failed = { runId: SAMPLE.executionName, startedAt: SAMPLE.startedAt };
+      const record = { runId: SAMPLE.runId, startedAt: SAMPLE.startedAt, ...tenant };
+      const failed = { runId: SAMPLE.executionName, startedAt: SAMPLE.startedAt, ...tenant };
       return [
-        onKey('put', 'write the run record', runRecordKey(prefix, run)),
-        onKey('put', 'record a failure caught outside the jobs', runRecordKey(prefix, failed, 'failure')),
+        onKey('put', 'write the run record', runRecordKey(run.prefix, record)),
+        onKey('put', 'record a failure caught outside the jobs', runRecordKey(run.prefix, failed, 'failure')),
       ];
     }
   }
+}
+
+/** The store operations a handler performs, on the keys its environment and the key layout give. */
+export function functionStoreUses(fn: WorkflowFunctionName, env: StoreEnvironment): StoreUse[] {
+  return runStoreUses(fn, {
+    prefix: parseS3Uri('OBJECT_STORE_URI', env.OBJECT_STORE_URI).prefix,
+    reports: JSON.parse(env.REPORTS) as { id: string }[],
+    csvGzip: env.CSV_GZIP === 'true',
+    catalog: parseCatalogSetting('TABLE_CATALOG', env.TABLE_CATALOG ?? DEFAULT_TABLE_CATALOG),
+  });
 }
 
 function expand<N extends AwsCallName>(
@@ -312,23 +350,27 @@ export interface FunctionPlace {
   readonly account: string;
 }
 
-/** The Region and account of the function's secret's ARN: the stack creates the secret beside the function. */
-function placeOfSecret(env: StoreEnvironment): FunctionPlace | undefined {
-  const arn = env.SECRET_URI.replace(/^secretsmanager:/, '');
-  const m = /^arn:aws[a-z-]*:secretsmanager:([a-z0-9-]+):(\d{12}):secret:/.exec(arn);
+/** Where a handler's stores are: the lake, the leases, the secret (an ARN or a name), the catalog. */
+interface StoreLocations {
+  readonly objectStoreUri: string;
+  readonly leaseStoreUri: string;
+  readonly secretId: string;
+  readonly tableCatalog: string | undefined;
+  readonly registryUri?: string;
+}
+
+/** The Region and account of a secret's ARN: the stack creates the secret beside the function. */
+function placeOfSecret(secretId: string): FunctionPlace | undefined {
+  const m = /^arn:aws[a-z-]*:secretsmanager:([a-z0-9-]+):(\d{12}):secret:/.exec(secretId);
   return m === null ? undefined : { region: m[1] as string, account: m[2] as string };
 }
 
 /** A store use as the AWS calls its adapter makes (STORE_OPERATION_CALLS). */
-function storeUseCalls(
-  use: StoreUse,
-  env: StoreEnvironment,
-  place: FunctionPlace | undefined,
-): DeclaredCall[] {
+function storeUseCalls(use: StoreUse, at: StoreLocations, place: FunctionPlace | undefined): DeclaredCall[] {
   switch (use.store) {
     case 'catalog': {
-      const catalog = parseCatalogSetting('TABLE_CATALOG', env.TABLE_CATALOG ?? DEFAULT_TABLE_CATALOG);
-      const where = place ?? placeOfSecret(env);
+      const catalog = parseCatalogSetting('TABLE_CATALOG', at.tableCatalog ?? DEFAULT_TABLE_CATALOG);
+      const where = place ?? placeOfSecret(at.secretId);
       if (catalog.kind !== 'glue' || where === undefined)
         throw new Error(
           `A Glue catalog's calls need TABLE_CATALOG=glue:<database> and the function's Region and account`,
@@ -339,17 +381,21 @@ function storeUseCalls(
         table: use.table,
       });
     }
-    case 'secret': {
-      const secretId = env.SECRET_URI.replace(/^secretsmanager:/, '');
-      return expand(use.why, STORE_OPERATION_CALLS.secretsManagerStore[use.operation], { secretId });
-    }
+    case 'secret':
+      return expand(use.why, STORE_OPERATION_CALLS.secretsManagerStore[use.operation], {
+        secretId: at.secretId,
+      });
     case 'leases': {
-      const { bucket, prefix } = parseS3Uri('LEASE_STORE_URI', env.LEASE_STORE_URI);
+      const { bucket, prefix } = parseS3Uri('LEASE_STORE_URI', at.leaseStoreUri);
       const key = leaseObjectKey(prefix || DEFAULT_LEASE_PREFIX, use.key);
       return expand(use.why, STORE_OPERATION_CALLS.s3LeaseStore[use.operation], { bucket, key });
     }
+    case 'registry': {
+      const { bucket } = parseS3Uri('TENANT_REGISTRY_URI', at.registryUri ?? '');
+      return expand(use.why, STORE_OPERATION_CALLS.s3Store.get, { bucket, key: use.key });
+    }
     case 'objects': {
-      const { bucket } = parseS3Uri('OBJECT_STORE_URI', env.OBJECT_STORE_URI);
+      const { bucket } = parseS3Uri('OBJECT_STORE_URI', at.objectStoreUri);
       const calls = STORE_OPERATION_CALLS.s3Store;
       if (use.operation === 'list') return expand(use.why, calls.list, { bucket, prefix: use.prefix });
       if (use.operation === 'copy')
@@ -368,7 +414,103 @@ export function functionAwsCalls(
   env: StoreEnvironment,
   place?: FunctionPlace,
 ): DeclaredCall[] {
-  return functionStoreUses(fn, env).flatMap((use) => storeUseCalls(use, env, place));
+  const at: StoreLocations = {
+    objectStoreUri: env.OBJECT_STORE_URI,
+    leaseStoreUri: env.LEASE_STORE_URI,
+    secretId: env.SECRET_URI.replace(/^secretsmanager:/, ''),
+    tableCatalog: env.TABLE_CATALOG,
+  };
+  return functionStoreUses(fn, env).flatMap((use) => storeUseCalls(use, at, place));
+}
+
+/** The environment of a multi-tenant deployment's handler (lib/workflow/runtime.ts). */
+export interface TenantStoreEnvironment {
+  readonly OBJECT_STORE_URI: string;
+  readonly LEASE_STORE_URI: string;
+  /** `s3://<bucket>/<prefix>`: one `<tenant>.json` entry per tenant. */
+  readonly TENANT_REGISTRY_URI: string;
+  /** The secrets' template, `{tenant}` in place of the id. */
+  readonly TENANT_SECRET_URI: string;
+  /** The role a tenant's run takes, with the session tag `tenant=<id>`. */
+  readonly TENANT_ROLE_ARN: string;
+  readonly CSV_GZIP?: string;
+  readonly TABLE_CATALOG?: string;
+}
+
+/** A tenant's run of a handler: its calls in the tenant's session, and in the function's own role. */
+export interface TenantRunCalls {
+  /** As the TenantAccess role, in a session tagged `tenant=<id>`: everything of the tenant's. */
+  readonly tenantSession: DeclaredCall[];
+  /** As the function: taking that session, and the record of an execution with no tenant. */
+  readonly ownRole: DeclaredCall[];
+}
+
+/**
+ * The calls of one tenant's run of a handler in a multi-tenant deployment. Every handler
+ * takes the TenantAccess role for the tenant (sts:AssumeRole with the one session tag
+ * `tenant=<id>`, sts:TagSession) and reads the tenant's registry entry in that session; the
+ * store uses are the single-tenant ones on the tenant's keys and secret. Finalize also
+ * records, as itself, the failure of an execution whose input names no valid tenant.
+ */
+export function tenantRunAwsCalls(
+  fn: WorkflowFunctionName,
+  env: TenantStoreEnvironment,
+  run: { readonly tenant: string; readonly reports: readonly { readonly id: string }[] },
+  place: FunctionPlace,
+): TenantRunCalls {
+  const registry = parseS3Uri('TENANT_REGISTRY_URI', env.TENANT_REGISTRY_URI);
+  // A secret by name: the one in the function's Region and account (any of its suffixes).
+  const secretName = env.TENANT_SECRET_URI.replace(/^secretsmanager:/, '').replaceAll('{tenant}', run.tenant);
+  const at: StoreLocations = {
+    objectStoreUri: env.OBJECT_STORE_URI,
+    leaseStoreUri: env.LEASE_STORE_URI,
+    secretId: secretName.startsWith('arn:')
+      ? secretName
+      : `arn:aws:secretsmanager:${place.region}:${place.account}:secret:${secretName}-??????`,
+    tableCatalog: env.TABLE_CATALOG,
+    registryUri: env.TENANT_REGISTRY_URI,
+  };
+  const keys: RunKeys = {
+    prefix: parseS3Uri('OBJECT_STORE_URI', env.OBJECT_STORE_URI).prefix,
+    reports: run.reports,
+    csvGzip: env.CSV_GZIP === 'true',
+    catalog: parseCatalogSetting('TABLE_CATALOG', env.TABLE_CATALOG ?? DEFAULT_TABLE_CATALOG),
+    tenant: run.tenant,
+  };
+  const uses: StoreUse[] = [
+    {
+      why: "read the tenant's registry entry",
+      store: 'registry',
+      operation: 'get',
+      key: tenantEntryKey(registry.prefix, run.tenant),
+    },
+    ...runStoreUses(fn, keys),
+  ];
+  // The request carries the one session tag: AWS evaluates it for both actions.
+  const tag = { 'aws:RequestTag/tenant': run.tenant, 'aws:TagKeys': 'tenant' };
+  const assume = expand(
+    "take the tenant's session (TenantAccess, tagged with the tenant)",
+    STORE_OPERATION_CALLS.tenantSession.assume,
+    { roleArn: env.TENANT_ROLE_ARN, tenant: run.tenant },
+  ).map((c) => ({
+    ...c,
+    permissions: c.permissions.map((p) => ({ ...p, context: { ...p.context, ...tag } })),
+  }));
+  const noTenant = { runId: SAMPLE.executionName, startedAt: SAMPLE.startedAt };
+  const ownUses: StoreUse[] =
+    fn === 'finalize'
+      ? [
+          onKey(
+            'put',
+            'record the failure of an execution that names no valid tenant',
+            runRecordKey(keys.prefix, noTenant, 'failure'),
+          ),
+        ]
+      : [];
+  return {
+    tenantSession: uses.flatMap((use) => storeUseCalls(use, at, place)),
+    ownRole: [...assume, ...ownUses.flatMap((use) => storeUseCalls(use, at, place))],
+  };
 }
 
 /** A call outside the stores: one action on one resource. */
