@@ -14,6 +14,8 @@ import {
   DEFAULT_ROW_LIMIT,
   DEFAULT_ROWS_PER_DAY,
   DEFAULT_SEED,
+  DEFAULT_TENANT_COUNT,
+  MAX_TENANTS,
 } from './defaults';
 import type { SimulatorOptions } from './index';
 
@@ -76,6 +78,13 @@ export const SIM_OPTIONS = {
     help: 'persist directory items across restarts',
     parse: nonEmptyValue,
   },
+  tenants: {
+    type: 'string',
+    value: '<n>',
+    help: 'tenants hosted, each with its own user, zone, workspace, reports and calls (zones far apart)',
+    defaultText: String(DEFAULT_TENANT_COUNT),
+    parse: integerValue(1, MAX_TENANTS),
+  },
   seed: {
     type: 'string',
     value: '<n>',
@@ -105,7 +114,10 @@ export const SIM_COMMAND = defineCommand({
   ],
   notes: `Once listening it prints the connection details (baseUrl, authUrl, clientId,
 clientSecret, redirectUri, username, password, tenantId, workspaceId, reportIds,
-directoryIds): one JSON line with --json, else a readable block. It serves until
+directoryIds, all of the first tenant, then tenants: every tenant's id, name,
+timeZoneId, workspaceId, reportIds, reports, username, password, directoryIds):
+one JSON line with --json, else a readable block. With --auto-approve, an
+authorize request's login_hint (a username) picks the tenant. It serves until
 SIGINT or SIGTERM. Fault injection: POST {authUrl}/__admin/faults (lib/simulator/README.md).`,
 });
 
@@ -134,6 +146,7 @@ export function parseSimArgs(argv: readonly string[]): SimCli {
   set('extraTemplates', v['extra-templates'] ? true : undefined);
   set('summaryMismatch', v['summary-mismatch'] ? true : undefined);
   set('dataDir', v['data-dir']);
+  set('tenants', v.tenants);
   set('seed', v.seed);
   set('accessTokenTtlSeconds', v['access-token-ttl']);
   return { help: v.help, json: v.json, options };

@@ -1,5 +1,5 @@
 import { ADMIN_PATHS } from './http/admin';
-import type { RunningSimulator } from './index';
+import type { RunningSimulator, SimTenantInfo } from './index';
 import { DEFAULT_REDIRECT_URIS, OAUTH_PATHS } from './oauth';
 
 /** What `npm run sim` prints once listening: one JSON line with `--json`, else the same for a person. */
@@ -16,7 +16,13 @@ export type ConnectionDetails = Pick<
   | 'workspaceId'
   | 'reportIds'
   | 'directoryIds'
->;
+> & {
+  /** Every hosted tenant (the members above are the first one's). */
+  tenants?: SimTenantInfo[];
+};
+
+/** Tenants listed for a person; `--json` lists every one. */
+const TENANTS_SHOWN = 10;
 
 /** The connection details of a running simulator (key order is the printed order). */
 export function connectionDetails(sim: RunningSimulator): ConnectionDetails {
@@ -32,6 +38,7 @@ export function connectionDetails(sim: RunningSimulator): ConnectionDetails {
     workspaceId: sim.workspaceId,
     reportIds: sim.reportIds,
     directoryIds: sim.directoryIds,
+    tenants: sim.tenants,
   };
 }
 
@@ -67,7 +74,26 @@ export function formatDetailsText(details: ConnectionDetails): string {
   return [
     'Local service listening on 127.0.0.1',
     ...rows.map(([label, value]) => `  ${label.padEnd(width)}${value}`),
+    ...tenantLines(details.tenants ?? []),
     'Press Ctrl+C to stop.',
     '',
   ].join('\n');
+}
+
+/** One line per tenant (the first {@link TENANTS_SHOWN}): what logging in as it needs, and its ids. */
+function tenantLines(tenants: readonly SimTenantInfo[]): string[] {
+  if (tenants.length === 0) return [];
+  const lines = tenants
+    .slice(0, TENANTS_SHOWN)
+    .map(
+      (t, i) =>
+        `  ${i + 1}. ${t.name} (${t.timeZoneId})  tenant ${t.id}  login ${t.username} / ${t.password}  ` +
+        `workspace ${t.workspaceId}  reports ${t.reportIds.join(', ')}`,
+    );
+  const more = tenants.length - lines.length;
+  return [
+    `Tenants (${tenants.length}; one client for all, each user's grant reaches its own tenant):`,
+    ...lines,
+    ...(more > 0 ? [`  ... and ${more} more (--json lists every one)`] : []),
+  ];
 }

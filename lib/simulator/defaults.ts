@@ -16,3 +16,7 @@ export const DEFAULT_ROW_FORMAT = 'object';
 export const DEFAULT_ROW_LIMIT = 1_000_000;
 /** Default seed of the generator and of every id. */
 export const DEFAULT_SEED = 20_260_101;
+/** Tenants hosted when started without `tenants` (in zones far apart). */
+export const DEFAULT_TENANT_COUNT = 3;
+/** More tenants than this is a mistake, not a benchmark (the lead's bench runs 1,000). */
+export const MAX_TENANTS = 100_000;

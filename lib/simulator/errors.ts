@@ -12,6 +12,7 @@ export const SIM_ERROR_CODES = {
   payloadTooLarge: 'SIM_PAYLOAD_TOO_LARGE',
   invalidFaultRule: 'SIM_INVALID_FAULT_RULE',
   directoryStoreUnreadable: 'SIM_DIRECTORY_STORE_UNREADABLE',
+  invalidTenants: 'SIM_INVALID_TENANTS',
   oauthInvalidRequest: 'SIM_OAUTH_INVALID_REQUEST',
   oauthInvalidClient: 'SIM_OAUTH_INVALID_CLIENT',
   oauthInvalidGrant: 'SIM_OAUTH_INVALID_GRANT',

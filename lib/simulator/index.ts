@@ -6,20 +6,22 @@ import {
   DEFAULT_REPORT_LATENCY_MS,
   DEFAULT_ROW_FORMAT,
   DEFAULT_ROWS_PER_DAY,
+  DEFAULT_TENANT_COUNT,
 } from './defaults';
-import { DirectoryStore } from './directories/directory-store';
 import { registerDirectoryRoutes } from './directories/routes';
 import { FaultController } from './faults';
+import { type HostedTenant, HostedTenants } from './hosted-tenants';
 import { Router } from './http/router';
 import { createOAuthServer, type OAuthServer } from './oauth';
-import { CallGenerator } from './reporting/call-generator';
 import { DEFAULT_ROW_LIMIT, type RowFormat } from './reporting/result-document';
 import { registerReportingRoutes } from './reporting/routes';
-import { createSeed, DEFAULT_SEED } from './seed';
+import { DEFAULT_SEED } from './seed';
 import { API_PREFIX, createRequestHandler } from './server';
+import { createTenantSeeds, type SimTenantSpec } from './tenant-seeds';
 
 export type { FaultController, FaultRoute, FaultRule } from './faults';
 export type { RowFormat } from './reporting/result-document';
+export { InvalidTenantsError, type SimTenantSpec } from './tenant-seeds';
 
 /** Options of {@link startSimulator}; every one has a default. */
 export interface SimulatorOptions {
@@ -52,6 +54,28 @@ export interface SimulatorOptions {
    * `summary-mismatch` fault does for its next `times` results. Default false.
    */
   summaryMismatch?: boolean;
+  /**
+   * The tenants hosted: a count, or one spec each (README: "Tenants"). The first is the single
+   * tenant of old (Europe/London, api.admin@acme.example); the next ones take zones far apart
+   * (America/New_York, Australia/Sydney, Asia/Tokyo, ...). Default 3.
+   */
+  tenants?: number | SimTenantSpec[];
+}
+
+/** One hosted tenant, as a client (or the local deployment) needs it. */
+export interface SimTenantInfo {
+  /** The `tenantId` its tokens carry and its results echo. */
+  id: string;
+  name: string;
+  timeZoneId: string;
+  /** Its default workspace and that workspace's reports. */
+  workspaceId: string;
+  reportIds: string[];
+  reports: { id: string; name: string }[];
+  /** Its user: a grant made by this user reaches this tenant only. */
+  username: string;
+  password: string;
+  directoryIds: string[];
 }
 
 /** A running local service. */
@@ -66,14 +90,24 @@ export interface RunningSimulator {
   redirectUri: string;
   username: string;
   password: string;
+  /** `username` to `directoryIds` are those of the first tenant (`tenants[0]`). */
   tenantId: string;
   timeZoneId: string;
   /** The default workspace and its reports. */
   workspaceId: string;
   reportIds: string[];
   directoryIds: string[];
+  /** Every hosted tenant, the first first. One client (`clientId`) serves them all. */
+  tenants: SimTenantInfo[];
   /** In-process fault injection, same as /__admin/faults. */
   faults: FaultController;
+  /**
+   * What disabling a tenant's API access in the reseller portal does (also
+   * `POST {authUrl}/__admin/tenants/<id>/revoke-grants`): its refresh tokens answer
+   * `invalid_grant` from now on, its access tokens issued so far are refused; a new login
+   * makes a new grant. Throws for a tenant not hosted.
+   */
+  revokeTenantGrants(tenantId: string): void;
   close(): Promise<void>;
 }
 
@@ -82,6 +116,7 @@ export {
   DEFAULT_REPORT_LATENCY_MS,
   DEFAULT_ROW_FORMAT,
   DEFAULT_ROWS_PER_DAY,
+  DEFAULT_TENANT_COUNT,
 } from './defaults';
 
 /**
@@ -96,44 +131,49 @@ export {
  */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const clock = options.clock ?? SYSTEM_CLOCK;
-  const seed = createSeed(options.seed ?? DEFAULT_SEED, { extraTemplates: options.extraTemplates ?? false });
+  const seedNumber = options.seed ?? DEFAULT_SEED;
+  const tenants = new HostedTenants(
+    createTenantSeeds(seedNumber, options.tenants ?? DEFAULT_TENANT_COUNT, {
+      extraTemplates: options.extraTemplates ?? false,
+    }),
+    { seed: seedNumber, rowsPerDay: options.rowsPerDay ?? DEFAULT_ROWS_PER_DAY, dataDir: options.dataDir },
+  );
   const rowLimit = options.rowLimit ?? DEFAULT_ROW_LIMIT;
   let oauth: OAuthServer | undefined;
   const faults = new FaultController(() => oauth?.expireIssuedAccessTokens());
-  const store = await DirectoryStore.open(seed.directories, options.dataDir);
+  // The first tenant's directories open at start, as with one tenant (an unreadable data
+  // directory fails the start); the others' when first used.
+  const firstStore = await tenants.first.directoryStore();
   const router = new Router();
   let origin = 'http://127.0.0.1';
   registerReportingRoutes(router, {
-    seed,
+    tenants,
     clock,
     faults,
-    generator: new CallGenerator({
-      seed: options.seed ?? DEFAULT_SEED,
-      rowsPerDay: options.rowsPerDay ?? DEFAULT_ROWS_PER_DAY,
-      timeZone: seed.tenant.timeZoneId,
-    }),
     latencyMs: options.reportLatencyMs ?? DEFAULT_REPORT_LATENCY_MS,
     rowLimit,
     rowFormat: options.rowFormat ?? DEFAULT_ROW_FORMAT,
     summaryMismatch: options.summaryMismatch ?? false,
   });
-  registerDirectoryRoutes(router, {
-    store,
-    clock,
-    region: seed.tenant.countryCode,
-    baseUrl: () => `${origin}${API_PREFIX}`,
-  });
+  registerDirectoryRoutes(router, { tenants, clock, baseUrl: () => `${origin}${API_PREFIX}` });
 
+  const oauthServer = (): OAuthServer => {
+    if (!oauth) throw new Error('authorization server not ready');
+    return oauth;
+  };
+  const revokeTenantGrants = (tenantId: string): boolean => {
+    if (!tenants.get(tenantId)) return false;
+    oauthServer().revokeTenantGrants(tenantId);
+    return true;
+  };
   const server = createServer(
     createRequestHandler({
       clock,
       faults,
       router,
-      oauth: () => {
-        if (!oauth) throw new Error('authorization server not ready');
-        return oauth;
-      },
+      oauth: oauthServer,
       origin: () => origin,
+      admin: { revokeTenantGrants },
     }),
   );
   await new Promise<void>((resolve, reject) => {
@@ -144,9 +184,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     });
   });
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const { credentials } = seed;
+  const { credentials } = tenants.first.seed;
   try {
     oauth = await createOAuthServer({
+      // One client, the reseller's app, for every tenant.
       clients: [
         {
           clientId: credentials.clientId,
@@ -154,14 +195,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
           redirectUris: credentials.redirectUris,
         },
       ],
-      users: [
-        {
-          subject: credentials.subject,
-          username: credentials.username,
-          password: credentials.password,
-          tenantId: seed.tenant.id,
-        },
-      ],
+      users: tenants.all.map(({ seed }) => ({
+        subject: seed.credentials.subject,
+        username: seed.credentials.username,
+        password: seed.credentials.password,
+        tenantId: seed.tenant.id,
+      })),
       clock,
       issuer: origin,
       autoApprove: options.autoApprove ?? false,
@@ -173,26 +212,47 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     throw error;
   }
 
-  const defaultWorkspace =
-    seed.workspaces.find((w) => w.default) ?? (seed.workspaces[0] as (typeof seed.workspaces)[0]);
+  const infos = tenants.all.map(tenantInfo);
+  const first = { ...(infos[0] as SimTenantInfo), directoryIds: firstStore.directories().map((d) => d.id) };
+  infos[0] = first;
   return {
     baseUrl: `${origin}${API_PREFIX}`,
     authUrl: origin,
     clientId: credentials.clientId,
     clientSecret: credentials.clientSecret,
     redirectUri: 'http://127.0.0.1:8000/',
-    username: credentials.username,
-    password: credentials.password,
-    tenantId: seed.tenant.id,
-    timeZoneId: seed.tenant.timeZoneId,
-    workspaceId: defaultWorkspace.id,
-    reportIds: defaultWorkspace.reports.map((r) => r.id),
-    directoryIds: store.directories().map((d) => d.id),
+    username: first.username,
+    password: first.password,
+    tenantId: first.id,
+    timeZoneId: first.timeZoneId,
+    workspaceId: first.workspaceId,
+    reportIds: first.reportIds,
+    directoryIds: first.directoryIds,
+    tenants: infos,
     faults,
+    revokeTenantGrants: (tenantId) => {
+      if (!revokeTenantGrants(tenantId.toLowerCase())) throw new TypeError(`No hosted tenant '${tenantId}'.`);
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();
       }),
+  };
+}
+
+/** What a client needs to know of a hosted tenant (its directories as seeded). */
+function tenantInfo({ seed, defaultWorkspace }: HostedTenant): SimTenantInfo {
+  const reports = defaultWorkspace.reports.map((r) => ({ id: r.id, name: r.name }));
+  return {
+    id: seed.tenant.id,
+    name: seed.tenant.name,
+    timeZoneId: seed.tenant.timeZoneId,
+    workspaceId: defaultWorkspace.id,
+    reportIds: reports.map((r) => r.id),
+    reports,
+    username: seed.credentials.username,
+    password: seed.credentials.password,
+    directoryIds: seed.directories.map((d) => d.directory.id),
   };
 }

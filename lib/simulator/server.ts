@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from './clock';
 import type { FaultController, FaultRoute } from './faults';
-import { handleAdmin } from './http/admin';
+import { type AdminActions, handleAdmin } from './http/admin';
 import { ApiProblem, MethodNotAllowedError, NotFoundError } from './http/errors';
 import { errorBody, sendInsufficientScope, sendJson, sendUnauthorized } from './http/responses';
 import type { Router } from './http/router';
@@ -20,6 +20,7 @@ interface ServiceParts {
   router: Router;
   oauth: () => OAuthServer;
   origin: () => string;
+  admin: AdminActions;
 }
 
 function bearerToken(req: IncomingMessage): string | undefined {
@@ -72,7 +73,7 @@ export function createRequestHandler(
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', parts.origin());
-    if (await handleAdmin(req, res, url, faults, clock)) return;
+    if (await handleAdmin(req, res, url, faults, clock, parts.admin)) return;
 
     const apiPath = url.pathname.startsWith(`${API_PREFIX}/`)
       ? url.pathname.slice(API_PREFIX.length)
@@ -106,7 +107,7 @@ export function createRequestHandler(
     }
     const match = router.match(req.method ?? 'GET', apiPath);
     if (!match) throw new NotFoundError();
-    await match.handler({ req, res, url, params: match.params });
+    await match.handler({ req, res, url, params: match.params, tenantId: claims.tenantId });
   }
 
   return (req, res) => {

@@ -5,6 +5,7 @@ import {
   type DirectoryItem,
 } from '../../spec';
 import type { Clock } from '../clock';
+import type { HostedTenants } from '../hosted-tenants';
 import { InvalidValueError, NotFoundError } from '../http/errors';
 import { readJsonBody, sendEnvelope, sendList } from '../http/responses';
 import type { RouteContext, Router } from '../http/router';
@@ -14,12 +15,17 @@ import { itemMatches, selectFields, validateItemFields } from './item-fields';
 import { applyFieldsPatch } from './json-patch';
 
 interface DirectoryDeps {
-  store: DirectoryStore;
+  /** Each token's tenant has its own directories; its country is the default region of phone numbers. */
+  tenants: HostedTenants;
   clock: Clock;
-  /** Default region for phone numbers without a country code (the tenant's country). */
-  region: string;
   /** `{base_url}` once listening, for Location headers. */
   baseUrl: () => string;
+}
+
+/** What a request works on: its tenant's directories and that tenant's country. */
+interface TenantDirectories {
+  store: DirectoryStore;
+  region: string;
 }
 
 const MAX_FILTER_LENGTH = 256;
@@ -49,48 +55,63 @@ function strictQuery(url: URL): Map<string, string[]> {
 
 /** Registers endpoints 5-12, GET /contactdirectories, POST .../crmitems and PATCH .../items/{id}. */
 export function registerDirectoryRoutes(router: Router, deps: DirectoryDeps): void {
-  const { store, clock, region } = deps;
+  const { tenants, clock } = deps;
 
-  const directoryOf = (id: string | undefined): Directory => {
+  /** The token's tenant's store (opened on its first use) and its country. */
+  const scopeOf = async (ctx: RouteContext): Promise<TenantDirectories> => {
+    const tenant = tenants.of(ctx);
+    return { store: await tenant.directoryStore(), region: tenant.seed.tenant.countryCode };
+  };
+  const directoryOf = ({ store }: TenantDirectories, id: string | undefined): Directory => {
     if (!isGuid(id)) throw new InvalidValueError(id);
     const directory = store.directory(id);
     if (!directory) throw new NotFoundError();
     return directory;
   };
-  const itemsOf = (directory: Directory): DirectoryItem[] => store.items(directory.id) ?? [];
+  const itemsOf = ({ store }: TenantDirectories, directory: Directory): DirectoryItem[] =>
+    store.items(directory.id) ?? [];
   const guidParam = (value: string | undefined): string => {
     if (!isGuid(value)) throw new InvalidValueError(value);
     return value.toLowerCase();
   };
-  const itemOf = (ctx: RouteContext): { directory: Directory; item: DirectoryItem } => {
-    const directory = directoryOf(ctx.params.directoryId);
+  const itemOf = (
+    scope: TenantDirectories,
+    ctx: RouteContext,
+  ): { directory: Directory; item: DirectoryItem } => {
+    const directory = directoryOf(scope, ctx.params.directoryId);
     const itemId = guidParam(ctx.params.itemId);
-    const item = itemsOf(directory).find((i) => i.id === itemId);
+    const item = itemsOf(scope, directory).find((i) => i.id === itemId);
     if (!item) throw new NotFoundError();
     return { directory, item };
   };
-  const byCrmId = (ctx: RouteContext): { directory: Directory; items: DirectoryItem[] } => {
-    const directory = directoryOf(ctx.params.directoryId);
+  const byCrmId = (
+    scope: TenantDirectories,
+    ctx: RouteContext,
+  ): { directory: Directory; items: DirectoryItem[] } => {
+    const directory = directoryOf(scope, ctx.params.directoryId);
     const crmId = guidParam(ctx.params.crmId);
-    const items = itemsOf(directory).filter((i) => i.fields.crmId?.toLowerCase() === crmId);
+    const items = itemsOf(scope, directory).filter((i) => i.fields.crmId?.toLowerCase() === crmId);
     if (items.length === 0) throw new NotFoundError();
     return { directory, items };
   };
   const collectionUrl = (directoryId: string, collection: 'items' | 'crmitems') =>
     `${deps.baseUrl()}/v1.0/contactdirectories/${directoryId}/${collection}`;
 
-  router.add('GET', '/v1.0/contactdirectories', 'directories', ({ res }) => {
-    sendList(res, clock, store.directories());
+  router.add('GET', '/v1.0/contactdirectories', 'directories', async (ctx) => {
+    sendList(ctx.res, clock, (await scopeOf(ctx)).store.directories());
   });
 
-  router.add('GET', '/v1.0/contactdirectories/:directoryId', 'directories', ({ res, params }) => {
-    const directory = directoryOf(params.directoryId);
+  router.add('GET', '/v1.0/contactdirectories/:directoryId', 'directories', async (ctx) => {
+    const directory = directoryOf(await scopeOf(ctx), ctx.params.directoryId);
     // The spec shows this read with an octet-stream media type (the body is JSON all the same).
-    sendList(res, clock, [directory], {}, { 'content-type': 'application/octet-stream; charset=utf-8' });
+    sendList(ctx.res, clock, [directory], {}, { 'content-type': 'application/octet-stream; charset=utf-8' });
   });
 
-  router.add('GET', '/v1.0/contactdirectories/:directoryId/items', 'items', ({ res, url, params }) => {
-    const directory = directoryOf(params.directoryId);
+  router.add('GET', '/v1.0/contactdirectories/:directoryId/items', 'items', async (ctx) => {
+    const { res, url, params } = ctx;
+    const scope = await scopeOf(ctx);
+    const { region } = scope;
+    const directory = directoryOf(scope, params.directoryId);
     const query = strictQuery(url);
     const filter = query.get('filter')?.at(-1) ?? '';
     // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is rejected
@@ -103,7 +124,7 @@ export function registerDirectoryRoutes(router: Router, deps: DirectoryDeps): vo
       }
     }
     const text = filter.trim();
-    const matches = itemsOf(directory).filter(
+    const matches = itemsOf(scope, directory).filter(
       (item) => text === '' || itemMatches(item, text, region, fields),
     );
     if (matches.length === 0) throw new NotFoundError();
@@ -115,14 +136,18 @@ export function registerDirectoryRoutes(router: Router, deps: DirectoryDeps): vo
   });
 
   router.add('POST', '/v1.0/contactdirectories/:directoryId/items', 'items', async (ctx) => {
-    const directory = directoryOf(ctx.params.directoryId);
+    const scope = await scopeOf(ctx);
+    const { store, region } = scope;
+    const directory = directoryOf(scope, ctx.params.directoryId);
     const fields = validateItemFields(await readJsonBody(ctx.req), directory, region);
     const item = await store.create(directory.id, fields);
     sendEnvelope(ctx.res, clock, 201, item, {}, { location: collectionUrl(directory.id, 'items') });
   });
 
   router.add('POST', '/v1.0/contactdirectories/:directoryId/crmitems', 'items', async (ctx) => {
-    const directory = directoryOf(ctx.params.directoryId);
+    const scope = await scopeOf(ctx);
+    const { store, region } = scope;
+    const directory = directoryOf(scope, ctx.params.directoryId);
     const fields = validateItemFields(await readJsonBody(ctx.req), directory, region);
     if (!fields.crmId) throw new InvalidValueError('crmId');
     const item = await store.create(directory.id, fields);
@@ -130,15 +155,17 @@ export function registerDirectoryRoutes(router: Router, deps: DirectoryDeps): vo
   });
 
   const itemPath = '/v1.0/contactdirectories/:directoryId/items/:itemId';
-  router.add('GET', itemPath, 'items', (ctx) => {
-    sendList(ctx.res, clock, [itemOf(ctx).item]);
+  router.add('GET', itemPath, 'items', async (ctx) => {
+    sendList(ctx.res, clock, [itemOf(await scopeOf(ctx), ctx).item]);
   });
 
   /** PUT and PATCH: the body (read by `nextBody` from the current item) replaces the fields; 201 + item Location. */
   const replaceItem =
     (nextBody: (item: DirectoryItem, body: unknown) => unknown) =>
     async (ctx: RouteContext): Promise<void> => {
-      const { directory, item } = itemOf(ctx);
+      const scope = await scopeOf(ctx);
+      const { store, region } = scope;
+      const { directory, item } = itemOf(scope, ctx);
       const fields = validateItemFields(nextBody(item, await readJsonBody(ctx.req)), directory, region);
       const replaced = await store.replace(directory.id, item.id, fields);
       const location = `${collectionUrl(directory.id, 'items')}/${item.id}`;
@@ -158,20 +185,22 @@ export function registerDirectoryRoutes(router: Router, deps: DirectoryDeps): vo
   );
 
   router.add('DELETE', itemPath, 'items', async (ctx) => {
-    const { directory, item } = itemOf(ctx);
-    const deleted = await store.delete(directory.id, item.id);
+    const scope = await scopeOf(ctx);
+    const { directory, item } = itemOf(scope, ctx);
+    const deleted = await scope.store.delete(directory.id, item.id);
     sendEnvelope(ctx.res, clock, 200, deleted);
   });
 
   const crmPath = '/v1.0/contactdirectories/:directoryId/crmitems/:crmId';
-  router.add('GET', crmPath, 'items', (ctx) => {
-    sendList(ctx.res, clock, byCrmId(ctx).items);
+  router.add('GET', crmPath, 'items', async (ctx) => {
+    sendList(ctx.res, clock, byCrmId(await scopeOf(ctx), ctx).items);
   });
 
   router.add('DELETE', crmPath, 'items', async (ctx) => {
-    const { directory, items } = byCrmId(ctx);
+    const scope = await scopeOf(ctx);
+    const { directory, items } = byCrmId(scope, ctx);
     // Several items may share a crmId; one call deletes the oldest and returns it.
-    const deleted = await store.delete(directory.id, (items[0] as DirectoryItem).id);
+    const deleted = await scope.store.delete(directory.id, (items[0] as DirectoryItem).id);
     sendEnvelope(ctx.res, clock, 200, deleted);
   });
 }

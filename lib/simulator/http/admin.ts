@@ -7,11 +7,21 @@ import { errorBody, readJsonBody, sendJson } from './responses';
 export const ADMIN_PATHS = {
   faults: '/__admin/faults',
   expireTokens: '/__admin/expire-tokens',
+  /** `/__admin/tenants/<tenantId>/revoke-grants` */
+  revokeTenantGrants: /^\/__admin\/tenants\/([^/]+)\/revoke-grants$/,
 } as const;
+
+/** The admin operations beyond faults. */
+export interface AdminActions {
+  /** Revokes every grant of the tenant; false when the service hosts no such tenant. */
+  revokeTenantGrants(tenantId: string): boolean;
+}
 
 /**
  * Test-only control surface: POST /__admin/faults (a rule, 201), GET (armed rules),
- * DELETE (clear, 204), POST /__admin/expire-tokens (204). Returns false for other paths.
+ * DELETE (clear, 204), POST /__admin/expire-tokens (204), POST
+ * /__admin/tenants/<tenantId>/revoke-grants (204; 404 for a tenant not hosted). Returns
+ * false for other paths.
  */
 export async function handleAdmin(
   req: IncomingMessage,
@@ -19,6 +29,7 @@ export async function handleAdmin(
   url: URL,
   faults: FaultController,
   clock: Clock,
+  actions: AdminActions,
 ): Promise<boolean> {
   if (url.pathname === ADMIN_PATHS.faults) {
     if (req.method === 'POST') {
@@ -46,6 +57,15 @@ export async function handleAdmin(
   if (url.pathname === ADMIN_PATHS.expireTokens && req.method === 'POST') {
     faults.expireAccessTokens();
     res.writeHead(204).end();
+    return true;
+  }
+  const revoke = ADMIN_PATHS.revokeTenantGrants.exec(url.pathname);
+  if (revoke && req.method === 'POST') {
+    if (actions.revokeTenantGrants((revoke[1] as string).toLowerCase())) {
+      res.writeHead(204).end();
+    } else {
+      sendJson(res, 404, errorBody(clock, 404, 'Not Found'));
+    }
     return true;
   }
   if (url.pathname.startsWith('/__admin/')) {

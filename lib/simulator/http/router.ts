@@ -8,6 +8,8 @@ export interface RouteContext {
   url: URL;
   /** Path parameters by name, already percent-decoded. */
   params: Record<string, string>;
+  /** The tenant of the bearer token: every id in the path is looked up among that tenant's only. */
+  tenantId: string;
 }
 
 type RouteHandler = (ctx: RouteContext) => Promise<void> | void;

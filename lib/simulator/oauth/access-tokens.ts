@@ -8,6 +8,8 @@ const ALGORITHM = 'ES256';
 const TOKEN_TYPE = 'at+jwt';
 // Private claim: the fault "expire every issued token" bumps the generation.
 const GENERATION_CLAIM = 'gen';
+// Private claim: the token's number, so a tenant's tokens issued so far can be expired.
+const SERIAL_CLAIM = 'sn';
 
 interface AccessTokenSubject {
   subject: string;
@@ -35,6 +37,10 @@ export class AccessTokenIssuer {
   readonly #publicKey: CryptoKey;
   readonly #keyId: string;
   #generation = 0;
+  /** Tokens signed so far: each carries its number, so a tenant's can be expired up to one. */
+  #issued = 0;
+  /** Per tenant, the number of the last token expired by {@link expireIssuedToTenant}. */
+  readonly #tenantCutoffs = new Map<string, number>();
 
   private constructor(
     options: AccessTokenIssuerOptions,
@@ -66,6 +72,7 @@ export class AccessTokenIssuer {
       tenant_id: subject.tenantId,
       scope: subject.scope,
       [GENERATION_CLAIM]: this.#generation,
+      [SERIAL_CLAIM]: ++this.#issued,
     })
       .setProtectedHeader({ alg: ALGORITHM, typ: TOKEN_TYPE, kid: this.#keyId })
       .setIssuer(this.#issuer)
@@ -87,17 +94,20 @@ export class AccessTokenIssuer {
         audience: this.#audience,
         // Expiry follows the injected clock so tests can move time instead of waiting.
         currentDate: new Date(this.#clock.now()),
-        requiredClaims: ['exp', 'sub', 'client_id', 'tenant_id', 'scope', GENERATION_CLAIM],
+        requiredClaims: ['exp', 'sub', 'client_id', 'tenant_id', 'scope', GENERATION_CLAIM, SERIAL_CLAIM],
       });
       const { sub, exp, client_id: clientId, tenant_id: tenantId, scope } = payload;
       const generation = payload[GENERATION_CLAIM];
+      const serial = payload[SERIAL_CLAIM];
       if (
         typeof sub !== 'string' ||
         typeof exp !== 'number' ||
         typeof clientId !== 'string' ||
         typeof tenantId !== 'string' ||
         typeof scope !== 'string' ||
-        generation !== this.#generation
+        generation !== this.#generation ||
+        typeof serial !== 'number' ||
+        serial <= (this.#tenantCutoffs.get(tenantId) ?? 0)
       ) {
         return null;
       }
@@ -111,6 +121,11 @@ export class AccessTokenIssuer {
   /** Every token issued so far fails verification from now on; new ones work. */
   expireIssued(): void {
     this.#generation += 1;
+  }
+
+  /** The tenant's tokens issued so far fail verification from now on; new ones work. */
+  expireIssuedToTenant(tenantId: string): void {
+    this.#tenantCutoffs.set(tenantId, this.#issued);
   }
 
   /** The public key as a JWK set (for the discovery document). */

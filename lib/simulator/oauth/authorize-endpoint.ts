@@ -22,6 +22,8 @@ const MAX_FAILED_LOGINS = 5;
 interface AuthorizeEndpointContext {
   clients: readonly RegisteredClient[];
   users: readonly SeededUser[];
+  /** The same users by username. */
+  usersByName: ReadonlyMap<string, SeededUser>;
   codes: AuthorizationCodeStore;
   transactions: LoginTransactionStore;
   throttle: LoginThrottle;
@@ -77,13 +79,25 @@ function startAuthorization(
     answerAuthorizeError(res, error);
     return;
   }
-  const firstUser = context.users[0];
-  if (context.autoApprove && firstUser !== undefined) {
-    redirectWithCode(res, request, firstUser, context);
+  if (context.autoApprove) {
+    // The hint picks the user (so the tenant); without one, the first user, as before tenants.
+    const user =
+      request.loginHint === undefined ? context.users[0] : context.usersByName.get(request.loginHint);
+    if (user === undefined) {
+      redirectWithError(
+        res,
+        request,
+        OAUTH_ERROR.accessDenied,
+        'The login_hint names no user of this service.',
+      );
+    } else {
+      redirectWithCode(res, request, user, context);
+    }
     return;
   }
   const transaction = context.transactions.create(request);
-  sendHtml(res, 200, renderLoginPage({ transactionId: transaction.id, request }));
+  const hint = request.loginHint === undefined ? {} : { username: request.loginHint };
+  sendHtml(res, 200, renderLoginPage({ transactionId: transaction.id, request, ...hint }));
 }
 
 function completeLogin(res: ServerResponse, form: URLSearchParams, context: AuthorizeEndpointContext): void {
@@ -141,7 +155,7 @@ function completeLogin(res: ServerResponse, form: URLSearchParams, context: Auth
     );
     return;
   }
-  const user = findUser(context.users, username, password);
+  const user = findUser(context.usersByName, username, password);
   if (user === undefined) {
     context.throttle.recordFailure(username, request.clientId);
     transaction.failedLogins += 1;
@@ -167,8 +181,12 @@ function completeLogin(res: ServerResponse, form: URLSearchParams, context: Auth
   redirectWithCode(res, request, user, context);
 }
 
-function findUser(users: readonly SeededUser[], username: string, password: string): SeededUser | undefined {
-  const user = users.find((u) => u.username === username);
+function findUser(
+  users: ReadonlyMap<string, SeededUser>,
+  username: string,
+  password: string,
+): SeededUser | undefined {
+  const user = users.get(username);
   // Compare a password even for an unknown user, so timing does not reveal usernames.
   const matches = secretsEqual(password, user?.password ?? '\u0000unknown-user');
   return user !== undefined && matches ? user : undefined;

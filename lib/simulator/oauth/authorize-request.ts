@@ -24,6 +24,8 @@ export interface AuthorizeRequest {
   scope: string;
   state: string | undefined;
   codeChallenge: PkceChallenge | undefined;
+  /** OpenID Connect's `login_hint`: the username to sign in as (auto-approve signs that user in). */
+  loginHint?: string | undefined;
 }
 
 /**
@@ -31,6 +33,8 @@ export interface AuthorizeRequest {
  * login, so it is bounded like every other stored field.
  */
 export const MAX_STATE_LENGTH = 1024;
+/** Longest `login_hint` kept (stored with a pending login like the state). */
+export const MAX_LOGIN_HINT_LENGTH = 256;
 
 // RFC 7636 4.2: 43 to 128 characters of the unreserved set.
 const PKCE_VALUE = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -57,12 +61,14 @@ export function validateAuthorizeRequest(
   let rawScope: string | undefined;
   let challenge: string | undefined;
   let challengeMethod: string | undefined;
+  let loginHint: string | undefined;
   try {
     singleParam(params, 'state');
     responseType = singleParam(params, 'response_type');
     rawScope = singleParam(params, 'scope');
     challenge = singleParam(params, 'code_challenge');
     challengeMethod = singleParam(params, 'code_challenge_method');
+    loginHint = singleParam(params, 'login_hint') || undefined;
   } catch (error) {
     if (error instanceof OAuthServerError) {
       throw fail(error.error, error.description);
@@ -72,6 +78,12 @@ export function validateAuthorizeRequest(
 
   if (givenState !== state) {
     throw fail(OAUTH_ERROR.invalidRequest, `The state is longer than ${MAX_STATE_LENGTH} characters.`);
+  }
+  if (loginHint !== undefined && loginHint.length > MAX_LOGIN_HINT_LENGTH) {
+    throw fail(
+      OAUTH_ERROR.invalidRequest,
+      `The login_hint is longer than ${MAX_LOGIN_HINT_LENGTH} characters.`,
+    );
   }
   if (responseType === undefined) {
     throw fail(OAUTH_ERROR.invalidRequest, "The parameter 'response_type' is missing.");
@@ -107,7 +119,7 @@ export function validateAuthorizeRequest(
     codeChallenge = { value: challenge, method };
   }
 
-  return { clientId, redirectUri, scope: scopes.join(' '), state, codeChallenge };
+  return { clientId, redirectUri, scope: scopes.join(' '), state, codeChallenge, loginHint };
 }
 
 function checkClientAndRedirect(

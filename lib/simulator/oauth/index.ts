@@ -78,6 +78,10 @@ export async function createOAuthServer(options: OAuthServerOptions): Promise<OA
   const { clock } = options;
   const clients = options.clients.map((c) => ({ ...c, redirectUris: [...c.redirectUris] }));
   const users = [...options.users];
+  const usersByName = new Map(users.map((user) => [user.username, user]));
+  if (usersByName.size !== users.length) {
+    throw new TypeError('createOAuthServer: usernames must be unique.');
+  }
   const accessTokens = await AccessTokenIssuer.create({
     issuer: options.issuer,
     clock,
@@ -98,6 +102,7 @@ export async function createOAuthServer(options: OAuthServerOptions): Promise<OA
   const authorizeContext = {
     clients,
     users,
+    usersByName,
     codes,
     transactions,
     throttle,
@@ -143,6 +148,10 @@ export async function createOAuthServer(options: OAuthServerOptions): Promise<OA
     },
     expireIssuedAccessTokens(): void {
       accessTokens.expireIssued();
+    },
+    revokeTenantGrants(tenantId: string): void {
+      refreshTokens.revokeTenant(tenantId);
+      accessTokens.expireIssuedToTenant(tenantId);
     },
   };
 }

@@ -115,6 +115,15 @@ export class RefreshTokenStore {
     }
   }
 
+  /** Every family of the tenant's grants stops working (used tokens stay recognised as replays). */
+  revokeTenant(tenantId: string): void {
+    const families = new Set<string>();
+    for (const record of this.#tokens.values()) {
+      if (record.grant.tenantId === tenantId) families.add(record.familyId);
+    }
+    for (const familyId of families) this.revokeFamily(familyId);
+  }
+
   #add(familyId: string, grant: RefreshGrant): string {
     const token = randomOpaqueToken();
     this.#tokens.set(token, { familyId, grant, lastUsedAt: this.#clock.now(), used: false });

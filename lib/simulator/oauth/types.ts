@@ -21,13 +21,16 @@ export interface SeededUser {
 /** Options of {@link createOAuthServer}. */
 export interface OAuthServerOptions {
   clients: RegisteredClient[];
-  /** The first user is the one `autoApprove` logs in. */
+  /** Unique usernames. `autoApprove` logs in the one `login_hint` names, else the first. */
   users: SeededUser[];
   /** Time source of every expiry (codes, access tokens, refresh-token idle expiry). */
   clock: Clock;
   /** The authUrl; becomes the `iss` claim of access tokens. */
   issuer: string;
-  /** Skip the login page: GET /connect/authorize redirects at once with a code for the first user. */
+  /**
+   * Skip the login page: GET /connect/authorize redirects at once with a code for the user
+   * `login_hint` names (an unknown one: `access_denied`), else the first user.
+   */
   autoApprove: boolean;
   /** Refresh tokens become one-time; reusing one is rejected and revokes its whole family. */
   rotateRefreshTokens: boolean;
@@ -61,4 +64,10 @@ export interface OAuthServer {
   verifyAccessToken(token: string): Promise<AccessTokenClaims | null>;
   /** Fault: every access token issued so far is expired from now on. */
   expireIssuedAccessTokens(): void;
+  /**
+   * What disabling a tenant's API access in the reseller portal does: every refresh token of
+   * the tenant is revoked (its next use is `invalid_grant`) and its access tokens issued so far
+   * stop working. A new login makes a new grant.
+   */
+  revokeTenantGrants(tenantId: string): void;
 }

@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { ReportRequest, ReportRequestStatus } from '../../spec';
 import type { Clock } from '../clock';
 import type { FaultController } from '../faults';
+import type { HostedTenant, HostedTenants } from '../hosted-tenants';
 import { InvalidValueError, NotFoundError, ReportNotReadyError } from '../http/errors';
 import { readJsonBody, sendEnvelope, sendList } from '../http/responses';
 import type { RouteContext, Router } from '../http/router';
 import { isGuid } from '../prng';
-import type { SeedData, SeedReport, SeedWorkspace } from '../seed';
+import type { SeedReport, SeedWorkspace } from '../seed';
 import { formatUtcTimestamp, formatWithOffset } from '../time-zone';
-import { type CallGenerator, type CallTally, emptyTally } from './call-generator';
+import { type CallTally, emptyTally } from './call-generator';
 import { fieldNamesOf } from './display-fields';
 import {
   REPORT_STATUS,
@@ -23,10 +24,10 @@ import { streamResult } from './result-stream';
 import { renderUserTotals, sumOfUsers } from './user-totals';
 
 interface ReportingDeps {
-  seed: SeedData;
+  /** Every id of a path is looked up among the token's tenant's (another tenant's is a 404). */
+  tenants: HostedTenants;
   clock: Clock;
   faults: FaultController;
-  generator: CallGenerator;
   /** Time a request spends in Queued/Running before Complete. */
   latencyMs: number;
   rowLimit: number;
@@ -57,12 +58,11 @@ function paging(url: URL): { index: number; size: number } {
 
 /** Registers endpoints 1-4 and GET /v1.0/workspaces (the status and data ones under both spellings). */
 export function registerReportingRoutes(router: Router, deps: ReportingDeps): void {
-  const { seed, clock } = deps;
-  const requests = new Map<string, StoredReportRequest>();
+  const { tenants, clock } = deps;
 
-  const workspaceOf = (id: string | undefined): SeedWorkspace => {
+  const workspaceOf = (tenant: HostedTenant, id: string | undefined): SeedWorkspace => {
     if (!isGuid(id)) throw new InvalidValueError(id);
-    const ws = seed.workspaces.find((w) => w.id === id.toLowerCase());
+    const ws = tenant.seed.workspaces.find((w) => w.id === id.toLowerCase());
     if (!ws) throw new NotFoundError();
     return ws;
   };
@@ -72,38 +72,43 @@ export function registerReportingRoutes(router: Router, deps: ReportingDeps): vo
     if (!report) throw new NotFoundError();
     return report;
   };
-  const requestOf = (params: Record<string, string>): StoredReportRequest => {
-    const ws = workspaceOf(params.workspaceId);
+  const requestOf = (ctx: RouteContext): { tenant: HostedTenant; request: StoredReportRequest } => {
+    const { params } = ctx;
+    const tenant = tenants.of(ctx);
+    const ws = workspaceOf(tenant, params.workspaceId);
     const report = reportOf(ws, params.reportId);
     const id = params.requestId;
     if (!isGuid(id)) throw new InvalidValueError(id);
-    const request = requests.get(id.toLowerCase());
+    const request = tenant.requests.get(id.toLowerCase());
     if (!request || request.workspaceId !== ws.id || request.report.id !== report.id)
       throw new NotFoundError();
-    return request;
+    return { tenant, request };
   };
 
-  router.add('GET', '/v1.0/workspaces', 'workspaces', ({ res }) => {
+  router.add('GET', '/v1.0/workspaces', 'workspaces', (ctx) => {
     sendList(
-      res,
+      ctx.res,
       clock,
-      seed.workspaces.map((w) => ({ id: w.id, name: w.name, default: w.default })),
+      tenants.of(ctx).seed.workspaces.map((w) => ({ id: w.id, name: w.name, default: w.default })),
     );
   });
 
-  router.add('GET', '/v1.0/workspaces/:workspaceId/reports', 'reports', ({ res, url, params }) => {
-    const ws = workspaceOf(params.workspaceId);
+  router.add('GET', '/v1.0/workspaces/:workspaceId/reports', 'reports', (ctx) => {
+    const { res, url, params } = ctx;
+    const ws = workspaceOf(tenants.of(ctx), params.workspaceId);
     const { index, size } = paging(url);
     const page = ws.reports.slice(index * size, index * size + size).map((r) => ({ id: r.id, name: r.name }));
     sendList(res, clock, page, { page_index: index });
   });
 
   router.add('POST', '/v1.0/workspaces/:workspaceId/reports/:reportId/requests', 'request', async (ctx) => {
-    const ws = workspaceOf(ctx.params.workspaceId);
+    const tenant = tenants.of(ctx);
+    const { tenant: settings } = tenant.seed;
+    const ws = workspaceOf(tenant, ctx.params.workspaceId);
     const report = reportOf(ws, ctx.params.reportId);
     const body = await readJsonBody(ctx.req);
     const now = clock.now();
-    const run = validateRunBody(body, report.id, seed.tenant, now);
+    const run = validateRunBody(body, report.id, settings, now);
     const fault = deps.faults.take('request', ['report-fail', 'report-stuck']);
     const fate: RequestFate =
       fault?.kind === 'report-fail'
@@ -114,13 +119,13 @@ export function registerReportingRoutes(router: Router, deps: ReportingDeps): vo
     const requestId = randomUUID();
     const response: ReportRequest = {
       requestId,
-      locale: seed.tenant.locale,
+      locale: settings.locale,
       reportId: report.id,
-      referenceDate: formatWithOffset(seed.tenant.timeZoneId, now),
+      referenceDate: formatWithOffset(settings.timeZoneId, now),
       dateFilter: run.dateFilter,
       ...run.period,
     };
-    requests.set(requestId, {
+    tenant.requests.set(requestId, {
       requestId,
       workspaceId: ws.id,
       report,
@@ -135,23 +140,23 @@ export function registerReportingRoutes(router: Router, deps: ReportingDeps): vo
     sendEnvelope(ctx.res, clock, 200, response);
   });
 
-  const status = ({ res, params }: RouteContext) => {
-    const request = requestOf(params);
+  const status = (ctx: RouteContext) => {
+    const { tenant, request } = requestOf(ctx);
     const current = statusAt(request, clock.now(), deps.latencyMs);
     const data: ReportRequestStatus = {
       dateCreated: formatUtcTimestamp(request.createdMs),
-      tenantId: seed.tenant.id,
+      tenantId: tenant.id,
       requestId: request.requestId,
       reportId: request.report.id,
       status: current.status,
       statusMessage: current.statusMessage,
       reportTemplateName: request.report.templateName,
     };
-    sendEnvelope(res, clock, 200, data);
+    sendEnvelope(ctx.res, clock, 200, data);
   };
 
   const data = async (ctx: RouteContext) => {
-    const request = requestOf(ctx.params);
+    const { tenant, request } = requestOf(ctx);
     const current = statusAt(request, clock.now(), deps.latencyMs);
     if (current.status !== REPORT_STATUS.complete) {
       throw new ReportNotReadyError(`Report request is not complete (status ${current.status}).`);
@@ -164,13 +169,13 @@ export function registerReportingRoutes(router: Router, deps: ReportingDeps): vo
     const rows: ResultRows = empty
       ? { totalCount: 0, batches: [], totals: emptyTally }
       : layout === 'user-totals'
-        ? await userTotalRows(request, filter)
-        : await callRows(request, filter, layout);
+        ? await userTotalRows(tenant, request, filter)
+        : await callRows(tenant, request, filter, layout);
     const cut = deps.faults.take('data', ['reset', 'truncate']);
     await streamResult({
       req: ctx.req,
       res: ctx.res,
-      head: resultHead(request, seed.tenant, rows.totalCount, deps.rowLimit),
+      head: resultHead(request, tenant.seed.tenant, rows.totalCount, deps.rowLimit),
       batches: formatBatches(rows.batches, deps.rowFormat, fieldNamesOf(layout)),
       tail: () => resultTail(rows.totals(), deps.rowLimit, mismatch),
       cut,
@@ -179,16 +184,17 @@ export function registerReportingRoutes(router: Router, deps: ReportingDeps): vo
 
   /** One row per call the template keeps, written while streaming. */
   const callRows = async (
+    { generator }: HostedTenant,
     request: StoredReportRequest,
     filter: CallFilter | undefined,
     layout: RowLayout,
   ): Promise<ResultRows> => {
-    const totalCount = await deps.generator.countInWindowAsync(request.startMs, request.endMs, filter);
+    const totalCount = await generator.countInWindowAsync(request.startMs, request.endMs, filter);
     const tally = emptyTally();
     const details = layout === 'call-details';
     return {
       totalCount,
-      batches: deps.generator.rowBatches(request.startMs, request.endMs, deps.rowLimit, tally, filter, {
+      batches: generator.rowBatches(request.startMs, request.endMs, deps.rowLimit, tally, filter, {
         details,
       }),
       totals: () => tally,
@@ -197,10 +203,11 @@ export function registerReportingRoutes(router: Router, deps: ReportingDeps): vo
 
   /** One row per extension user over the whole window: the calls are summed before the first row. */
   const userTotalRows = async (
+    { generator }: HostedTenant,
     request: StoredReportRequest,
     filter: CallFilter | undefined,
   ): Promise<ResultRows> => {
-    const users = await deps.generator.userTotalsAsync(request.startMs, request.endMs, filter);
+    const users = await generator.userTotalsAsync(request.startMs, request.endMs, filter);
     const emitted = users.slice(0, deps.rowLimit);
     return {
       totalCount: users.length,
