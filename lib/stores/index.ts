@@ -5,6 +5,7 @@ export {
   AWS_CALLS,
   type AwsCallName,
   type IamPermission,
+  isAccessDenied,
   STORE_OPERATION_CALLS,
   type TargetOf,
 } from './aws-calls';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createClient, type FetchLike, refreshTokens, type ServiceClient } from '../api';
 import { type ExportLogger, type LakeTables, TENANT_ID_PATTERN, TENANT_ID_RULE } from '../export';
-import type { LeaseStore, ObjectStore, SecretStore } from '../stores';
+import { isAccessDenied, type LeaseStore, type ObjectStore, type SecretStore } from '../stores';
 import {
   type AdapterOptions,
   catalogFromUri,
@@ -330,7 +330,13 @@ export function createWorkflowRuntime(
     return c;
   };
   const read = async (tenant: string, c: Cached): Promise<TenantRuntime> => {
-    const entry = await c.registry.get(tenant);
+    const entry = await c.registry.get(tenant).catch((error: unknown) => {
+      // A tenant session may list only its own prefixes, and S3 answers a read of a missing
+      // key 403 to a caller without s3:ListBucket on the bucket: its own entry, refused, is
+      // one the registry does not have.
+      if (roleArn !== undefined && isAccessDenied((error as { cause?: unknown }).cause)) return undefined;
+      throw error;
+    });
     if (entry === undefined) {
       throw new InvalidInputError(
         `tenant '${tenant}' is not in the registry (${registryUri}): add it (report-export tenants add) or name a registered one`,

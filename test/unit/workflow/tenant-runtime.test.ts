@@ -1,7 +1,10 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalDirectoryStore, LocalFileSecretStore } from '../../../lib/stores';
 import type { AdapterOptions } from '../../../lib/stores/aws';
@@ -184,6 +187,41 @@ describe('one tenant failing', () => {
     for (const tenant of ['acme', 'beta', 'acme', 'beta']) await runtime.forTenant(tenant);
     // Assess
     expect(sessions).toEqual([`acme ${roleArn}`, `beta ${roleArn}`]);
+  });
+});
+
+describe('a tenant session in AWS (TENANT_ROLE_ARN)', () => {
+  const s3 = mockClient(S3Client);
+  afterEach(() => {
+    s3.reset();
+  });
+
+  it("reads a 403 on the tenant's own entry as an unregistered tenant: S3 refuses a missing key to a session without ListBucket", async () => {
+    // Prepare: the registry in S3; the session may read only its own entry, which is missing.
+    s3.on(GetObjectCommand, { Key: '_tenants/acme.json' }).resolves({
+      Body: Readable.from([Buffer.from(JSON.stringify(tenantEntry('acme')))]) as never,
+    });
+    s3.on(GetObjectCommand, { Key: '_tenants/ghost.json' }).rejects(
+      Object.assign(new Error('Access Denied'), { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } }),
+    );
+    const client = new S3Client({ region: 'eu-west-2' });
+    const env = multiEnv({
+      TENANT_REGISTRY_URI: 's3://lake-bucket/_tenants',
+      TENANT_ROLE_ARN: 'arn:aws:iam::123456789012:role/TenantAccess',
+    });
+    const runtime = createWorkflowRuntime(env, {
+      logger,
+      tenantAdapterOptions: () => ({ s3: () => client }),
+    });
+    // Act
+    const acme = await runtime.forTenant('acme');
+    const ghost = runtime.forTenant('ghost');
+    // Assess
+    expect(acme.settings.workspaceId).toBe('ws-acme');
+    await expect(ghost).rejects.toMatchObject({
+      name: 'InvalidInputError',
+      message: expect.stringMatching(/^tenant 'ghost' is not in the registry/),
+    });
   });
 });
 
