@@ -53,7 +53,10 @@ export interface IcebergTableDefinition {
 
 /**
  * A dataset's table as CloudFormation creates it: the dataset's base columns (no promoted
- * ones) with field ids 1..n, then `dt`, partitioned by identity(report_id), identity(dt).
+ * ones) with field ids 1..n, then `dt`, partitioned by identity(report_id), identity(dt);
+ * a multi-tenant lake's (`tenants`) with the required `tenant` column first and
+ * identity(tenant) the first partition field (ids 1000, 1001, 1002), as the export's schema
+ * mapping writes them. One table per dataset for every tenant, so one query spans them.
  *
  * Promoted columns are not part of the template on purpose: the export adds each one to the
  * live table with a new field id (a schema-only commit) before it writes data. Were they in
@@ -68,9 +71,11 @@ export function icebergTableDefinition(
   bucket: string,
   prefix: string,
   dataset: Dataset,
+  tenants = false,
 ): IcebergTableDefinition {
-  const schema = initialSchema(tableSchema({ dataset, promoted: [] }));
-  const spec = partitionSpec(schema);
+  const tenancy = { tenanted: tenants };
+  const schema = initialSchema(tableSchema({ dataset, promoted: [] }), tenancy);
+  const spec = partitionSpec(schema, tenancy);
   return {
     name: dataset,
     location: `s3://${bucket}/${tableRootKey(prefix, dataset)}`,

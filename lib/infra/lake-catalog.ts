@@ -156,7 +156,7 @@ export class LakeCatalog extends Construct {
    * `metadata_location` and `EXTERNAL_TABLE` type itself.
    */
   #icebergTable(dataset: Dataset, props: LakeCatalogProps): glue.CfnTable {
-    const d = icebergTableDefinition(props.bucketName, props.prefix, dataset);
+    const d = icebergTableDefinition(props.bucketName, props.prefix, dataset, props.tenants ?? false);
     const t = new glue.CfnTable(this, `${dataset === DATASETS.calls ? 'Calls' : 'Summaries'}IcebergTable`, {
       catalogId: Stack.of(this).account,
       databaseName: props.databaseName,

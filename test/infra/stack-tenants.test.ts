@@ -1,6 +1,7 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TENANCY_OUTPUTS } from '../../lib/cli/aws/stack-outputs';
+import { icebergTableDefinition } from '../../lib/infra/iceberg-tables';
 import { PLACEHOLDERS, runsTableInput } from '../../lib/infra/lake-tables';
 import { runRecordKey } from '../../lib/workflow/run-record';
 import { MULTI_TENANT_CONFIG, synthStack } from './stack-synth';
@@ -119,5 +120,43 @@ describe('runsTableInput of a multi-tenant lake', () => {
     // Assess
     expect(table.partitionKeys.map((k) => k.Name)).toEqual(['dt']);
     expect(Object.keys(table.parameters).filter((k) => k.includes('tenant'))).toEqual([]);
+  });
+});
+
+describe('icebergTableDefinition of a multi-tenant lake', () => {
+  it.each(['calls', 'summaries'] as const)(
+    'gives %s the required tenant column and identity(tenant), identity(report_id), identity(dt) as 1000-1002',
+    (dataset) => {
+      // Act
+      const d = icebergTableDefinition('b', 'lake', dataset, true);
+      const single = icebergTableDefinition('b', 'lake', dataset);
+
+      // Assess
+      const tenant = d.schema.fields.find((f) => f.name === 'tenant');
+      expect(tenant).toMatchObject({ type: 'string', required: true });
+      expect(d.partitionSpec.fields.map((f) => [f.fieldId, f.name, f.transform])).toEqual([
+        [1000, 'tenant', 'identity'],
+        [1001, 'report_id', 'identity'],
+        [1002, 'dt', 'identity'],
+      ]);
+      expect(d.partitionSpec.fields[0]?.sourceId).toBe(tenant?.id);
+      // A single-tenant table keeps its columns and spec.
+      expect(single.schema.fields.map((f) => f.name)).not.toContain('tenant');
+      expect(single.partitionSpec.fields.map((f) => f.name)).toEqual(['report_id', 'dt']);
+      expect(d.location).toBe(single.location);
+    },
+  );
+
+  it('creates the stack tables of a multi-tenant deployment with the tenant partition', () => {
+    // Act
+    const tables = ofType(multi, 'AWS::Glue::Table').filter(([id]) => id.includes('IcebergTable'));
+
+    // Assess
+    expect(tables).toHaveLength(2);
+    for (const [, t] of tables) {
+      const input = (t.Properties.OpenTableFormatInput as { IcebergInput: { IcebergTableInput: unknown } })
+        .IcebergInput.IcebergTableInput as { PartitionSpec: { Fields: { Name: string }[] } };
+      expect(input.PartitionSpec.Fields.map((f) => f.Name)).toEqual(['tenant', 'report_id', 'dt']);
+    }
   });
 });
