@@ -26,10 +26,11 @@ export interface TestSim {
   close(): Promise<void>;
 }
 
-/** Runs the authorization-code flow (auto-approve) and returns the token response. */
+/** Runs the authorization-code flow (auto-approve, as the user `loginHint` names, else the first) and returns the token response. */
 export async function obtainTokens(
   sim: RunningSimulator,
   scope = OAUTH_SCOPE,
+  loginHint?: string,
 ): Promise<{ access_token: string; refresh_token?: string }> {
   const authorize = new URL(`${sim.authUrl}/connect/authorize`);
   authorize.search = new URLSearchParams({
@@ -38,6 +39,7 @@ export async function obtainTokens(
     state: 'test-state',
     redirect_uri: sim.redirectUri,
     scope,
+    ...(loginHint === undefined ? {} : { login_hint: loginHint }),
   }).toString();
   const redirect = await fetch(authorize, {
     redirect: 'manual',

@@ -25,6 +25,8 @@ describe('parseSimArgs', () => {
       '42',
       '--access-token-ttl',
       '60',
+      '--tenants',
+      '1000',
     ]);
     // Assess
     expect(cli).toEqual({
@@ -43,6 +45,7 @@ describe('parseSimArgs', () => {
         dataDir: '/tmp/sim-data',
         seed: 42,
         accessTokenTtlSeconds: 60,
+        tenants: 1000,
       },
     });
   });
@@ -66,6 +69,7 @@ describe('parseSimArgs', () => {
     [['--data-dir', ''], '--data-dir must not be empty'],
     [['--row-format', 'csv'], "--row-format must be one of 'object', 'array', got 'csv'"],
     [['--json=yes'], "--json takes no value, got 'yes'"],
+    [['--tenants', '0'], "--tenants must be an integer from 1 to 100000, got '0'"],
   ])('throws a CLI_USAGE UsageError naming the flag when argv is %j', (argv, message) => {
     // Act
     const error = (() => {
