@@ -14,6 +14,18 @@ export interface ExportOptions {
   /** The report's id, used in the key layout (`report_id=`). */
   reportId: string;
   /**
+   * The tenant the run exports for (multi-tenant deployments; `TENANT_ID_PATTERN`): a column
+   * and the first partition of every table. Its partitions lie under `tenant=<t>/`
+   * (`<dataset>/format=<f>/tenant=<t>/report_id=<id>/dt=<day>/`, an Iceberg table's
+   * `data/tenant=<t>/...`), its staging under `_staging/tenant=<t>/`; an overwrite replaces
+   * only its own partitions and the shrink guard compares with its own. Its Iceberg tables are
+   * created with a required `tenant` column partitioned by identity(tenant); a table created
+   * without one refuses a tenant's export, and one with it refuses an export without a
+   * tenant (EXPORT_TABLE_INVALID).
+   * @default none: the single-tenant layout
+   */
+  tenant?: string;
+  /**
    * Members the deployment made typed columns, per dataset (see `tableSchema`): they leave
    * `extra` for a column of their name, after every other column.
    * @default none

@@ -29,18 +29,22 @@ export async function exportReportResult(options: ExportOptions): Promise<Export
   const table =
     resolved.tables === undefined ? undefined : tableTarget(resolved.store, resolved.layout, resolved.tables);
   // The table's field ids (a new table created, a promoted column added) before any file is encoded.
+  // A tenant's table is created for tenants, and refuses a tenant-less export (and back).
+  const tenant = resolved.layout.tenant;
   const run =
     table === undefined
       ? resolved
       : {
           ...resolved,
-          icebergFile: fileSchema(
-            await ensureTable(
-              table.table,
-              resolved.schema,
-              resolved.signal === undefined ? {} : { signal: resolved.signal },
+          icebergFile: {
+            ...fileSchema(
+              await ensureTable(table.table, resolved.schema, {
+                ...(resolved.signal === undefined ? {} : { signal: resolved.signal }),
+                ...(tenant === undefined ? {} : { tenant }),
+              }),
             ),
-          ),
+            ...(tenant === undefined ? {} : { tenant }),
+          },
         };
   // What a killed export on this machine left (its process gone) is this one's disk.
   const stale = await removeStaleSpill(run.spillDirectory);

@@ -20,6 +20,8 @@ export interface ExportSummary {
   /** Where the rows went: `calls`, or `summaries` for a summary result. */
   dataset: Dataset;
   reportId: string;
+  /** The tenant the run exported for; absent in a single-tenant deployment. */
+  tenant?: string;
   requestId: string;
   runId: string;
   rows: number;
@@ -59,7 +61,12 @@ export interface TableCommitSummary {
 
 /** The summary of the partitions a run published. */
 export function summarize(
-  run: { reportId: string; requestId: string; runId: string; layout: { dataset: string } },
+  run: {
+    reportId: string;
+    requestId: string;
+    runId: string;
+    layout: { dataset: string; tenant?: string | undefined };
+  },
   partitions: readonly PartitionOutput[],
   counts: {
     spilledBytes: number;
@@ -80,6 +87,7 @@ export function summarize(
   return {
     dataset: run.layout.dataset as Dataset,
     reportId: run.reportId,
+    ...(run.layout.tenant === undefined ? {} : { tenant: run.layout.tenant }),
     requestId: run.requestId,
     runId: run.runId,
     rows: list.reduce((n, p) => n + p.rows, 0),

@@ -29,14 +29,17 @@ export {
   type OutputLayout,
   partitionPrefix,
   partKey,
+  type StagingLayout,
   stagedKey,
   stagingArea,
   stagingRoot,
+  TENANT_SEGMENT,
+  tenantPrefix,
+  tenantSegment,
 } from './layout';
-export { checkTenantId, TENANT_ID_PATTERN, TENANT_ID_RULE } from './tenant';
 export type { ManifestFile, PartitionManifest } from './publish/publish';
 export { recoverDeadStaging, type StagingRecovery } from './publish/recover-staging';
-export { dataFileKey } from './publish/table-publish';
+export { dataFileKey, tableDataPrefix } from './publish/table-publish';
 export { TEST_PAUSE_VARIABLE } from './publish/test-pause';
 export { removeStaleSpill } from './read-partitions';
 export { isSummaryResult } from './resolve-export-options';
@@ -61,6 +64,7 @@ export {
   parquetSchema,
   SCHEMA_VERSION,
   type TableSchema,
+  TENANT_COLUMN,
   tableSchema,
 } from './schema';
 export {
@@ -99,6 +103,7 @@ export {
   tableLocation,
   tableName,
 } from './table';
+export { checkTenantId, TENANT_ID_PATTERN, TENANT_ID_RULE } from './tenant';
 export { ZoneConverter } from './time-zone';
 export {
   type CallTotals,

@@ -8,7 +8,7 @@ import type { IcebergFileSchema } from './formats/iceberg-file';
 import { PARQUET_CODECS, type ParquetCodec } from './formats/parquet-encoder';
 import { zstdAvailable } from './formats/zstd';
 import { checkLayout, type OutputLayout } from './layout';
-import { DATASETS, type TableSchema, tableSchema } from './schema';
+import { DATASETS, type TableSchema, TENANT_COLUMN, tableSchema } from './schema';
 import { ZoneConverter } from './time-zone';
 import {
   type ExportLogger,
@@ -93,8 +93,17 @@ export function resolveExportOptions(options: ExportOptions): ResolvedExportOpti
     dataset,
     reportId: options.reportId,
     csvExtension: csvGzip ? '.csv.gz' : '.csv',
+    ...(options.tenant === undefined ? {} : { tenant: options.tenant }),
   };
   checkLayout(layout);
+  if (options.tenant !== undefined) {
+    const clash = schema.promoted.find((p) => p.name.toLowerCase() === TENANT_COLUMN);
+    if (clash !== undefined) {
+      throw new ExportConfigError(
+        `promoted column ${clash.name} would clash with the ${TENANT_COLUMN} column of a tenant's export; promote the member under another name`,
+      );
+    }
+  }
   const requestId = head.requestId;
   const timeZoneId = resolveTimeZone(head.request?.timeZoneId, options.timeZone, requestId);
   const fromWindow = options.window === undefined ? [] : datesOfWindow(options.window, timeZoneId);

@@ -126,6 +126,12 @@ export const COLUMNS: readonly ColumnDefinition[] = [
 export const PARTITION_COLUMN = 'dt';
 
 /**
+ * Name of the tenant column of a multi-tenant lake's tables: the first partition key
+ * (`tenant=<t>/`), and in an Iceberg table a required column written in every data file.
+ */
+export const TENANT_COLUMN = 'tenant';
+
+/**
  * The table's partition keys, in key order (`report_id=<id>/dt=YYYY-MM-DD`). `report_id`
  * is also written into the files as a lineage column, but a Glue/Athena table must not
  * declare a partition key as a data column too (Athena rejects the table), so

@@ -1,6 +1,6 @@
 import type { SchemaElement } from 'hyparquet';
 import { ExportConfigError } from '../errors';
-import { PARTITION_COLUMN, parquetSchema, type TableSchema } from '../schema';
+import { PARTITION_COLUMN, parquetSchema, type TableSchema, TENANT_COLUMN } from '../schema';
 
 /** What an Iceberg table's data file carries beyond the Hive-layout file (lib/export/formats). */
 export interface IcebergFileSchema {
@@ -8,6 +8,11 @@ export interface IcebergFileSchema {
   fieldIds: Readonly<Record<string, number>>;
   /** The table's current schema JSON (an entry of its metadata's `schemas`): footer key `iceberg.schema`. */
   schemaJson: string;
+  /**
+   * The tenant of a multi-tenant lake's table: its constant `tenant` column (STRING,
+   * required) leads every file, one dictionary value as `dt` is.
+   */
+  tenant?: string | undefined;
 }
 
 /** Footer key-value key of the table's schema JSON (what Iceberg writers put there). */
@@ -30,15 +35,30 @@ const ELEMENTS = new WeakMap<IcebergFileSchema, { schema: TableSchema; elements:
  * The Parquet schema (root first) of an Iceberg data file of the table: the Hive-layout
  * file's elements with each column's `field_id`, timestamps in MICROS
  * (TIMESTAMP_MICROS converted type, as Iceberg's spec maps `timestamp`/`timestamptz`),
- * `extra` a plain STRING (Iceberg has no JSON type), then `dt` (INT32 DATE, required).
+ * `extra` a plain STRING (Iceberg has no JSON type), then `dt` (INT32 DATE, required); a
+ * tenant's file has its `tenant` (a required STRING) first, as the table's schema does.
  * A column without a field id is an ExportConfigError naming it.
  */
 export function icebergElements(schema: TableSchema, iceberg: IcebergFileSchema): SchemaElement[] {
   const cached = ELEMENTS.get(iceberg);
   if (cached?.schema === schema) return cached.elements;
   const [root, ...columns] = parquetSchema(schema);
+  const tenant: SchemaElement[] =
+    iceberg.tenant === undefined
+      ? []
+      : [
+          {
+            name: TENANT_COLUMN,
+            type: 'BYTE_ARRAY',
+            repetition_type: 'REQUIRED',
+            converted_type: 'UTF8',
+            logical_type: { type: 'STRING' },
+            field_id: fieldId(iceberg, TENANT_COLUMN),
+          },
+        ];
   const elements: SchemaElement[] = [
-    { ...(root as SchemaElement), num_children: columns.length + 1 },
+    { ...(root as SchemaElement), num_children: tenant.length + columns.length + 1 },
+    ...tenant,
     ...columns.map((e) => icebergElement(e, fieldId(iceberg, e.name))),
     {
       name: PARTITION_COLUMN,

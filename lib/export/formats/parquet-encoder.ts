@@ -54,6 +54,7 @@ interface ParquetEncoderOptions {
   iceberg?: { file: IcebergFileSchema; dt: string } | undefined;
 }
 
+const utf8 = new TextEncoder();
 const MAGIC = new Uint8Array([0x50, 0x41, 0x52, 0x31]);
 /**
  * Value bytes per PLAIN text page (at least one value): a page is built whole in memory
@@ -144,6 +145,8 @@ export class ParquetFileEncoder {
   readonly #rowGroups: RowGroupLog;
   /** What a timestamp's epoch ms are multiplied by in the file: 1000 in an Iceberg file (micros). */
   readonly #timestampScale: number;
+  /** An Iceberg file's `tenant` (UTF-8), written before the buffer's columns; undefined without one. */
+  readonly #tenant: Uint8Array | undefined;
   /** An Iceberg file's `dt` (days since 1970-01-01), written after the buffer's columns. */
   readonly #day: number | undefined;
   readonly #keyValues: { key: string; value: string }[];
@@ -163,12 +166,14 @@ export class ParquetFileEncoder {
       this.#schema = fileSchema(schema);
       this.#timestampScale = 1;
       this.#day = undefined;
+      this.#tenant = undefined;
       this.#keyValues = [];
     } else {
       this.#schema = icebergElements(schema, iceberg.file);
-      names.push(this.#schema.at(-1)?.name as string);
+      names.splice(0, names.length, ...this.#schema.slice(1).map((e) => e.name));
       this.#timestampScale = MICROS_PER_MILLI;
       this.#day = epochDay(iceberg.dt);
+      this.#tenant = iceberg.file.tenant === undefined ? undefined : utf8.encode(iceberg.file.tenant);
       this.#keyValues = [{ key: ICEBERG_SCHEMA_KEY, value: iceberg.file.schemaJson }];
     }
     this.#rowGroups = new RowGroupLog(names);
@@ -192,13 +197,18 @@ export class ParquetFileEncoder {
     const start = this.#offset;
     const chunks: ColumnChunkFacts[] = [];
     let uncompressedTotal = 0;
+    if (this.#tenant !== undefined) {
+      const chunk = this.#constant(this.#tenant, n);
+      chunks.push(chunk);
+      uncompressedTotal += chunk.uncompressedSize;
+    }
     for (let i = 0; i < this.#columns.length; i++) {
       const chunk = this.#column(buffer, i, this.#columns[i] as ColumnDefinition, n);
       chunks.push(chunk);
       uncompressedTotal += chunk.uncompressedSize;
     }
     if (this.#day !== undefined) {
-      const chunk = this.#constantDate(this.#day, n);
+      const chunk = this.#constant(this.#day, n);
       chunks.push(chunk);
       uncompressedTotal += chunk.uncompressedSize;
     }
@@ -229,14 +239,19 @@ export class ParquetFileEncoder {
   }
 
   /**
-   * A REQUIRED INT32 chunk of n rows that all hold `value` (an Iceberg file's `dt`): a
-   * dictionary page of that one value and one data page of a single RLE run of index 0,
-   * a few bytes whatever n, uncompressed (the codec would only add to them).
+   * A REQUIRED chunk of n rows that all hold `value`: an INT32 (an Iceberg file's `dt`) or a
+   * UTF-8 string (its `tenant`). A dictionary page of that one value and one data page of a
+   * single RLE run of index 0, a few bytes whatever n, uncompressed (the codec would only
+   * add to them); a string's chunk has no min/max statistics, as no string chunk has here.
    */
-  #constantDate(value: number, n: number): ColumnChunkFacts {
+  #constant(value: number | Uint8Array, n: number): ColumnChunkFacts {
     const chunkStart = this.#offset;
-    const dictionary = new ByteWriter(4);
-    dictionary.appendInt32(value);
+    const dictionary = new ByteWriter(typeof value === 'number' ? 4 : 4 + value.length);
+    if (typeof value === 'number') dictionary.appendInt32(value);
+    else {
+      dictionary.appendUint32(value.length);
+      dictionary.appendBytes(value);
+    }
     const data = new ByteWriter(16);
     data.appendUint8(1); // bit width of the indexes
     data.appendVarInt(n * 2); // RLE run header: count << 1
@@ -285,8 +300,8 @@ export class ParquetFileEncoder {
       dictionaryPageOffset: chunkStart,
       uncompressed: true,
       nulls: 0,
-      min: value,
-      max: value,
+      min: typeof value === 'number' ? value : Number.NaN,
+      max: typeof value === 'number' ? value : Number.NaN,
       pages: 1,
     };
   }

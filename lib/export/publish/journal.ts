@@ -1,5 +1,5 @@
 import type { ObjectStore } from '../../stores';
-import { journalPrefix, type OutputLayout } from '../layout';
+import { journalPrefix, type StagingLayout } from '../layout';
 
 /**
  * The promotion journal, written in a machine-local store only (see publish.ts): what a later
@@ -38,7 +38,7 @@ export interface JournalRecord {
 export const JOURNAL_BATCH = 256;
 
 /** Key of the record of a promotion's batch `batch` (0, 1, ...). */
-export function journalRecordKey(layout: Pick<OutputLayout, 'prefix'>, runId: string, batch: number): string {
+export function journalRecordKey(layout: StagingLayout, runId: string, batch: number): string {
   return `${journalPrefix(layout, runId)}batch-${String(batch).padStart(5, '0')}.json`;
 }
 

@@ -73,11 +73,11 @@ export async function publishPartitions(run: PublishRun, withRows: PartitionOutp
         partitions.map((p) => ({ ...p, files: p.files.filter((f) => f.format === 'csv') })),
       );
       const files = await writeDataFiles(
-        { ...run, table: table.table, reportId: run.layout.reportId },
+        { ...run, table: table.table, tenant: run.layout.tenant, reportId: run.layout.reportId },
         partitions,
       );
       dataFiles = files.map((f) => f.key);
-      const context = { ...run, reportId: run.layout.reportId };
+      const context = { ...run, tenant: run.layout.tenant, reportId: run.layout.reportId };
       const dts = partitions.map((p) => p.dt);
       finish = async () => {
         committing = true;
@@ -115,7 +115,7 @@ export async function publishPartitions(run: PublishRun, withRows: PartitionOutp
 function lookup(run: PublishRun, which: 'own' | 'other'): PublishedLookup {
   if (run.table !== undefined) {
     const table = which === 'own' ? run.table.table : run.table.other;
-    if (table !== undefined) return tableLookup(table, run.layout.reportId);
+    if (table !== undefined) return tableLookup(table, run.layout.reportId, run.layout.tenant);
   }
   const layout = which === 'own' ? run.layout : (otherDatasetLayout(run.layout) ?? run.layout);
   return manifestLookup(run.store, layout, run.logger);

@@ -10,6 +10,7 @@ import {
   type OutputLayout,
   partitionPrefix,
   partKey,
+  type StagingLayout,
   stagedKey,
   stagingOwnerKey,
   stagingRoot,
@@ -122,6 +123,8 @@ export interface PartitionManifest {
   dataset: string;
   format: OutputFormat;
   reportId: string;
+  /** The tenant whose partition it is (multi-tenant lakes only). */
+  tenant?: string;
   dt: string;
   requestId: string;
   window: { from: string | null; to: string | null };
@@ -391,6 +394,7 @@ async function replace(
     dataset: layout.dataset,
     format,
     reportId: layout.reportId,
+    ...(layout.tenant === undefined ? {} : { tenant: layout.tenant }),
     dt,
     requestId: context.requestId,
     window: context.window,
@@ -457,11 +461,7 @@ export async function cleanStaging(
  * rollback), then the staged files and backups, and the owner record last (a staging root
  * with files never lacks its owner). Throws what the store throws.
  */
-export async function deleteStaging(
-  store: ObjectStore,
-  layout: Pick<OutputLayout, 'prefix'>,
-  runId: string,
-): Promise<void> {
+export async function deleteStaging(store: ObjectStore, layout: StagingLayout, runId: string): Promise<void> {
   const keys: string[] = [];
   for await (const info of store.list(`${stagingRoot(layout, runId)}/`)) keys.push(info.key);
   const journal = journalPrefix(layout, runId);

@@ -7,13 +7,22 @@ import {
   readObjectIfPresent,
 } from '../../stores/object-store';
 import { type ProcessIdentity, parseProcessIdentity, processGone } from '../../stores/process-identity';
-import { journalPrefix, stagingArea, stagingOwnerKey, stagingRoot } from '../layout';
+import {
+  journalPrefix,
+  type StagingLayout,
+  stagingArea,
+  stagingOwnerKey,
+  stagingRoot,
+  TENANT_SEGMENT,
+} from '../layout';
 import { type JournalEntry, journalEntriesOf } from './journal';
 import { deleteStaging, rollback, type Touched } from './publish';
 
 /** What became of one run's staging area that a recovery found. */
 export interface StagingRecovery {
   runId: string;
+  /** The tenant whose run it was (a root under `_staging/tenant=<t>/`). */
+  tenant?: string;
   /** Key prefix of the staging root (no trailing slash). */
   root: string;
   /** The process its owner record names; undefined when it has none (an older version's). */
@@ -60,18 +69,12 @@ export async function recoverDeadStaging(
 ): Promise<StagingRecovery[]> {
   if (!isMachineLocal(store)) return [];
   const gone = options.gone ?? processGone;
-  const area = `${stagingArea(prefix)}/`;
-  const runIds = new Set<string>();
-  for await (const info of store.list(area)) {
-    const runId = info.key.slice(area.length).split('/')[0];
-    if (runId !== undefined && runId !== '') runIds.add(runId);
-  }
-  const layout = { prefix };
   const out: StagingRecovery[] = [];
-  for (const runId of runIds) {
+  for (const layout of await stagings(store, prefix)) {
+    const { runId } = layout;
     const root = stagingRoot(layout, runId);
     const owner = await readOwner(store, stagingOwnerKey(layout, runId));
-    const base = { runId, root, owner, restored: [], superseded: [] };
+    const base = { runId, root, owner, restored: [], superseded: [], ...tenantOf(layout) };
     if (owner === undefined) {
       // A run deletes its owner record last: a root left empty since was being cleaned.
       if (await hasAny(store, `${root}/`)) out.push({ ...base, outcome: 'unowned' });
@@ -108,6 +111,28 @@ export async function recoverDeadStaging(
     out.push(recovery);
   }
   return out;
+}
+
+/**
+ * The staging roots under `<prefix>/_staging/`: a single-tenant run's `<runId>/` and a
+ * tenant's `tenant=<t>/<runId>/` (a run id has no `=`, so the two never mix up).
+ */
+async function stagings(store: ObjectStore, prefix: string): Promise<(StagingLayout & { runId: string })[]> {
+  const area = `${stagingArea(prefix)}/`;
+  const found = new Map<string, StagingLayout & { runId: string }>();
+  for await (const info of store.list(area)) {
+    const [first, second] = info.key.slice(area.length).split('/');
+    const tenant =
+      first?.startsWith(TENANT_SEGMENT) === true ? first.slice(TENANT_SEGMENT.length) : undefined;
+    const runId = tenant === undefined ? first : second;
+    if (runId === undefined || runId === '') continue;
+    found.set(`${tenant ?? ''}/${runId}`, { prefix, tenant, runId });
+  }
+  return [...found.values()];
+}
+
+function tenantOf(layout: StagingLayout): { tenant?: string } {
+  return layout.tenant === undefined ? {} : { tenant: layout.tenant };
 }
 
 /** The keys a journal entry's promotion may have touched, as the in-process rollback records them. */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { EXPORT_ERROR_CODES, PublishError, VerificationError } from '../errors';
+import { tenantSegment } from '../layout';
 import { type CommitResult, commitOverwrite, type IcebergTable, liveFiles, type NewDataFile } from '../table';
 import type { PartitionOutput } from '../types';
 import { forEachLimited } from './concurrency';
@@ -20,13 +21,16 @@ export interface TableTarget {
   other: IcebergTable | undefined;
 }
 
-/** What a table holds of the report's days, read once from its current snapshot. */
-export function tableLookup(table: IcebergTable, reportId: string): PublishedLookup {
+/**
+ * What a table holds of the report's days (the tenant's, in a multi-tenant lake's table: the
+ * shrink guard never compares with another tenant's), read once from its current snapshot.
+ */
+export function tableLookup(table: IcebergTable, reportId: string, tenant?: string): PublishedLookup {
   let days: Promise<Map<string, NewDataFile[]>> | undefined;
   const load = async (): Promise<Map<string, NewDataFile[]>> => {
     const byDay = new Map<string, NewDataFile[]>();
     for (const file of (await liveFiles(table)).files) {
-      if (file.reportId !== reportId) continue;
+      if (file.reportId !== reportId || file.tenant !== tenant) continue;
       const list = byDay.get(file.dt) ?? [];
       list.push(file);
       byDay.set(file.dt, list);
@@ -51,14 +55,29 @@ export function tableLookup(table: IcebergTable, reportId: string): PublishedLoo
 
 /**
  * The key of a run's data file under the table's root key:
- * `<table>/data/report_id=<id>/dt=<day>/<run>-<attempt: 8 hex>-<part: 5 digits>.parquet`.
+ * `<table>/data/[tenant=<t>/]report_id=<id>/dt=<day>/<run>-<attempt: 8 hex>-<part: 5 digits>.parquet`.
  */
 export function dataFileKey(
   tableKey: string,
-  file: { reportId: string; dt: string; runId: string; attempt: string; part: number },
+  file: {
+    tenant?: string | undefined;
+    reportId: string;
+    dt: string;
+    runId: string;
+    attempt: string;
+    part: number;
+  },
 ): string {
   const name = `${file.runId}-${file.attempt}-${String(file.part).padStart(5, '0')}.parquet`;
-  return `${tableKey}/data/report_id=${file.reportId}/dt=${file.dt}/${name}`;
+  return `${tableDataPrefix(tableKey, file.tenant)}/report_id=${file.reportId}/dt=${file.dt}/${name}`;
+}
+
+/**
+ * Where a table's data files of a tenant lie (`<table>/data/tenant=<t>`; `<table>/data`
+ * without a tenant), no trailing slash: a tenant's IAM policy allows writes under it only.
+ */
+export function tableDataPrefix(tableKey: string, tenant?: string): string {
+  return tenant === undefined ? `${tableKey}/data` : `${tableKey}/data/${tenantSegment(tenant)}`;
 }
 
 /**
@@ -66,7 +85,13 @@ export function dataFileKey(
  * Resolves with the files as the commit adds them; on a failure deletes what it wrote.
  */
 export async function writeDataFiles(
-  run: { table: IcebergTable; reportId: string; runId: string; requestId: string },
+  run: {
+    table: IcebergTable;
+    tenant?: string | undefined;
+    reportId: string;
+    runId: string;
+    requestId: string;
+  },
   partitions: readonly PartitionOutput[],
   concurrency = 4,
 ): Promise<NewDataFile[]> {
@@ -79,6 +104,7 @@ export async function writeDataFiles(
         file,
         dt: p.dt,
         key: dataFileKey(run.table.location.key, {
+          tenant: run.tenant,
           reportId: run.reportId,
           dt: p.dt,
           runId: run.runId,
@@ -131,13 +157,20 @@ export async function deleteDataFiles(
 /** The commit of a run: its partitions replaced by its files, named in the snapshot's summary. */
 export function commitRun(
   target: IcebergTable,
-  run: { reportId: string; runId: string; requestId: string; signal: AbortSignal | undefined },
+  run: {
+    tenant?: string | undefined;
+    reportId: string;
+    runId: string;
+    requestId: string;
+    signal: AbortSignal | undefined;
+  },
   dts: readonly string[],
   files: readonly NewDataFile[],
 ): Promise<CommitResult> {
   return commitOverwrite(
     target,
     {
+      ...(run.tenant === undefined ? {} : { tenant: run.tenant }),
       reportId: run.reportId,
       dts: [...dts],
       files: [...files],

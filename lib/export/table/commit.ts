@@ -8,6 +8,7 @@ import { expireSnapshots, tableRetention } from './retention';
 import {
   buildOverwrite,
   COMMIT_ID_KEY,
+  checkTenancy,
   dataFile,
   type Overwrite,
   type OverwriteCounts,
@@ -27,6 +28,11 @@ export interface NewDataFile {
 
 /** One run's change to a table: the report's partitions it replaces, and its files. */
 export interface OverwriteChange {
+  /**
+   * The tenant whose partitions they are (a multi-tenant lake's table): only its partitions
+   * of the report's days are replaced, never another tenant's.
+   */
+  tenant?: string | undefined;
   reportId: string;
   /** The days replaced: their live files are deleted (a day without files here ends up empty). */
   dts: readonly string[];
@@ -75,17 +81,31 @@ export async function commitOverwrite(
     }
   }
   const adds = change.files.map((f) =>
-    dataFile(uriOf(t.location, f.key), change.reportId, f.dt, f.rows, f.bytes),
+    dataFile(
+      uriOf(t.location, f.key),
+      { tenant: change.tenant, reportId: change.reportId, dt: f.dt },
+      f.rows,
+      f.bytes,
+    ),
   );
   const overwrite: Overwrite = {
-    mayDelete: (manifest) => mayHold(manifest, change.reportId, days),
-    deletes: (entry) =>
-      entry.data_file.partition.report_id === change.reportId && days.has(entry.data_file.partition.dt),
+    mayDelete: (manifest) => mayHold(manifest, change, days),
+    deletes: ({ data_file: { partition } }) =>
+      partition.tenant === change.tenant && partition.report_id === change.reportId && days.has(partition.dt),
     adds,
     summary: change.summary,
   };
-  const what = `the overwrite of report ${change.reportId} on ${change.dts.join(', ')} in table ${tableName(t)}`;
-  return await commitSnapshot(t, async () => overwrite, what, options);
+  const of = change.tenant === undefined ? '' : ` of tenant ${change.tenant}`;
+  const what = `the overwrite of report ${change.reportId}${of} on ${change.dts.join(', ')} in table ${tableName(t)}`;
+  return await commitSnapshot(
+    t,
+    async (current) => {
+      checkTenancy(current.metadata, change.tenant, tableName(t));
+      return overwrite;
+    },
+    what,
+    options,
+  );
 }
 
 /**
@@ -205,12 +225,19 @@ const day = (n: number): Uint8Array => {
 };
 
 /**
- * False when the manifest's partition summaries (report_id, then dt) show it holds no file of
- * the report on any of `days`: it is carried over unread, so a commit reads only the
- * manifests of the partitions it replaces.
+ * False when the manifest's partition summaries ((tenant), report_id, then dt: the table's
+ * tenancy is the change's, checkTenancy) show it holds no file of the tenant's report on any
+ * of `days`: it is carried over unread, so a commit reads only the manifests of the
+ * partitions it replaces.
  */
-function mayHold(manifest: ManifestFile, reportId: string, days: ReadonlySet<number>): boolean {
-  const [report, dt] = manifest.partitions ?? [];
-  if (!within(report, utf8.encode(reportId), compareBytes)) return false;
+function mayHold(
+  manifest: ManifestFile,
+  change: Pick<OverwriteChange, 'tenant' | 'reportId'>,
+  days: ReadonlySet<number>,
+): boolean {
+  const summaries = manifest.partitions ?? [];
+  const [tenant, report, dt] = change.tenant === undefined ? [undefined, ...summaries] : summaries;
+  if (change.tenant !== undefined && !within(tenant, utf8.encode(change.tenant), compareBytes)) return false;
+  if (!within(report, utf8.encode(change.reportId), compareBytes)) return false;
   return [...days].some((d) => within(dt, day(d), (a, b) => int32(a) - int32(b)));
 }

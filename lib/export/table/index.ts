@@ -21,9 +21,10 @@ export {
   initialSchema,
   partitionSpec,
   type TableColumn,
+  type Tenancy,
   tableColumns,
 } from './schema-mapping';
-export { COMMIT_ID_KEY, currentSnapshot } from './snapshot-builder';
+export { COMMIT_ID_KEY, checkTenancy, currentSnapshot, isTenantedTable } from './snapshot-builder';
 export {
   type AsOf,
   type LiveFile,

@@ -140,7 +140,11 @@ function decodeDataFile(row: Row, path: string): DataFile {
   if (format.toUpperCase() !== 'PARQUET')
     throw new AvroError(`${path}: ${filePath} is ${format}, not Parquet`);
   const partitionRow = get(row, 'partition', path, isRow, 'a partition record');
+  const tenant = partitionRow.tenant;
   const partition: PartitionValue = {
+    ...(tenant === undefined || tenant === null
+      ? {}
+      : { tenant: get(partitionRow, 'tenant', `${path}.partition`, isString, 'a string') }),
     report_id: get(partitionRow, 'report_id', `${path}.partition`, isString, 'a string'),
     dt: get(partitionRow, 'dt', `${path}.partition`, isNumber, 'an int (days)'),
   };

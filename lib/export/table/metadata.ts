@@ -3,7 +3,7 @@ import type { CatalogColumn } from '../../stores';
 import { ExportConfigError, TableInvalidError } from '../errors';
 import type { TableSchema } from '../schema';
 import { RETENTION_PROPERTIES } from './retention';
-import { GLUE_TYPE_OF, initialSchema, partitionSpec, tableColumns } from './schema-mapping';
+import { GLUE_TYPE_OF, initialSchema, partitionSpec, type Tenancy, tableColumns } from './schema-mapping';
 import type { IcebergField, IcebergSchema, Snapshot, TableMetadata } from './types';
 
 /** Table property bounding the metadata-log (Iceberg's name and default). */
@@ -20,10 +20,18 @@ export const TABLE_PROPERTIES: Readonly<Record<string, string>> = {
   ...RETENTION_PROPERTIES,
 };
 
-/** The metadata of a new table at `uri`: the dataset's columns (ids 1..n), the (report_id, dt) spec, no snapshot. */
-export function newTableMetadata(uri: string, schema: TableSchema, nowMs: number): TableMetadata {
-  const current = initialSchema(schema);
-  const spec = partitionSpec(current);
+/**
+ * The metadata of a new table at `uri`: the dataset's columns (ids 1..n), the (report_id, dt)
+ * spec, no snapshot; a tenanted table's `tenant` column first and the (tenant, report_id, dt) spec.
+ */
+export function newTableMetadata(
+  uri: string,
+  schema: TableSchema,
+  nowMs: number,
+  tenancy: Tenancy = {},
+): TableMetadata {
+  const current = initialSchema(schema, tenancy);
+  const spec = partitionSpec(current, tenancy);
   return {
     'format-version': 2,
     'table-uuid': randomUUID(),
@@ -70,13 +78,14 @@ export function evolvedSchema(
   metadata: TableMetadata,
   schema: TableSchema,
   table: string,
+  tenancy: Tenancy = {},
 ): { schema: IcebergSchema; lastColumnId: number } | undefined {
   const current = currentSchema(metadata, table);
   const byName = new Map(current.fields.map((f) => [f.name, f]));
   let lastColumnId = metadata['last-column-id'];
   let changed = false;
   const fields: IcebergField[] = current.fields.map((f) => ({ ...f }));
-  for (const column of tableColumns(schema)) {
+  for (const column of tableColumns(schema, tenancy)) {
     const field = byName.get(column.name);
     if (field === undefined) {
       lastColumnId += 1;
@@ -99,7 +108,7 @@ export function evolvedSchema(
     }
   }
   // A field the export no longer writes (a promoted column dropped) is null in new files.
-  const written = new Set(tableColumns(schema).map((c) => c.name));
+  const written = new Set(tableColumns(schema, tenancy).map((c) => c.name));
   for (const [i, field] of fields.entries()) {
     if (field.required && !written.has(field.name)) {
       fields[i] = { ...field, required: false };

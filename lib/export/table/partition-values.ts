@@ -71,7 +71,7 @@ export function partitionSummaries(
   });
 }
 
-/** Our spec's partition types when no schema is given: `report_id` a string, `dt` a date. */
+/** Our spec's partition types when no schema is given: `tenant` and `report_id` strings, `dt` a date. */
 function partitionTypeOf(
   name: string,
   sourceId: number,
@@ -79,7 +79,7 @@ function partitionTypeOf(
 ): IcebergPrimitive {
   const source = schema?.fields.find((f) => f.id === sourceId);
   if (source !== undefined) return source.type;
-  if (name === 'report_id') return 'string';
+  if (name === 'report_id' || name === 'tenant') return 'string';
   if (name === 'dt') return 'date';
   throw new Error(`The type of partition field ${name} needs the table schema`);
 }

@@ -1,4 +1,4 @@
-import { type ColumnKind, PARTITION_COLUMN, type TableSchema } from '../schema';
+import { type ColumnKind, PARTITION_COLUMN, type TableSchema, TENANT_COLUMN } from '../schema';
 import type { IcebergField, IcebergPrimitive, IcebergSchema, PartitionSpec } from './types';
 
 /**
@@ -33,7 +33,7 @@ export const GLUE_TYPE_OF: Record<IcebergPrimitive, string> = {
   timestamptz: 'timestamp',
 };
 
-/** A table column before ids are given: the dataset's columns, then `dt`. */
+/** A table column before ids are given. */
 export interface TableColumn {
   name: string;
   type: IcebergPrimitive;
@@ -41,9 +41,29 @@ export interface TableColumn {
   doc: string;
 }
 
-/** The table's columns in order: the dataset's columns, then `dt`. */
-export function tableColumns(schema: TableSchema): TableColumn[] {
+/**
+ * Whether a table is a multi-tenant lake's: a required `tenant` column, first (where a
+ * query's reader looks for a partition column), and identity(tenant) the first partition field.
+ */
+export interface Tenancy {
+  tenanted?: boolean | undefined;
+}
+
+/** The `tenant` column of a multi-tenant lake's tables. */
+const TENANT: TableColumn = {
+  name: TENANT_COLUMN,
+  type: 'string',
+  required: true,
+  doc: 'The tenant whose data the row is (the first partition).',
+};
+
+/**
+ * The table's columns in order: the dataset's columns, then `dt`; a tenanted table's
+ * `tenant` column first (a single-tenant table's column ids stay as they were).
+ */
+export function tableColumns(schema: TableSchema, tenancy: Tenancy = {}): TableColumn[] {
   return [
+    ...(tenancy.tenanted === true ? [TENANT] : []),
     ...schema.columns.map((c) => ({
       name: c.name,
       type: ICEBERG_TYPES[c.kind],
@@ -67,8 +87,8 @@ export function tableColumns(schema: TableSchema): TableColumn[] {
  * Iceberg's own `newTableMetadata` assign to a flat schema). Ids of an existing table always
  * come from its metadata, never from this order.
  */
-export function initialSchema(schema: TableSchema): IcebergSchema {
-  const fields: IcebergField[] = tableColumns(schema).map((c, i) => ({ id: i + 1, ...c }));
+export function initialSchema(schema: TableSchema, tenancy: Tenancy = {}): IcebergSchema {
+  const fields: IcebergField[] = tableColumns(schema, tenancy).map((c, i) => ({ id: i + 1, ...c }));
   return { type: 'struct', 'schema-id': 0, fields };
 }
 
@@ -76,32 +96,27 @@ export function initialSchema(schema: TableSchema): IcebergSchema {
 const FIRST_PARTITION_FIELD_ID = 1000;
 
 /**
- * The partition spec: identity on `report_id`, identity on `dt`. A query by report and day
- * prunes to that report's day from the manifest list and manifests alone; identity (rather
- * than a `day(start)` transform) because a summary has no `start`, and because `dt` is the
- * local day the service's window is cut by, which `day()` of the UTC instant would not be.
+ * The partition spec: identity on `report_id`, identity on `dt`; a tenanted table's
+ * identity on `tenant` first (field ids 1000, 1001, 1002), so a tenant's query prunes to
+ * its own files. A query by report and day prunes to that report's day from the manifest
+ * list and manifests alone; identity (rather than a `day(start)` transform) because a
+ * summary has no `start`, and because `dt` is the local day the service's window is cut by,
+ * which `day()` of the UTC instant would not be.
  */
-export function partitionSpec(schema: IcebergSchema): PartitionSpec {
+export function partitionSpec(schema: IcebergSchema, tenancy: Tenancy = {}): PartitionSpec {
   const idOf = (name: string): number => {
     const field = schema.fields.find((f) => f.name === name);
     if (field === undefined) throw new Error(`The table schema has no ${name} column to partition by`);
     return field.id;
   };
+  const names = [...(tenancy.tenanted === true ? [TENANT_COLUMN] : []), 'report_id', PARTITION_COLUMN];
   return {
     'spec-id': 0,
-    fields: [
-      {
-        'source-id': idOf('report_id'),
-        'field-id': FIRST_PARTITION_FIELD_ID,
-        name: 'report_id',
-        transform: 'identity',
-      },
-      {
-        'source-id': idOf(PARTITION_COLUMN),
-        'field-id': FIRST_PARTITION_FIELD_ID + 1,
-        name: PARTITION_COLUMN,
-        transform: 'identity',
-      },
-    ],
+    fields: names.map((name, i) => ({
+      'source-id': idOf(name),
+      'field-id': FIRST_PARTITION_FIELD_ID + i,
+      name,
+      transform: 'identity',
+    })),
   };
 }

@@ -14,6 +14,8 @@ export interface LiveFile {
   key: string;
   /** Its absolute URI, as the manifest names it. */
   uri: string;
+  /** Its tenant (a multi-tenant lake's table); absent in a single-tenant lake's. */
+  tenant?: string;
   reportId: string;
   /** Its partition day, `YYYY-MM-DD`. */
   dt: string;
@@ -80,6 +82,7 @@ function liveFile(io: TableIo, f: DataFile): LiveFile {
   return {
     key: keyOf(io.location, f.file_path),
     uri: f.file_path,
+    ...(f.partition.tenant === undefined ? {} : { tenant: f.partition.tenant }),
     reportId: f.partition.report_id,
     dt: daysToDate(f.partition.dt),
     rows: Number(f.record_count),

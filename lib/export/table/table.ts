@@ -5,6 +5,7 @@ import { tableLocation } from './location';
 import { type TableIo, tableIo } from './manifest-io';
 import { evolvedSchema, newTableMetadata, nextMetadata, withSchema } from './metadata';
 import { parseMetadata } from './metadata-json';
+import { checkTenancy } from './snapshot-builder';
 import type { IcebergTable, LoadedTable } from './table-ref';
 
 export type { IcebergTable, LoadedTable } from './table-ref';
@@ -47,9 +48,11 @@ export async function loadTable(
 
 /**
  * The table, made ready for `schema`'s data files: created when the catalog has none (a new
- * table: the columns with ids 1..n, the (report_id, dt) spec, no snapshot), and its schema
- * evolved by a schema-only commit when a column is missing (appended with the next field
- * ids). Refuses (ExportConfigError naming the column) a column whose type differs. Racing
+ * table: the columns with ids 1..n, the (report_id, dt) spec, no snapshot; with
+ * `options.tenant` the `tenant` column first and the (tenant, report_id, dt) spec), and its
+ * schema evolved by a schema-only commit when a column is missing (appended with the next
+ * field ids). Refuses (TableInvalidError) a tenant's export to a table without the tenant
+ * partition and an export without a tenant to a table with it (checkTenancy). Refuses (ExportConfigError naming the column) a column whose type differs. Racing
  * writers are fine: a conflict reloads and re-checks, bounded as commits are.
  *
  * @example
@@ -59,8 +62,9 @@ export async function loadTable(
 export async function ensureTable(
   t: IcebergTable,
   schema: TableSchema,
-  options: CommitOptions = {},
+  options: CommitOptions & { tenant?: string | undefined } = {},
 ): Promise<LoadedTable> {
+  const tenancy = { tenanted: options.tenant !== undefined };
   const now = options.now ?? Date.now;
   return await commitWithRetry(
     t,
@@ -69,8 +73,10 @@ export async function ensureTable(
       what: `creating or evolving the schema of table ${tableName(t)}`,
       load: (io) => loadTable(t, io),
       async prepare(current) {
-        if (current === undefined) return { metadata: newTableMetadata(t.location.uri, schema, now()) };
-        const evolved = evolvedSchema(current.metadata, schema, tableName(t));
+        if (current === undefined)
+          return { metadata: newTableMetadata(t.location.uri, schema, now(), tenancy) };
+        checkTenancy(current.metadata, options.tenant, tableName(t));
+        const evolved = evolvedSchema(current.metadata, schema, tableName(t), tenancy);
         if (evolved === undefined) return { unchanged: current };
         return {
           metadata: nextMetadata(current.metadata, current.base.metadataLocation, now(), (next) =>

@@ -80,8 +80,12 @@ export interface TableMetadata {
   refs: Record<string, { 'snapshot-id': number; type: 'branch' | 'tag' }>;
 }
 
-/** A partition tuple of our spec: report id, and the local day as days since 1970-01-01. */
+/**
+ * A partition tuple of our spec: the tenant (a multi-tenant lake's tables only), the report
+ * id, and the local day as days since 1970-01-01.
+ */
 export interface PartitionValue {
+  tenant?: string;
   report_id: string;
   dt: number;
 }

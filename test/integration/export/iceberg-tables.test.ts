@@ -1,14 +1,11 @@
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { icebergRead } from 'icebird';
 import { describe, expect, it } from 'vitest';
 import { exportReportResult } from '../../../lib/export';
 import { listSnapshots, liveFiles, tableLocation } from '../../../lib/export/table';
 import type { ResultRow } from '../../../lib/spec/types';
-import { fileCatalogOf, LocalDirectoryStore, listAll, readObject } from '../../../lib/stores';
+import { fileCatalogOf, type LocalDirectoryStore, listAll, readObject } from '../../../lib/stores';
 import { callsOn, resultStreamOf, sampleRow } from '../../support/result-stream';
-import { useStoreFetch } from '../../support/store-fetch';
-import { useTempDir } from '../../support/test-scope';
+import { useServedLakes } from './served-lakes';
 
 const DAYS = ['2026-11-20', '2026-11-21', '2026-11-22'];
 
@@ -38,17 +35,8 @@ const byConnId = (a: Record<string, unknown>, b: Record<string, unknown>) =>
   String(a.connId).localeCompare(String(b.connId));
 
 describe('exportReportResult into Iceberg tables (file catalog)', () => {
-  const dir = useTempDir('iceberg-export-');
-  const serve = useStoreFetch();
-  let n = 0;
   /** A lake of its own for each test. */
-  async function lake(): Promise<LocalDirectoryStore> {
-    const root = join(dir(), `lake-${++n}`);
-    await mkdir(root);
-    const store = new LocalDirectoryStore(root);
-    serve(store);
-    return store;
-  }
+  const lake = useServedLakes('iceberg-export-');
 
   async function run(
     store: LocalDirectoryStore,
