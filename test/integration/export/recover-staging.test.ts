@@ -26,15 +26,15 @@ describe('recoverDeadStaging (a local run killed while it published)', () => {
     await rm(root, { recursive: true, force: true });
   });
 
-  /** The staging roots (run ids) under `_staging/`. */
-  async function stagingRuns(): Promise<string[]> {
-    const keys = (await listAll(store, '_staging/')).map((o) => o.key.split('/')[1] as string);
+  /** The staging roots (run ids) under `area` (a tenant's: `_staging/tenant=<t>/`). */
+  async function stagingRuns(area = '_staging/'): Promise<string[]> {
+    const keys = (await listAll(store, area)).map((o) => o.key.slice(area.length).split('/')[0] as string);
     return [...new Set(keys)];
   }
 
   /** Makes the run's owner record name a process that has ended, as after a kill. */
-  async function ownerDies(runId: string): Promise<void> {
-    const key = `_staging/${runId}/_owner.json`;
+  async function ownerDies(runId: string, area = '_staging/'): Promise<void> {
+    const key = `${area}${runId}/_owner.json`;
     const record = JSON.parse(Buffer.from(await readObject(store, key)).toString()) as Record<
       string,
       unknown
@@ -47,6 +47,7 @@ describe('recoverDeadStaging (a local run killed while it published)', () => {
   async function runThatDies(
     nth: number,
     at: (operation: Mutation, key: string) => boolean,
+    tenant?: string,
   ): Promise<string> {
     const dying = new DyingStore(store, nth, at);
     const run = exportReportResult({
@@ -55,11 +56,13 @@ describe('recoverDeadStaging (a local run killed while it published)', () => {
       reportId,
       maxRowsPerFile: 4,
       forceReplace: true,
+      ...(tenant === undefined ? {} : { tenant }),
     });
     await diesBeforeItEnds(dying, run);
-    const [runId] = await stagingRuns();
+    const area = tenant === undefined ? '_staging/' : `_staging/tenant=${tenant}/`;
+    const [runId] = await stagingRuns(area);
     expect(runId).toBeDefined();
-    await ownerDies(runId as string);
+    await ownerDies(runId as string, area);
     return runId as string;
   }
 
@@ -94,6 +97,22 @@ describe('recoverDeadStaging (a local run killed while it published)', () => {
     expect(await snapshot(store)).toEqual(earlier);
     const files = (await readdir(root, { recursive: true })).map(String);
     expect(files.filter((f) => f.includes('.~tmp-') || f.startsWith('_staging'))).toEqual([]);
+  });
+
+  it("recovers a tenant's run from its staging under _staging/tenant=<t>/, leaving the other partitions", async () => {
+    // Prepare: a tenant's run dies at its 3rd manifest, two of its partitions promoted.
+    const runId = await runThatDies(3, (op, key) => op === 'put' && isManifest(key), 'acme');
+    expect((await listAll(store, 'calls/format=csv/tenant=acme/')).length).toBeGreaterThan(0);
+
+    // Act
+    const results = await recoverDeadStaging(store, '');
+
+    // Assess: its new partitions rolled back (they had none before), the earlier ones untouched.
+    expect(results).toMatchObject([
+      { runId, tenant: 'acme', root: `_staging/tenant=acme/${runId}`, outcome: 'recovered', superseded: [] },
+    ]);
+    expect(results[0]?.restored.every((p) => p.includes('/tenant=acme/report_id='))).toBe(true);
+    expect(await snapshot(store)).toEqual(earlier);
   });
 
   it('leaves partitions another run has published since and still deletes the staging', async () => {
