@@ -20,6 +20,7 @@ import { RUNS_COMMAND } from './commands/runs/spec';
 import { SIM_CLI_COMMAND } from './commands/sim/spec';
 import { SFN_START_COMMAND } from './commands/start/spec';
 import { TABLES_COMMAND } from './commands/tables/spec';
+import { TENANTS_COMMAND } from './commands/tenants/spec';
 import { WORKFLOW_COMMAND } from './commands/workflow/spec';
 import { WORKSPACES_COMMAND } from './commands/workspaces/spec';
 import { COMPLETION_SHELLS, completionScript } from './completion';
@@ -56,6 +57,13 @@ const COMMANDS: readonly Command[] = [
   {
     spec: TABLES_COMMAND,
     run: async (argv, io) => (await import('./commands/tables/command')).tablesCommand(argv, io),
+  },
+  {
+    spec: TENANTS_COMMAND,
+    run: async (argv, io) =>
+      (await import('./commands/tenants/command')).tenantsCommand(argv, io, async (a, i) =>
+        (await import('./commands/login/tenant-login')).tenantsLogin(a, i),
+      ),
   },
   {
     spec: SIM_CLI_COMMAND,

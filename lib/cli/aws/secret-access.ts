@@ -189,18 +189,19 @@ export async function refreshLeaseStore(
  * Runs `write` (a login storing new tokens) under the token-refresh lease, so that a
  * command refreshing the old tokens at that moment cannot store them over the new ones.
  * Waits up to `waitMs` for the lease, then writes anyway: a fresh login is never thrown away.
+ * `key`: a deployment tenant's lease (`tenant=<t>/token-refresh`) instead of the secret's own.
  */
 export async function underRefreshLease<T>(
   leases: LeaseStore,
   write: () => Promise<T>,
-  options: { waitMs?: number; owner?: string } = {},
+  options: { waitMs?: number; owner?: string; key?: string } = {},
 ): Promise<T> {
   const deadline = Date.now() + (options.waitMs ?? 20_000);
   const owner = options.owner ?? `login-${process.pid}`;
   let lease: Lease | undefined;
   for (let attempt = 0; ; attempt++) {
     try {
-      lease = await leases.acquire(TOKEN_REFRESH_LEASE, { ttlMs: 60_000, owner });
+      lease = await leases.acquire(options.key ?? TOKEN_REFRESH_LEASE, { ttlMs: 60_000, owner });
     } catch {
       break; // a store that fails (an S3 lease store without credentials) is not waited on
     }

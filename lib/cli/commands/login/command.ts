@@ -3,7 +3,8 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildAuthorizationUrl, exchangeCode, type FetchLike, validateRedirect } from '../../../api';
 import { CLI_ERROR_CODES, CommandError, ConfigError, parseOrHelp } from '../../../command-line';
-import type { ServiceSecret } from '../../../workflow';
+import type { LeaseStore } from '../../../stores';
+import { type ServiceSecret, TOKEN_REFRESH_LEASE } from '../../../workflow';
 import {
   type AwsClients,
   checkAwsForSecret,
@@ -11,7 +12,13 @@ import {
   refreshLeaseStore,
   underRefreshLease,
 } from '../../aws/secret-access';
-import { type ResolvedConfig, resolveConfig, secretLocation, serviceUrls } from '../../shared/config';
+import {
+  type ResolvedConfig,
+  resolveConfig,
+  type SecretLocation,
+  secretLocation,
+  serviceUrls,
+} from '../../shared/config';
 import { CLI_DEFAULTS } from '../../shared/defaults';
 import type { IOStreams } from '../../shared/io-streams';
 import { promptLine } from '../../shared/prompt';
@@ -19,7 +26,7 @@ import { type LoopbackOptions, loopbackAddress, openLoopbackRedirect } from './l
 import { LOGIN_COMMAND } from './spec';
 
 /** What tests (and embedding code) may replace. */
-interface LoginDependencies extends AwsClients {
+export interface LoginDependencies extends AwsClients {
   /** Called with the authorization URL once the redirect listens (tests drive a browser here). */
   onAuthorizationUrl?: (url: string) => void;
   loopback?: LoopbackOptions;
@@ -85,13 +92,33 @@ export async function loginCommand(
   const v = parseOrHelp(LOGIN_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
   const config = await resolveConfig({ flags: v, env: io.env, cwd: io.cwd });
+  return signInInto(v, config, secretLocation(config, io.cwd), io, deps);
+}
+
+/** Where a sign-in stores the login, when not where the configuration names (`tenants login`). */
+export interface LoginTarget {
+  /** The lease store and key of the secret's token refresh (a deployment's tenant's). */
+  refreshLease?: { leases: LeaseStore; key: string };
+}
+
+/**
+ * The browser sign-in of `login`, storing the login in `location` under the secret's
+ * token-refresh lease; prints where. Shared by `login` and `tenants login`.
+ */
+export async function signInInto(
+  v: { timeout: number; 'no-open': boolean; json: boolean },
+  config: ResolvedConfig,
+  location: SecretLocation,
+  io: IOStreams,
+  deps: LoginDependencies = {},
+  target: LoginTarget = {},
+): Promise<number> {
   const { baseUrl, authUrl } = serviceUrls(config);
   if (baseUrl === undefined || authUrl === undefined) {
     throw new ConfigError('login needs --region uk|na|eu|au, or --base-url and --auth-url');
   }
   const redirectUri = config.redirectUri?.value ?? CLI_DEFAULTS.redirectUri;
   loopbackAddress(redirectUri, config.redirectUri?.where);
-  const location = secretLocation(config, io.cwd);
   // Before the user is asked for anything or signs in: a login whose tokens cannot be
   // stored (no AWS credentials, no region, no such secret) would be thrown away.
   const aws = await checkAwsForSecret('login', 'exists', config, location, deps, io.env);
@@ -130,8 +157,11 @@ export async function loginCommand(
       const { store, name } = openSecretStore(location, aws);
       // Under the secret's refresh lease: a command refreshing the old login right now
       // must not store its tokens over these.
-      const leases = await refreshLeaseStore(config, io.env, aws, location);
-      await underRefreshLease(leases, () => store.put(name, value), { waitMs: 10_000 });
+      const lease = target.refreshLease ?? {
+        leases: await refreshLeaseStore(config, io.env, aws, location),
+        key: TOKEN_REFRESH_LEASE,
+      };
+      await underRefreshLease(lease.leases, () => store.put(name, value), { waitMs: 10_000, key: lease.key });
       return { value, scope: tokens.scope };
     }, timeoutMs);
     const where = location.kind === 'file' ? location.file : location.secretId;

@@ -1,5 +1,6 @@
-import { defineCommand, HELP_OPTION, integerValue } from '../../../command-line';
+import { defineCommand, HELP_OPTION } from '../../../command-line';
 import { CONFIG_FILE_OPTION, configOptions } from '../../shared/config';
+import { BROWSER_LOGIN_OPTIONS } from '../../shared/tenants-spec';
 
 /** `login`: the authorization-code flow for a production tenant, into the deployment's secret. */
 export const LOGIN_COMMAND = defineCommand({
@@ -24,14 +25,7 @@ REPORT_EXPORT_CLIENT_SECRET or the config file, else it is asked for (not echoed
       'leaseStore',
     ]),
     ...CONFIG_FILE_OPTION,
-    timeout: {
-      type: 'string',
-      value: '<seconds>',
-      help: 'give up when no sign-in arrives in time',
-      default: 300,
-      parse: integerValue(1, 3600),
-    },
-    'no-open': { type: 'boolean', help: 'only print the URL; do not open a browser' },
+    ...BROWSER_LOGIN_OPTIONS,
     json: { type: 'boolean', help: 'print one JSON line (where the secret is, expiry; never a token)' },
     ...HELP_OPTION,
   },

@@ -1,52 +1,18 @@
 import { parseOrHelp } from '../../../command-line';
-import { readObject } from '../../../stores';
-import { heldReportPartitions, parseRunRecord, type RunRecord } from '../../../workflow';
+import { heldReportPartitions, type RunRecord } from '../../../workflow';
 import { checkedLakeS3, lakeLocation, lakeUri } from '../../aws/lake-location';
-import type { S3ClientFactory } from '../../aws/s3-client';
 import type { IOStreams } from '../../shared/io-streams';
 import { describeHeld } from '../../shared/run-outcome';
+import { latestRunRecords } from '../../shared/run-records';
+import { checkedTenant } from '../../shared/tenant-check';
 import { colors, formatCount, formatDuration, renderTable } from '../../shared/terminal';
 import { RUNS_COMMAND } from './spec';
 
-/** The warning of a record {@link latestRuns} skips, on `stderr` (the command's). */
+/** The warning of a record {@link latestRunRecords} skips, on `stderr` (the command's). */
 function warnUnreadable(stderr: IOStreams['stderr']): (key: string, reason: string) => void {
   return (key, reason) => {
     stderr.write(`warning: skipped the unreadable run record ${key}: ${reason}\n`);
   };
-}
-
-/**
- * The newest `limit` records: keys are listed (cheap), then records are read from the
- * newest dates back until `limit` are in hand, so a long history is not read whole.
- */
-async function latestRuns(
-  uri: string,
-  limit: number,
-  onUnreadable: (key: string, reason: string) => void,
-  s3?: S3ClientFactory,
-): Promise<RunRecord[]> {
-  const location = await lakeLocation('--dir', uri, s3);
-  const prefix = location.prefix === '' ? 'runs/' : `${location.prefix}/runs/`;
-  const byDate = new Map<string, string[]>();
-  for await (const info of location.store.list(prefix)) {
-    const m = /runs\/dt=(\d{4}-\d{2}-\d{2})\/[^/]+\.json$/.exec(info.key);
-    if (m === null) continue;
-    const keys = byDate.get(m[1] as string) ?? [];
-    keys.push(info.key);
-    byDate.set(m[1] as string, keys);
-  }
-  const records: RunRecord[] = [];
-  for (const dt of [...byDate.keys()].sort().reverse()) {
-    if (records.length >= limit) break;
-    for (const key of byDate.get(dt) ?? []) {
-      const text = new TextDecoder().decode(await readObject(location.store, key));
-      const record = parseRunRecord(text);
-      // One damaged record (hand-edited, truncated by a copy) must not hide the others.
-      if (typeof record === 'string') onUnreadable(key, record);
-      else records.push(record);
-    }
-  }
-  return records.sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? '')).slice(0, limit);
 }
 
 /** A job's table snapshot: the newest one it committed, and how many commits it made. */
@@ -93,11 +59,12 @@ export async function runsCommand(argv: readonly string[], io: IOStreams): Promi
   const v = parseOrHelp(RUNS_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
   const uri = await lakeUri('--dir', v.dir, io.cwd);
-  const records = await latestRuns(
-    uri,
+  const location = await lakeLocation('--dir', uri, await checkedLakeS3('runs', '--dir', uri, io));
+  const records = await latestRunRecords(
+    location,
     v.limit,
     warnUnreadable(io.stderr),
-    await checkedLakeS3('runs', '--dir', uri, io),
+    checkedTenant(v.tenant),
   );
   if (v.json) {
     // Every member, and the held partitions and table snapshots of every job in one list each.
@@ -109,6 +76,7 @@ export async function runsCommand(argv: readonly string[], io: IOStreams): Promi
   const c = colors(io.stdout, io.env);
   const rows = records.map((r) => ({
     started: r.startedAt.replace('T', ' ').slice(0, 19),
+    tenant: r.tenant ?? '',
     run: r.runId,
     status: r.status,
     mode: r.mode ?? '',
@@ -127,6 +95,8 @@ export async function runsCommand(argv: readonly string[], io: IOStreams): Promi
       rows,
       [
         'started',
+        // A multi-tenant lake's records name their tenant; a single-tenant lake's table is as before.
+        ...(records.some((r) => r.tenant !== undefined) ? (['tenant'] as const) : []),
         'run',
         { key: 'status', format: (s) => (s === 'SUCCEEDED' ? c.green(String(s)) : c.red(String(s))) },
         'mode',

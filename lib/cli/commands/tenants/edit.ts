@@ -1,0 +1,154 @@
+import { UsageError } from '../../../command-line';
+import type { TenantEntry } from '../../../workflow';
+import {
+  openDeployment,
+  type TenantsDependencies,
+  type TenantsDeployment,
+} from '../../aws/tenants-deployment';
+import type { IOStreams } from '../../shared/io-streams';
+import { parseTenantsSubcommand } from '../../shared/tenant-check';
+import { colors, renderTable } from '../../shared/terminal';
+import { checkedEntry, entryMembers, missingForAdd } from './arguments';
+import { putSchedule, scheduleRequest } from './schedules';
+import { TENANTS_ADD_COMMAND, TENANTS_LIST_COMMAND, TENANTS_SET_COMMAND } from './spec';
+
+/** In a stack, the tenant's schedule made to match its entry; locally nothing (no Scheduler). */
+async function syncSchedule(d: TenantsDeployment, entry: TenantEntry): Promise<string | undefined> {
+  if (d.kind !== 'aws') return undefined;
+  const done = await putSchedule(d.scheduler, scheduleRequest(entry, d.outputs));
+  return `${done} schedule ${d.outputs.TenantScheduleGroup}/${entry.id} (${entry.enabled ? 'ENABLED' : 'DISABLED'}, ${String(entry.hour).padStart(2, '0')}:00 ${entry.timeZone})`;
+}
+
+function report(
+  io: IOStreams,
+  json: boolean,
+  verb: string,
+  d: TenantsDeployment,
+  entry: TenantEntry,
+  schedule?: string,
+): void {
+  if (json) {
+    io.stdout.write(`${JSON.stringify({ ...entry, schedule: schedule ?? null })}\n`);
+    return;
+  }
+  io.stdout.write(`${verb} tenant ${entry.id} (${entry.name}) in the ${d.describe}\n`);
+  if (schedule !== undefined) io.stdout.write(`  ${schedule}\n`);
+}
+
+export async function tenantsAdd(
+  argv: readonly string[],
+  io: IOStreams,
+  deps: TenantsDependencies = {},
+): Promise<number> {
+  const parsed = parseTenantsSubcommand(TENANTS_ADD_COMMAND, argv, io, 'one');
+  if (parsed === undefined) return 0;
+  const { v, id } = parsed;
+  const missing = missingForAdd(v);
+  if (missing.length > 0) throw new UsageError(`tenants add ${id} needs ${missing.join(', ')}`);
+  // Checked whole before the deployment is even opened: nothing is written for a bad value.
+  const entry = checkedEntry({ id, ...entryMembers(v), enabled: !v.disabled });
+  const d = await openDeployment(v, io, deps);
+  await d.registry.put(entry, { create: true }).catch((cause: unknown) => {
+    throw alreadyThere(cause, entry.id);
+  });
+  const schedule = await syncSchedule(d, entry);
+  report(io, v.json, 'Added', d, entry, schedule);
+  if (!v.json) {
+    const where = d.kind === 'aws' ? ` --stack ${d.stack}` : '';
+    io.stderr.write(`Next: report-export tenants login ${entry.id} --client-id <id>${where}\n`);
+  }
+  return 0;
+}
+
+/** The registry's refusal of an existing id, as a usage error saying what to run instead. */
+function alreadyThere(cause: unknown, id: string): unknown {
+  if ((cause as { name?: string }).name !== 'TenantConfigError') return cause;
+  return new UsageError(`${(cause as Error).message}: change it with report-export tenants set ${id}`, {
+    cause,
+  });
+}
+
+export async function tenantsSet(
+  argv: readonly string[],
+  io: IOStreams,
+  deps: TenantsDependencies = {},
+): Promise<number> {
+  const parsed = parseTenantsSubcommand(TENANTS_SET_COMMAND, argv, io, 'one');
+  if (parsed === undefined) return 0;
+  const { v } = parsed;
+  const id = parsed.id as string;
+  if (v.enabled && v.disabled) throw new UsageError('give one of --enabled and --disabled');
+  const changes = entryMembers(v);
+  if (Object.keys(changes).length === 0 && !v.enabled && !v.disabled) {
+    throw new UsageError(`tenants set ${id}: nothing to change (give --name, --hour, --disabled ...)`);
+  }
+  const d = await openDeployment(v, io, deps);
+  const current = await d.registry.get(id);
+  if (current === undefined) throw notRegistered(id, d);
+  const entry = checkedEntry({
+    ...current,
+    ...changes,
+    ...(v.enabled ? { enabled: true } : {}),
+    ...(v.disabled ? { enabled: false } : {}),
+  });
+  await d.registry.put(entry);
+  const schedule = await syncSchedule(d, entry);
+  report(io, v.json, 'Changed', d, entry, schedule);
+  return 0;
+}
+
+/** An id the registry does not have: a usage error listing how to see the ones it has. */
+export function notRegistered(id: string, d: TenantsDeployment): UsageError {
+  return new UsageError(`no tenant '${id}' in the ${d.describe} (report-export tenants list shows them)`);
+}
+
+export async function tenantsList(
+  argv: readonly string[],
+  io: IOStreams,
+  deps: TenantsDependencies = {},
+): Promise<number> {
+  const parsed = parseTenantsSubcommand(TENANTS_LIST_COMMAND, argv, io, 'none');
+  if (parsed === undefined) return 0;
+  const { v } = parsed;
+  const d = await openDeployment(v, io, deps);
+  const tenants = await d.registry.list({
+    onInvalid: (id, error) => io.stderr.write(`warning: skipped tenant ${id}: ${error.message}\n`),
+  });
+  if (v.json) {
+    io.stdout.write(`${JSON.stringify(tenants)}\n`);
+    return 0;
+  }
+  if (tenants.length === 0) {
+    io.stderr.write(`no tenants in the ${d.describe} (add one: report-export tenants add <id> ...)\n`);
+    return 0;
+  }
+  const c = colors(io.stdout, io.env);
+  io.stdout.write(
+    renderTable(
+      tenants.map((t) => ({
+        id: t.id,
+        name: t.name,
+        region: t.region,
+        zone: t.timeZone,
+        hour: String(t.hour).padStart(2, '0'),
+        'look-back': t.lookBackDays,
+        workspace: t.workspaceId,
+        reports: t.reports.map((r) => r.name).join(', '),
+        enabled: t.enabled ? 'yes' : 'no',
+      })),
+      [
+        'id',
+        'name',
+        'region',
+        'zone',
+        'hour',
+        { key: 'look-back', align: 'right' },
+        'workspace',
+        'reports',
+        { key: 'enabled', format: (s) => (s === 'yes' ? String(s) : c.yellow(String(s))) },
+      ],
+      { header: c.bold },
+    ),
+  );
+  return 0;
+}

@@ -1,0 +1,179 @@
+import { refreshTokens } from '../../../api';
+import type { ServiceSecret, TenantEntry } from '../../../workflow';
+import { heldReportPartitions, SecretTokenSource, tokenRefreshLease } from '../../../workflow';
+import { openSecretStore } from '../../aws/secret-access';
+import {
+  openDeployment,
+  type TenantsDependencies,
+  type TenantsDeployment,
+} from '../../aws/tenants-deployment';
+import type { IOStreams } from '../../shared/io-streams';
+import { latestRunRecords } from '../../shared/run-records';
+import { parseTenantsSubcommand } from '../../shared/tenant-check';
+import { colors, renderTable } from '../../shared/terminal';
+import { notRegistered } from './edit';
+import { type ScheduleState, scheduleState } from './schedules';
+import { TENANTS_STATUS_COMMAND } from './spec';
+
+/** Run records read per tenant for its status: the last run, and the newest day its recent runs exported. */
+const RECORDS_READ = 20;
+
+/** A tenant's status line. */
+interface TenantStatus {
+  tenant: string;
+  enabled: boolean;
+  lastRun: { runId: string; status: string; startedAt: string; error: string | null } | null;
+  /** The newest local day a successful run of the last {@link RECORDS_READ} exported. */
+  newestDay: string | null;
+  /** Partitions the shrink guard held in its last successful run (a later run may publish them). */
+  heldPartitions: number;
+  /**
+   * Its login: `none` (no secret, or no refresh token), `stored` (not checked; its access
+   * token's expiry in `loginExpires`), `refreshes` (--check-login refreshed it), or `failed: <why>`.
+   */
+  login: string;
+  loginExpires: string | null;
+  /** `n/a` locally (no Scheduler). */
+  schedule: ScheduleState | 'n/a';
+}
+
+/**
+ * The tenant's login: read as stored, or with `check` refreshed once under the tenant's
+ * token-refresh lease, as its runs take it (the stored token counts as expired, so the
+ * refresh happens; a rotated refresh token is stored before anything else uses it).
+ */
+async function loginStatus(
+  d: TenantsDeployment,
+  id: string,
+  check: boolean,
+  deps: TenantsDependencies,
+): Promise<Pick<TenantStatus, 'login' | 'loginExpires'>> {
+  const clients = d.kind === 'aws' ? { secretsManager: () => d.secretsManager } : {};
+  const { store, name } = openSecretStore(d.secretOf(id), clients);
+  const fetchOption = deps.fetch === undefined ? {} : { fetch: deps.fetch };
+  const tokens = new SecretTokenSource({
+    secrets: store,
+    secretName: name,
+    leases: await d.leases(),
+    leaseKey: tokenRefreshLease(id),
+    expirySkewMs: check ? Number.POSITIVE_INFINITY : 0,
+    refresh: (client, refreshToken, signal) =>
+      refreshTokens(client, refreshToken, { transport: fetchOption, ...(signal ? { signal } : {}) }),
+  });
+  let secret: ServiceSecret;
+  try {
+    secret = await tokens.read();
+  } catch {
+    return { login: 'none', loginExpires: null };
+  }
+  const expires = (s: ServiceSecret) =>
+    s.accessTokenExpiresAt === undefined ? null : new Date(s.accessTokenExpiresAt).toISOString();
+  if (!check) return { login: 'stored', loginExpires: expires(secret) };
+  try {
+    await tokens.getAccessToken();
+    return { login: 'refreshes', loginExpires: expires(await tokens.read()) };
+  } catch (error) {
+    return { login: `failed: ${(error as Error).message}`, loginExpires: expires(secret) };
+  }
+}
+
+async function statusOf(
+  d: TenantsDeployment,
+  entry: TenantEntry,
+  check: boolean,
+  io: IOStreams,
+  deps: TenantsDependencies,
+): Promise<TenantStatus> {
+  const records = await latestRunRecords(
+    d.lake,
+    RECORDS_READ,
+    (key, reason) => io.stderr.write(`warning: skipped the unreadable run record ${key}: ${reason}\n`),
+    entry.id,
+  );
+  const last = records[0];
+  const succeeded = records.filter((r) => r.status === 'SUCCEEDED');
+  const newestDay = succeeded
+    .map((r) => r.newestDate)
+    .reduce<string | null>((a, b) => (b !== null && (a === null || b > a) ? b : a), null);
+  const lastGood = succeeded[0];
+  return {
+    tenant: entry.id,
+    enabled: entry.enabled,
+    lastRun:
+      last === undefined
+        ? null
+        : { runId: last.runId, status: last.status, startedAt: last.startedAt, error: last.error ?? null },
+    newestDay,
+    heldPartitions: lastGood === undefined ? 0 : heldReportPartitions(lastGood.jobs ?? []).length,
+    ...(await loginStatus(d, entry.id, check, deps)),
+    schedule:
+      d.kind === 'aws' ? await scheduleState(d.scheduler, d.outputs.TenantScheduleGroup, entry.id) : 'n/a',
+  };
+}
+
+export async function tenantsStatus(
+  argv: readonly string[],
+  io: IOStreams,
+  deps: TenantsDependencies = {},
+): Promise<number> {
+  const parsed = parseTenantsSubcommand(TENANTS_STATUS_COMMAND, argv, io, 'optional');
+  if (parsed === undefined) return 0;
+  const { v, id } = parsed;
+  const d = await openDeployment(v, io, deps);
+  let entries: TenantEntry[];
+  if (id === undefined) {
+    entries = await d.registry.list({
+      onInvalid: (bad, error) => io.stderr.write(`warning: skipped tenant ${bad}: ${error.message}\n`),
+    });
+  } else {
+    const entry = await d.registry.get(id);
+    if (entry === undefined) throw notRegistered(id, d);
+    entries = [entry];
+  }
+  const statuses: TenantStatus[] = [];
+  for (const entry of entries) statuses.push(await statusOf(d, entry, v['check-login'], io, deps));
+  if (v.json) {
+    io.stdout.write(`${JSON.stringify(statuses)}\n`);
+    return 0;
+  }
+  if (statuses.length === 0) {
+    io.stderr.write(`no tenants in the ${d.describe}\n`);
+    return 0;
+  }
+  const c = colors(io.stdout, io.env);
+  io.stdout.write(
+    renderTable(
+      statuses.map((s) => ({
+        tenant: s.tenant,
+        enabled: s.enabled ? 'yes' : 'no',
+        'last run':
+          s.lastRun === null
+            ? 'never'
+            : `${s.lastRun.startedAt.replace('T', ' ').slice(0, 16)} ${s.lastRun.status}`,
+        'newest day': s.newestDay ?? '',
+        held: s.heldPartitions,
+        login: s.login.startsWith('failed') ? 'FAILED (below)' : s.login,
+        schedule: s.schedule,
+      })),
+      [
+        'tenant',
+        'enabled',
+        { key: 'last run', format: (t) => (String(t).endsWith('FAILED') ? c.red(String(t)) : String(t)) },
+        'newest day',
+        { key: 'held', format: (n) => (Number(n) > 0 ? c.yellow(String(n)) : String(n)) },
+        {
+          key: 'login',
+          format: (t) => (String(t).startsWith('FAILED') || t === 'none' ? c.red(String(t)) : String(t)),
+        },
+        'schedule',
+      ],
+      { header: c.bold },
+    ),
+  );
+  for (const s of statuses) {
+    if (s.lastRun?.error)
+      io.stdout.write(`${s.tenant}  last run ${s.lastRun.runId} failed: ${s.lastRun.error}\n`);
+    if (s.login.startsWith('failed')) io.stdout.write(`${s.tenant}  login ${s.login}\n`);
+  }
+  return 0;
+}

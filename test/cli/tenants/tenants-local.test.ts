@@ -1,0 +1,259 @@
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess } from '../../support/cli-in-process';
+
+const ADD = [
+  'tenants',
+  'add',
+  'acme',
+  '--name',
+  'Acme Ltd',
+  '--region',
+  'uk',
+  '--time-zone',
+  'Europe/London',
+  '--workspace',
+  'ws-1',
+  '--reports',
+  'r-1=Lost calls,r-2',
+  '--hour',
+  '2',
+  '--look-back',
+  '1',
+];
+
+/** A run record of tenant `tenant` as Finalize writes it (the members status reads). */
+function record(
+  tenant: string,
+  runId: string,
+  startedAt: string,
+  status: 'SUCCEEDED' | 'FAILED',
+  newestDate: string,
+) {
+  return {
+    runId,
+    tenant,
+    parentRunId: null,
+    executionName: `${tenant}-${runId}`,
+    status,
+    mode: 'nightly',
+    input: { tenant },
+    dateFrom: newestDate,
+    dateTo: newestDate,
+    startedAt,
+    finishedAt: startedAt,
+    durationMs: 1000,
+    jobs: [],
+    jobCount: 1,
+    failedJobs: status === 'FAILED' ? 1 : 0,
+    heldPartitions: 0,
+    rows: 10,
+    partitions: 1,
+    files: 2,
+    bytes: 100,
+    requests: 1,
+    polls: 1,
+    splits: 0,
+    retries: 0,
+    newestDate,
+    continued: false,
+    error: status === 'FAILED' ? 'LoginRequiredError' : null,
+    cause: null,
+  };
+}
+
+describe('report-export tenants (a local deployment)', () => {
+  let cwd: string;
+  const run = (argv: string[], options: { stdin?: string; tty?: boolean } = {}) =>
+    runInProcess(argv, { cwd, ...options });
+
+  beforeAll(async () => {
+    cwd = await mkdtemp(path.join(tmpdir(), 'tenants-cli-'));
+  });
+
+  afterAll(async () => {
+    await rm(cwd, { recursive: true, force: true });
+  });
+
+  it('adds a tenant into <workDir>/tenants/<id>.json, checked by the registry, and refuses the id again', async () => {
+    // Act
+    const added = await run(ADD);
+    const again = await run(ADD);
+
+    // Assess
+    expect(added.stderr).toContain('tenants login acme');
+    expect(added.code).toBe(0);
+    const entry = JSON.parse(
+      await readFile(path.join(cwd, '.report-export', 'tenants', 'acme.json'), 'utf8'),
+    );
+    expect(entry).toEqual({
+      id: 'acme',
+      name: 'Acme Ltd',
+      region: 'uk',
+      timeZone: 'Europe/London',
+      workspaceId: 'ws-1',
+      reports: [
+        { id: 'r-1', name: 'Lost calls' },
+        { id: 'r-2', name: 'r-2' },
+      ],
+      hour: 2,
+      lookBackDays: 1,
+      enabled: true,
+    });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain("'acme' is already in the registry");
+  });
+
+  it.each([
+    [['--hour', '24'], '--hour', '24'],
+    [['--time-zone', 'Mars/Olympus'], '--time-zone', 'Mars/Olympus'],
+    [['--region', 'moon'], '--region', 'moon'],
+    [['--look-back', 'two'], '--look-back', 'two'],
+  ])('refuses %j naming the value and the flag, writing nothing', async (change, flag, value) => {
+    // Prepare
+    const argv = [...ADD];
+    argv[2] = 'bad';
+    argv[argv.indexOf(change[0] as string) + 1] = change[1] as string;
+
+    // Act
+    const r = await run(argv);
+
+    // Assess
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(value);
+    expect(r.stderr).toContain(flag);
+    await expect(stat(path.join(cwd, '.report-export', 'tenants', 'bad.json'))).rejects.toThrow();
+  });
+
+  it('refuses a malformed id and a missing member', async () => {
+    const badId = await run(['tenants', 'add', 'Acme_1', '--name', 'x']);
+    const missing = await run(['tenants', 'add', 'zed', '--name', 'Zed']);
+    expect(badId.code).toBe(2);
+    expect(badId.stderr).toContain("'Acme_1'");
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--region');
+  });
+
+  it('changes only the members given, and lists the tenants as a table and as JSON', async () => {
+    // Act
+    const set = await run(['tenants', 'set', 'acme', '--hour', '4', '--disabled']);
+    const unknown = await run(['tenants', 'set', 'nope', '--hour', '4']);
+    const table = await run(['tenants', 'list']);
+    const json = await run(['tenants', 'list', '--json']);
+
+    // Assess
+    expect(set.code).toBe(0);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("no tenant 'nope'");
+    expect(table.stdout).toMatch(/acme\s+Acme Ltd\s+uk\s+Europe\/London\s+04/);
+    const [entry] = JSON.parse(json.stdout);
+    expect(entry).toMatchObject({
+      id: 'acme',
+      hour: 4,
+      enabled: false,
+      lookBackDays: 1,
+      workspaceId: 'ws-1',
+    });
+  });
+
+  it("shows each tenant's last run, newest day and login from its own run records and secret", async () => {
+    // Prepare: acme's runs (the newest failed) and another tenant's newer run, which is not acme's.
+    const runs = (tenant: string, dt: string) =>
+      path.join(cwd, 'data-lake', 'runs', `tenant=${tenant}`, `dt=${dt}`);
+    const write = async (tenant: string, r: ReturnType<typeof record>) => {
+      const dir = runs(tenant, r.startedAt.slice(0, 10));
+      await mkdir(dir, { recursive: true });
+      await writeFile(path.join(dir, `${r.runId}.json`), JSON.stringify(r));
+    };
+    await write('acme', record('acme', 'a1', '2026-11-20T02:05:00.000Z', 'SUCCEEDED', '2026-11-19'));
+    await write('acme', record('acme', 'a2', '2026-11-21T02:05:00.000Z', 'FAILED', '2026-11-20'));
+    await write('other', record('other', 'o1', '2026-11-22T02:05:00.000Z', 'SUCCEEDED', '2026-11-21'));
+    await mkdir(path.join(cwd, '.report-export', 'secrets'), { recursive: true });
+    await writeFile(
+      path.join(cwd, '.report-export', 'secrets', 'acme.json'),
+      JSON.stringify({
+        service: {
+          refreshToken: 'rt',
+          accessToken: 'at',
+          accessTokenExpiresAt: Date.parse('2026-11-21T00:00:00Z'),
+        },
+      }),
+      { mode: 0o600 },
+    );
+
+    // Act
+    const r = await run(['tenants', 'status', 'acme', '--json']);
+    const runsOfAcme = await run(['runs', '--tenant', 'acme', '--json']);
+    const runsOfAll = await run(['runs', '--json']);
+
+    // Assess
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual([
+      {
+        tenant: 'acme',
+        enabled: false,
+        lastRun: {
+          runId: 'a2',
+          status: 'FAILED',
+          startedAt: '2026-11-21T02:05:00.000Z',
+          error: 'LoginRequiredError',
+        },
+        newestDay: '2026-11-19',
+        heldPartitions: 0,
+        login: 'stored',
+        loginExpires: '2026-11-21T00:00:00.000Z',
+        schedule: 'n/a',
+      },
+    ]);
+    expect(JSON.parse(runsOfAcme.stdout).map((x: { runId: string }) => x.runId)).toEqual(['a2', 'a1']);
+    expect(JSON.parse(runsOfAll.stdout).map((x: { runId: string }) => x.runId)).toEqual(['o1', 'a2', 'a1']);
+  });
+
+  it('removes the entry and the secret, keeps the data unless --delete-data, which needs --yes without a terminal', async () => {
+    // Prepare
+    const partition = path.join(
+      cwd,
+      'data-lake',
+      'calls',
+      'format=csv',
+      'tenant=acme',
+      'report_id=r-1',
+      'dt=2026-11-19',
+    );
+    await mkdir(partition, { recursive: true });
+    await writeFile(path.join(partition, 'part-0.csv'), 'a\n');
+    const others = path.join(
+      cwd,
+      'data-lake',
+      'calls',
+      'format=csv',
+      'tenant=acme-2',
+      'report_id=r-1',
+      'dt=2026-11-19',
+    );
+    await mkdir(others, { recursive: true });
+    await writeFile(path.join(others, 'part-0.csv'), 'b\n');
+
+    // Act
+    const unconfirmed = await run(['tenants', 'remove', 'acme', '--delete-data']);
+    const removed = await run(['tenants', 'remove', 'acme', '--delete-data', '--yes', '--json']);
+    const again = await run(['tenants', 'remove', 'acme']);
+
+    // Assess
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.stderr).toContain('--yes');
+    await expect(stat(path.join(cwd, '.report-export', 'tenants', 'acme.json'))).rejects.toThrow();
+    expect(removed.code).toBe(0);
+    expect(JSON.parse(removed.stdout)).toMatchObject({
+      tenant: 'acme',
+      registryEntry: true,
+      data: { objects: 3 },
+    });
+    await expect(stat(path.join(cwd, '.report-export', 'secrets', 'acme.json'))).rejects.toThrow();
+    await expect(stat(path.join(partition, 'part-0.csv'))).rejects.toThrow();
+    expect(await readFile(path.join(others, 'part-0.csv'), 'utf8')).toBe('b\n');
+    expect(again.code).toBe(2);
+  });
+});
