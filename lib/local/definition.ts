@@ -69,7 +69,9 @@ const synthesized = new Map<string, SynthesizedWorkflow>();
  * the definition, each function's environment, memory, timeout and ephemeral storage.
  */
 export function synthesizeWorkflow(config: Partial<ReportExportConfig> = {}): SynthesizedWorkflow {
-  const full = { ...PLACEHOLDER_CONFIG, ...config };
+  // A multi-tenant stack refuses a tenant's settings: each tenant's are in the registry.
+  const { workspaceId: _w, reports: _r, timeZone: _z, ...common } = PLACEHOLDER_CONFIG;
+  const full = { ...(config.tenancy === 'multi' ? common : PLACEHOLDER_CONFIG), ...config };
   const key = JSON.stringify(full);
   let workflow = synthesized.get(key);
   if (workflow === undefined) {

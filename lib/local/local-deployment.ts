@@ -2,16 +2,14 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { createClient, type FetchLike, refreshTokens } from '../api';
+import type { FetchLike } from '../api';
 import { TEST_PAUSE_VARIABLE } from '../export';
 import type { ReportExportConfig } from '../infra';
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../simulator';
-import { LocalFileSecretStore, LocalLeaseStore } from '../stores';
 import type { MetricsSink, SettingsEnvironment } from '../workflow';
 import {
   createWorkflowRuntime,
   DEFAULT_TABLE_CATALOG,
-  SecretTokenSource,
   type WorkflowLogger,
   type WorkflowRuntime,
 } from '../workflow';
@@ -27,6 +25,14 @@ import {
 import { FunctionProcesses } from './function-processes';
 import { lambdaAssets } from './lambda-assets';
 import { inProcessTasks, type LocalTasks, processTasks } from './local-tasks';
+import {
+  type LocalTenant,
+  listReports,
+  localTenancyEnvironment,
+  localTenancyPaths,
+  nightlyInput,
+  registerLocalTenants,
+} from './local-tenants';
 import { type LocalWorkflowOptions, type LocalWorkflowResult, runLocalWorkflow } from './run-workflow';
 
 export interface LocalDeploymentOptions {
@@ -61,8 +67,16 @@ export interface LocalDeploymentOptions {
   onBundling?: () => void;
   /** Refresh the access token this long before its expiry. Default 5 minutes. */
   expirySkewMs?: number;
-  /** The secret file the login fills (mode 0600). Default `<workDir>/secrets.json`. */
+  /** The secret file the login fills (mode 0600). Default `<workDir>/secrets.json`. Single-tenant only. */
   secretFile?: string;
+  /**
+   * `single` (default): one tenant, the service's first, as a stack without a tenant registry
+   * (TIME_ZONE, WORKSPACE_ID, REPORTS and SECRET_URI in the functions' environment; no
+   * `tenant` in inputs, keys or tables). `multi`: every tenant of the local service in a
+   * registry at `<workDir>/tenants/` with its secret at `<workDir>/secrets/<id>.json`
+   * (TENANT_REGISTRY_URI and TENANT_SECRET_URI instead); each input names its tenant.
+   */
+  tenancy?: 'single' | 'multi';
   /**
    * Told of staging a dead run left in a file:// lake, which starting recovers (see
    * sweepDeadStaging), or leaves when it cannot tell its owner has ended. Default: a process
@@ -86,11 +100,21 @@ export interface LocalDeployment {
   sim: RunningSimulator;
   env: Record<string, string>;
   runtime: WorkflowRuntime;
+  /** The single tenant's secret file; in a multi-tenant deployment, the first tenant's. */
   secretFile: string;
+  tenancy: 'single' | 'multi';
+  /** The tenants in the registry, in the service's order (none in a single-tenant deployment). */
+  tenants: LocalTenant[];
+  /**
+   * What the tenant's Scheduler schedule would send at its hour on the local date `now`
+   * falls on in its zone: `{ tenant, scheduledTime }`. Throws for an unknown tenant.
+   */
+  nightlyInput(tenant: string, now?: Date): { tenant: string; scheduledTime: string };
   /** Every line the handlers logged (JSON). */
   logLines: string[];
   /** Every metric Finalize published (CloudWatch embedded metric format when in processes). */
   metricLines: string[];
+  /** The single tenant's reports (a multi-tenant deployment's are in each tenant's entry). */
   reports: { id: string; name: string }[];
   /**
    * Synthesizes the stack for this deployment and readies its functions (bundles built when
@@ -116,27 +140,34 @@ export async function startLocalDeployment(options: LocalDeploymentOptions): Pro
   if (objectStoreUri.startsWith('file:')) await recoverLake(fileURLToPath(objectStoreUri), options);
   const sim = await startSimulator({ autoApprove: true, ...options.simulator });
   try {
-    const secretFile = path.resolve(options.secretFile ?? path.join(workDir, 'secrets.json'));
-    await writeAutoApprovedLogin(sim, secretFile);
-    // The reports, listed with the secret's own token source (tokens may live only a second
-    // in tests, and rotate): the same refresh path the handlers use.
-    const lister = new SecretTokenSource({
-      secrets: new LocalFileSecretStore(secretFile),
-      secretName: 'service',
-      leases: new LocalLeaseStore(path.join(workDir, 'leases')),
-      refresh: (client, refreshToken) => refreshTokens(client, refreshToken),
-      ...(options.expirySkewMs === undefined ? {} : { expirySkewMs: options.expirySkewMs }),
-    });
-    const api = createClient({ baseUrl: sim.baseUrl, auth: lister, workspaceId: sim.workspaceId });
-    const reports: { id: string; name: string }[] = [];
-    for await (const r of api.reporting.listReports()) reports.push({ id: r.id, name: r.name });
+    const tenancy = options.tenancy ?? 'single';
+    const leasesDir = path.join(workDir, 'leases');
+    const skew = options.expirySkewMs === undefined ? {} : { expirySkewMs: options.expirySkewMs };
+    let secretFile: string;
+    let reports: { id: string; name: string }[] = [];
+    let tenants: LocalTenant[] = [];
+    // Where the functions find their tenant's settings and grant.
+    let tenancyEnv: Record<string, string>;
+    if (tenancy === 'multi') {
+      const paths = localTenancyPaths(workDir);
+      tenants = await registerLocalTenants(sim, { paths, leasesDir, ...skew });
+      secretFile = tenants[0]?.secretFile ?? path.join(paths.secretsDir, 'none.json');
+      tenancyEnv = localTenancyEnvironment(paths);
+    } else {
+      secretFile = path.resolve(options.secretFile ?? path.join(workDir, 'secrets.json'));
+      await writeAutoApprovedLogin(sim, secretFile);
+      reports = await listReports(sim, sim.workspaceId, secretFile, leasesDir, skew);
+      tenancyEnv = {
+        TIME_ZONE: sim.timeZoneId,
+        WORKSPACE_ID: sim.workspaceId,
+        REPORTS: JSON.stringify(reports),
+        SECRET_URI: pathToFileURL(secretFile).href,
+      };
+    }
     const env: Record<string, string> = {
-      TIME_ZONE: sim.timeZoneId,
-      WORKSPACE_ID: sim.workspaceId,
-      REPORTS: JSON.stringify(reports),
+      ...tenancyEnv,
       OBJECT_STORE_URI: objectStoreUri,
-      LEASE_STORE_URI: pathToFileURL(path.join(workDir, 'leases')).href,
-      SECRET_URI: pathToFileURL(secretFile).href,
+      LEASE_STORE_URI: pathToFileURL(leasesDir).href,
       ...(options.settings as Record<string, string> | undefined),
     };
     const logLines: string[] = [];
@@ -166,9 +197,7 @@ export async function startLocalDeployment(options: LocalDeploymentOptions): Pro
     const prepare = async (): Promise<PreparedWorkflow> => {
       const workflow = synthesizeWorkflow({
         ...options.stackConfig,
-        workspaceId: sim.workspaceId,
-        reports,
-        timeZone: sim.timeZoneId,
+        ...stackTenancy(tenancy, sim, reports),
       });
       const build = await tasksFor(workflow);
       const newTasks = () => {
@@ -184,7 +213,9 @@ export async function startLocalDeployment(options: LocalDeploymentOptions): Pro
       const local = {
         OBJECT_STORE_URI: env.OBJECT_STORE_URI as string,
         LEASE_STORE_URI: env.LEASE_STORE_URI as string,
-        SECRET_URI: env.SECRET_URI as string,
+        // The settings' variables the template resolves at deploy time (the secret's ARN,
+        // the registry's bucket) have local values here.
+        ...tenancyEnv,
         // The template names the Glue catalog; here the tables' catalog is the file one beside
         // them (no Glue on this machine), as for the in-process runtime.
         TABLE_CATALOG: env.TABLE_CATALOG ?? DEFAULT_TABLE_CATALOG,
@@ -230,6 +261,17 @@ export async function startLocalDeployment(options: LocalDeploymentOptions): Pro
       env,
       runtime,
       secretFile,
+      tenancy,
+      tenants,
+      nightlyInput: (id, now) => {
+        const tenant = tenants.find((t) => t.id === id);
+        if (tenant === undefined) {
+          throw new Error(
+            `no tenant '${id}' in this deployment (${tenants.map((t) => t.id).join(', ') || 'none'})`,
+          );
+        }
+        return nightlyInput(tenant.entry, now);
+      },
       logLines,
       metricLines,
       reports,
@@ -281,13 +323,15 @@ function functionEnvironment(
   local: Record<string, string>,
   s3Endpoint: string | undefined,
 ): Record<string, string> {
-  const missing = spec.deployTimeVariables.filter((name) => local[name] === undefined);
+  const missing = spec.deployTimeVariables.filter(
+    (name) => local[name] === undefined && !UNSET_LOCALLY.includes(name),
+  );
   if (missing.length > 0) {
     throw new Error(
       `${spec.logicalId}: no local value for ${missing.join(', ')} (resolved only at deploy time)`,
     );
   }
-  return {
+  const environment: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     TZ: 'UTC',
     AWS_REGION: LOCAL_REGION,
@@ -306,4 +350,26 @@ function functionEnvironment(
     ...spec.environment,
     ...local,
   };
+  for (const name of UNSET_LOCALLY) delete environment[name];
+  return environment;
+}
+
+/**
+ * Variables of the template that have no local value and stay unset: TENANT_ROLE_ARN (no STS
+ * here; without it a tenant's run uses the function's own stores, as the runtime documents).
+ */
+const UNSET_LOCALLY: readonly string[] = ['TENANT_ROLE_ARN'];
+
+/**
+ * What the stack's configuration says of tenants: a single-tenant stack names the service's
+ * workspace, reports and zone; a multi-tenant one has a registry instead.
+ */
+function stackTenancy(
+  tenancy: 'single' | 'multi',
+  sim: RunningSimulator,
+  reports: { id: string; name: string }[],
+): Partial<ReportExportConfig> {
+  return tenancy === 'single'
+    ? { workspaceId: sim.workspaceId, reports, timeZone: sim.timeZoneId }
+    : { tenancy: 'multi' };
 }
