@@ -260,13 +260,15 @@ export function createWorkflowRuntime(
       multiTenant: false,
       deployment,
       registry: undefined,
-      async forTenant(tenant) {
+      // `this`: a caller that spreads the runtime and replaces its token source or client
+      // (the CLI's run) has its tasks use the replacements.
+      async forTenant(this: WorkflowRuntime, tenant) {
         if (tenant !== undefined) {
           throw new InvalidInputError(
             `tenant ('${tenant}') is not taken: this deployment serves one tenant (it has no TENANT_REGISTRY_URI); leave tenant out`,
           );
         }
-        return single;
+        return this;
       },
     };
   }
@@ -361,28 +363,22 @@ export function createWorkflowRuntime(
     return runtime;
   };
 
-  const missing = (): TenantRuntime => {
+  const missing = (): never => {
     throw new Error('a multi-tenant deployment has no tenant of its own: use forTenant(tenant)');
   };
-  return {
-    tenant: undefined,
-    entry: undefined,
-    get settings(): WorkflowSettings {
-      return missing().settings;
-    },
+  const runtime = {
+    tenant: undefined as string | undefined,
+    entry: undefined as TenantEntry | undefined,
     objects: own.objects,
     tables: own.tables,
     leases: own.leases,
-    get tokens(): SecretTokenSource {
-      return missing().tokens;
-    },
     logger: options.logger,
     owner,
-    client: async () => missing().client(),
+    client: async (): Promise<ServiceClient> => missing(),
     multiTenant: true,
     deployment,
     registry,
-    async forTenant(tenant) {
+    async forTenant(tenant: string | undefined): Promise<TenantRuntime> {
       if (tenant === undefined) {
         throw new InvalidInputError(
           'tenant is required: this deployment serves the tenants of its registry (TENANT_REGISTRY_URI); name one, e.g. {"tenant": "acme", ...}',
@@ -400,6 +396,11 @@ export function createWorkflowRuntime(
       return c.reading;
     },
   };
+  // Not enumerable: a spread of the runtime copies the deployment's parts without them.
+  return Object.defineProperties(runtime, {
+    settings: { get: missing, enumerable: false },
+    tokens: { get: missing, enumerable: false },
+  }) as typeof runtime & Pick<WorkflowRuntime, 'settings' | 'tokens'>;
 }
 
 /** A secret store a runtime without a secret of its own holds: any use is a defect. */

@@ -50,6 +50,18 @@ function multiEnv(extra: Record<string, string> = {}): Record<string, string> {
   };
 }
 
+/** A single-tenant deployment's environment on local stores under `dir`. */
+function singleEnv(): Record<string, string> {
+  return {
+    TIME_ZONE: 'Europe/London',
+    WORKSPACE_ID: 'ws',
+    REPORTS: JSON.stringify([{ id: 'r1', name: 'Calls' }]),
+    OBJECT_STORE_URI: uri('lake'),
+    LEASE_STORE_URI: uri('leases'),
+    SECRET_URI: uri('secret.json'),
+  };
+}
+
 /** A tenant's login in its secret file; `refreshToken` 'revoked' is refused by the token endpoint. */
 async function login(tenant: string, refreshToken: string): Promise<void> {
   const secret: ServiceSecret = {
@@ -320,20 +332,35 @@ describe('Plan in a multi-tenant deployment', () => {
   });
 });
 
+describe('a runtime spread with replaced parts (the CLI run replaces the token source and client)', () => {
+  it("gives the tasks of a single-tenant deployment the replacements, not the runtime's own", async () => {
+    // Prepare
+    const runtime = createWorkflowRuntime(singleEnv(), { logger });
+    const client = async () => ({}) as never;
+    const replaced = { ...runtime, client };
+    // Act
+    const t = await replaced.forTenant(undefined);
+    // Assess
+    expect(t).toBe(replaced);
+    expect(t.client).toBe(client);
+  });
+
+  it('spreads a multi-tenant runtime, whose own settings and tokens are refused when read', () => {
+    // Prepare
+    const runtime = createWorkflowRuntime(multiEnv(), { logger });
+    // Act
+    const spread = { ...runtime };
+    // Assess
+    expect(spread.objects).toBe(runtime.objects);
+    expect(() => runtime.settings).toThrow(/use forTenant\(tenant\)/);
+    expect(() => runtime.tokens).toThrow(/use forTenant\(tenant\)/);
+  });
+});
+
 describe('Plan in a single-tenant deployment', () => {
   it('refuses a tenant in the input, naming it', async () => {
     // Prepare
-    const runtime = createWorkflowRuntime(
-      {
-        TIME_ZONE: 'Europe/London',
-        WORKSPACE_ID: 'ws',
-        REPORTS: JSON.stringify([{ id: 'r1', name: 'Calls' }]),
-        OBJECT_STORE_URI: uri('lake'),
-        LEASE_STORE_URI: uri('leases'),
-        SECRET_URI: uri('secret.json'),
-      },
-      { logger },
-    );
+    const runtime = createWorkflowRuntime(singleEnv(), { logger });
     // Act
     const planned = createPlanHandler(runtime)({
       input: { tenant: 'acme', date: '2026-11-18' },
