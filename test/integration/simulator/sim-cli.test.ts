@@ -16,7 +16,10 @@ describe('bin/sim.ts', () => {
 
   it('prints one JSON line with the connection details, serves the API and exits 0 on SIGTERM when --port 0 --json', async () => {
     // Prepare
-    cli = startCli(['--port', '0', '--json', '--auto-approve', '--report-latency-ms', '0'], SIM);
+    cli = startCli(
+      ['--port', '0', '--json', '--auto-approve', '--report-latency-ms', '0', '--tenants', '2'],
+      SIM,
+    );
     // Act
     const [line] = await cli.waitFor(/^.*\n/, { stream: 'stdout' });
     const details = JSON.parse(line) as Record<string, unknown>;
@@ -44,6 +47,10 @@ describe('bin/sim.ts', () => {
       ]),
     );
     expect(details.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api$/);
+    expect((details.tenants as { id: string; timeZoneId: string }[]).map((t) => t.timeZoneId)).toEqual([
+      'Europe/London',
+      'America/New_York',
+    ]);
     expect(response.status).toBe(200);
     expect(code).toBe(0);
   });

@@ -51,6 +51,15 @@ describe('OAuth login form over HTTP', () => {
     expect(html).not.toContain(h.user.password);
   });
 
+  it('fills in the username the login_hint names when the page opens', async () => {
+    // Act
+    const response = await h.authorize({ login_hint: 'api.admin@globex.example' });
+
+    // Assess
+    expect(response.status).toBe(200);
+    expect(await response.text()).toMatch(/id="username"[^>]*value="api\.admin@globex\.example"/);
+  });
+
   it('redirects with a code and the state when the right credentials approve', async () => {
     // Prepare
     const { transactionId } = await openLoginPage('my-state');

@@ -49,6 +49,26 @@ describe('validateAuthorizeRequest', () => {
     });
   });
 
+  it('keeps the login_hint, the username to sign in as, when one is given', () => {
+    // Act
+    const request = validateAuthorizeRequest(params({ login_hint: 'api.admin@globex.example' }), CLIENTS);
+
+    // Assess
+    expect(request.loginHint).toBe('api.admin@globex.example');
+  });
+
+  it('redirects invalid_request when the login_hint is longer than 256 characters', () => {
+    // Act
+    const error = errorOf(params({ login_hint: 'x'.repeat(257) }));
+
+    // Assess
+    expect(error).toBeInstanceOf(AuthorizeRedirectError);
+    expect(error).toMatchObject({
+      error: 'invalid_request',
+      description: expect.stringContaining('login_hint'),
+    });
+  });
+
   it('accepts the https default redirect URI when it is registered', () => {
     // Act
     const request = validateAuthorizeRequest(params({ redirect_uri: 'https://127.0.0.1:8000/' }), CLIENTS);
