@@ -44,9 +44,7 @@ export {
 export {
   createWorkflowRuntime,
   DEFAULT_TABLE_CATALOG,
-  MAX_CACHED_TENANTS,
   type RuntimeOptions,
-  TENANT_ENTRY_TTL_MS,
   type TenantRuntime,
   type WorkflowLogger,
   type WorkflowRuntime,
@@ -81,3 +79,4 @@ export {
   tenantEntryKey,
   tenantRegistryFromUri,
 } from './tenant-registry';
+export { MAX_CACHED_TENANTS, TENANT_ENTRY_TTL_MS } from './tenant-runtimes';

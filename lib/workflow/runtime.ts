@@ -1,38 +1,31 @@
 import { randomUUID } from 'node:crypto';
 import { createClient, type FetchLike, refreshTokens, type ServiceClient } from '../api';
-import { type ExportLogger, type LakeTables, TENANT_ID_PATTERN, TENANT_ID_RULE } from '../export';
-import { isAccessDenied, type LeaseStore, type ObjectStore, type SecretStore } from '../stores';
+import type { ExportLogger, LakeTables } from '../export';
+import type { LeaseStore, ObjectStore, SecretStore } from '../stores';
 import {
   type AdapterOptions,
   catalogFromUri,
-  createStsClient,
   leaseStoreFromUri,
   type ObjectLocation,
   objectStoreFromUri,
   secretStoreFromUri,
-  tenantAdapterOptions,
 } from '../stores/aws';
 import { InvalidConfigError, InvalidInputError } from './errors';
 import { SecretTokenSource, tokenRefreshLease } from './service-secret';
 import {
   type DeploymentSettings,
   deploymentSettingsFromEnvironment,
-  jobsWithinBudget,
   settingsFromEnvironment,
   type WorkflowSettings,
 } from './settings';
-import { type TenantEntry, type TenantRegistry, tenantRegistryFromUri } from './tenant-registry';
+import type { TenantEntry, TenantRegistry } from './tenant-registry';
+import { multiTenantRuntime } from './tenant-runtimes';
 
 /** TABLE_CATALOG when unset: Iceberg tables in a file catalog beside the data. */
 export const DEFAULT_TABLE_CATALOG = 'file';
 
 /** Longest a refresh grant may take; the refresh lease lives 60 s. */
 const REFRESH_BUDGET_MS = 30_000;
-
-/** How long a process trusts a registry entry it read (a change reaches every task within it). */
-export const TENANT_ENTRY_TTL_MS = 60_000;
-/** Tenants whose stores, clients and entries a process keeps (least recently used dropped). */
-export const MAX_CACHED_TENANTS = 256;
 
 /** The settings a multi-tenant deployment takes from each tenant's entry, refused in its environment. */
 const PER_TENANT_SETTINGS = ['TIME_ZONE', 'WORKSPACE_ID', 'REPORTS', 'SECRET_URI'] as const;
@@ -122,8 +115,17 @@ export interface RuntimeStores {
   secrets: SecretStore;
 }
 
+/** The stores of the deployment or of one tenant, as built from the URIs. */
+export interface BuiltStores {
+  objects: ObjectLocation;
+  tables: LakeTables | undefined;
+  leases: LeaseStore;
+  /** The secret and its name; undefined for a multi-tenant deployment's own stores. */
+  secrets: { store: SecretStore; name: string } | undefined;
+}
+
 /** What one tenant's runtime is built from. */
-type TenantParts = Pick<
+export type TenantParts = Pick<
   TenantRuntime,
   'tenant' | 'entry' | 'settings' | 'objects' | 'tables' | 'leases' | 'tokens'
 >;
@@ -169,7 +171,7 @@ export function createWorkflowRuntime(
   const catalogSetting = env.TABLE_CATALOG ?? DEFAULT_TABLE_CATALOG;
 
   /** The object, lease and table stores of the deployment (adapter options: its own) or of a tenant (its session's). */
-  const storesOf = (adapter: AdapterOptions, secretUri: string | undefined, tenant?: string) => {
+  const storesOf = (adapter: AdapterOptions, secretUri: string | undefined, tenant?: string): BuiltStores => {
     const location = objectStoreFromUri('OBJECT_STORE_URI', need('OBJECT_STORE_URI'), adapter);
     const leases = leaseStoreFromUri('LEASE_STORE_URI', need('LEASE_STORE_URI'), adapter);
     const secret =
@@ -273,134 +275,10 @@ export function createWorkflowRuntime(
     };
   }
 
-  const secretTemplate = need('TENANT_SECRET_URI');
-  if (!secretTemplate.includes('{tenant}')) {
-    throw new InvalidConfigError(
-      `Invalid workflow settings: TENANT_SECRET_URI ${secretTemplate} has no {tenant}: each tenant has a secret of its own (e.g. secretsmanager:report-export/<stack>/tenants/{tenant})`,
-    );
-  }
-  const roleArn = env.TENANT_ROLE_ARN === '' ? undefined : env.TENANT_ROLE_ARN;
-  const own = storesOf(options, undefined);
-  const maxReports = jobsWithinBudget(deployment);
-  const registry = tenantRegistryFromUri('TENANT_REGISTRY_URI', registryUri, options, { maxReports });
-  const now = options.now ?? Date.now;
-  let sts: ReturnType<typeof createStsClient> | undefined;
-  const adapterOf = (tenant: string): AdapterOptions => {
-    if (roleArn === undefined) return options;
-    if (options.tenantAdapterOptions !== undefined) return options.tenantAdapterOptions(tenant, roleArn);
-    sts ??= createStsClient();
-    return tenantAdapterOptions({ roleArn, tenant, sts });
-  };
-
-  /** A tenant's stores: with TENANT_ROLE_ARN its session's; without, the deployment's and its own secret. */
-  const tenantStores = (tenant: string, adapter: AdapterOptions) => {
-    const secretUri = secretTemplate.replaceAll('{tenant}', tenant);
-    if (roleArn !== undefined) return storesOf(adapter, secretUri, tenant);
-    const secret = secretStoreFromUri('TENANT_SECRET_URI', secretUri, options);
-    const raw = { objects: own.objects.store, leases: own.leases, secrets: secret.store };
-    const observed = options.observeStores?.(raw, tenant) ?? raw;
-    return { ...own, secrets: { store: observed.secrets, name: secret.name } };
-  };
-
-  /** Per tenant: its stores, registry view and token source (kept), its entry (re-read after TENANT_ENTRY_TTL_MS). */
-  interface Cached {
-    stores: ReturnType<typeof storesOf>;
-    registry: TenantRegistry;
-    tokens: SecretTokenSource;
-    entry?: { readAt: number; runtime: TenantRuntime };
-    /** A read in flight, shared by concurrent tasks of the tenant. */
-    reading?: Promise<TenantRuntime> | undefined;
-  }
-  const cache = new Map<string, Cached>();
-  const cachedOf = (tenant: string): Cached => {
-    let c = cache.get(tenant);
-    if (c !== undefined) {
-      // Most recently used last: the first key is the one to drop.
-      cache.delete(tenant);
-    } else {
-      const adapter = adapterOf(tenant);
-      const stores = tenantStores(tenant, adapter);
-      c = {
-        stores,
-        // Read with the tenant's own credentials: its session may read only its own entry.
-        registry: tenantRegistryFromUri('TENANT_REGISTRY_URI', registryUri, adapter, { maxReports }),
-        tokens: tokenSource(stores.secrets as { store: SecretStore; name: string }, stores.leases, tenant),
-      };
-    }
-    cache.set(tenant, c);
-    while (cache.size > MAX_CACHED_TENANTS) cache.delete(cache.keys().next().value as string);
-    return c;
-  };
-  const read = async (tenant: string, c: Cached): Promise<TenantRuntime> => {
-    const entry = await c.registry.get(tenant).catch((error: unknown) => {
-      // A tenant session may list only its own prefixes, and S3 answers a read of a missing
-      // key 403 to a caller without s3:ListBucket on the bucket: its own entry, refused, is
-      // one the registry does not have.
-      if (roleArn !== undefined && isAccessDenied((error as { cause?: unknown }).cause)) return undefined;
-      throw error;
-    });
-    if (entry === undefined) {
-      throw new InvalidInputError(
-        `tenant '${tenant}' is not in the registry (${registryUri}): add it (report-export tenants add) or name a registered one`,
-      );
-    }
-    const runtime = tenantRuntime({
-      tenant,
-      entry,
-      settings: {
-        ...deployment,
-        timeZone: entry.timeZone,
-        workspaceId: entry.workspaceId,
-        reports: entry.reports,
-        lookBackDays: entry.lookBackDays,
-      },
-      objects: c.stores.objects,
-      tables: c.stores.tables,
-      leases: c.stores.leases,
-      tokens: c.tokens,
-    });
-    c.entry = { readAt: now(), runtime };
-    return runtime;
-  };
-
-  const missing = (): never => {
-    throw new Error('a multi-tenant deployment has no tenant of its own: use forTenant(tenant)');
-  };
-  const runtime = {
-    tenant: undefined as string | undefined,
-    entry: undefined as TenantEntry | undefined,
-    objects: own.objects,
-    tables: own.tables,
-    leases: own.leases,
-    logger: options.logger,
-    owner,
-    client: async (): Promise<ServiceClient> => missing(),
-    multiTenant: true,
-    deployment,
-    registry,
-    async forTenant(tenant: string | undefined): Promise<TenantRuntime> {
-      if (tenant === undefined) {
-        throw new InvalidInputError(
-          'tenant is required: this deployment serves the tenants of its registry (TENANT_REGISTRY_URI); name one, e.g. {"tenant": "acme", ...}',
-        );
-      }
-      if (!TENANT_ID_PATTERN.test(tenant)) {
-        throw new InvalidInputError(`tenant must be ${TENANT_ID_RULE} (got ${JSON.stringify(tenant)})`);
-      }
-      const c = cachedOf(tenant);
-      if (c.entry !== undefined && now() - c.entry.readAt < TENANT_ENTRY_TTL_MS) return c.entry.runtime;
-      // A failed read is not kept: the next task of the tenant reads again.
-      c.reading ??= read(tenant, c).finally(() => {
-        c.reading = undefined;
-      });
-      return c.reading;
-    },
-  };
-  // Not enumerable: a spread of the runtime copies the deployment's parts without them.
-  return Object.defineProperties(runtime, {
-    settings: { get: missing, enumerable: false },
-    tokens: { get: missing, enumerable: false },
-  }) as typeof runtime & Pick<WorkflowRuntime, 'settings' | 'tokens'>;
+  return multiTenantRuntime(
+    { env, options, deployment, owner, need, storesOf, tokenSource, tenantRuntime },
+    registryUri,
+  );
 }
 
 /** A secret store a runtime without a secret of its own holds: any use is a defect. */

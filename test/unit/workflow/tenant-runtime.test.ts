@@ -10,13 +10,10 @@ import { LocalDirectoryStore, LocalFileSecretStore } from '../../../lib/stores';
 import type { AdapterOptions } from '../../../lib/stores/aws';
 import { WORKFLOW_ERROR_CODES } from '../../../lib/workflow/errors';
 import { createFinalizeHandler, createPlanHandler } from '../../../lib/workflow/handlers';
-import {
-  createWorkflowRuntime,
-  MAX_CACHED_TENANTS,
-  type WorkflowLogger,
-} from '../../../lib/workflow/runtime';
+import { createWorkflowRuntime, type WorkflowLogger } from '../../../lib/workflow/runtime';
 import type { ServiceSecret } from '../../../lib/workflow/service-secret';
 import { TenantRegistry } from '../../../lib/workflow/tenant-registry';
+import { MAX_CACHED_TENANTS } from '../../../lib/workflow/tenant-runtimes';
 import { tenantEntry } from './tenant-fixtures';
 
 let dir: string;
