@@ -20,6 +20,8 @@ export interface LocalTenant {
   secretFile: string;
   /** The local service's user whose grant the secret holds. */
   username: string;
+  /** The service's own id of the tenant (the `tenantId` its tokens carry; `sim.revokeTenantGrants` takes it). */
+  serviceTenantId: string;
 }
 
 /** Where a multi-tenant local deployment keeps its registry and its tenants' secrets. */
@@ -145,7 +147,7 @@ export async function registerLocalTenants(
       };
       await registry.put(entry, { create: true });
     }
-    tenants.push({ id, entry, secretFile, username: t.username });
+    tenants.push({ id, entry, secretFile, username: t.username, serviceTenantId: t.id });
   }
   return tenants;
 }
