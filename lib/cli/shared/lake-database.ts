@@ -57,17 +57,31 @@ class LakeReadOnlyError extends Error {
 }
 
 /**
- * The `runs` view over the run records. A line that is not JSON is skipped (ignore_errors
- * gives it a row of nulls; every record has a runId). False when no line is readable:
- * the view then has no runId column to bind.
+ * The `runs` view over the run records: a single-tenant lake's `runs/dt=<day>/`, a multi-tenant
+ * one's `runs/tenant=<t>/dt=<day>/` (each record names its tenant), `dt` from the key. A line that
+ * is not JSON is skipped (ignore_errors gives it a row of nulls; every record has a runId).
+ * With `tenant`, that tenant's records only. False when no line is readable: the view then
+ * has no runId column to bind.
  */
-async function createRunsView(connection: DuckDBConnection, runsDir: string): Promise<boolean> {
-  const glob = path.join(runsDir, 'dt=*', '*.json');
+async function createRunsView(
+  connection: DuckDBConnection,
+  runsDir: string,
+  tenant?: string,
+): Promise<boolean> {
+  const entries = await fs.readdir(runsDir, { recursive: true }).catch(() => [] as string[]);
+  const globs = [
+    entries.some((e) => /^dt=[^/]+\/[^/]+\.json$/.test(e)) && path.join(runsDir, 'dt=*', '*.json'),
+    entries.some((e) => /^tenant=[^/]+\/dt=[^/]+\/[^/]+\.json$/.test(e)) &&
+      path.join(runsDir, 'tenant=*', 'dt=*', '*.json'),
+  ].filter((g): g is string => g !== false);
+  if (globs.length === 0) return false;
+  const only = tenant === undefined ? '' : ` AND tenant = ${sqlString(tenant)}`;
   try {
     await connection.run(
-      `CREATE VIEW runs AS SELECT * FROM read_json(${sqlString(glob)}, format = 'newline_delimited',
-         ignore_errors = true, hive_partitioning = true, hive_types = {'dt': VARCHAR}, union_by_name = true)
-       WHERE "runId" IS NOT NULL`,
+      `CREATE VIEW runs AS SELECT * EXCLUDE (filename), regexp_extract(filename, '[/\\\\]dt=([^/\\\\]+)[/\\\\]', 1) AS dt
+       FROM read_json([${globs.map(sqlString).join(', ')}], format = 'newline_delimited',
+         ignore_errors = true, hive_partitioning = false, filename = true, union_by_name = true)
+       WHERE "runId" IS NOT NULL${only}`,
     );
     return true;
   } catch {
@@ -116,15 +130,25 @@ const sqlName = (name: string): string => `"${name.replaceAll('"', '""')}"`;
  * holds yet, as a promoted column added after them, reads as nulls), then the snapshot's
  * data files by name. No files: an empty view of the same columns.
  */
-function tableViewSql(root: string, read: TableRead): string {
+function tableViewSql(root: string, read: TableRead, tenant?: string): string {
+  if (tenant !== undefined) {
+    if (!read.schema.fields.some((f) => f.name === 'tenant')) {
+      throw new LakeTenancyError(
+        `the ${read.dataset} table has no tenant column: this lake is a single-tenant deployment's (query it without --tenant)`,
+      );
+    }
+    // Only the tenant's files are read; the condition keeps the view exact all the same.
+    const own = { ...read, files: read.files.filter((f) => f.tenant === tenant) };
+    return `${tableViewSql(root, own)} WHERE tenant = ${sqlString(tenant)}`;
+  }
   const columns = read.schema.fields
     .map((f) => `CAST(NULL AS ${ICEBERG_DUCKDB_TYPES[f.type]}) AS ${sqlName(f.name)}`)
     .join(', ');
   const empty = `SELECT ${columns} WHERE false`;
-  if (read.files.length === 0) return `CREATE VIEW ${read.dataset} AS ${empty}`;
+  if (read.files.length === 0) return `CREATE VIEW ${read.dataset} AS SELECT * FROM (${empty})`;
   const files = read.files.map((f) => sqlString(path.join(root, f.key))).join(', ');
-  return `CREATE VIEW ${read.dataset} AS ${empty}
-    UNION ALL BY NAME SELECT * FROM read_parquet([${files}], union_by_name = true)`;
+  return `CREATE VIEW ${read.dataset} AS SELECT * FROM (${empty}
+    UNION ALL BY NAME SELECT * FROM read_parquet([${files}], union_by_name = true))`;
 }
 
 /** The view of a dataset's Hive-layout Parquet (or an empty table of its columns); `dtType` types the partition day. */
@@ -162,6 +186,16 @@ async function createEmptyTable(
 export interface LakeOptions {
   /** A point of the tables' history (see lake-tables.ts): a snapshot id, or a time. Default: each table's current snapshot. */
   asOf?: AsOf | undefined;
+  /**
+   * One tenant's rows of a multi-tenant lake: its files of the tables (their `tenant`
+   * column), its run records. A lake whose tables have no tenant column: LakeTenancyError.
+   */
+  tenant?: string | undefined;
+}
+
+/** `tenant` asked of a lake that has no tenants (a single-tenant deployment's, or the Hive layout's). */
+export class LakeTenancyError extends Error {
+  override readonly name = 'LakeTenancyError';
 }
 
 /**
@@ -206,13 +240,18 @@ export async function openLake(dir: string, options: LakeOptions = {}): Promise<
   try {
     for (const dataset of LAKE_DATASETS) {
       const read = reads.find((r) => r.dataset === dataset);
-      if (read !== undefined) await connection.run(tableViewSql(root, read));
+      if (read !== undefined) await connection.run(tableViewSql(root, read, options.tenant));
+      else if (options.tenant !== undefined) {
+        throw new LakeTenancyError(
+          `the lake at ${root} has no ${dataset} table: --tenant reads a multi-tenant lake's tables (their tenant column)`,
+        );
+      }
       // A dataset without a table had none at any point of the history.
       else if (options.asOf !== undefined) await createEmptyTable(connection, dataset, 'DATE');
       else await createHiveView(connection, root, dataset, withTables.length > 0 ? 'DATE' : 'VARCHAR');
     }
     const runsDir = path.join(root, 'runs');
-    if (!(await hasFile(runsDir, '.json')) || !(await createRunsView(connection, runsDir))) {
+    if (!(await createRunsView(connection, runsDir, options.tenant))) {
       await connection.run(
         'CREATE TABLE runs ("runId" VARCHAR, status VARCHAR, "startedAt" VARCHAR, rows BIGINT, dt VARCHAR)',
       );

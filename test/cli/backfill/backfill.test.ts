@@ -132,6 +132,21 @@ describe('report-export backfill (mocked Step Functions)', () => {
     expect((await state()).input.forceReplace).toBe(true);
   });
 
+  it("sends the tenant in every chunk's input and names its executions <tenant>-backfill-... when given --tenant", async () => {
+    // Act
+    const code = await run(['--tenant', 'acme']);
+
+    // Assess
+    expect(code).toBe(0);
+    const starts = sfn.commandCalls(StartExecutionCommand).map((c) => c.args[0].input);
+    expect(starts).toHaveLength(7);
+    expect(starts.every((i) => (JSON.parse(i.input ?? '') as { tenant?: string }).tenant === 'acme')).toBe(
+      true,
+    );
+    expect(starts.every((i) => i.name?.startsWith('acme-backfill-2026-') && i.name.length <= 80)).toBe(true);
+    expect((await state()).input.tenant).toBe('acme');
+  });
+
   it('exits 3 and lists the held partitions of every chunk when an execution held some', async () => {
     // Prepare: the chunk from 2026-02-12 held a day (Finalize's output says so).
     const held = {

@@ -169,6 +169,50 @@ describe('report-export start (mocked Step Functions)', () => {
     expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(0);
   });
 
+  it('puts the tenant in the input and names the execution <tenant>-... when given --tenant', async () => {
+    // Prepare
+    const io = captureOutput(cwd);
+
+    // Act
+    const code = await sfnStartCommand(
+      ['--date', '2026-11-20', '--tenant', 'acme', '--state-machine-arn', SM, '--dry-run', '--json'],
+      io.io,
+      deps,
+    );
+    const named = await sfnStartCommand(
+      [
+        '--date',
+        '2026-11-20',
+        '--tenant',
+        'acme',
+        '--name',
+        'rerun',
+        '--state-machine-arn',
+        SM,
+        '--dry-run',
+        '--json',
+      ],
+      captureOutput(cwd).io,
+      deps,
+    );
+    const bad = sfnStartCommand(
+      ['--date', '2026-11-20', '--tenant', 'Acme!', '--state-machine-arn', SM],
+      io.io,
+      deps,
+    );
+
+    // Assess
+    expect(code).toBe(0);
+    expect(named).toBe(0);
+    const [execution] = (JSON.parse(io.out()) as { executions: { name: string; input: unknown }[] })
+      .executions;
+    expect(execution?.input).toEqual({ date: '2026-11-20', tenant: 'acme' });
+    expect(execution?.name).toMatch(/^acme-\d{8}T\d{6}Z-[0-9a-f]{8}$/);
+    await expect(bad).rejects.toThrow(
+      /--tenant must be 1-32 lowercase letters, digits and inner hyphens, got 'Acme!'/,
+    );
+  });
+
   it('exits 1 with the error when the execution fails', async () => {
     // Prepare
     sfn.on(StartExecutionCommand).resolves({ executionArn: EXEC(1), startDate: new Date(0) });

@@ -187,6 +187,8 @@ describe('report-export tenants (a local deployment)', () => {
     const r = await run(['tenants', 'status', 'acme', '--json']);
     const runsOfAcme = await run(['runs', '--tenant', 'acme', '--json']);
     const runsOfAll = await run(['runs', '--json']);
+    const queried = await run(['query', '--json', 'SELECT "runId", tenant, dt FROM runs ORDER BY "runId"']);
+    const noTables = await run(['query', '--tenant', 'acme', 'SELECT count(*) FROM runs']);
 
     // Assess
     expect(r.code).toBe(0);
@@ -209,6 +211,13 @@ describe('report-export tenants (a local deployment)', () => {
     ]);
     expect(JSON.parse(runsOfAcme.stdout).map((x: { runId: string }) => x.runId)).toEqual(['a2', 'a1']);
     expect(JSON.parse(runsOfAll.stdout).map((x: { runId: string }) => x.runId)).toEqual(['o1', 'a2', 'a1']);
+    expect(JSON.parse(queried.stdout)).toEqual([
+      { runId: 'a1', tenant: 'acme', dt: '2026-11-20' },
+      { runId: 'a2', tenant: 'acme', dt: '2026-11-21' },
+      { runId: 'o1', tenant: 'other', dt: '2026-11-22' },
+    ]);
+    expect(noTables.code).toBe(2);
+    expect(noTables.stderr).toContain('--tenant');
   });
 
   it('removes the entry and the secret, keeps the data unless --delete-data, which needs --yes without a terminal', async () => {

@@ -18,6 +18,7 @@ import { DEPLOYED_PLAN_NOTE } from '../../shared/dry-run';
 import { executionInputOf } from '../../shared/execution-input-options';
 import type { IOStreams } from '../../shared/io-streams';
 import { describeHeld, outcomeWarnings, runExitCode, runOutcome } from '../../shared/run-outcome';
+import { checkedTenant } from '../../shared/tenant-check';
 import { colors, progress, renderTable } from '../../shared/terminal';
 import { BACKFILL_COMMAND } from './spec';
 
@@ -41,7 +42,14 @@ interface ChunkRecord {
 export interface BackfillState {
   version: 1;
   stateMachineArn: string;
-  input: { from: string; to: string; reports?: string[]; filterId?: string; forceReplace?: true };
+  input: {
+    from: string;
+    to: string;
+    reports?: string[];
+    filterId?: string;
+    forceReplace?: true;
+    tenant?: string;
+  };
   chunkDays: number;
   chunks: ChunkRecord[];
 }
@@ -93,7 +101,9 @@ function executionName(state: BackfillState, chunk: ChunkRecord): string {
   const key = createHash('sha256')
     .update(JSON.stringify([state.stateMachineArn, state.input]))
     .digest('hex');
-  return `backfill-${chunk.from}-${chunk.to}-${key.slice(0, 12)}-${chunk.attempts}`;
+  // A tenant's first, as `start` names them (at most 32 + 47 characters of Step Functions' 80).
+  const tenant = state.input.tenant === undefined ? '' : `${state.input.tenant}-`;
+  return `${tenant}backfill-${chunk.from}-${chunk.to}-${key.slice(0, 12)}-${chunk.attempts}`;
 }
 
 /**
@@ -136,6 +146,7 @@ export async function backfillCommand(
   if (v === undefined) return 0;
   if (v.from === undefined || v.to === undefined) throw new UsageError('backfill needs --from and --to');
   const parsed = executionInputOf(v);
+  const tenant = checkedTenant(v.tenant);
   const input = {
     from: v.from,
     to: v.to,
@@ -143,6 +154,8 @@ export async function backfillCommand(
     ...(parsed.filterId ? { filterId: parsed.filterId } : {}),
     // Part of the backfill's identity (its state file): a forced run is not the plain one resumed.
     ...(parsed.forceReplace ? { forceReplace: true as const } : {}),
+    // Part of its identity too: another tenant's backfill of the same range is another backfill.
+    ...(tenant === undefined ? {} : { tenant }),
   };
   const stateMachineArn = stateMachineArnOf(await resolveConfig({ flags: v, env: io.env, cwd: io.cwd }));
   // Before the state file or any chunk: without AWS every chunk would start and fail.

@@ -3,6 +3,7 @@ import { CONFIG_FILE_OPTION, configOptions } from '../../shared/config';
 import { CLI_DEFAULTS } from '../../shared/defaults';
 import { DRY_RUN_OPTIONS, EXECUTION_INPUT_OPTIONS } from '../../shared/execution-input-spec';
 import { HELD_EXIT_NOTE } from '../../shared/exit-codes';
+import { tenantOption } from '../../shared/tenant-option';
 
 /** `backfill`: a long range as one execution per chunk, a few at a time, resumable. */
 export const BACKFILL_COMMAND = defineCommand({
@@ -22,6 +23,9 @@ ones, so an interrupted backfill finishes without starting anything twice.`,
     report: EXECUTION_INPUT_OPTIONS.report,
     'filter-id': EXECUTION_INPUT_OPTIONS['filter-id'],
     'force-replace': EXECUTION_INPUT_OPTIONS['force-replace'],
+    ...tenantOption(
+      'the tenant it backfills: required by a multi-tenant deployment; its executions are named <id>-backfill-...',
+    ),
     'chunk-days': {
       type: 'string',
       value: '<n>',
@@ -62,6 +66,7 @@ ones, so an interrupted backfill finishes without starting anything twice.`,
   examples: [
     'report-export backfill --from 2025-01-01 --to 2026-10-31 --parallel 3',
     'report-export backfill --from 2026-01-01 --to 2026-06-30 --report "Lost calls" --chunk-days 14 --json',
+    'report-export backfill --tenant acme --from 2026-01-01 --to 2026-06-30',
   ],
   notes: `Exit status: 0 every chunk SUCCEEDED, 1 some failed (run again to retry them), 2 usage or configuration error (AWS credentials, region or state machine missing included), before any chunk starts, ${HELD_EXIT_NOTE}.`,
 });

@@ -7,6 +7,7 @@ import type { IOStreams } from '../../shared/io-streams';
 import type { LakeDatabase, QueryAnswer } from '../../shared/lake-database';
 import type { TableRead } from '../../shared/lake-tables';
 import { splitPositionals } from '../../shared/positionals';
+import { checkedTenant } from '../../shared/tenant-check';
 import { colors, renderTable } from '../../shared/terminal';
 import { DEFAULT_FORMAT, QUERY_COMMAND } from './spec';
 
@@ -61,15 +62,18 @@ async function openLakeAsOf(
   open: typeof import('../../shared/lake-database').openLake,
   dir: string,
   asOf: AsOf | undefined,
+  tenant: string | undefined,
 ): Promise<LakeDatabase> {
-  // Loaded with the lake database (which imports it): no cost of its own.
+  // Loaded with the lake database (which imports them): no cost of their own.
   const { LakeHistoryError } = await import('../../shared/lake-tables');
+  const { LakeTenancyError } = await import('../../shared/lake-database');
   try {
-    return await open(dir, { asOf });
+    return await open(dir, { asOf, tenant });
   } catch (cause) {
     if (cause instanceof LakeHistoryError) {
       throw new UsageError(`--as-of: ${cause.message}`, { cause });
     }
+    if (cause instanceof LakeTenancyError) throw new UsageError(`--tenant: ${cause.message}`, { cause });
     throw cause;
   }
 }
@@ -104,6 +108,7 @@ export async function queryCommand(argv: readonly string[], io: IOStreams): Prom
     throw new UsageError(`--json and --format ${v.format} disagree; give one`);
   }
   const format = v.json ? 'json' : (v.format ?? DEFAULT_FORMAT);
+  const tenant = checkedTenant(v.tenant);
   // Every check of the command line before stdin is read: a wrong --dir never waits on a pipe.
   const dir = path.resolve(io.cwd, v.dir);
   const stat = await fs.stat(dir).catch(() => undefined);
@@ -116,7 +121,7 @@ export async function queryCommand(argv: readonly string[], io: IOStreams): Prom
   if (from !== undefined) sql[0] = await readSql(from, io);
   // Loaded on use: DuckDB (and the tables' schema) only once there is SQL to run.
   const { openLake } = await import('../../shared/lake-database');
-  const db = await openLakeAsOf(openLake, dir, v['as-of']);
+  const db = await openLakeAsOf(openLake, dir, v['as-of'], tenant);
   let answer: QueryAnswer;
   try {
     answer = await db.query(sql[0] as string);

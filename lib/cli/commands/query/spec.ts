@@ -1,6 +1,7 @@
 import { choiceValue, defineCommand, HELP_OPTION, nonEmptyValue } from '../../../command-line';
 import { asOfValue } from '../../shared/as-of';
 import { LAKE_DIR_DEFAULT } from '../../shared/defaults';
+import { tenantOption } from '../../shared/tenant-option';
 
 /** What `--format` takes; without it (and without --json) the answer is a table. */
 const FORMATS = ['table', 'csv', 'json'] as const;
@@ -10,7 +11,7 @@ export const DEFAULT_FORMAT: (typeof FORMATS)[number] = 'table';
 export const QUERY_COMMAND = defineCommand({
   name: 'query',
   usage:
-    'Usage: report-export query [--dir <dir>] [--as-of <snapshot-id|timestamp>] [--format table|csv|json] <sql | -f file.sql | - >     (a piped stdin with no <sql> is read too)',
+    'Usage: report-export query [--dir <dir>] [--tenant <id>] [--as-of <snapshot-id|timestamp>] [--format table|csv|json] <sql | -f file.sql | - >     (a piped stdin with no <sql> is read too)',
   summary: 'Runs SQL with DuckDB over a local export (tables calls, summaries and runs, as in Glue).',
   description: `Tables, named and typed as the Glue catalog has them (also as report_export.<table>, so
 the deploy guide's Athena queries run here unchanged, json_extract_scalar included):
@@ -19,7 +20,10 @@ the deploy guide's Athena queries run here unchanged, json_extract_scalar includ
              a DATE as in the Iceberg table; members the schema does not know are in extra
              (JSON text): json_extract_scalar(extra, '$.accountCode')
   summaries  the rows of summary reports (no start): dt is the local day they total
-  runs       the run records (JSON lines under <dir>/runs/dt=*/), dt the UTC date of the run
+  runs       the run records (JSON lines under <dir>/runs/dt=*/, a multi-tenant lake's under
+             runs/tenant=*/dt=*/), dt the UTC date of the run
+A multi-tenant lake's tables have a tenant column (one table for every tenant); --tenant <id>
+reads only that tenant's rows and run records.
 A lake without tables (an older one, or TABLE_CATALOG=hive) reads its Hive-layout Parquet
 (<dir>/<dataset>/format=parquet/report_id=*/dt=*/), report_id and dt strings as in its Glue tables.
 --as-of reads each table as it was: a snapshot id is one table's (report-export tables snapshots
@@ -49,6 +53,7 @@ A table without files yet is empty. Nothing is fetched from the network.`,
       defaultText: 'the current snapshots',
       parse: asOfValue,
     },
+    ...tenantOption("only this tenant's rows and runs (a multi-tenant lake); every tenant's when omitted"),
     json: { type: 'boolean', help: 'same as --format json' },
     file: {
       type: 'string',

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { parseOrHelp, UsageError } from '../../../command-line';
 import { checkAws } from '../../aws/preflight';
 import {
@@ -12,8 +13,29 @@ import { DEPLOYED_PLAN_NOTE } from '../../shared/dry-run';
 import { executionInputOf } from '../../shared/execution-input-options';
 import type { IOStreams } from '../../shared/io-streams';
 import { describeHeld, outcomeWarnings, runExitCode } from '../../shared/run-outcome';
+import { checkedTenant } from '../../shared/tenant-check';
 import { colors, progress } from '../../shared/terminal';
 import { SFN_START_COMMAND } from './spec';
+
+/**
+ * The execution's name: `--name`, and with a tenant always beginning `<tenant>-` (the
+ * console and ListExecutions then show whose it is): `<tenant>-<UTC time>-<random>` when no
+ * name is given, which Step Functions would otherwise generate.
+ */
+export function executionName(name: string | undefined, tenant: string | undefined): string | undefined {
+  if (tenant === undefined) return name;
+  if (name !== undefined) {
+    const named = name.startsWith(`${tenant}-`) ? name : `${tenant}-${name}`;
+    if (named.length > 80)
+      throw new UsageError(`--name with the tenant's prefix is over 80 characters: '${named}'`);
+    return named;
+  }
+  const time = new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  return `${tenant}-${time}-${randomBytes(4).toString('hex')}`;
+}
 
 export async function sfnStartCommand(
   argv: readonly string[],
@@ -22,23 +44,25 @@ export async function sfnStartCommand(
 ): Promise<number> {
   const v = parseOrHelp(SFN_START_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
-  const input = executionInputOf(v);
+  const tenant = checkedTenant(v.tenant);
+  const input = { ...executionInputOf(v), ...(tenant === undefined ? {} : { tenant }) };
   if (v.name !== undefined && !/^[A-Za-z0-9_-]{1,80}$/.test(v.name)) {
     throw new UsageError(`--name must be 1 to 80 letters, digits, '-' or '_', got '${v.name}'`);
   }
+  const name = executionName(v.name, tenant);
   const arn = stateMachineArnOf(await resolveConfig({ flags: v, env: io.env, cwd: io.cwd }));
   const { sfn, target } = stateMachineClient(arn, deps);
   await checkAws('start', [target], { env: io.env });
   if (v['dry-run']) {
-    const plan = { dryRun: true, stateMachineArn: arn, executions: [{ name: v.name ?? null, input }] };
+    const plan = { dryRun: true, stateMachineArn: arn, executions: [{ name: name ?? null, input }] };
     io.stdout.write(
       v.json
         ? `${JSON.stringify(plan)}\n`
-        : `Dry run: would start 1 execution of ${arn}${v.name ? ` named ${v.name}` : ''} with the input\n  ${JSON.stringify(input)}\n${DEPLOYED_PLAN_NOTE}\n`,
+        : `Dry run: would start 1 execution of ${arn}${name ? ` named ${name}` : ''} with the input\n  ${JSON.stringify(input)}\n${DEPLOYED_PLAN_NOTE}\n`,
     );
     return 0;
   }
-  const executionArn = await startExecution(sfn, arn, input, v.name);
+  const executionArn = await startExecution(sfn, arn, input, name);
   if (v['no-wait']) {
     io.stdout.write(
       v.json ? `${JSON.stringify({ executionArn, status: 'RUNNING' })}\n` : `${executionArn}\n`,

@@ -1,0 +1,218 @@
+import { Readable } from 'node:stream';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import {
+  CreateScheduleCommand,
+  DeleteScheduleCommand,
+  GetScheduleCommand,
+  SchedulerClient,
+  UpdateScheduleCommand,
+} from '@aws-sdk/client-scheduler';
+import { DeleteSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { TenantsDependencies } from '../../../lib/cli/aws/tenants-deployment';
+import { tenantsAdd, tenantsList, tenantsSet } from '../../../lib/cli/commands/tenants/edit';
+import { tenantsRemove } from '../../../lib/cli/commands/tenants/remove';
+import { tenantsStatus } from '../../../lib/cli/commands/tenants/status';
+import type { IOStreams } from '../../../lib/cli/shared/io-streams';
+import { readObject } from '../../../lib/stores';
+import { startLocalS3 } from '../../integration/stores/local-s3';
+
+const SM = 'arn:aws:states:eu-west-1:123456789012:stateMachine:ReportExport';
+const OUTPUTS = {
+  StateMachineArn: SM,
+  BucketName: 'tenants-lake',
+  DataLakeUri: 's3://tenants-lake/exports',
+  GlueDatabase: 'report_export',
+  TenantRegistryUri: 's3://tenants-lake/_tenants',
+  TenantSecretUri: 'secretsmanager:report-export/ReportExport/tenants/{tenant}',
+  TenantSecretKeyArn: 'arn:aws:kms:eu-west-1:123456789012:key/k-1',
+  TenantScheduleGroup: 'ReportExportTenants',
+  TenantSchedulerRoleArn: 'arn:aws:iam::123456789012:role/Scheduler',
+  TenantDeadLetterQueueArn: 'arn:aws:sqs:eu-west-1:123456789012:DeadLetters',
+};
+
+const ADD = [
+  'acme',
+  '--name',
+  'Acme',
+  '--region',
+  'uk',
+  '--time-zone',
+  'Australia/Sydney',
+  '--workspace',
+  'ws-1',
+];
+const ADD_REST = ['--reports', 'r-1', '--hour', '3', '--look-back', '0', '--stack', 'ReportExport'];
+
+function streams(): { io: IOStreams; out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  return {
+    io: {
+      stdin: Readable.from([]),
+      stdout: { write: (chunk: string) => (out += chunk) },
+      stderr: { write: (chunk: string) => (err += chunk) },
+      env: {},
+      cwd: '/nonexistent',
+    },
+    out: () => out,
+    err: () => err,
+  };
+}
+
+describe('report-export tenants --stack (a multi-tenant stack; AWS mocked, the lake on a local S3)', () => {
+  const cfn = mockClient(CloudFormationClient);
+  const scheduler = mockClient(SchedulerClient);
+  const sm = mockClient(SecretsManagerClient);
+  let s3: Awaited<ReturnType<typeof startLocalS3>>;
+  let deps: TenantsDependencies;
+
+  beforeAll(async () => {
+    s3 = await startLocalS3('tenants-lake');
+    deps = {
+      cloudFormation: () => new CloudFormationClient({ region: 'eu-west-1' }),
+      scheduler: () => new SchedulerClient({ region: 'eu-west-1' }),
+      secretsManager: () => new SecretsManagerClient({ region: 'eu-west-1' }),
+      s3: () => s3.client,
+    };
+  });
+
+  afterAll(async () => {
+    await s3.close();
+  });
+
+  beforeEach(() => {
+    cfn.reset();
+    scheduler.reset();
+    sm.reset();
+    cfn.on(DescribeStacksCommand, { StackName: 'ReportExport' }).resolves({
+      Stacks: [
+        {
+          StackName: 'ReportExport',
+          CreationTime: new Date(0),
+          StackStatus: 'UPDATE_COMPLETE',
+          Outputs: Object.entries(OUTPUTS).map(([OutputKey, OutputValue]) => ({ OutputKey, OutputValue })),
+        },
+      ],
+    });
+  });
+
+  it("adds the entry to the stack's registry and creates its schedule in the tenant's zone at its hour", async () => {
+    // Prepare
+    scheduler
+      .on(UpdateScheduleCommand)
+      .rejects(Object.assign(new Error('no schedule'), { name: 'ResourceNotFoundException' }));
+    scheduler.on(CreateScheduleCommand).resolves({ ScheduleArn: 'arn:aws:scheduler:::schedule/x' });
+    const { io, out } = streams();
+
+    // Act
+    const code = await tenantsAdd([...ADD, ...ADD_REST, '--disabled'], io, deps);
+
+    // Assess
+    expect(code).toBe(0);
+    expect(out()).toContain('created schedule ReportExportTenants/acme (DISABLED, 03:00 Australia/Sydney)');
+    const [create] = scheduler.commandCalls(CreateScheduleCommand);
+    expect(create?.args[0].input).toEqual({
+      Name: 'acme',
+      GroupName: 'ReportExportTenants',
+      Description: 'report-export: nightly export of tenant acme (Acme)',
+      ScheduleExpression: 'cron(0 3 * * ? *)',
+      ScheduleExpressionTimezone: 'Australia/Sydney',
+      FlexibleTimeWindow: { Mode: 'FLEXIBLE', MaximumWindowInMinutes: 30 },
+      State: 'DISABLED',
+      Target: {
+        Arn: SM,
+        RoleArn: OUTPUTS.TenantSchedulerRoleArn,
+        Input: '{"tenant":"acme","scheduledTime":"<aws.scheduler.scheduled-time>"}',
+        DeadLetterConfig: { Arn: OUTPUTS.TenantDeadLetterQueueArn },
+        RetryPolicy: { MaximumRetryAttempts: 5, MaximumEventAgeInSeconds: 21600 },
+      },
+    });
+    const stored = JSON.parse(new TextDecoder().decode(await readObject(s3.store(), '_tenants/acme.json')));
+    expect(stored).toMatchObject({ id: 'acme', timeZone: 'Australia/Sydney', hour: 3, enabled: false });
+  });
+
+  it('changes the entry and replaces the schedule with its new hour and state', async () => {
+    // Prepare
+    scheduler.on(UpdateScheduleCommand).resolves({ ScheduleArn: 'arn:aws:scheduler:::schedule/x' });
+    const { io } = streams();
+
+    // Act
+    const code = await tenantsSet(['acme', '--hour', '5', '--enabled', '--stack', 'ReportExport'], io, deps);
+
+    // Assess
+    expect(code).toBe(0);
+    const [update] = scheduler.commandCalls(UpdateScheduleCommand);
+    expect(update?.args[0].input).toMatchObject({
+      Name: 'acme',
+      ScheduleExpression: 'cron(0 5 * * ? *)',
+      ScheduleExpressionTimezone: 'Australia/Sydney',
+      State: 'ENABLED',
+    });
+    expect(scheduler.commandCalls(CreateScheduleCommand)).toHaveLength(0);
+    const list = streams();
+    await tenantsList(['--stack', 'ReportExport', '--json'], list.io, deps);
+    expect(JSON.parse(list.out())).toMatchObject([{ id: 'acme', hour: 5, enabled: true }]);
+  });
+
+  it('shows the schedule and a missing login in the status', async () => {
+    // Prepare
+    scheduler
+      .on(GetScheduleCommand, { Name: 'acme', GroupName: 'ReportExportTenants' })
+      .resolves({ State: 'ENABLED' });
+    const { io, out } = streams();
+
+    // Act
+    const code = await tenantsStatus(['--stack', 'ReportExport', '--json'], io, deps);
+
+    // Assess
+    expect(code).toBe(0);
+    expect(JSON.parse(out())).toMatchObject([
+      { tenant: 'acme', schedule: 'ENABLED', login: 'none', lastRun: null },
+    ]);
+  });
+
+  it('removes its schedule, schedules its secret for deletion with a recovery window, and removes its entry', async () => {
+    // Prepare
+    scheduler.on(DeleteScheduleCommand).resolves({});
+    sm.on(DeleteSecretCommand).resolves({});
+    const { io, out } = streams();
+
+    // Act
+    const code = await tenantsRemove(['acme', '--stack', 'ReportExport'], io, deps);
+
+    // Assess
+    expect(code).toBe(0);
+    expect(scheduler.commandCalls(DeleteScheduleCommand)[0]?.args[0].input).toEqual({
+      Name: 'acme',
+      GroupName: 'ReportExportTenants',
+    });
+    expect(sm.commandCalls(DeleteSecretCommand)[0]?.args[0].input).toEqual({
+      SecretId: 'report-export/ReportExport/tenants/acme',
+      RecoveryWindowInDays: 30,
+    });
+    expect(out()).toContain('data kept in s3://tenants-lake/exports (tenant=acme/)');
+    expect(await s3.store().head('_tenants/acme.json')).toBeUndefined();
+  });
+
+  it('refuses a single-tenant stack, naming it', async () => {
+    // Prepare
+    cfn.on(DescribeStacksCommand).resolves({
+      Stacks: [
+        {
+          StackName: 'Single',
+          CreationTime: new Date(0),
+          StackStatus: 'CREATE_COMPLETE',
+          Outputs: [{ OutputKey: 'StateMachineArn', OutputValue: SM }],
+        },
+      ],
+    });
+
+    // Act
+    const failure = tenantsList(['--stack', 'Single'], streams().io, deps);
+
+    // Assess
+    await expect(failure).rejects.toThrow(/--stack Single is a single-tenant deployment/);
+  });
+});
