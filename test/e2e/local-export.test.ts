@@ -7,10 +7,13 @@ import { fileCatalogOf, LocalDirectoryStore } from '../../lib/stores';
 import { type CliRun, runCli } from '../support/cli-process';
 import { duckdbQuery, sqlString } from '../support/duckdb';
 
-/** `date -> report name -> rows` from the "Rows per day and report" table `npm start` prints. */
-function printedRows(stdout: string): Map<string, Map<string, number>> {
+/** The tenants of the local service, as `npm start` names them. */
+const TENANTS = ['london', 'new-york', 'sydney'];
+
+/** `date -> report name -> rows` from a tenant's "Rows per day and report" table `npm start` prints. */
+function printedRows(stdout: string, tenant: string): Map<string, Map<string, number>> {
   const lines = stdout.split('\n');
-  const at = lines.findIndex((l) => l.startsWith('Rows per day and report'));
+  const at = lines.findIndex((l) => l === `Rows per day and report: ${tenant}`);
   const header = (lines[at + 1] ?? '').split(/\s{2,}/);
   const out = new Map<string, Map<string, number>>();
   for (const line of lines.slice(at + 3)) {
@@ -25,30 +28,30 @@ function printedRows(stdout: string): Map<string, Map<string, number>> {
   return out;
 }
 
-/** Report name -> id from the report's lines under Files: `  <name>  <dataset>/format=csv/report_id=<id>`. */
-function printedReportIds(stdout: string): Map<string, string> {
+/** Report name -> id of a tenant's reports: `  <name>  <dataset>/format=csv/tenant=<tenant>/report_id=<id>`. */
+function printedReportIds(stdout: string, tenant: string): Map<string, string> {
   const ids = new Map<string, string>();
   for (const m of stdout.matchAll(
-    /^ {2}(.+?)\s+(?:calls|summaries)\/format=(?:\*|csv)\/report_id=([0-9a-f-]{36})$/gm,
+    /^ {2}(.+?)\s+(?:calls|summaries)\/format=(?:\*|csv)\/tenant=([a-z0-9-]+)\/report_id=([0-9a-f-]{36})$/gm,
   ))
-    ids.set(m[1] as string, m[2] as string);
+    if (m[2] === tenant) ids.set(m[1] as string, m[3] as string);
   return ids;
 }
 
 /**
- * `report_id|dt|rows` for every partition with rows, counted by DuckDB from the files of both
- * datasets (calls, and summaries for the summary report), read together by column name.
+ * `tenant|report_id|dt|rows` for every partition with rows, counted by DuckDB from the files
+ * of both datasets (calls, and summaries for the summary report), read together by column name.
  */
 async function countedByDuckdb(lake: string, format: 'parquet' | 'csv'): Promise<string[]> {
-  const glob = path.join(lake, '*', `format=${format}`, '*', '*', `*.${format}`);
+  const glob = path.join(lake, '*', `format=${format}`, '*', '*', '*', `*.${format}`);
   const reader =
     format === 'parquet'
       ? await tablesReader(lake, ['calls', 'summaries'])
       : `read_csv(${sqlString(glob)}, hive_partitioning=true, header=true, union_by_name=true)`;
   const rows = await duckdbQuery(
-    `SELECT report_id, strftime(dt, '%Y-%m-%d') AS dt, count(*)::INTEGER AS n FROM ${reader} GROUP BY ALL`,
+    `SELECT tenant, report_id, strftime(dt, '%Y-%m-%d') AS dt, count(*)::INTEGER AS n FROM ${reader} GROUP BY ALL`,
   );
-  return rows.map((r) => `${r.report_id}|${r.dt}|${r.n}`).sort();
+  return rows.map((r) => `${r.tenant}|${r.report_id}|${r.dt}|${r.n}`).sort();
 }
 
 /**
@@ -69,14 +72,17 @@ async function tablesReader(lake: string, datasets: readonly string[]): Promise<
   return `read_parquet([${files.map(sqlString).join(', ')}], union_by_name=true)`;
 }
 
+/** `tenant|report_id|dt|rows` of every partition with rows, as the tables `npm start` printed say. */
 function expectedFromOutput(stdout: string): string[] {
-  const ids = printedReportIds(stdout);
   const out: string[] = [];
-  for (const [dt, perReport] of printedRows(stdout)) {
-    if (dt === 'total') continue;
-    for (const [name, n] of perReport) {
-      // A day without calls is published empty (no data file), so no reader counts it.
-      if (name !== 'all reports' && n > 0) out.push(`${ids.get(name)}|${dt}|${n}`);
+  for (const tenant of TENANTS) {
+    const ids = printedReportIds(stdout, tenant);
+    for (const [dt, perReport] of printedRows(stdout, tenant)) {
+      if (dt === 'total') continue;
+      for (const [name, n] of perReport) {
+        // A day without calls is published empty (no data file), so no reader counts it.
+        if (name !== 'all reports' && n > 0) out.push(`${tenant}|${ids.get(name)}|${dt}|${n}`);
+      }
     }
   }
   return out.sort();
@@ -103,34 +109,39 @@ describe('npm start (bin/report-export.ts, default command)', () => {
   beforeAll(async () => {
     work = await mkdtemp(path.join(tmpdir(), 'npm-start-'));
     lake = path.join(work, 'lake');
-    first = await runCli(args(), { timeoutMs: 90_000 });
-    second = await runCli(args(), { timeoutMs: 90_000 });
-  }, 200_000);
+    first = await runCli(args(), { timeoutMs: 180_000 });
+    second = await runCli(args(), { timeoutMs: 180_000 });
+  }, 400_000);
 
   afterAll(async () => {
     await rm(work, { recursive: true, force: true });
   });
 
-  it('exits 0 and prints rows per report and day for every date of the window when run end to end', () => {
-    // Assess
-    expect(first.stderr).not.toMatch(/export failed/);
-    expect(first.code).toBe(0);
-    const table = printedRows(first.stdout);
-    expect([...table.keys()]).toEqual(['2026-03-27', '2026-03-28', '2026-03-29', '2026-03-30', 'total']);
-    // Every report of the workspace: the spec's call lists and the local service's own templates.
-    expect([...printedReportIds(first.stdout).keys()].sort()).toEqual([
-      'Call list by hunt group',
-      'Call list by user',
-      'Call list with details',
-      'Lost calls',
-      'Summary by user',
-    ]);
-    expect(first.stdout).toMatch(/Calls per day/);
-    // Progress went to stderr: requested, polls, rows and partitions published.
-    expect(first.stderr).toMatch(
-      /5\/5 requested, \d+ polls, 5\/5 exported: [\d,]+ rows, 20 partitions published/,
-    );
-  });
+  it.each(TENANTS)(
+    'exits 0 and prints rows per report and day of tenant %s for every date of the window when run end to end',
+    (tenant) => {
+      // Assess
+      expect(first.stderr).not.toMatch(/export failed/);
+      expect(first.code).toBe(0);
+      const table = printedRows(first.stdout, tenant);
+      expect([...table.keys()]).toEqual(['2026-03-27', '2026-03-28', '2026-03-29', '2026-03-30', 'total']);
+      // Every report of the tenant's workspace: the spec's call lists and the local service's own templates.
+      expect([...printedReportIds(first.stdout, tenant).keys()].sort()).toEqual([
+        'Call list by hunt group',
+        'Call list by user',
+        'Call list with details',
+        'Lost calls',
+        'Summary by user',
+      ]);
+      expect(first.stdout).toContain(`Calls per day: ${tenant}`);
+      // Progress went to stderr, naming the tenant: requested, polls, rows and partitions published.
+      expect(first.stderr).toMatch(
+        new RegExp(
+          `${tenant}: 5/5 requested, \\d+ polls, 5/5 exported: [\\d,]+ rows, 20 partitions published`,
+        ),
+      );
+    },
+  );
 
   it('leaves Iceberg tables and CSV whose DuckDB row counts equal the counts it printed', async () => {
     // Act: the lake holds what the second run published.
@@ -153,55 +164,67 @@ describe('npm start (bin/report-export.ts, default command)', () => {
     expect(Number(dupes?.n)).toBe(0);
   });
 
-  it('prints calls, answer rate and talk time per day equal to what DuckDB finds in the files', async () => {
-    // Prepare
-    const lines = second.stdout.split('\n');
-    const at = lines.findIndex((l) => l.startsWith('Calls per day'));
-    const printed = lines
-      .slice(at + 3, at + 7)
-      .map((l) => l.trim().split(/\s{2,}/))
-      .map(
-        ([dt, calls, answered, talk]) => `${dt}|${Number(calls?.replaceAll(',', ''))}|${answered}|${talk}`,
-      );
+  it.each(TENANTS)(
+    'prints calls, answer rate and talk time per day of tenant %s equal to what DuckDB finds in its rows',
+    async (tenant) => {
+      // Prepare
+      const lines = second.stdout.split('\n');
+      const at = lines.findIndex((l) => l.startsWith(`Calls per day: ${tenant} `));
+      const printed = lines
+        .slice(at + 3, at + 7)
+        .map((l) => l.trim().split(/\s{2,}/))
+        .map(
+          ([dt, calls, answered, talk]) => `${dt}|${Number(calls?.replaceAll(',', ''))}|${answered}|${talk}`,
+        );
 
-    // Act: each call once (the reports overlap), answered when ans = 1, talk time of answered calls.
-    const rows = await duckdbQuery(
-      `WITH call AS (
+      // Act: each call once (the reports overlap), answered when ans = 1, talk time of answered calls.
+      const rows = await duckdbQuery(
+        `WITH call AS (
          SELECT "connId", any_value(dt) AS dt, max(ans) AS ans, max(duration) AS duration
          FROM ${await tablesReader(lake, ['calls'])}
+         WHERE tenant = ${sqlString(tenant)}
          GROUP BY "connId")
        SELECT strftime(dt, '%Y-%m-%d') AS dt, count(*)::INTEGER AS n,
               (count(*) FILTER (WHERE ans = 1))::INTEGER AS answered,
               avg(duration) FILTER (WHERE ans = 1) AS talk
        FROM call GROUP BY dt ORDER BY dt`,
-    );
+      );
 
-    // Assess (formatted as the CLI does: one decimal of percent, whole seconds)
-    expect(printed).toEqual(
-      rows.map((r) => {
-        const n = Number(r.n);
-        const percent = ((Number(r.answered) / n) * 100).toFixed(1);
-        return `${r.dt}|${n}|${percent} %|${Number(r.talk).toFixed(0)} s`;
-      }),
-    );
-  });
+      // Assess (formatted as the CLI does: one decimal of percent, whole seconds)
+      expect(printed).toEqual(
+        rows.map((r) => {
+          const n = Number(r.n);
+          const percent = ((Number(r.answered) / n) * 100).toFixed(1);
+          return `${r.dt}|${n}|${percent} %|${Number(r.talk).toFixed(0)} s`;
+        }),
+      );
+    },
+  );
 
-  it('keeps the tokens in a secret file readable by its owner only and writes summary.html', async () => {
-    // Assess
-    const secret = await stat(path.join(work, 'state', 'secrets.json'));
-    expect(secret.mode & 0o777).toBe(0o600);
-    const html = await readFile(path.join(lake, 'summary.html'), 'utf8');
-    expect(html).toContain('data-chart="calls-per-day"');
-    // No token reaches the terminal.
-    const stored = JSON.parse(await readFile(path.join(work, 'state', 'secrets.json'), 'utf8')) as Record<
-      string,
-      Record<string, string>
-    >;
-    const tokens = Object.values(stored).flatMap((s) => [s.refreshToken, s.accessToken, s.clientSecret]);
-    for (const token of tokens.filter((t): t is string => typeof t === 'string' && t.length > 8)) {
-      expect(first.stdout + first.stderr).not.toContain(token);
-    }
-  });
+  it.each(TENANTS)(
+    'keeps tenant %s tokens in its own secret file readable by its owner only, its entry in the registry, and its section in summary.html',
+    async (tenant) => {
+      // Assess
+      const file = path.join(work, 'state', 'secrets', `${tenant}.json`);
+      expect((await stat(file)).mode & 0o777).toBe(0o600);
+      const entry = JSON.parse(
+        await readFile(path.join(work, 'state', 'tenants', `${tenant}.json`), 'utf8'),
+      ) as {
+        id: string;
+        region: string;
+      };
+      expect(entry).toMatchObject({ id: tenant, region: 'local' });
+      const html = await readFile(path.join(lake, 'summary.html'), 'utf8');
+      expect(html).toContain(`<section data-tenant="${tenant}">`);
+      expect(html).toContain('data-chart="calls-per-day"');
+      // No token reaches the terminal.
+      const stored = JSON.parse(await readFile(file, 'utf8')) as Record<string, Record<string, string>>;
+      const tokens = Object.values(stored).flatMap((s) => [s.refreshToken, s.accessToken, s.clientSecret]);
+      for (const token of tokens.filter((t): t is string => typeof t === 'string' && t.length > 8)) {
+        expect(first.stdout + first.stderr).not.toContain(token);
+      }
+    },
+  );
 });
 
 describe('npm start (a range continued in several executions)', () => {
@@ -225,11 +248,11 @@ describe('npm start (a range continued in several executions)', () => {
         '40',
       ],
       {
-        timeoutMs: 90_000,
+        timeoutMs: 180_000,
         env: { REPORT_EXPORT_MAX_JOBS_PER_EXECUTION: '5', REPORT_EXPORT_MAX_WINDOW_DAYS: '1' },
       },
     );
-  }, 120_000);
+  }, 200_000);
 
   afterAll(async () => {
     await rm(work, { recursive: true, force: true });
@@ -239,20 +262,32 @@ describe('npm start (a range continued in several executions)', () => {
     // Assess
     expect(run.stderr).not.toMatch(/export failed/);
     expect(run.code).toBe(0);
-    expect(run.stdout.match(/^ {2}Run {7}/gm)).toHaveLength(3);
-    expect([...printedRows(run.stdout).keys()]).toEqual(['2026-03-02', '2026-03-03', '2026-03-04', 'total']);
+    expect(run.stdout.match(/^ {2}Run {7}/gm)).toHaveLength(3 * TENANTS.length);
+    for (const tenant of TENANTS) {
+      expect([...printedRows(run.stdout, tenant).keys()]).toEqual([
+        '2026-03-02',
+        '2026-03-03',
+        '2026-03-04',
+        'total',
+      ]);
+    }
     const expected = expectedFromOutput(run.stdout);
     expect(await countedByDuckdb(path.join(work, 'lake'), 'parquet')).toEqual(expected);
     expect(await countedByDuckdb(path.join(work, 'lake'), 'csv')).toEqual(expected);
   });
 
   it('counts progress over every execution and never looks finished early when the range is continued', () => {
-    // Assess: the last status covers all 15 jobs; no status line claims all done before that.
-    expect(run.stderr).toMatch(
-      /^execution 3\/3: 15\/15 requested, \d+ polls, 15\/15 exported: [\d,]+ rows, 15 partitions published$/m,
-    );
+    // Assess: each tenant's last status covers all its 15 jobs; no status line claims all done before that.
+    for (const tenant of TENANTS) {
+      expect(run.stderr).toMatch(
+        new RegExp(
+          `^${tenant}: execution 3/3: 15/15 requested, \\d+ polls, 15/15 exported: [\\d,]+ rows, 15 partitions published$`,
+          'm',
+        ),
+      );
+    }
     expect(run.stderr).not.toMatch(
-      /^(execution [12]\/3: )?\d+\/(\d+) requested, \d+ polls, \2\/\2 exported/m,
+      /^[a-z-]+: (execution [12]\/3: )?\d+\/(\d+) requested, \d+ polls, \2\/\2 exported/m,
     );
   });
 

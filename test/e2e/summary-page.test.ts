@@ -81,6 +81,9 @@ describe('summary.html in headless Chromium', () => {
         '2026-03-29',
         '--rows-per-day',
         '80',
+        // One tenant's section: the page's charts are per tenant (a section each).
+        '--tenant',
+        'london',
       ],
       { timeoutMs: 90_000 },
     );

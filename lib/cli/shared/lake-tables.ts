@@ -136,8 +136,13 @@ export interface LivePartition {
   files: number;
 }
 
+/** A partition's key in {@link livePartitions}' map: `<report id>/<dt>`, under `<tenant>/` in a multi-tenant lake. */
+export function livePartitionKey(tenant: string | undefined, reportId: string, dt: string): string {
+  return `${tenant === undefined ? '' : `${tenant}/`}${reportId}/${dt}`;
+}
+
 /**
- * The partitions of `dataset`'s table at its current snapshot, by `<report id>/<dt>`;
+ * The partitions of `dataset`'s table at its current snapshot, by {@link livePartitionKey};
  * undefined when the lake has no such table (the Hive layout).
  */
 export async function livePartitions(
@@ -148,7 +153,7 @@ export async function livePartitions(
   if (read === undefined) return undefined;
   const partitions = new Map<string, LivePartition>();
   for (const f of read.files) {
-    const key = `${f.reportId}/${f.dt}`;
+    const key = livePartitionKey(f.tenant, f.reportId, f.dt);
     const p = partitions.get(key) ?? { rows: 0, files: 0 };
     partitions.set(key, { rows: p.rows + f.rows, files: p.files + 1 });
   }

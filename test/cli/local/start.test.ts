@@ -93,14 +93,16 @@ describe('report-export (default command: npm start)', () => {
 
     // Assess
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/--report 'No such report' is not a report of the workspace/);
+    expect(run.stderr).toMatch(/--report 'No such report' is not a report of tenant [a-z-]+'s workspace/);
     expect(run.stderr).not.toMatch(/requested/);
   });
 
-  it('prints one JSON document whose counts add up when given --json and one report by name', async () => {
+  it('prints one JSON document whose counts add up when given --json, one tenant and one report by name', async () => {
     // Act
     const run = await cli([
       '--json',
+      '--tenant',
+      'new-york',
       '--report',
       'Lost calls',
       '--from',
@@ -122,20 +124,26 @@ describe('report-export (default command: npm start)', () => {
       status: string;
       rows: number;
       csvExtension: string;
-      reports: { reportName: string; rows: number; days: { dt: string; rows: number }[] }[];
-      perDay: { dt: string; calls: number; answered: number }[];
+      tenants: {
+        tenant: string;
+        timeZone: string;
+        reports: { reportName: string; rows: number; days: { dt: string; rows: number }[] }[];
+        perDay: { dt: string; calls: number; answered: number }[];
+      }[];
       summaryPage: string;
     };
     expect(doc.status).toBe('SUCCEEDED');
     expect(doc.csvExtension).toBe('csv.gz');
-    expect(doc.reports.map((r) => r.reportName)).toEqual(['Lost calls']);
-    const [lost] = doc.reports;
+    expect(doc.tenants.map((t) => [t.tenant, t.timeZone])).toEqual([['new-york', 'America/New_York']]);
+    const [tenant] = doc.tenants;
+    expect(tenant?.reports.map((r) => r.reportName)).toEqual(['Lost calls']);
+    const [lost] = tenant?.reports ?? [];
     expect(lost?.days.map((d) => d.dt)).toEqual(['2026-03-02', '2026-03-03']);
     expect(lost?.rows).toBe(lost?.days.reduce((n, d) => n + d.rows, 0));
     expect(doc.rows).toBe(lost?.rows);
     // Only lost calls were exported: none of them is answered.
-    expect(doc.perDay.map((d) => d.calls)).toEqual(lost?.days.map((d) => d.rows));
-    expect(doc.perDay.every((d) => d.answered === 0)).toBe(true);
+    expect(tenant?.perDay.map((d) => d.calls)).toEqual(lost?.days.map((d) => d.rows));
+    expect(tenant?.perDay.every((d) => d.answered === 0)).toBe(true);
     expect(doc.summaryPage).toBe(path.join(work, 'lake-json', 'summary.html'));
   });
 
@@ -144,6 +152,8 @@ describe('report-export (default command: npm start)', () => {
     // held cells: rowsTable's test).
     const lake = path.join(work, 'lake-held');
     const run = runsInto(lake, [
+      '--tenant',
+      'london',
       '--report',
       'Call list by user',
       '--from',
@@ -162,10 +172,10 @@ describe('report-export (default command: npm start)', () => {
     expect(second.code).toBe(3);
     const doc = JSON.parse(second.stdout) as {
       heldPartitions: number;
-      held: { dt: string; publishedRows: number; rows: number }[];
+      tenants: { held: { dt: string; publishedRows: number; rows: number }[] }[];
     };
     expect(doc.heldPartitions).toBe(1);
-    const [held] = doc.held;
+    const [held] = doc.tenants[0]?.held ?? [];
     expect(held?.dt).toBe('2026-03-04');
     expect(held?.publishedRows).toBe(published);
     expect(held?.rows).toBeLessThan(published);
@@ -174,7 +184,7 @@ describe('report-export (default command: npm start)', () => {
       `2026-03-04 "Call list by user": kept the published ${published} rows; this run had ${held?.rows}`,
     );
     const page = await readFile(path.join(lake, 'summary.html'), 'utf8');
-    expect(page).toContain('<h2 id="held">Held days (1)</h2>');
+    expect(page).toContain('<h3 id="held">Held days (1)</h3>');
     expect(page).toContain(`<td>2026-03-04</td><td>Call list by user</td><td>${published} rows</td>`);
   }, 120_000);
 
@@ -182,7 +192,7 @@ describe('report-export (default command: npm start)', () => {
     // Prepare: the default 7 days of every report (a summary among them) published with 40
     // calls a day, then exported with 10: 35 partitions held, more than Finalize's output lists.
     const lake = path.join(work, 'lake-held-all');
-    const run = runsInto(lake, ['--to', '2026-03-08']);
+    const run = runsInto(lake, ['--tenant', 'london', '--to', '2026-03-08']);
     const first = await run('40', '--json');
     const dates = [
       '2026-03-02',
@@ -203,13 +213,16 @@ describe('report-export (default command: npm start)', () => {
     expect(first.code).toBe(0);
     const published = JSON.parse(first.stdout) as {
       rows: number;
-      reports: {
-        reportName: string;
-        dataset: string;
-        reportId: string;
-        days: { dt: string; rows: number }[];
+      tenants: {
+        reports: {
+          reportName: string;
+          dataset: string;
+          reportId: string;
+          days: { dt: string; rows: number }[];
+        }[];
       }[];
     };
+    const reports = published.tenants[0]?.reports ?? [];
     expect(second.code).toBe(3);
     const heldLines = second.stdout.split('\n').filter((l) => /^ {2}\d{4}-\d{2}-\d{2} "/.test(l));
     const heldCount = Number(/the shrink guard held (\d+) partition/.exec(second.stderr)?.[1]);
@@ -220,7 +233,7 @@ describe('report-export (default command: npm start)', () => {
     // Every day of the window is a row of the table, and its total is what the lake holds.
     for (const dt of dates) expect(second.stdout).toMatch(new RegExp(`^ *${dt} .*held`, 'm'));
     const heldKeys = new Set(heldLines.map((l) => l.trim().replace(/": .*/, '"')));
-    const replaced = published.reports.flatMap((r) =>
+    const replaced = reports.flatMap((r) =>
       r.days.filter((d) => !heldKeys.has(`${d.dt} "${r.reportName}"`)).map((d) => d.rows),
     );
     const lakeRows =
@@ -230,16 +243,16 @@ describe('report-export (default command: npm start)', () => {
     expect(second.stdout).toMatch(new RegExp(`^ *total .* ${lakeRows.toLocaleString('en-US')} *$`, 'm'));
     // The summary report's files are in its dataset, though this run wrote none: its CSV
     // beside the lake's Iceberg tables.
-    const summary = published.reports.find((r) => r.dataset === 'summaries');
+    const summary = reports.find((r) => r.dataset === 'summaries');
     expect(summary).toBeDefined();
     expect(second.stdout).toMatch(
-      new RegExp(`${summary?.reportName} +summaries/format=csv/report_id=${summary?.reportId}`),
+      new RegExp(`${summary?.reportName} +summaries/format=csv/tenant=london/report_id=${summary?.reportId}`),
     );
     expect(second.stdout).toMatch(/^ {2}Iceberg tables: \S+\/tables\/calls, \S+\/tables\/summaries \(/m);
     // The mid-run warning names each held day with both counts.
     // The mid-run warning names each held day with its report and both counts (as the end's does).
     for (const line of heldLines) expect(second.stderr.split(`  held ${line.trim()}\n`)).toHaveLength(3);
-    expect(page).toContain(`<h2 id="held">Held days (${heldCount})</h2>`);
+    expect(page).toContain(`<h3 id="held">Held days (${heldCount})</h3>`);
     expect(page.match(/<tr><td>2026-03-0\d<\/td>/g)).toHaveLength(heldCount);
     expect(page).not.toContain('more are listed in the run records');
     expect(forced.code).toBe(0);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CallSummary } from '../../../lib/cli/commands/local/call-summary';
-import type { LocalExportResult } from '../../../lib/cli/commands/local/export';
+import type { TenantExportResult } from '../../../lib/cli/commands/local/export';
 import { ExportProgressTracker } from '../../../lib/cli/commands/local/progress';
 import { rowsTable } from '../../../lib/cli/commands/local/report';
 import { renderSummaryPage } from '../../../lib/cli/commands/local/summary-page';
@@ -252,7 +252,7 @@ describe('rowsTable', () => {
         },
         LOST,
       ],
-    } as unknown as LocalExportResult;
+    } as unknown as TenantExportResult;
 
     // Act
     const text = rowsTable(result);
@@ -277,7 +277,7 @@ describe('rowsTable', () => {
       dates: { from: '2026-03-01', to: '2026-03-04' },
       held: [],
       reports: [LOST],
-    } as unknown as LocalExportResult;
+    } as unknown as TenantExportResult;
 
     // Act
     const text = rowsTable(result);
@@ -311,7 +311,7 @@ describe('rowsTable', () => {
         },
         LOST,
       ],
-    } as unknown as LocalExportResult;
+    } as unknown as TenantExportResult;
 
     // Act
     const text = rowsTable(result);

@@ -38,6 +38,17 @@ interface CallSummaryScope {
   to: string;
   /** Only these reports; default every report in the lake. */
   reportIds?: readonly string[];
+  /** Only this tenant's rows (the tables' `tenant` column); default every row. */
+  tenant?: string;
+}
+
+/** The scope's conditions after its window: its reports and its tenant. */
+function scopeConditions(scope: CallSummaryScope): string {
+  const reports =
+    scope.reportIds === undefined
+      ? ''
+      : `AND report_id IN (${scope.reportIds.map(sqlString).join(', ') || "''"})`;
+  return scope.tenant === undefined ? reports : `${reports} AND tenant = ${sqlString(scope.tenant)}`;
 }
 
 /**
@@ -49,14 +60,10 @@ interface CallSummaryScope {
  * only dilute the mean.
  */
 function distinctCallsSql(scope: CallSummaryScope): string {
-  const reports =
-    scope.reportIds === undefined
-      ? ''
-      : `AND report_id IN (${scope.reportIds.map(sqlString).join(', ') || "''"})`;
   return `SELECT "connId", any_value(dt) AS dt, any_value(start) AS start,
       max(ans) AS ans, max(duration) AS duration
     FROM calls
-    WHERE dt BETWEEN ${sqlString(scope.from)} AND ${sqlString(scope.to)} ${reports}
+    WHERE dt BETWEEN ${sqlString(scope.from)} AND ${sqlString(scope.to)} ${scopeConditions(scope)}
     GROUP BY "connId"`;
 }
 
@@ -94,15 +101,11 @@ export async function summarizeSummaryReports(
   db: LakeDatabase,
   scope: CallSummaryScope,
 ): Promise<SummaryReportTotals[]> {
-  const reports =
-    scope.reportIds === undefined
-      ? ''
-      : `AND report_id IN (${scope.reportIds.map(sqlString).join(', ') || "''"})`;
   const answer =
     await db.query(`SELECT report_id, count(DISTINCT dt)::INTEGER AS days, count(*)::INTEGER AS rows,
       coalesce(sum(ans), 0)::BIGINT AS ans, coalesce(sum(ref), 0)::BIGINT AS ref, coalesce(sum(lost), 0)::BIGINT AS lost
     FROM summaries
-    WHERE dt BETWEEN ${sqlString(scope.from)} AND ${sqlString(scope.to)} ${reports}
+    WHERE dt BETWEEN ${sqlString(scope.from)} AND ${sqlString(scope.to)} ${scopeConditions(scope)}
     GROUP BY report_id ORDER BY report_id`);
   return answer.rows.map((r) => ({
     reportId: String(r.report_id),

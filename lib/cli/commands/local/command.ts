@@ -10,9 +10,9 @@ import { outcomeWarnings, runExitCode } from '../../shared/run-outcome';
 import { colors, isInteractive, progress } from '../../shared/terminal';
 import { type CallSummary, summarizeCalls, summarizeSummaryReports } from './call-summary';
 import type { LocalExportOptions, LocalExportResult } from './export';
-import { renderLocalExportReport } from './report';
+import { type LocalReadBack, renderLocalExportReport } from './report';
 import { LOCAL_EXPORT_COMMAND, LOCAL_EXPORT_USAGE } from './spec';
-import { renderSummaryPage, writeSummaryPage } from './summary-page';
+import { renderTenantsSummaryPage, writeSummaryPage } from './summary-page';
 
 export { UsageError } from '../../../command-line';
 
@@ -59,6 +59,7 @@ export function parseLocalExportArgs(
     throw new UsageError(`--from ${v.from} is after --to ${v.to}`);
   }
   if (v.report !== undefined) options.reportId = v.report;
+  if (v.tenant !== undefined) options.tenant = v.tenant;
   if (v['secret-file'] !== undefined && v['secrets-file'] !== undefined) {
     throw new UsageError('--secret-file and --secrets-file are the same option: give one');
   }
@@ -74,27 +75,37 @@ export function parseLocalExportArgs(
   return options;
 }
 
-/** Reads back what the run published: the per-day sample query and the summary page. */
-async function readBack(result: LocalExportResult): Promise<{ summary: CallSummary; page: string }> {
+/**
+ * Reads back what the run published, per tenant that succeeded (its rows of the one lake:
+ * `tenant = '<id>'`): the per-day sample query, and the summary page with a section per tenant.
+ */
+async function readBack(result: LocalExportResult): Promise<LocalReadBack | undefined> {
+  const published = result.tenants.filter((t) => t.status === 'SUCCEEDED');
+  if (published.length === 0) return undefined;
   const db = await openLake(result.outDir);
   try {
-    const summary = await summarizeCalls(db, {
-      ...result.dates,
-      reportIds: result.reports.filter((r) => r.dataset === DATASETS.calls).map((r) => r.reportId),
-    });
-    const summaryReports = await summarizeSummaryReports(db, {
-      ...result.dates,
-      reportIds: result.reports.filter((r) => r.dataset === DATASETS.summaries).map((r) => r.reportId),
-    });
-    const html = renderSummaryPage(summary, {
-      title: `Calls ${result.dates.from} to ${result.dates.to}`,
-      generatedAt: new Date().toISOString(),
-      timeZone: result.timeZone,
-      reports: result.reports,
-      summaryReports,
-      outcome: result,
-    });
-    return { summary, page: await writeSummaryPage(result.outDir, html) };
+    const summaries = new Map<string, CallSummary>();
+    const sections = [];
+    const generatedAt = new Date().toISOString();
+    for (const t of published) {
+      const ofDataset = (dataset: string) =>
+        t.reports.filter((r) => r.dataset === dataset).map((r) => r.reportId);
+      const scope = { ...t.dates, tenant: t.tenant };
+      const summary = await summarizeCalls(db, { ...scope, reportIds: ofDataset(DATASETS.calls) });
+      const summaryReports = await summarizeSummaryReports(db, {
+        ...scope,
+        reportIds: ofDataset(DATASETS.summaries),
+      });
+      summaries.set(t.tenant, summary);
+      sections.push({
+        tenant: t.tenant,
+        tenantName: t.tenantName,
+        summary,
+        context: { generatedAt, timeZone: t.timeZone, reports: t.reports, summaryReports, outcome: t },
+      });
+    }
+    const html = renderTenantsSummaryPage(sections, `Calls of ${sections.length} tenant(s)`);
+    return { summaries, page: await writeSummaryPage(result.outDir, html) };
   } finally {
     db.close();
   }
@@ -111,12 +122,10 @@ export async function localExportCommand(argv: readonly string[], io: IOStreams)
     return 0;
   }
   const { json, ...options } = args;
-  // Before anything starts: what the command line asks must be possible.
+  // Before anything starts: the dates must have happened in each tenant's zone (days are
+  // local to it). The registry's zones are checked again once it is read.
   if (options.from !== undefined || options.to !== undefined) {
-    const zone = await localTenantZone();
-    refuseFutureDates(options, zone);
-    const partial = partialDayWarning(options, zone);
-    if (partial !== undefined) io.stderr.write(`${partial}\n`);
+    for (const zone of await localTenantZones(options.tenant)) refuseFutureDates(options, zone);
   }
   options.outDir = await checkedLocalDir('--out', options.outDir ?? LAKE_DIR_DEFAULT.default, io.cwd);
   options.cwd = io.cwd;
@@ -129,10 +138,14 @@ export async function localExportCommand(argv: readonly string[], io: IOStreams)
   }
 }
 
-/** The time zone of the local service's tenant (its seed's): days are local to it. */
-async function localTenantZone(): Promise<string> {
-  const { createSeed } = await import('../../../simulator/seed');
-  return createSeed().tenant.timeZoneId;
+/** The zones of the local service's tenants (their seeds'), or of the one `tenant` names (none when unknown). */
+async function localTenantZones(tenant: string | undefined): Promise<string[]> {
+  const { createTenantSeeds } = await import('../../../simulator/tenant-seeds');
+  const { DEFAULT_SEED, DEFAULT_TENANT_COUNT } = await import('../../../simulator/defaults');
+  const { localTenantIds } = await import('../../../local/local-tenants');
+  const tenants = createTenantSeeds(DEFAULT_SEED, DEFAULT_TENANT_COUNT).map((s) => s.tenant);
+  const ids = localTenantIds(tenants);
+  return tenants.filter((_, i) => tenant === undefined || ids[i] === tenant).map((t) => t.timeZoneId);
 }
 
 async function runCommand(
@@ -162,11 +175,17 @@ async function runCommand(
     const { runLocalExport } = await import('./export');
     result = await runLocalExport({
       ...options,
+      // What the command line asks must be possible in each tenant's zone (days are local
+      // to it), before any of its reports runs.
+      checkDates: (dates, zone) => {
+        refuseFutureDates(dates, zone);
+        return partialDayWarning(dates, zone);
+      },
       progress: bar,
       progressDetail: isInteractive(io.stderr, io.env),
       signal: interrupt.signal,
     });
-    if (result.status === 'SUCCEEDED') bar.update('reading the export back with DuckDB');
+    bar.update('reading the export back with DuckDB');
   } catch (error) {
     if (!interrupt.signal.aborted) throw error;
     bar.done();
@@ -176,20 +195,31 @@ async function runCommand(
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
   }
-  const readBackResult = result.status === 'SUCCEEDED' ? await readBack(result) : undefined;
+  const readBackResult = await readBack(result);
   bar.done();
   const seconds = (performance.now() - started) / 1000;
   if (json) {
     writeOut(
-      `${JSON.stringify({ ...result, seconds, perDay: readBackResult?.summary.days ?? null, summaryPage: readBackResult?.page ?? null })}\n`,
+      `${JSON.stringify({
+        ...result,
+        tenants: result.tenants.map((t) => ({
+          ...t,
+          perDay: readBackResult?.summaries.get(t.tenant)?.days ?? null,
+        })),
+        seconds,
+        summaryPage: readBackResult?.page ?? null,
+      })}\n`,
     );
   } else {
     writeOut(renderLocalExportReport(result, readBackResult, { seconds, out: io.stdout, env: io.env }));
   }
-  for (const warning of outcomeWarnings(result)) io.stderr.write(`${c.yellow(warning)}\n`);
-  if (result.status !== 'SUCCEEDED') {
+  for (const t of result.tenants) {
+    for (const warning of outcomeWarnings(t)) io.stderr.write(`${c.yellow(`${t.tenant}: ${warning}`)}\n`);
+  }
+  // Every tenant that failed, by name; the others' partitions are published.
+  for (const t of result.tenants.filter((t) => t.status !== 'SUCCEEDED')) {
     io.stderr.write(
-      `${c.red('export failed')}: ${result.error ?? 'error'}${result.cause ? `: ${result.cause}` : ''}\n`,
+      `${c.red(`export failed for tenant ${t.tenant}`)}: ${t.error ?? 'error'}${t.cause ? `: ${t.cause}` : ''}\n`,
     );
   }
   return runExitCode(result.status, result);

@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { UsageError } from '../../../command-line';
 import { dayBefore, shiftDate } from '../../../export/window';
 import type { startLocalDeployment } from '../../../local';
-import type { ExecutionInput, SettingsEnvironment } from '../../../workflow';
+import type { ExecutionInput, SettingsEnvironment, WorkflowSettings } from '../../../workflow';
 import { InvalidInputError, type Plan, planExecution } from '../../../workflow';
 import { CLI_DEFAULTS } from '../../shared/defaults';
 import { acquireOutDirLock } from '../../shared/out-dir-lock';
@@ -12,20 +12,26 @@ import { type RunOutcome, runOutcome } from '../../shared/run-outcome';
 import { heldInRunRecords } from '../../shared/run-records';
 import { ExportProgressTracker, type ProgressSink } from './progress';
 import { lakeTableDirs, type ReportDays, readReportDays } from './report-days';
+import { TenantLogLines } from './tenant-log-lines';
 
 /** Options of {@link runLocalExport}; every member has a default. */
 export interface LocalExportOptions {
   /** Root of the local data lake. Default `./data-lake`. */
   outDir?: string;
-  /** The secret a login fills (client credentials, tokens), mode 0600. Default `./.report-export/secrets.json`. */
+  /**
+   * Its directory keeps the local deployment's state: the tenant registry (`tenants/`), each
+   * tenant's secret (`secrets/<id>.json`, mode 0600) and the leases. Default `./.report-export/secrets.json`.
+   */
   secretsFile?: string;
+  /** Export only this tenant of the local service (its id); default every tenant. */
+  tenant?: string;
   /** First local date (YYYY-MM-DD). Default: 6 days before `to` (7 days in all). */
   from?: string;
-  /** Last local date (YYYY-MM-DD), inclusive. Default: yesterday in the tenant's time zone. */
+  /** Last local date (YYYY-MM-DD), inclusive. Default: yesterday in each tenant's time zone. */
   to?: string;
   /** Generated calls per weekday in the local service. Default 2,000. */
   rowsPerDay?: number;
-  /** Export only this report (id or name); default every report of the workspace. */
+  /** Export only this report (id or name); default every report of each tenant's registry entry. */
   reportId?: string;
   /** Gzip the CSV files. */
   csvGzip?: boolean;
@@ -33,6 +39,11 @@ export interface LocalExportOptions {
   tableCatalog?: string;
   /** Replace published days even with far fewer rows (the execution input's forceReplace). */
   forceReplace?: boolean;
+  /**
+   * Checks `--from`/`--to` in a tenant's zone (days are local to it) before any report runs:
+   * throws to refuse them (a UsageError), returns a warning to print (a partial day).
+   */
+  checkDates?: (dates: { from?: string; to?: string }, timeZone: string) => string | undefined;
   /** Where progress goes (a terminal `progress()` in the CLI). */
   progress?: ProgressSink;
   /** Name the running state in the progress status (a live terminal line). */
@@ -52,12 +63,16 @@ export interface LocalExportOptions {
   signal?: AbortSignal;
 }
 
-export interface LocalExportResult extends RunOutcome {
+/** One tenant's export: its executions, what they published, held and left partial. */
+export interface TenantExportResult extends RunOutcome {
+  /** The tenant's id in the registry, and its name. */
+  tenant: string;
+  tenantName: string;
   status: 'SUCCEEDED' | 'FAILED';
   /** Error name and message of the first failure (a job's, or the execution's). */
   error: string | null;
   cause: string | null;
-  outDir: string;
+  /** The tenant's secret file. */
   secretFile: string;
   timeZone: string;
   dates: { from: string; to: string };
@@ -68,6 +83,22 @@ export interface LocalExportResult extends RunOutcome {
   /** Run records Finalize wrote, relative to `outDir`. */
   runRecords: string[];
   executions: number;
+}
+
+export interface LocalExportResult {
+  /** FAILED when any tenant failed. */
+  status: 'SUCCEEDED' | 'FAILED';
+  /** The tenants that failed, by id. */
+  failedTenants: string[];
+  /** Each tenant exported, in the registry's order. */
+  tenants: TenantExportResult[];
+  /** Rows this run published, over every tenant. */
+  rows: number;
+  /** Partitions the shrink guard held, over every tenant. */
+  heldPartitions: number;
+  outDir: string;
+  /** The deployment's state: the tenant registry (`tenants/`) and secrets (`secrets/`). */
+  stateDir: string;
   /** The lake's Iceberg tables (their directories, `<outDir>/tables/<dataset>`); empty for the Hive layout. */
   tables: string[];
   /** Extension of the CSV files: `csv`, or `csv.gz` with `csvGzip`. */
@@ -78,10 +109,21 @@ export interface LocalExportResult extends RunOutcome {
 const MAX_EXECUTIONS = 200;
 
 /**
+ * Tenants whose executions run at once: a local tenant's night is a few reports, so three
+ * keep the two shared cores busy without one tenant waiting for all the others.
+ */
+export const TENANT_CONCURRENCY = 3;
+
+type Deployment = Awaited<ReturnType<typeof startLocalDeployment>>;
+type LocalTenant = Deployment['tenants'][number];
+
+/**
  * The main job on this machine, through the deployed workflow's own definition: starts the
- * local service, logs in (auto-approval), keeps the tokens in a local secret file, and
- * executes the synthesized state machine (lib/local) for every report over the window,
- * writing Parquet and CSV into a local data lake. Rows per report and day: readReportDays.
+ * local service with its tenants, logs each in (auto-approval, its own user), keeps its
+ * tokens in its secret file and its settings in the local tenant registry, and executes the
+ * synthesized state machine (lib/local) once per tenant, a few tenants at a time, for every
+ * report of the tenant over the window of its local dates, into one lake. A tenant that
+ * fails does not stop the others. Rows per report and day: readReportDays.
  */
 export async function runLocalExport(options: LocalExportOptions = {}): Promise<LocalExportResult> {
   const resolve = (p: string) => (options.cwd === undefined ? path.resolve(p) : path.resolve(options.cwd, p));
@@ -94,12 +136,12 @@ export async function runLocalExport(options: LocalExportOptions = {}): Promise<
   const lock = await acquireOutDirLock(outDir);
   try {
     signal?.throwIfAborted();
-    progress?.update('starting the local service and signing in');
+    progress?.update('starting the local service and signing its tenants in');
     // Loaded on use: the engine and CDK take a second to load, which no other command pays.
     const { startLocalDeployment } = await import('../../../local/local-deployment');
     const deployment = await startLocalDeployment({
       workDir,
-      secretFile,
+      tenancy: 'multi',
       objectStoreUri: pathToFileURL(outDir).href,
       // Every template the local service knows, its own inventions included (summaries,
       // members the schema does not know): what a tenant's workspace holds.
@@ -121,7 +163,7 @@ export async function runLocalExport(options: LocalExportOptions = {}): Promise<
       ...(progress === undefined ? {} : { onStagingRecovery: (_, message: string) => progress.log(message) }),
     });
     try {
-      return await runOnDeployment(deployment, options, { outDir, secretFile });
+      return await runOnDeployment(deployment, options, { outDir, stateDir: workDir });
     } finally {
       await deployment.close();
     }
@@ -130,70 +172,189 @@ export async function runLocalExport(options: LocalExportOptions = {}): Promise<
   }
 }
 
-type Deployment = Awaited<ReturnType<typeof startLocalDeployment>>;
-
 async function runOnDeployment(
   deployment: Deployment,
   options: LocalExportOptions,
-  paths: { outDir: string; secretFile: string },
+  paths: { outDir: string; stateDir: string },
 ): Promise<LocalExportResult> {
-  const { outDir, secretFile } = paths;
+  const { outDir } = paths;
   const { progress, signal } = options;
-  const { sim } = deployment;
-  progress?.log(`local service ${sim.baseUrl}; signed in as ${sim.username}; tokens in ${secretFile}`);
+  const tenants = selectTenants(deployment.tenants, options.tenant);
+  progress?.log(
+    `local service ${deployment.sim.baseUrl}; tenants ${tenants.map((t) => `${t.id} (${t.entry.timeZone}, signed in as ${t.username})`).join(', ')}; state in ${paths.stateDir}`,
+  );
   signal?.throwIfAborted();
-  const to = options.to ?? dayBefore(new Date(), sim.timeZoneId);
-  const from = options.from ?? shiftDate(to, -(CLI_DEFAULTS.days - 1));
-  const input: ExecutionInput = {
-    from,
-    to,
-    ...(options.reportId === undefined ? {} : { reports: [options.reportId] }),
-    ...(options.forceReplace === true ? { forceReplace: true } : {}),
-  };
-  const plans = planChainOrUsage(input, deployment, options.reportId);
+  // Every tenant's plans before any report runs: what the command line asks must be
+  // possible for each (exit 2), and progress counts the whole range.
+  const planned = await Promise.all(tenants.map((t) => planTenant(deployment, t, options)));
   // Synthesizing the state machine (CDK) takes seconds, and building the Lambda bundles more
   // after a change of the sources: say so rather than sit silent.
   progress?.update('preparing the workflow definition');
   await deployment.prepare();
   signal?.throwIfAborted();
+  const lines = new TenantLogLines(deployment.logLines);
+  const results = await forEachBounded(planned, TENANT_CONCURRENCY, (p) =>
+    runTenant(deployment, p, options, { outDir, lines }),
+  );
+  const failed = results.filter((r) => r.status === 'FAILED');
+  return {
+    status: failed.length === 0 ? 'SUCCEEDED' : 'FAILED',
+    failedTenants: failed.map((r) => r.tenant),
+    tenants: results,
+    rows: results.reduce((n, r) => n + r.rows, 0),
+    heldPartitions: results.reduce((n, r) => n + r.heldPartitions, 0),
+    outDir,
+    stateDir: paths.stateDir,
+    tables: await lakeTableDirs(outDir),
+    csvExtension: options.csvGzip ? 'csv.gz' : 'csv',
+  };
+}
+
+/** The tenants to export: every one, or the one `--tenant` names (exit 2 naming the others when unknown). */
+function selectTenants(tenants: readonly LocalTenant[], id: string | undefined): LocalTenant[] {
+  if (id === undefined) return [...tenants];
+  const tenant = tenants.find((t) => t.id === id);
+  if (tenant === undefined) {
+    throw new UsageError(
+      `--tenant '${id}' is not a tenant of the local service (${tenants.map((t) => t.id).join(', ')})`,
+    );
+  }
+  return [tenant];
+}
+
+/** A tenant's input and the plans of its chain. */
+interface TenantPlan {
+  tenant: LocalTenant;
+  input: ExecutionInput;
+  dates: { from: string; to: string };
+  plans: Plan[];
+}
+
+async function planTenant(
+  deployment: Deployment,
+  tenant: LocalTenant,
+  options: LocalExportOptions,
+): Promise<TenantPlan> {
+  if (options.from !== undefined || options.to !== undefined) {
+    const asked = {
+      ...(options.from === undefined ? {} : { from: options.from }),
+      ...(options.to === undefined ? {} : { to: options.to }),
+    };
+    const warning = options.checkDates?.(asked, tenant.entry.timeZone);
+    if (warning !== undefined) options.progress?.log(`${tenant.id}: ${warning}`);
+  }
+  const to = options.to ?? dayBefore(new Date(), tenant.entry.timeZone);
+  const from = options.from ?? shiftDate(to, -(CLI_DEFAULTS.days - 1));
+  const input: ExecutionInput = {
+    tenant: tenant.id,
+    from,
+    to,
+    ...(options.reportId === undefined ? {} : { reports: [options.reportId] }),
+    ...(options.forceReplace === true ? { forceReplace: true } : {}),
+  };
+  const settings = (await deployment.runtime.forTenant(tenant.id)).settings;
+  const plans = planChainOrUsage(input, settings, { report: options.reportId, tenant: tenant.id });
+  return { tenant, input, dates: { from, to }, plans };
+}
+
+/** Runs `work` on every item, at most `limit` at once; the results in the items' order. */
+async function forEachBounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/** A sink whose lines and status name the tenant. */
+function tenantSink(sink: ProgressSink | undefined, tenant: string): ProgressSink | undefined {
+  if (sink === undefined) return undefined;
+  return {
+    update: (text) => sink.update(`${tenant}: ${text}`),
+    log: (line) => sink.log(`${tenant}: ${line}`),
+  };
+}
+
+/**
+ * One tenant's chain of executions and what it published. A failure of the tenant's run
+ * (anything but an interruption) is its result, FAILED, so the other tenants go on.
+ */
+async function runTenant(
+  deployment: Deployment,
+  planned: TenantPlan,
+  options: LocalExportOptions,
+  shared: { outDir: string; lines: TenantLogLines },
+): Promise<TenantExportResult> {
+  const { tenant, input, dates, plans } = planned;
+  const { outDir } = shared;
+  const signal = options.signal;
+  const progress = tenantSink(options.progress, tenant.id);
+  const base = {
+    tenant: tenant.id,
+    tenantName: tenant.entry.name,
+    secretFile: tenant.secretFile,
+    timeZone: tenant.entry.timeZone,
+    dates,
+  };
   const tracker = new ExportProgressTracker(
     plans.map((p) => p.jobs),
     progress,
     options.progressDetail ?? false,
   );
+  const logLines = shared.lines.of(tenant.id);
   progress?.update(tracker.status());
-  const result = await deployment.run(input, {
-    waitMs: options.waitMs ?? CLI_DEFAULTS.localWaitMs,
-    name: 'start',
-    maxExecutions: MAX_EXECUTIONS,
-    ...(signal === undefined ? {} : { signal }),
-    onEvent: (event, execution) => tracker.onEvent(event, deployment.logLines, execution),
-  });
-  tracker.finish(deployment.logLines);
-  const reports = await readReportDays(outDir, plans, { from, to }, tracker.requestIds);
-  const failed = result.executions.find((e) => e.status === 'FAILED');
-  const runRecords = result.summaries.map((s) => s.runRecordKey);
-  const outcome = runOutcome(result.summaries);
-  // Finalize's output lists only the first held partitions (it travels in the state): the
-  // run records list every one.
-  const held = await heldInRunRecords(runRecords, (key) => fs.readFile(path.join(outDir, key), 'utf8'));
-  if (held !== undefined) outcome.held = held;
-  return {
-    status: result.status,
-    error: result.error,
-    cause: failed?.cause ?? result.summaries.find((s) => s.cause !== null)?.cause ?? null,
-    outDir,
-    secretFile: deployment.secretFile,
-    timeZone: sim.timeZoneId,
-    dates: { from, to },
-    reports,
-    rows: reports.reduce((n, r) => n + r.rows, 0),
-    runRecords,
-    executions: result.executions.length,
-    tables: await lakeTableDirs(outDir),
-    csvExtension: options.csvGzip ? 'csv.gz' : 'csv',
-    ...outcome,
-  };
+  try {
+    const result = await deployment.run(input, {
+      waitMs: options.waitMs ?? CLI_DEFAULTS.localWaitMs,
+      name: `start-${tenant.id}`,
+      maxExecutions: MAX_EXECUTIONS,
+      ...(signal === undefined ? {} : { signal }),
+      onEvent: (event, execution) => tracker.onEvent(event, logLines(), execution),
+    });
+    tracker.finish(logLines());
+    const reports = await readReportDays(outDir, plans, dates, tracker.requestIds, tenant.id);
+    const failed = result.executions.find((e) => e.status === 'FAILED');
+    const runRecords = result.summaries.map((s) => s.runRecordKey);
+    const outcome = runOutcome(result.summaries);
+    // Finalize's output lists only the first held partitions (it travels in the state): the
+    // run records list every one.
+    const held = await heldInRunRecords(runRecords, (key) => fs.readFile(path.join(outDir, key), 'utf8'));
+    if (held !== undefined) outcome.held = held;
+    return {
+      ...base,
+      status: result.status,
+      error: result.error,
+      cause: failed?.cause ?? result.summaries.find((s) => s.cause !== null)?.cause ?? null,
+      reports,
+      rows: reports.reduce((n, r) => n + r.rows, 0),
+      runRecords,
+      executions: result.executions.length,
+      ...outcome,
+    };
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    const e = error instanceof Error ? error : new Error(String(error));
+    return {
+      ...base,
+      status: 'FAILED',
+      error: e.name,
+      cause: e.message,
+      reports: [],
+      rows: 0,
+      runRecords: [],
+      executions: 0,
+      ...runOutcome([]),
+    };
+  }
 }
 
 /**
@@ -202,17 +363,17 @@ async function runOnDeployment(
  */
 function planChainOrUsage(
   input: ExecutionInput,
-  deployment: { runtime: { settings: Parameters<typeof planExecution>[1] } },
-  report: string | undefined,
+  settings: WorkflowSettings,
+  context: { report: string | undefined; tenant: string },
 ): Plan[] {
-  const plans = [planOrUsage(input, deployment, report)];
+  const plans = [planOrUsage(input, settings, context)];
   for (let next = plans[0]?.continuation; next !== undefined; ) {
     if (plans.length >= MAX_EXECUTIONS) {
       throw new UsageError(
         `--from/--to: the range needs more than ${MAX_EXECUTIONS} executions; export it in parts or use backfill`,
       );
     }
-    const plan = planOrUsage(next, deployment, report);
+    const plan = planOrUsage(next, settings, context);
     plans.push(plan);
     next = plan.continuation;
   }
@@ -222,17 +383,20 @@ function planChainOrUsage(
 /** The plan Plan would make, before any report runs: an unknown report or a bad range is the user's to fix (exit 2). */
 function planOrUsage(
   input: ExecutionInput,
-  deployment: { runtime: { settings: Parameters<typeof planExecution>[1] } },
-  report: string | undefined,
+  settings: WorkflowSettings,
+  context: { report: string | undefined; tenant: string },
 ): Plan {
   try {
-    return planExecution(input, deployment.runtime.settings, { executionName: 'start-preview' });
+    return planExecution(input, settings, { executionName: 'start-preview' });
   } catch (cause) {
     // Only the input is the user's to fix; anything else (settings) is a failure, exit 1.
     if (!(cause instanceof InvalidInputError)) throw cause;
     const message = cause.message;
-    if (report !== undefined && message.startsWith('reports:')) {
-      throw new UsageError(`--report '${report}' is not a report of the workspace (${message})`, { cause });
+    if (context.report !== undefined && message.startsWith('reports:')) {
+      throw new UsageError(
+        `--report '${context.report}' is not a report of tenant ${context.tenant}'s workspace (${message}); --tenant exports one tenant`,
+        { cause },
+      );
     }
     throw new UsageError(`--from/--to: ${message}`, { cause });
   }

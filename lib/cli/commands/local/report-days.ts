@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { DATASETS, type Dataset, OUTPUT_FORMATS, type PartitionManifest } from '../../../export';
 import type { Plan } from '../../../workflow';
-import { hasLocalTable, livePartitions, localLakeTables } from '../../shared/lake-tables';
+import { hasLocalTable, livePartitionKey, livePartitions, localLakeTables } from '../../shared/lake-tables';
 
 /** One report's rows per local date, as its partitions' manifests state them. */
 export interface ReportDays {
@@ -21,14 +21,17 @@ export interface ReportDays {
  * date of the requested range, whichever execution of the chain exported it: the days
  * whose manifest names one of the run's requests, their rows from the table's current
  * snapshot (Iceberg tables: the CSV manifests say which days the run published) or from
- * the Parquet manifests (the Hive layout).
+ * the Parquet manifests (the Hive layout). With `tenant`, that tenant's partitions
+ * (`tenant=<id>/` above the report's).
  */
 export async function readReportDays(
   outDir: string,
   plans: readonly Plan[],
   range: { from: string; to: string },
   requestIds: ReadonlySet<string>,
+  tenant?: string,
 ): Promise<ReportDays[]> {
+  const tenantLevel = tenant === undefined ? [] : [`tenant=${tenant}`];
   const seen = new Map<string, ReportDays>();
   for (const job of plans.flatMap((p) => p.jobs)) {
     if (seen.has(job.reportId)) continue;
@@ -50,7 +53,13 @@ export async function readReportDays(
     for (const report of seen.values()) {
       for (const format of Object.values(OUTPUT_FORMATS)) {
         if (live !== undefined && format === OUTPUT_FORMATS.parquet) continue;
-        const dir = path.join(outDir, dataset, `format=${format}`, `report_id=${report.reportId}`);
+        const dir = path.join(
+          outDir,
+          dataset,
+          `format=${format}`,
+          ...tenantLevel,
+          `report_id=${report.reportId}`,
+        );
         const dates = await fs.readdir(dir).catch(() => [] as string[]);
         for (const entry of dates.sort()) {
           const dt = entry.replace(/^dt=/, '');
@@ -63,7 +72,7 @@ export async function readReportDays(
           report.files += manifest.files.length;
           if (format !== rowsFrom) continue;
           // A day this run published (its CSV manifest names the run's request): the table's rows of it.
-          const partition = live?.get(`${report.reportId}/${dt}`);
+          const partition = live?.get(livePartitionKey(tenant, report.reportId, dt));
           const rows = live === undefined ? manifest.rows : (partition?.rows ?? 0);
           report.files += partition?.files ?? 0;
           report.days.push({ dt, rows });

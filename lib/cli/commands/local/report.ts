@@ -1,8 +1,8 @@
 import * as path from 'node:path';
-import { describeHeld } from '../../shared/run-outcome';
+import { describeHeld, type RunOutcome } from '../../shared/run-outcome';
 import { colors, formatCount, renderTable, type TerminalStream } from '../../shared/terminal';
 import type { CallSummary } from './call-summary';
-import type { LocalExportResult } from './export';
+import type { LocalExportResult, TenantExportResult } from './export';
 
 const DAY_MS = 86_400_000;
 
@@ -20,7 +20,7 @@ function datesFromTo(from: string, to: string): string[] {
  * for the window, this run's rows, and for a day the shrink guard held, its published rows,
  * marked `held`.
  */
-export function rowsTable(result: LocalExportResult): string {
+export function rowsTable(result: Pick<TenantExportResult, 'dates' | 'reports' | 'held'>): string {
   // Every day of the window, whether this run published it, held it, or found nothing.
   const dates = [
     ...new Set([
@@ -63,7 +63,7 @@ export function rowsTable(result: LocalExportResult): string {
 }
 
 /** The held partitions and partial days, under the table (nothing when there are none). */
-function outcomeLines(result: LocalExportResult, bold: (text: string) => string): string[] {
+function outcomeLines(result: RunOutcome, bold: (text: string) => string): string[] {
   const lines: string[] = [];
   if (result.heldPartitions > 0) {
     lines.push(
@@ -102,10 +102,44 @@ function perDayTable(summary: CallSummary): string {
   );
 }
 
-/** What `npm start` prints on stdout when done. */
+/** What {@link renderLocalExportReport} reads back: each tenant's calls per day, and the summary page. */
+export interface LocalReadBack {
+  /** By tenant id (a tenant that failed has none). */
+  summaries: ReadonlyMap<string, CallSummary>;
+  page: string;
+}
+
+/** One tenant's part of the report: its window, its rows per day and report, held and partial days, where its reports are. */
+function tenantSection(
+  t: TenantExportResult,
+  result: LocalExportResult,
+  c: ReturnType<typeof colors>,
+): string[] {
+  const verdict = t.status === 'SUCCEEDED' ? c.green('exported') : c.red('FAILED');
+  const nameWidth = Math.max(0, ...t.reports.map((r) => r.reportName.length));
+  const layout = result.tables.length > 0 ? 'csv' : '*';
+  return [
+    `${c.bold(`Tenant ${t.tenant}`)} (${t.tenantName}, ${t.timeZone}): ${verdict} ${formatCount(t.rows)} rows of ${t.reports.length} report(s), ${t.dates.from} .. ${t.dates.to}`,
+    ...(t.status === 'SUCCEEDED' ? [] : [`  ${c.red(t.error ?? 'error')}${t.cause ? `: ${t.cause}` : ''}`]),
+    '',
+    c.bold(`Rows per day and report: ${t.tenant}`),
+    rowsTable(t),
+    ...outcomeLines(t, c.bold),
+    // Each report's dataset: calls, or summaries for a report whose rows have no start.
+    ...t.reports.map(
+      (r) =>
+        `  ${r.reportName.padEnd(nameWidth)}  ${r.dataset}/format=${layout}/tenant=${t.tenant}/report_id=${r.reportId}`,
+    ),
+    ...t.runRecords.map((key) => `  Run       ${path.join(result.outDir, key)}`),
+    `  Secret    ${t.secretFile} (mode 0600)`,
+    '',
+  ];
+}
+
+/** What `npm start` prints on stdout when done: a section per tenant, the files, each tenant's calls per day. */
 export function renderLocalExportReport(
   result: LocalExportResult,
-  readBack: { summary: CallSummary; page: string } | undefined,
+  readBack: LocalReadBack | undefined,
   context: { seconds: number; out: TerminalStream; env: Readonly<Record<string, string | undefined>> },
 ): string {
   const c = colors(context.out, context.env);
@@ -114,46 +148,47 @@ export function renderLocalExportReport(
       result.outDir,
       '<dataset>',
       `format=${format}`,
+      'tenant=<tenant>',
       'report_id=<id>',
       'dt=<date>',
       `part-00000.${ext}`,
     );
-  const nameWidth = Math.max(0, ...result.reports.map((r) => r.reportName.length));
   const verdict =
-    result.status === 'SUCCEEDED' ? c.green('Exported') : c.red('Export FAILED after publishing');
+    result.status === 'SUCCEEDED'
+      ? c.green('Exported')
+      : c.red(`Export FAILED for ${result.failedTenants.join(', ')}; exported`);
   const lines = [
     '',
-    `${verdict} ${c.bold(formatCount(result.rows))} rows of ${result.reports.length} report(s), ${result.dates.from} .. ${result.dates.to} (${result.timeZone}), in ${context.seconds.toFixed(1)} s`,
+    `${verdict} ${c.bold(formatCount(result.rows))} rows of ${result.tenants.reduce((n, t) => n + t.reports.length, 0)} report(s) of ${result.tenants.length} tenant(s) into one lake, in ${context.seconds.toFixed(1)} s`,
     '',
-    c.bold('Rows per day and report'),
-    rowsTable(result),
-    ...outcomeLines(result, c.bold),
+    ...result.tenants.flatMap((t) => tenantSection(t, result, c)),
     c.bold('Files'),
     // The Parquet: Iceberg tables (what query reads), or the Hive layout (TABLE_CATALOG=hive).
     ...(result.tables.length > 0
       ? [`  Iceberg tables: ${result.tables.join(', ')} (report-export tables snapshots)`]
       : [`  Parquet   ${example('parquet', 'parquet')}`]),
     `  CSV       ${example('csv', result.csvExtension)}`,
-    // Each report's dataset: calls, or summaries for a report whose rows have no start.
-    ...result.reports.map(
-      (r) =>
-        `  ${r.reportName.padEnd(nameWidth)}  ${r.dataset}/format=${result.tables.length > 0 ? 'csv' : '*'}/report_id=${r.reportId}`,
-    ),
     ...(readBack === undefined ? [] : [`  Summary   ${readBack.page}`]),
-    ...result.runRecords.map((key) => `  Run       ${path.join(result.outDir, key)}`),
-    `  Secret    ${result.secretFile} (mode 0600)`,
+    `  Tenants   ${path.join(result.stateDir, 'tenants')} (the local registry: one <id>.json per tenant)`,
     '',
   ];
-  if (readBack !== undefined) {
+  for (const t of result.tenants) {
+    const summary = readBack?.summaries.get(t.tenant);
+    if (summary === undefined) continue;
     lines.push(
-      c.bold('Calls per day') +
+      c.bold(`Calls per day: ${t.tenant}`) +
         c.dim(
           result.tables.length > 0
-            ? " (DuckDB over the calls table's current snapshot; a call once across reports; answered: ans = 1)"
-            : ' (DuckDB over the files just written; a call once across reports; answered: ans = 1)',
+            ? ` (${t.timeZone}; DuckDB over the calls table's current snapshot, tenant = '${t.tenant}'; a call once across reports; answered: ans = 1)`
+            : ` (${t.timeZone}; DuckDB over the files just written; a call once across reports; answered: ans = 1)`,
         ),
-      perDayTable(readBack.summary),
-      `More: report-export query --dir ${result.outDir} "SELECT dt, count(*) FROM calls GROUP BY dt ORDER BY dt"`,
+      perDayTable(summary),
+      '',
+    );
+  }
+  if (readBack !== undefined) {
+    lines.push(
+      `More: report-export query --dir ${result.outDir} "SELECT tenant, dt, count(*) FROM calls GROUP BY ALL ORDER BY ALL"`,
       '',
     );
   }

@@ -27,13 +27,17 @@ export const LOCAL_EXPORT_COMMAND = defineCommand({
   name: 'local',
   usage: 'Usage: report-export [local] [options]        (from a clone: npm start -- [options])',
   summary: 'Runs the whole export on this machine through the workflow (the default command).',
-  description: `Starts the local service in-process, signs in with its OAuth flow (auto-approval),
-keeps the tokens in a local secret file (mode 0600), and executes the synthesized state
-machine of the deployed workflow for every report over a window of local dates, writing
-date-partitioned Parquet and CSV. Then prints rows per report and day, where the files
-are, and calls, answer rate and average talk time per day read back with DuckDB, and
-writes <out>/summary.html (charts, no network). Running it again replaces the same
-partitions. Progress goes to stderr; the report to stdout.`,
+  description: `Starts the local service in-process with its tenants (three by default, in
+Europe/London, America/New_York and Australia/Sydney), signs each in with the OAuth flow
+as its own user (auto-approval), keeps its tokens in its own secret file (mode 0600) and
+its settings in a local tenant registry, and executes the synthesized state machine of
+the deployed workflow once per tenant (a few at a time) for every report over a window of
+the tenant's local dates, writing tenant- and date-partitioned Parquet and CSV into one
+lake. A tenant that fails does not stop the others. Then prints, per tenant, rows per
+report and day, and calls, answer rate and average talk time per day read back with
+DuckDB, and writes <out>/summary.html (a section per tenant, charts, no network).
+Running it again replaces the same partitions. Progress goes to stderr, each line naming
+its tenant; the report to stdout.`,
   options: {
     out: {
       type: 'string',
@@ -53,7 +57,7 @@ partitions. Progress goes to stderr; the report to stdout.`,
       type: 'string',
       value: '<YYYY-MM-DD>',
       help: 'last local date, inclusive',
-      defaultText: "yesterday in the tenant's zone",
+      defaultText: "yesterday in each tenant's zone",
       parse: calendarDateValue,
     },
     'rows-per-day': {
@@ -63,6 +67,12 @@ partitions. Progress goes to stderr; the report to stdout.`,
       default: CLI_DEFAULTS.rowsPerDay,
       parse: positiveIntegerValue(1_000_000),
     },
+    tenant: {
+      type: 'string',
+      value: '<id>',
+      help: 'export only this tenant of the local service (london, new-york, sydney)',
+      parse: nonEmptyValue,
+    },
     report: { type: 'string', value: '<id|name>', help: 'export only this report', parse: nonEmptyValue },
     'csv-gzip': { type: 'boolean', help: 'write .csv.gz instead of .csv' },
     catalog: catalogOption(['file', 'hive']),
@@ -70,7 +80,7 @@ partitions. Progress goes to stderr; the report to stdout.`,
     'secret-file': {
       type: 'string',
       value: '<path>',
-      help: "where the local service's tokens are kept, mode 0600",
+      help: "its directory keeps the local tenants' registry (tenants/) and secrets (secrets/<id>.json, mode 0600)",
       defaultText: `./${CLI_DEFAULTS.localSecretsFile}`,
       parse: nonEmptyValue,
     },
@@ -87,14 +97,18 @@ partitions. Progress goes to stderr; the report to stdout.`,
     'report-export',
     'report-export --from 2026-03-23 --to 2026-03-29 --rows-per-day 500 --csv-gzip',
     "report-export --report 'Lost calls' --out /tmp/lake --json",
+    'report-export --tenant sydney',
   ],
-  notes: `Layout: Iceberg tables <out>/tables/<dataset> (one snapshot per run; report-export tables
-        snapshots lists them), the CSV in <out>/<dataset>/format=csv/report_id=<id>/dt=YYYY-MM-DD/
-        with a _manifest.json per partition; <dataset> is calls, or summaries for a report
-        whose rows have no start; run records in <out>/runs/dt=YYYY-MM-DD/.
+  notes: `Layout: Iceberg tables <out>/tables/<dataset>, one per dataset for every tenant, partitioned
+        by tenant, report_id and dt (one snapshot per tenant's run; report-export tables
+        snapshots lists them), the CSV in
+        <out>/<dataset>/format=csv/tenant=<tenant>/report_id=<id>/dt=YYYY-MM-DD/ with a
+        _manifest.json per partition; <dataset> is calls, or summaries for a report whose
+        rows have no start; run records in <out>/runs/tenant=<tenant>/dt=YYYY-MM-DD/.
 Answered: a call whose row has ans = 1; talk time: duration (s) of answered calls;
 each call counted once across reports (by connId).
-Exit status: 0 exported, 1 failed, 2 usage error, ${HELD_EXIT_NOTE}.`,
+Exit status: 0 exported, 1 a tenant failed (the others are published), 2 usage error,
+        ${HELD_EXIT_NOTE}.`,
 });
 
 export const LOCAL_EXPORT_USAGE = renderHelp(LOCAL_EXPORT_COMMAND);

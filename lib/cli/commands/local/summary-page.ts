@@ -14,26 +14,46 @@ const percent = (rate: number | null): string =>
 /** Name of the page in the data lake's root. */
 const SUMMARY_PAGE_NAME = 'summary.html';
 
+/** What a summary section covers besides its calls. */
+interface SummaryContext {
+  generatedAt: string;
+  /** The IANA zone the dates and hours are local to. */
+  timeZone?: string;
+  /** The reports the page covers, and where their rows are. */
+  reports?: readonly { reportId: string; reportName: string; dataset: string }[];
+  /** Totals of the summary reports (their rows are not calls: not in the charts). */
+  summaryReports?: readonly SummaryReportTotals[];
+  /** What the run held and left partial (the page shows the lake: a held day's published rows). */
+  outcome?: RunOutcome;
+}
+
 /**
  * The summary page: calls per day, answer rate per day and a weekday x hour heatmap of the
  * window, as one self-contained HTML file. Inline CSS and SVG only, and a Content Security
  * Policy that forbids every fetch, so the page shows the same offline and can be mailed.
  */
-export function renderSummaryPage(
-  summary: CallSummary,
-  context: {
-    title: string;
-    generatedAt: string;
-    /** The IANA zone the dates and hours are local to. */
-    timeZone?: string;
-    /** The reports the page covers, and where their rows are. */
-    reports?: readonly { reportId: string; reportName: string; dataset: string }[];
-    /** Totals of the summary reports (their rows are not calls: not in the charts). */
-    summaryReports?: readonly SummaryReportTotals[];
-    /** What the run held and left partial (the page shows the lake: a held day's published rows). */
-    outcome?: RunOutcome;
-  },
+export function renderSummaryPage(summary: CallSummary, context: SummaryContext & { title: string }): string {
+  return summaryDocument(context.title, summarySection(summary, context));
+}
+
+/** The summary page of several tenants: a section of each, under its name, in its own zone. */
+export function renderTenantsSummaryPage(
+  tenants: readonly { tenant: string; tenantName: string; summary: CallSummary; context: SummaryContext }[],
+  title: string,
 ): string {
+  const sections = tenants.map(({ tenant, tenantName, summary, context }) => {
+    // The section's headings one level down, under the tenant's.
+    const section = summarySection(summary, context).replaceAll('<h2', '<h3').replaceAll('</h2>', '</h3>');
+    return `<section data-tenant="${escapeHtml(tenant)}">
+<h2>Tenant ${escapeHtml(tenant)}: ${escapeHtml(tenantName)}</h2>
+${section}
+</section>`;
+  });
+  return summaryDocument(title, sections.join('\n'));
+}
+
+/** One window's charts, totals, summary reports and outcome (the body of a page or of a tenant's section). */
+function summarySection(summary: CallSummary, context: SummaryContext): string {
   const callsChart = barChart(
     summary.days.map((d) => ({
       label: d.dt.slice(5),
@@ -79,7 +99,6 @@ export function renderSummaryPage(
     },
   );
   const answered = summary.days.reduce((n, d) => n + d.answered, 0);
-  const title = escapeHtml(context.title);
   const reports = context.reports ?? [];
   const callReports = reports.filter((r) => r.dataset === 'calls');
   const nameOf = (id: string) => reports.find((r) => r.reportId === id)?.reportName ?? id;
@@ -101,29 +120,7 @@ ${(context.summaryReports ?? [])
 </tbody></table>
 <p class="meta">Their rows are the service's totals (per user ...) for each local day, not calls: they are not in the charts above.</p>`;
   const outcome = outcomeSection(context.outcome);
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>${title}</title>
-<style>
-  body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 780px; color: #1b2733; padding: 0 1rem; }
-  h1 { font-size: 1.4rem; margin-bottom: .2rem; } h2 { font-size: 1.05rem; margin: 2rem 0 .4rem; }
-  p.meta { color: #5b6b7a; margin-top: 0; }
-  svg { width: 100%; height: auto; background: #fff; }
-  .bar { fill: #2f6fb5; } [data-chart="answer-rate-per-day"] .bar { fill: #2e8b57; }
-  .grid { stroke: #e3e8ee; } .tick, .label, .value { font-size: 11px; fill: #5b6b7a; } .value { fill: #1b2733; }
-  dl { display: grid; grid-template-columns: max-content auto; gap: .2rem 1rem; }
-  dt { color: #5b6b7a; } dd { margin: 0; }
-  table { border-collapse: collapse; } th, td { padding: .15rem .6rem; text-align: right; } th:first-child, td:first-child { text-align: left; }
-</style>
-</head>
-<body>
-<h1>${title}</h1>
-<p class="meta">${escapeHtml(summary.from)} to ${escapeHtml(summary.to)} (local dates${context.timeZone === undefined ? '' : ` in ${escapeHtml(context.timeZone)}`}) &middot; generated ${escapeHtml(context.generatedAt)}</p>
+  return `<p class="meta">${escapeHtml(summary.from)} to ${escapeHtml(summary.to)} (local dates${context.timeZone === undefined ? '' : ` in ${escapeHtml(context.timeZone)}`}) &middot; generated ${escapeHtml(context.generatedAt)}</p>
 ${covered}
 <dl>
   <dt>Calls</dt><dd>${formatCount(summary.calls)}</dd>
@@ -137,7 +134,36 @@ ${rateChart}
 ${heat}
 <p class="meta">A call is counted once across reports (by connId); answered means ans = 1.</p>
 ${summaries}
-${outcome}
+${outcome}`;
+}
+
+/** The self-contained page around `body`. */
+function summaryDocument(rawTitle: string, body: string): string {
+  const title = escapeHtml(rawTitle);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>${title}</title>
+<style>
+  body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 780px; color: #1b2733; padding: 0 1rem; }
+  h1 { font-size: 1.4rem; margin-bottom: .2rem; } h2, h3 { font-size: 1.05rem; margin: 2rem 0 .4rem; }
+  section > h2 { font-size: 1.25rem; border-top: 1px solid #e3e8ee; padding-top: 1rem; }
+  p.meta { color: #5b6b7a; margin-top: 0; }
+  svg { width: 100%; height: auto; background: #fff; }
+  .bar { fill: #2f6fb5; } [data-chart="answer-rate-per-day"] .bar { fill: #2e8b57; }
+  .grid { stroke: #e3e8ee; } .tick, .label, .value { font-size: 11px; fill: #5b6b7a; } .value { fill: #1b2733; }
+  dl { display: grid; grid-template-columns: max-content auto; gap: .2rem 1rem; }
+  dt { color: #5b6b7a; } dd { margin: 0; }
+  table { border-collapse: collapse; } th, td { padding: .15rem .6rem; text-align: right; } th:first-child, td:first-child { text-align: left; }
+</style>
+</head>
+<body>
+<h1>${title}</h1>
+${body}
 </body>
 </html>
 `;

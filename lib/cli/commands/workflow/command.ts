@@ -80,6 +80,9 @@ export async function workflowCommand(argv: readonly string[], io: IOStreams): P
     const { startLocalDeployment } = await import('../../../local/local-deployment');
     const deployment = await startLocalDeployment({
       workDir,
+      // An input naming a tenant runs on the multi-tenant deployment (every local tenant in
+      // its registry), as it would in a stack of `tenancy: 'multi'`.
+      tenancy: hasTenant(v.input) ? 'multi' : 'single',
       objectStoreUri: pathToFileURL(out).href,
       simulator: { rowsPerDay: v['rows-per-day'], reportLatencyMs: 300 },
     });
@@ -116,4 +119,8 @@ export async function workflowCommand(argv: readonly string[], io: IOStreams): P
     if (workDir !== undefined) await fs.rm(workDir, { recursive: true, force: true });
     await lock.release();
   }
+}
+
+function hasTenant(input: unknown): boolean {
+  return typeof input === 'object' && input !== null && 'tenant' in input;
 }

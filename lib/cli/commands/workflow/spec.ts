@@ -12,7 +12,9 @@ export const WORKFLOW_COMMAND = defineCommand({
 state machine that \`cdk synth\` produces with aws-local-stepfunctions, each Task on
 its function's bundle as it deploys, in processes with the function's environment,
 memory and timeout. Prints each state on stderr and one JSON line on
-stdout; exits 0 only when the execution SUCCEEDED.`,
+stdout; exits 0 only when the execution SUCCEEDED. An input naming a \`tenant\` runs on
+the multi-tenant deployment: every tenant of the local service in a local registry
+(london, new-york, sydney), each signed in as its own user.`,
   options: {
     input: {
       type: 'string',
@@ -47,6 +49,7 @@ stdout; exits 0 only when the execution SUCCEEDED.`,
     `report-export workflow --input '{"date":"2026-11-20"}'`,
     `report-export workflow --input '{"scheduledTime":"2026-11-21T00:05:00Z"}' --out /tmp/lake`,
     `report-export workflow --input '{"from":"2026-11-01","to":"2026-11-14","reports":["Lost calls"]}'`,
+    `report-export workflow --input '{"tenant":"sydney","date":"2026-11-20"}'`,
   ],
   notes: `Exit status: 0 the execution SUCCEEDED, 1 it failed, 2 usage error, ${HELD_EXIT_NOTE}.`,
 });
