@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { EXPORT_ERROR_CODES } from '../../../../lib/export';
 import { tableSchema } from '../../../../lib/export/schema';
-import { commitOverwrite, ensureTable, initialSchema, loadTable } from '../../../../lib/export/table';
+import {
+  commitOverwrite,
+  ensureTable,
+  initialSchema,
+  liveFiles,
+  loadTable,
+} from '../../../../lib/export/table';
 import { useTempDir } from '../../../support/test-scope';
-import { fileTable } from './table-fixture';
+import { catalogWith, fileTable } from './table-fixture';
 
 const CALLS = tableSchema({ dataset: 'calls' });
 
@@ -53,5 +59,44 @@ describe('tables of a multi-tenant lake', () => {
     await expect(commitOverwrite(single, { ...change, tenant: 'acme' })).rejects.toThrow(
       /has no tenant partition.*tenant 'acme'/,
     );
+  });
+
+  it("re-applies a tenant's commit that met another tenant's on the same report and day: both land", async () => {
+    const table = fileTable(`${dir()}/c`);
+    await ensureTable(table, CALLS, { tenant: 'acme' });
+    const day = '2026-11-25';
+    const file = (tenant: string) => ({
+      key: `${table.location.key}/data/tenant=${tenant}/report_id=r1/dt=${day}/${tenant}.parquet`,
+      dt: day,
+      rows: 2,
+      bytes: 100,
+    });
+    const change = (tenant: string) => ({
+      tenant,
+      reportId: 'r1',
+      dts: [day],
+      files: [file(tenant)],
+      summary: {},
+    });
+    // globex's commit meets acme's, committed between its read and its swap.
+    const racing = {
+      ...table,
+      catalog: catalogWith(table.catalog, async (real, { n }) => {
+        if (n === 1) await commitOverwrite(table, change('acme'));
+        return await real();
+      }),
+    };
+
+    const result = await commitOverwrite(racing, change('globex'), { baseDelayMs: 1 });
+
+    expect(result).toMatchObject({ attempts: 2, conflicts: 1, deletedFiles: 0 });
+    const { files } = await liveFiles(table);
+    expect(files.map((f) => `${f.tenant} ${f.reportId} ${f.dt}`).sort()).toEqual([
+      `acme r1 ${day}`,
+      `globex r1 ${day}`,
+    ]);
+    // A re-run of acme's day replaces acme's file only.
+    await commitOverwrite(table, { ...change('acme'), files: [] });
+    expect((await liveFiles(table)).files.map((f) => f.tenant)).toEqual(['globex']);
   });
 });
