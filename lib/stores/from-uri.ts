@@ -37,6 +37,8 @@ export interface AdapterOptions {
   secretsManager?: () => SecretsManagerClient;
   /** Glue client for `glue:<database>` catalogs. Default: a client from the environment. */
   glue?: () => GlueClient;
+  /** S3 answers a missing key 403 to these credentials (a tenant's session): see S3StoreOptions.missingKeysDenied. */
+  missingKeysDenied?: boolean;
 }
 
 /** `s3://bucket/prefix` -> its bucket and key prefix (no trailing slash); names the setting when invalid. */
@@ -62,7 +64,9 @@ export function objectStoreFromUri(
 ): ObjectLocation {
   if (uri.startsWith('s3://')) {
     const { bucket, prefix } = parseS3Uri(setting, uri);
-    return { store: new S3Store({ client: (options.s3 ?? createS3Client)(), bucket }), prefix, uri };
+    const client = (options.s3 ?? createS3Client)();
+    const missing = options.missingKeysDenied === true ? { missingKeysDenied: true } : {};
+    return { store: new S3Store({ client, bucket, ...missing }), prefix, uri };
   }
   if (uri.startsWith('file:'))
     return { store: new LocalDirectoryStore(localPath(setting, uri)), prefix: '', uri };
@@ -77,6 +81,7 @@ export function leaseStoreFromUri(setting: string, uri: string, options: Adapter
       client: (options.s3 ?? createS3Client)(),
       bucket,
       prefix: prefix || DEFAULT_LEASE_PREFIX,
+      ...(options.missingKeysDenied === true ? { missingKeysDenied: true } : {}),
     });
   }
   if (uri.startsWith('file:')) return new LocalLeaseStore(localPath(setting, uri));

@@ -16,6 +16,8 @@ interface S3LeaseStoreOptions {
   /** Key prefix of the lease objects, without trailing slash. Default `_leases`. */
   prefix?: string;
   now?: () => number;
+  /** A missing lease object answers 403 to these credentials (see S3StoreOptions.missingKeysDenied). */
+  missingKeysDenied?: boolean;
 }
 
 /** Key prefix of the lease objects when the lease store's URI names none. */
@@ -37,12 +39,14 @@ const CALLS = STORE_OPERATION_CALLS.s3LeaseStore;
 export class S3LeaseStore implements LeaseStore {
   readonly #client: S3Client;
   readonly #bucket: string;
+  readonly #missingKeysDenied: boolean;
   readonly #prefix: string;
   readonly #now: () => number;
 
   constructor(options: S3LeaseStoreOptions) {
     this.#client = options.client;
     this.#bucket = options.bucket;
+    this.#missingKeysDenied = options.missingKeysDenied ?? false;
     this.#prefix = options.prefix ?? DEFAULT_LEASE_PREFIX;
     this.#now = options.now ?? Date.now;
   }
@@ -100,7 +104,11 @@ export class S3LeaseStore implements LeaseStore {
       const out = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: objectKey }));
       return { text: (await out.Body?.transformToString()) ?? '', etag: out.ETag ?? '' };
     } catch (error) {
-      if ((error as { name?: string }).name === 'NoSuchKey') return undefined;
+      const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+      if (e.name === 'NoSuchKey') return undefined;
+      // A lease released between the refused create and this read, in a session that may not list it.
+      if (this.#missingKeysDenied && (e.name === 'AccessDenied' || e.$metadata?.httpStatusCode === 403))
+        return undefined;
       throw error;
     }
   }

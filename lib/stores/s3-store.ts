@@ -39,6 +39,15 @@ export interface S3StoreOptions {
   queueSize?: number;
   /** Per-operation timeout in ms, applied through an AbortSignal. Default 5 minutes. */
   timeoutMs?: number;
+  /**
+   * A missing key reads as absent when S3 answers 403 AccessDenied to GET or HEAD. S3 answers
+   * a missing key 404 only to a caller that may list the bucket, and 403 to one that may not:
+   * a tenant's session lists only its own prefixes (s3:prefix conditions), so a day it never
+   * published answers 403. Set only for such a session, whose reads of its own keys the IAM
+   * simulation proves allowed (test/infra/iam-tenants.test.ts): there a 403 means absent.
+   * Default false (a 403 is a refusal, named with the permissions the call needs).
+   */
+  missingKeysDenied?: boolean;
 }
 
 const MIN_PART_SIZE = 5 * 1024 * 1024;
@@ -63,6 +72,7 @@ export class S3Store implements ObjectStore {
   readonly #partSize: number;
   readonly #queueSize: number;
   readonly #timeoutMs: number;
+  readonly #missingKeysDenied: boolean;
   /** `s3://<bucket>`. */
   readonly rootUri: string;
 
@@ -73,6 +83,7 @@ export class S3Store implements ObjectStore {
     this.#partSize = Math.max(MIN_PART_SIZE, options.partSize ?? 8 * 1024 * 1024);
     this.#queueSize = Math.max(1, options.queueSize ?? 2);
     this.#timeoutMs = options.timeoutMs ?? 300_000;
+    this.#missingKeysDenied = options.missingKeysDenied ?? false;
   }
 
   async put(key: string, body: ObjectBody, options: PutOptions = {}): Promise<ObjectInfo> {
@@ -157,6 +168,13 @@ export class S3Store implements ObjectStore {
       if (out.Body === undefined) throw new Error('no body');
       return out.Body as AsyncIterable<Uint8Array>;
     } catch (cause) {
+      if (this.#missingKeysDenied && isAccessDenied(cause)) {
+        throw new ObjectStoreError(
+          OBJECT_STORE_ERROR_CODES.notFound,
+          `S3 get: no object ${key} (403 to a session that may not list it)`,
+          { key, cause },
+        );
+      }
       throw wrap(cause, 'get', key, permissionsOf(CALLS.get, this.#object(key)));
     }
   }
@@ -169,7 +187,7 @@ export class S3Store implements ObjectStore {
       });
       return { key, size: out.ContentLength ?? 0 };
     } catch (cause) {
-      if (isNotFound(cause)) return undefined;
+      if (isNotFound(cause) || (this.#missingKeysDenied && isAccessDenied(cause))) return undefined;
       throw wrap(cause, 'head', key, permissionsOf(CALLS.head, this.#object(key)));
     }
   }
@@ -264,6 +282,11 @@ export function isConditionFailure(error: unknown): boolean {
     e?.$metadata?.httpStatusCode === 412 ||
     e?.$metadata?.httpStatusCode === 409
   );
+}
+
+function isAccessDenied(error: unknown): boolean {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | null;
+  return e?.name === 'AccessDenied' || e?.name === 'Forbidden' || e?.$metadata?.httpStatusCode === 403;
 }
 
 function isNotFound(error: unknown): boolean {
