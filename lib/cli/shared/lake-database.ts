@@ -218,6 +218,11 @@ export async function openLake(dir: string, options: LakeOptions = {}): Promise<
   const root = path.resolve(dir);
   const withTables: Dataset[] = [];
   for (const dataset of LAKE_DATASETS) if (await hasLocalTable(root, dataset)) withTables.push(dataset);
+  if (options.tenant !== undefined && withTables.length === 0) {
+    throw new LakeTenancyError(
+      `the lake at ${root} has no Iceberg table: --tenant reads a multi-tenant lake's tables (their tenant column)`,
+    );
+  }
   if (options.asOf !== undefined && withTables.length === 0) {
     throw new LakeHistoryError(
       `the lake at ${root} has no Iceberg table (its Parquet is the Hive layout, which keeps no history)`,
@@ -242,9 +247,9 @@ export async function openLake(dir: string, options: LakeOptions = {}): Promise<
       const read = reads.find((r) => r.dataset === dataset);
       if (read !== undefined) await connection.run(tableViewSql(root, read, options.tenant));
       else if (options.tenant !== undefined) {
-        throw new LakeTenancyError(
-          `the lake at ${root} has no ${dataset} table: --tenant reads a multi-tenant lake's tables (their tenant column)`,
-        );
+        // A dataset no run of the lake exported yet: empty, with the tenant column the others have.
+        await createEmptyTable(connection, dataset, 'DATE');
+        await connection.run(`ALTER TABLE ${dataset} ADD COLUMN tenant VARCHAR`);
       }
       // A dataset without a table had none at any point of the history.
       else if (options.asOf !== undefined) await createEmptyTable(connection, dataset, 'DATE');

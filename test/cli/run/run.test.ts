@@ -106,6 +106,59 @@ describe('report-export run', () => {
     expect(files.filter((f) => f.startsWith('tables'))).toEqual([]);
   });
 
+  it("writes the tenant's partitions, table rows and run record under tenant=<id>/ when given --tenant", async () => {
+    // Prepare
+    const out = await mkdtemp(path.join(tmpdir(), 'run-cli-tenant-'));
+
+    // Act
+    const r = await cli([
+      'run',
+      '--date',
+      '2026-03-10',
+      '--report',
+      'Lost calls',
+      '--tenant',
+      'acme',
+      '--out',
+      out,
+      ...common,
+      '--json',
+    ]);
+    const rows = await cli([
+      'query',
+      '--dir',
+      out,
+      '--tenant',
+      'acme',
+      '--json',
+      'SELECT tenant, count(*) AS n FROM calls GROUP BY tenant',
+    ]);
+    const none = await cli([
+      'query',
+      '--dir',
+      out,
+      '--tenant',
+      'other',
+      '--json',
+      'SELECT count(*) AS n FROM calls',
+    ]);
+
+    // Assess
+    expect(r.code, r.stderr).toBe(0);
+    const files = (await readdir(out, { recursive: true })).map(String);
+    expect(
+      files.filter((f) => /^calls\/format=csv\/tenant=acme\/.*dt=2026-03-10\/part-\d+\.csv$/.test(f)),
+    ).toHaveLength(1);
+    expect(
+      files.filter((f) => /^tables\/calls\/data\/tenant=acme\/.*dt=2026-03-10\/[^/]+\.parquet$/.test(f)),
+    ).toHaveLength(1);
+    expect(files.filter((f) => /^runs\/tenant=acme\/dt=[^/]+\/[^/]+\.json$/.test(f))).toHaveLength(1);
+    expect(rows.stderr).toBe('');
+    expect(JSON.parse(rows.stdout)).toEqual([{ tenant: 'acme', n: expect.any(Number) }]);
+    expect(JSON.parse(none.stdout)).toEqual([{ n: 0 }]);
+    await rm(out, { recursive: true, force: true });
+  });
+
   it.each([
     {
       args: ['--date', '2026-03-10', '--report', 'No such report'],

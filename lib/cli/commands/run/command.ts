@@ -1,3 +1,5 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createClient, refreshTokens } from '../../../api';
@@ -5,7 +7,12 @@ import { parseOrHelp, UsageError } from '../../../command-line';
 import { describeStagingRecovery, sweepDeadStaging } from '../../../local';
 import { readObject } from '../../../stores';
 import type { MetricsSink, WorkflowLogger, WorkflowRuntime } from '../../../workflow';
-import { jobsWithinBudget, SecretTokenSource } from '../../../workflow';
+import {
+  jobsWithinBudget,
+  SecretTokenSource,
+  type TenantEntry,
+  tenantRegistryFromUri,
+} from '../../../workflow';
 import { checkAws } from '../../aws/preflight';
 import { bucketTargets, s3ClientFactory } from '../../aws/s3-client';
 import {
@@ -28,6 +35,7 @@ import { acquireOutDirLock } from '../../shared/out-dir-lock';
 import { checkedOutUri } from '../../shared/out-location';
 import { describeHeld, outcomeWarnings, runExitCode } from '../../shared/run-outcome';
 import { heldInRunRecords } from '../../shared/run-records';
+import { checkedTenant } from '../../shared/tenant-check';
 import { colors, formatCount, formatDuration, progress, renderTable } from '../../shared/terminal';
 import { RUN_COMMAND } from './spec';
 
@@ -73,19 +81,77 @@ async function buildRuntime(
         ...(signal ? { signal } : {}),
       }),
   });
+  const clientOn = (workspaceId: string) => async () => {
+    const secret = await tokens.read();
+    return createClient({
+      baseUrl: urls.baseUrl?.value ?? secret.baseUrl,
+      auth: tokens,
+      workspaceId,
+      timeoutMs: 30_000,
+      ...fetchOption,
+    });
+  };
+  if (runtime.multiTenant) {
+    // --tenant: the one tenant's runtime, with this run's login (its secret, refresh lease and URLs).
+    return {
+      ...runtime,
+      async forTenant(tenant) {
+        const own = await runtime.forTenant(tenant);
+        return { ...own, tokens, client: clientOn(own.settings.workspaceId) };
+      },
+    };
+  }
+  return { ...runtime, tokens, client: clientOn(runtime.settings.workspaceId) };
+}
+
+/** The reports a run exports: those `--report` names (by id or name), else every one. */
+function reportsRun(
+  reports: readonly { id: string; name: string }[],
+  wanted: readonly string[] | undefined,
+): { id: string; name: string }[] {
+  if (wanted === undefined) return [...reports];
+  return reports.filter((r) => wanted.some((w) => r.id === w || r.name.toLowerCase() === w.toLowerCase()));
+}
+
+/**
+ * `--tenant`: the run's environment as a multi-tenant deployment's, whose registry (in a
+ * temporary directory, removed when the run ends) holds the one tenant, with this
+ * run's zone, workspace and reports. The run then plans, exports, leases and records as that
+ * tenant's (`tenant=<id>/` keys, the tables' tenant column): the lake is a multi-tenant one.
+ * Its secret is this run's (buildRuntime's token source), never TENANT_SECRET_URI's.
+ */
+async function tenantEnvironment(
+  tenant: string,
+  env: Record<string, string>,
+  config: ResolvedConfig,
+  reports: { id: string; name: string }[],
+): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> {
+  const { TIME_ZONE, WORKSPACE_ID, REPORTS: _reports, SECRET_URI: _secret, ...deployment } = env;
+  const dir = await mkdtemp(path.join(tmpdir(), 'report-export-run-'));
+  const registryUri = pathToFileURL(path.join(dir, 'tenants')).href;
+  try {
+    await tenantRegistryFromUri('--tenant', registryUri).put({
+      id: tenant,
+      name: tenant,
+      region: (config.region?.value as TenantEntry['region'] | undefined) ?? 'local',
+      timeZone: TIME_ZONE as string,
+      workspaceId: WORKSPACE_ID as string,
+      reports,
+      hour: 0,
+      lookBackDays: 0,
+      enabled: true,
+    });
+  } catch (cause) {
+    await rm(dir, { recursive: true, force: true });
+    throw new UsageError(`--tenant ${tenant}: ${(cause as Error).message}`, { cause });
+  }
   return {
-    ...runtime,
-    tokens,
-    async client() {
-      const secret = await tokens.read();
-      return createClient({
-        baseUrl: urls.baseUrl?.value ?? secret.baseUrl,
-        auth: tokens,
-        workspaceId: runtime.settings.workspaceId,
-        timeoutMs: 30_000,
-        ...fetchOption,
-      });
+    env: {
+      ...deployment,
+      TENANT_REGISTRY_URI: registryUri,
+      TENANT_SECRET_URI: `${pathToFileURL(path.join(dir, 'secrets')).href}/{tenant}.json`,
     },
+    cleanup: () => rm(dir, { recursive: true, force: true }),
   };
 }
 
@@ -180,7 +246,13 @@ export async function runCommand(
 ): Promise<number> {
   const v = parseOrHelp(RUN_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
-  const input = executionInputOf(v);
+  const tenant = checkedTenant(v.tenant);
+  if (tenant !== undefined && v['dry-run'] === true) {
+    throw new UsageError(
+      "--dry-run does not plan a --tenant run (the plan would show a single-tenant lake's keys): plan it without --tenant",
+    );
+  }
+  const input = { ...executionInputOf(v), ...(tenant === undefined ? {} : { tenant }) };
   const config = await resolveConfig({ flags: v, env: io.env, cwd: io.cwd });
   const timeZone = tenantTimeZone(config);
   refuseFutureDates(input, timeZone);
@@ -197,6 +269,7 @@ export async function runCommand(
   // what a killed run left there recovered before this one starts.
   const lakeDir = out.startsWith('file:') ? fileURLToPath(out) : undefined;
   const lock = lakeDir === undefined || dryRun ? undefined : await acquireOutDirLock(lakeDir);
+  let cleanup: (() => Promise<void>) | undefined;
   try {
     if (lakeDir !== undefined && !dryRun) {
       for (const r of await sweepDeadStaging(lakeDir))
@@ -246,7 +319,12 @@ export async function runCommand(
       warn: (message) => warnings.push(message),
       error: (message) => warnings.push(message),
     };
-    const runtime = await buildRuntime(config, env, logger, aws, io);
+    const asTenant =
+      tenant === undefined
+        ? undefined
+        : await tenantEnvironment(tenant, env, config, reportsRun(reports, v.report));
+    cleanup = asTenant?.cleanup;
+    const runtime = await buildRuntime(config, asTenant?.env ?? env, logger, aws, io);
     const c = colors(io.stderr, io.env);
     let exported = 0;
     const metrics = (): MetricsSink => ({ add: () => {}, flush: () => {} });
@@ -305,6 +383,7 @@ export async function runCommand(
     for (const w of outcomeWarnings(line)) io.stderr.write(`${w}\n`);
     return runExitCode(line.status, line);
   } finally {
+    await cleanup?.();
     await lock?.release();
   }
 }

@@ -13,6 +13,7 @@ import { CONFIG_FILE_OPTION, configOptions } from '../../shared/config';
 import { CLI_DEFAULTS, LAKE_DIR_DEFAULT } from '../../shared/defaults';
 import { DRY_RUN_OPTIONS, EXECUTION_INPUT_OPTIONS } from '../../shared/execution-input-spec';
 import { HELD_EXIT_NOTE } from '../../shared/exit-codes';
+import { tenantOption } from '../../shared/tenant-option';
 
 /** `run`: one export on this machine, through the same state machine the deployment runs. */
 export const RUN_COMMAND = defineCommand({
@@ -26,6 +27,9 @@ into --out (a directory or s3://bucket/prefix). States show on stderr; a summary
 --json, one line) on stdout.`,
   options: {
     ...EXECUTION_INPUT_OPTIONS,
+    ...tenantOption(
+      "export as this tenant of a multi-tenant lake (tenant=<id>/ keys, the tables' tenant column), with this run's login, zone and workspace",
+    ),
     out: {
       type: 'string',
       value: '<dir|s3://bucket/prefix>',
