@@ -44,10 +44,13 @@ interface CallSummaryScope {
 
 /** The scope's conditions after its window: its reports and its tenant. */
 function scopeConditions(scope: CallSummaryScope): string {
+  // No report of the dataset: no row, and no column named (a dataset no run wrote is an
+  // empty table of its own columns, without the tables' tenant).
+  if (scope.reportIds?.length === 0) return 'AND false';
   const reports =
     scope.reportIds === undefined
       ? ''
-      : `AND report_id IN (${scope.reportIds.map(sqlString).join(', ') || "''"})`;
+      : `AND report_id IN (${scope.reportIds.map(sqlString).join(', ')})`;
   return scope.tenant === undefined ? reports : `${reports} AND tenant = ${sqlString(scope.tenant)}`;
 }
 
