@@ -7,7 +7,6 @@ import type { IOStreams } from '../../shared/io-streams';
 import type { LakeDatabase, QueryAnswer } from '../../shared/lake-database';
 import type { TableRead } from '../../shared/lake-tables';
 import { splitPositionals } from '../../shared/positionals';
-import { checkedTenant } from '../../shared/tenant-check';
 import { colors, renderTable } from '../../shared/terminal';
 import { DEFAULT_FORMAT, QUERY_COMMAND } from './spec';
 
@@ -108,7 +107,6 @@ export async function queryCommand(argv: readonly string[], io: IOStreams): Prom
     throw new UsageError(`--json and --format ${v.format} disagree; give one`);
   }
   const format = v.json ? 'json' : (v.format ?? DEFAULT_FORMAT);
-  const tenant = checkedTenant(v.tenant);
   // Every check of the command line before stdin is read: a wrong --dir never waits on a pipe.
   const dir = path.resolve(io.cwd, v.dir);
   const stat = await fs.stat(dir).catch(() => undefined);
@@ -117,6 +115,9 @@ export async function queryCommand(argv: readonly string[], io: IOStreams): Prom
       `--dir ${dir} is not a directory (export into it first: report-export, or pass --dir)`,
     );
   }
+  // Loaded on use, as DuckDB is: the tenant id's rule is the export core's.
+  const tenant =
+    v.tenant === undefined ? undefined : (await import('../../shared/tenant-check')).checkedTenant(v.tenant);
   const from = v.file ?? (sql[0] === '-' || piped ? '-' : undefined);
   if (from !== undefined) sql[0] = await readSql(from, io);
   // Loaded on use: DuckDB (and the tables' schema) only once there is SQL to run.
