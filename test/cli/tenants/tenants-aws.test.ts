@@ -7,10 +7,17 @@ import {
   SchedulerClient,
   UpdateScheduleCommand,
 } from '@aws-sdk/client-scheduler';
-import { DeleteSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import {
+  CreateSecretCommand,
+  DeleteSecretCommand,
+  DescribeSecretCommand,
+  PutSecretValueCommand,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TenantsDependencies } from '../../../lib/cli/aws/tenants-deployment';
+import { tenantsLogin } from '../../../lib/cli/commands/login/tenant-login';
 import { tenantsAdd, tenantsList, tenantsSet } from '../../../lib/cli/commands/tenants/edit';
 import { tenantsRemove } from '../../../lib/cli/commands/tenants/remove';
 import { tenantsStatus } from '../../../lib/cli/commands/tenants/status';
@@ -45,7 +52,7 @@ const ADD = [
 ];
 const ADD_REST = ['--reports', 'r-1', '--hour', '3', '--look-back', '0', '--stack', 'ReportExport'];
 
-function streams(): { io: IOStreams; out: () => string; err: () => string } {
+function streams(env: IOStreams['env'] = {}): { io: IOStreams; out: () => string; err: () => string } {
   let out = '';
   let err = '';
   return {
@@ -53,7 +60,7 @@ function streams(): { io: IOStreams; out: () => string; err: () => string } {
       stdin: Readable.from([]),
       stdout: { write: (chunk: string) => (out += chunk) },
       stderr: { write: (chunk: string) => (err += chunk) },
-      env: {},
+      env,
       cwd: '/nonexistent',
     },
     out: () => out,
@@ -171,6 +178,42 @@ describe('report-export tenants --stack (a multi-tenant stack; AWS mocked, the l
     expect(JSON.parse(out())).toMatchObject([
       { tenant: 'acme', schedule: 'ENABLED', login: 'none', lastRun: null },
     ]);
+  });
+
+  it("creates the tenant's secret with the stack's key and stores the sign-in in it", async () => {
+    // Prepare
+    sm.on(CreateSecretCommand).resolves({ Name: 'report-export/ReportExport/tenants/acme' });
+    sm.on(DescribeSecretCommand).resolves({ Name: 'report-export/ReportExport/tenants/acme' });
+    sm.on(PutSecretValueCommand).resolves({});
+    const { io, err } = streams({ REPORT_EXPORT_CLIENT_SECRET: 'client-secret' });
+    const landed: Promise<Response>[] = [];
+    const login = {
+      onAuthorizationUrl: (url: string) => {
+        const state = new URL(url).searchParams.get('state') ?? '';
+        const origin = /waiting on (http:\/\/127\.0\.0\.1:\d+)/.exec(err())?.[1];
+        landed.push(fetch(`${origin}/?code=c-1&state=${state}`));
+      },
+      fetch: async () =>
+        Response.json({ access_token: 'at', refresh_token: 'rt', expires_in: 3600, token_type: 'Bearer' }),
+    };
+
+    // Act
+    const code = await tenantsLogin(
+      ['acme', '--client-id', 'app', '--redirect-uri', 'http://127.0.0.1:0/', '--stack', 'ReportExport'],
+      io,
+      { ...deps, ...login },
+    );
+
+    // Assess
+    expect(code, err()).toBe(0);
+    expect((await landed[0])?.status).toBe(200);
+    expect(sm.commandCalls(CreateSecretCommand)[0]?.args[0].input).toMatchObject({
+      Name: 'report-export/ReportExport/tenants/acme',
+      KmsKeyId: OUTPUTS.TenantSecretKeyArn,
+    });
+    const put = sm.commandCalls(PutSecretValueCommand)[0]?.args[0].input;
+    expect(put?.SecretId).toBe('report-export/ReportExport/tenants/acme');
+    expect(JSON.parse(put?.SecretString ?? '{}')).toMatchObject({ refreshToken: 'rt', clientId: 'app' });
   });
 
   it('removes its schedule, schedules its secret for deletion with a recovery window, and removes its entry', async () => {

@@ -1,7 +1,10 @@
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tenantsLogin } from '../../../lib/cli/commands/login/tenant-login';
+import type { IOStreams } from '../../../lib/cli/shared/io-streams';
 import { runInProcess } from '../../support/cli-in-process';
 
 const ADD = [
@@ -264,5 +267,76 @@ describe('report-export tenants (a local deployment)', () => {
     await expect(stat(path.join(partition, 'part-0.csv'))).rejects.toThrow();
     expect(await readFile(path.join(others, 'part-0.csv'), 'utf8')).toBe('b\n');
     expect(again.code).toBe(2);
+  });
+});
+
+describe('report-export tenants login (a local deployment)', () => {
+  let cwd: string;
+
+  beforeAll(async () => {
+    cwd = await mkdtemp(path.join(tmpdir(), 'tenants-login-'));
+  });
+
+  afterAll(async () => {
+    await rm(cwd, { recursive: true, force: true });
+  });
+
+  it("stores the sign-in in that tenant's secret <dir>/secrets/<id>.json, on the tenant's region", async () => {
+    // Prepare: the tenant, a browser that lands on the loopback redirect with a code, and the
+    // authorization server's token answer.
+    expect((await runInProcess(ADD, { cwd })).code).toBe(0);
+    let stderr = '';
+    const io: IOStreams = {
+      stdin: Readable.from([]),
+      stdout: { write: () => true },
+      stderr: { write: (chunk: string) => (stderr += chunk) },
+      env: { REPORT_EXPORT_CLIENT_SECRET: 'client-secret' },
+      cwd,
+    };
+    const tokenRequests: string[] = [];
+    const landed: Promise<Response>[] = [];
+    const deps = {
+      onAuthorizationUrl: (url: string) => {
+        const state = new URL(url).searchParams.get('state') ?? '';
+        const origin = /waiting on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr)?.[1];
+        landed.push(fetch(`${origin}/callback?code=c-1&state=${state}`));
+      },
+      fetch: async (input: string | URL | Request) => {
+        tokenRequests.push(String(input));
+        return Response.json({
+          access_token: 'at',
+          refresh_token: 'rt',
+          expires_in: 3600,
+          token_type: 'Bearer',
+        });
+      },
+    };
+
+    // Act
+    const code = await tenantsLogin(
+      ['acme', '--client-id', 'app', '--redirect-uri', 'http://127.0.0.1:0/callback', '--no-open'],
+      io,
+      deps,
+    );
+
+    // Assess
+    expect(code, stderr).toBe(0);
+    expect((await landed[0])?.status).toBe(200);
+    expect(tokenRequests).toEqual([expect.stringContaining('https://')]);
+    const file = path.join(cwd, '.report-export', 'secrets', 'acme.json');
+    expect(((await stat(file)).mode & 0o777).toString(8)).toBe('600');
+    const { service } = JSON.parse(await readFile(file, 'utf8'));
+    expect(service).toMatchObject({
+      clientId: 'app',
+      refreshToken: 'rt',
+      accessToken: 'at',
+      baseUrl: expect.stringContaining('uk'),
+    });
+  });
+
+  it('refuses a tenant that is not registered', async () => {
+    const r = await runInProcess(['tenants', 'login', 'nobody', '--client-id', 'app'], { cwd });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("no tenant 'nobody'");
   });
 });
