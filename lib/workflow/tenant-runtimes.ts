@@ -8,7 +8,13 @@ import {
   tenantAdapterOptions,
 } from '../stores/aws';
 import { InvalidConfigError, InvalidInputError } from './errors';
-import type { BuiltStores, RuntimeOptions, TenantParts, TenantRuntime, WorkflowRuntime } from './runtime';
+import type {
+  BuiltStores,
+  RuntimeOptions,
+  TenantParts,
+  TenantRuntime,
+  WorkflowRuntime,
+} from './runtime-types';
 import type { SecretTokenSource } from './service-secret';
 import { type DeploymentSettings, jobsWithinBudget } from './settings';
 import { type TenantEntry, type TenantRegistry, tenantRegistryFromUri } from './tenant-registry';

@@ -13,7 +13,7 @@ import { listEntry, sum } from './manifest-list-entry';
 import { manifestMergePolicy, mergeManifests } from './manifest-merge';
 import { currentSchema, nextMetadata, withSnapshot } from './metadata';
 import { snapshotIdToLong } from './metadata-json';
-import type { LoadedTable } from './table';
+import type { LoadedTable } from './table-ref';
 import {
   type DataFile,
   ENTRY_STATUS,
