@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenantsLogin } from '../../../lib/cli/commands/login/tenant-login';
+import { tenantsStatus } from '../../../lib/cli/commands/tenants/status';
 import type { IOStreams } from '../../../lib/cli/shared/io-streams';
 import { runInProcess } from '../../support/cli-in-process';
 
@@ -333,6 +334,49 @@ describe('report-export tenants login (a local deployment)', () => {
       baseUrl: expect.stringContaining('uk'),
     });
   });
+
+  it.each([
+    [
+      'refreshes',
+      { access_token: 'at-2', refresh_token: 'rt-2', expires_in: 3600, token_type: 'Bearer' },
+      200,
+      'rt-2',
+    ],
+    ['failed: ', { error: 'invalid_grant' }, 400, 'rt'],
+  ])(
+    'says the login %s with --check-login, storing a rotated refresh token',
+    async (login, answer, status, stored) => {
+      // Prepare: the login the previous test stored (refresh token rt, an access token still valid).
+      const file = path.join(cwd, '.report-export', 'secrets', 'acme.json');
+      const before = JSON.parse(await readFile(file, 'utf8'));
+      await writeFile(file, JSON.stringify({ service: { ...before.service, refreshToken: 'rt' } }), {
+        mode: 0o600,
+      });
+      let refreshes = 0;
+      const io: IOStreams = {
+        stdin: Readable.from([]),
+        stdout: { write: (chunk: string) => (out += chunk) },
+        stderr: { write: () => true },
+        env: {},
+        cwd,
+      };
+      let out = '';
+
+      // Act
+      const code = await tenantsStatus(['acme', '--check-login', '--json'], io, {
+        fetch: async () => {
+          refreshes++;
+          return Response.json(answer, { status });
+        },
+      });
+
+      // Assess: the stored access token was still valid, and the check refreshed all the same.
+      expect(code).toBe(0);
+      expect(refreshes).toBe(1);
+      expect(JSON.parse(out)[0].login).toMatch(new RegExp(`^${login}`));
+      expect(JSON.parse(await readFile(file, 'utf8')).service.refreshToken).toBe(stored);
+    },
+  );
 
   it('refuses a tenant that is not registered', async () => {
     const r = await runInProcess(['tenants', 'login', 'nobody', '--client-id', 'app'], { cwd });
