@@ -14,10 +14,12 @@ import {
   PutSecretValueCommand,
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
+import { DescribeStateMachineCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TenantsDependencies } from '../../../lib/cli/aws/tenants-deployment';
 import { tenantsLogin } from '../../../lib/cli/commands/login/tenant-login';
+import { sfnStartCommand } from '../../../lib/cli/commands/start/command';
 import { tenantsAdd, tenantsList, tenantsSet } from '../../../lib/cli/commands/tenants/edit';
 import { tenantsRemove } from '../../../lib/cli/commands/tenants/remove';
 import { tenantsStatus } from '../../../lib/cli/commands/tenants/status';
@@ -178,6 +180,38 @@ describe('report-export tenants --stack (a multi-tenant stack; AWS mocked, the l
     expect(JSON.parse(out())).toMatchObject([
       { tenant: 'acme', schedule: 'ENABLED', login: 'none', lastRun: null },
     ]);
+  });
+
+  it('starts one execution per enabled tenant with start --all-tenants, and asks for a tenant without it', async () => {
+    // Prepare
+    const sfn = mockClient(SFNClient);
+    sfn.on(DescribeStateMachineCommand).resolves({});
+    sfn.on(StartExecutionCommand).callsFake((i: { name: string }) => ({
+      executionArn: `arn:aws:states:eu-west-1:123456789012:execution:ReportExport:${i.name}`,
+      startDate: new Date(0),
+    }));
+    const start = { ...deps, sfn: () => new SFNClient({ region: 'eu-west-1' }) };
+    const { io, out } = streams();
+
+    // Act
+    const code = await sfnStartCommand(
+      ['--date', '2026-11-20', '--all-tenants', '--stack', 'ReportExport', '--json'],
+      io,
+      start,
+    );
+    const without = sfnStartCommand(['--date', '2026-11-20', '--stack', 'ReportExport'], streams().io, start);
+
+    // Assess
+    expect(code).toBe(0);
+    const calls = sfn.commandCalls(StartExecutionCommand).map((c) => c.args[0].input);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ stateMachineArn: SM, input: '{"date":"2026-11-20","tenant":"acme"}' });
+    expect(calls[0]?.name).toMatch(/^acme-/);
+    expect(JSON.parse(out()).executions).toEqual([
+      { tenant: 'acme', executionArn: expect.stringContaining(':acme-'), error: null },
+    ]);
+    await expect(without).rejects.toThrow(/--stack ReportExport serves many tenants: give --tenant <id>/);
+    sfn.restore();
   });
 
   it("creates the tenant's secret with the stack's key and stores the sign-in in it", async () => {

@@ -1,13 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseOrHelp, UsageError } from '../../../command-line';
 import { checkAws } from '../../aws/preflight';
-import {
-  followChain,
-  type SfnDependencies,
-  startExecution,
-  stateMachineArnOf,
-  stateMachineClient,
-} from '../../aws/sfn-executions';
+import { followChain, startExecution, stateMachineArnOf, stateMachineClient } from '../../aws/sfn-executions';
 import { resolveConfig } from '../../shared/config';
 import { DEPLOYED_PLAN_NOTE } from '../../shared/dry-run';
 import { executionInputOf } from '../../shared/execution-input-options';
@@ -16,6 +10,7 @@ import { describeHeld, outcomeWarnings, runExitCode } from '../../shared/run-out
 import { checkedTenant } from '../../shared/tenant-check';
 import { colors, progress } from '../../shared/terminal';
 import { SFN_START_COMMAND } from './spec';
+import { type StartDependencies, stackStart, startEachTenant } from './stack-tenants';
 
 /**
  * The execution's name: `--name`, and with a tenant always beginning `<tenant>-` (the
@@ -40,7 +35,7 @@ export function executionName(name: string | undefined, tenant: string | undefin
 export async function sfnStartCommand(
   argv: readonly string[],
   io: IOStreams,
-  deps: SfnDependencies = {},
+  deps: StartDependencies = {},
 ): Promise<number> {
   const v = parseOrHelp(SFN_START_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
@@ -50,9 +45,41 @@ export async function sfnStartCommand(
     throw new UsageError(`--name must be 1 to 80 letters, digits, '-' or '_', got '${v.name}'`);
   }
   const name = executionName(v.name, tenant);
-  const arn = stateMachineArnOf(await resolveConfig({ flags: v, env: io.env, cwd: io.cwd }));
+  if (v.stack !== undefined && v['state-machine-arn'] !== undefined) {
+    throw new UsageError('give --stack or --state-machine-arn, not both');
+  }
+  if (v['all-tenants'] && v.stack === undefined) {
+    throw new UsageError('--all-tenants needs --stack <name>: its registry lists the tenants');
+  }
+  const fromStack =
+    v.stack === undefined
+      ? undefined
+      : await stackStart(v.stack, { tenant, allTenants: v['all-tenants'] }, io, deps);
+  const arn =
+    fromStack?.arn ?? stateMachineArnOf(await resolveConfig({ flags: v, env: io.env, cwd: io.cwd }));
   const { sfn, target } = stateMachineClient(arn, deps);
   await checkAws('start', [target], { env: io.env });
+  if (fromStack?.tenants !== undefined) {
+    const starts = fromStack.tenants.map((t) => ({
+      tenant: t,
+      name: executionName(v.name, t) as string,
+      input: { ...input, tenant: t },
+    }));
+    if (v['dry-run']) {
+      const plan = {
+        dryRun: true,
+        stateMachineArn: arn,
+        executions: starts.map(({ name: n, input: i }) => ({ name: n, input: i })),
+      };
+      io.stdout.write(
+        v.json
+          ? `${JSON.stringify(plan)}\n`
+          : `Dry run: would start ${starts.length} executions of ${arn}, one per enabled tenant:\n${starts.map((s) => `  ${s.name}  ${JSON.stringify(s.input)}\n`).join('')}${DEPLOYED_PLAN_NOTE}\n`,
+      );
+      return 0;
+    }
+    return startEachTenant(sfn, arn, starts, v.json, io);
+  }
   if (v['dry-run']) {
     const plan = { dryRun: true, stateMachineArn: arn, executions: [{ name: name ?? null, input }] };
     io.stdout.write(

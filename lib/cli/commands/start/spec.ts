@@ -21,7 +21,17 @@ and the state machine are checked (DescribeStateMachine) before anything is star
     ...tenantOption(
       'the tenant it runs for: required by a multi-tenant deployment (refused by a single-tenant one); the execution is named <id>-...',
     ),
+    'all-tenants': {
+      type: 'boolean',
+      help: 'one execution per enabled tenant of the --stack (started, not followed: prints each)',
+    },
     ...configOptions(['stateMachineArn']),
+    stack: {
+      type: 'string',
+      value: '<name>',
+      help: 'a deployed stack instead of --state-machine-arn: its StateMachineArn output; a multi-tenant stack needs --tenant or --all-tenants',
+      parse: nonEmptyValue,
+    },
     ...CONFIG_FILE_OPTION,
     name: {
       type: 'string',
@@ -48,7 +58,8 @@ and the state machine are checked (DescribeStateMachine) before anything is star
   examples: [
     'report-export start --date 2026-11-20 --state-machine-arn arn:aws:states:eu-west-1:123456789012:stateMachine:ReportExport',
     'REPORT_EXPORT_STATE_MACHINE_ARN=arn:... report-export start --preset LastWeek --report "Lost calls" --no-wait',
-    'report-export start --tenant acme --date 2026-11-20 --state-machine-arn arn:aws:states:eu-west-1:123456789012:stateMachine:ReportExport',
+    'report-export start --tenant acme --date 2026-11-20 --stack ReportExport',
+    'report-export start --all-tenants --date 2026-11-20 --stack ReportExport --json',
   ],
   notes: `Exit status: 0 SUCCEEDED (or started, with --no-wait), 1 the execution failed, 2 usage or configuration error (AWS credentials, region or state machine missing included), ${HELD_EXIT_NOTE}.`,
 });
