@@ -9,7 +9,8 @@ describe('npm start (interrupted)', () => {
   const processes = useCliProcesses();
 
   it('exits 130 leaving no lease and no staging, and a re-run succeeds, when sent SIGINT mid-run', async () => {
-    // Prepare: four windows of a week x three reports, enough to be mid-run at the first publish.
+    // Prepare: every tenant at once (their runs all in flight when interrupted), two windows
+    // of a week x five reports each, enough to be mid-run at the first publish.
     const lake = path.join(workDir(), 'lake');
     const state = path.join(workDir(), 'state');
     const args = [
@@ -20,7 +21,7 @@ describe('npm start (interrupted)', () => {
       '--from',
       '2026-03-01',
       '--to',
-      '2026-03-28',
+      '2026-03-14',
       '--rows-per-day',
       '1500',
     ];
@@ -45,6 +46,7 @@ describe('npm start (interrupted)', () => {
     // Assess
     expect(again.stderr).not.toMatch(/export failed|another report-export/);
     expect(again.code).toBe(0);
-    expect(again.stdout).toMatch(/Exported [\d,]+ rows of 5 report\(s\), 2026-03-01 \.\. 2026-03-28/);
+    expect(again.stdout).toMatch(/Exported [\d,]+ rows of 15 report\(s\) of 3 tenant\(s\)/);
+    expect(again.stdout.match(/: exported [\d,]+ rows of 5 report\(s\), 2026-03-01 \.\. 2026-03-14$/gm)).toHaveLength(3);
   }, 240_000);
 });

@@ -257,7 +257,11 @@ async function planTenant(
   return { tenant, input, dates: { from, to }, plans };
 }
 
-/** Runs `work` on every item, at most `limit` at once; the results in the items' order. */
+/**
+ * Runs `work` on every item, at most `limit` at once; the results in the items' order. A
+ * rejection (an interruption) starts no further item and is thrown once every item in
+ * flight has settled: their tasks clean up (leases, staging) before the deployment closes.
+ */
 async function forEachBounded<T, R>(
   items: readonly T[],
   limit: number,
@@ -265,13 +269,19 @@ async function forEachBounded<T, R>(
 ): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
+  let failure: { error: unknown } | undefined;
   const worker = async () => {
-    while (next < items.length) {
+    while (next < items.length && failure === undefined) {
       const i = next++;
-      results[i] = await work(items[i] as T);
+      try {
+        results[i] = await work(items[i] as T);
+      } catch (error) {
+        failure ??= { error };
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure !== undefined) throw failure.error;
   return results;
 }
 
