@@ -156,6 +156,29 @@ describe('report-export run', () => {
     expect(rows.stderr).toBe('');
     expect(JSON.parse(rows.stdout)).toEqual([{ tenant: 'acme', n: expect.any(Number) }]);
     expect(JSON.parse(none.stdout)).toEqual([{ n: 0 }]);
+
+    // Act: the tenant's data deleted (tenants remove --delete-data), the tables read again.
+    const removed = await cli([
+      'tenants',
+      'remove',
+      'acme',
+      '--delete-data',
+      '--yes',
+      '--lake',
+      out,
+      '--json',
+    ]);
+    const after = await cli(['query', '--dir', out, '--json', 'SELECT count(*) AS n FROM calls']);
+
+    // Assess: its rows left the table by a commit (a reader of the table does not break on the
+    // deleted files), and no key of it is left.
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(JSON.parse(removed.stdout).data).toMatchObject({ commits: 1 });
+    expect(after.code, after.stderr).toBe(0);
+    expect(JSON.parse(after.stdout)).toEqual([{ n: 0 }]);
+    expect(
+      (await readdir(out, { recursive: true })).map(String).filter((f) => f.includes('tenant=acme')),
+    ).toEqual([]);
     await rm(out, { recursive: true, force: true });
   });
 
