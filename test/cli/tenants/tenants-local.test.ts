@@ -7,6 +7,7 @@ import { tenantsLogin } from '../../../lib/cli/commands/login/tenant-login';
 import { tenantsStatus } from '../../../lib/cli/commands/tenants/status';
 import type { IOStreams } from '../../../lib/cli/shared/io-streams';
 import { runInProcess } from '../../support/cli-in-process';
+import { runCli } from '../../support/cli-process';
 
 const ADD = [
   'tenants',
@@ -222,6 +223,25 @@ describe('report-export tenants (a local deployment)', () => {
     ]);
     expect(noTables.code).toBe(2);
     expect(noTables.stderr).toContain('--tenant');
+  });
+
+  it('lists the tenants from the built program as from the in-process one', async () => {
+    // Act
+    const built = await runCli([
+      'tenants',
+      'list',
+      '--json',
+      '--dir',
+      path.join(cwd, '.report-export'),
+      '--lake',
+      path.join(cwd, 'data-lake'),
+    ]);
+    const inProcess = await run(['tenants', 'list', '--json']);
+
+    // Assess
+    expect(built.code, built.stderr).toBe(0);
+    expect(built.stdout).toBe(inProcess.stdout);
+    expect(JSON.parse(built.stdout)).toHaveLength(1);
   });
 
   it('removes the entry and the secret, keeps the data unless --delete-data, which needs --yes without a terminal', async () => {
