@@ -160,11 +160,13 @@ async function createHiveView(
 ): Promise<void> {
   const datasetDir = path.join(root, dataset, 'format=parquet');
   if (await hasFile(datasetDir, '.parquet')) {
-    const glob = path.join(datasetDir, '*', '*', '*.parquet');
+    // A multi-tenant lake's Hive layout has a tenant=<id> level above report_id.
+    const tenants = (await fs.readdir(datasetDir)).some((e) => e.startsWith('tenant='));
+    const glob = path.join(datasetDir, ...(tenants ? ['*'] : []), '*', '*', '*.parquet');
     // `format=parquet` is a key segment, not a column of the Glue table: left out.
     await connection.run(
       `CREATE VIEW ${dataset} AS SELECT * EXCLUDE (format) FROM read_parquet(${sqlString(glob)},
-         hive_partitioning = true, hive_types = {'report_id': VARCHAR, 'dt': ${dtType}, 'format': VARCHAR},
+         hive_partitioning = true, hive_types = {${tenants ? "'tenant': VARCHAR, " : ''}'report_id': VARCHAR, 'dt': ${dtType}, 'format': VARCHAR},
          union_by_name = true)`,
     );
   } else await createEmptyTable(connection, dataset, dtType);
