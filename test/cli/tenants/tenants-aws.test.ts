@@ -107,6 +107,23 @@ describe('report-export tenants --stack (a multi-tenant stack; AWS mocked, the l
     });
   });
 
+  it('leaves no entry when the schedule cannot be created', async () => {
+    // Prepare
+    scheduler
+      .on(UpdateScheduleCommand)
+      .rejects(Object.assign(new Error('no schedule'), { name: 'ResourceNotFoundException' }));
+    scheduler
+      .on(CreateScheduleCommand)
+      .rejects(Object.assign(new Error('not authorized'), { name: 'AccessDeniedException' }));
+
+    // Act
+    const failure = tenantsAdd([...ADD, ...ADD_REST], streams().io, deps);
+
+    // Assess
+    await expect(failure).rejects.toThrow('not authorized');
+    expect(await s3.store().head('_tenants/acme.json')).toBeUndefined();
+  });
+
   it("adds the entry to the stack's registry and creates its schedule in the tenant's zone at its hour", async () => {
     // Prepare
     scheduler

@@ -51,7 +51,14 @@ export async function tenantsAdd(
   await d.registry.put(entry, { create: true }).catch((cause: unknown) => {
     throw alreadyThere(cause, entry.id);
   });
-  const schedule = await syncSchedule(d, entry);
+  let schedule: string | undefined;
+  try {
+    schedule = await syncSchedule(d, entry);
+  } catch (error) {
+    // No entry without its schedule: a tenant that never runs would look added.
+    await d.registry.remove(entry.id).catch(() => {});
+    throw error;
+  }
   report(io, v.json, 'Added', d, entry, schedule);
   if (!v.json) {
     const where = d.kind === 'aws' ? ` --stack ${d.stack}` : '';
