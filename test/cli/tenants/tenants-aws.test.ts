@@ -199,6 +199,21 @@ describe('report-export tenants --stack (a multi-tenant stack; AWS mocked, the l
     ]);
   });
 
+  it('says how to repair a schedule out of step with the entry', async () => {
+    // Prepare: the entry is enabled, its schedule disabled (changed by hand in the console).
+    scheduler.on(GetScheduleCommand).resolves({ State: 'DISABLED' });
+    const { io, out } = streams();
+
+    // Act
+    const code = await tenantsStatus(['acme', '--stack', 'ReportExport'], io, deps);
+
+    // Assess
+    expect(code).toBe(0);
+    expect(out()).toContain(
+      'acme  schedule DISABLED, entry enabled: report-export tenants set acme --enabled --stack ReportExport puts it in step',
+    );
+  });
+
   it('starts one execution per enabled tenant with start --all-tenants, and asks for a tenant without it', async () => {
     // Prepare
     const sfn = mockClient(SFNClient);

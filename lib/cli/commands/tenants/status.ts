@@ -18,6 +18,9 @@ import { TENANTS_STATUS_COMMAND } from './spec';
 /** Run records read per tenant for its status: the last run, and the newest day its recent runs exported. */
 const RECORDS_READ = 20;
 
+/** Tenants whose status is read at once. */
+const STATUS_CONCURRENCY = 8;
+
 /** A tenant's status line. */
 interface TenantStatus {
   tenant: string;
@@ -130,8 +133,15 @@ export async function tenantsStatus(
     if (entry === undefined) throw notRegistered(id, d);
     entries = [entry];
   }
-  const statuses: TenantStatus[] = [];
-  for (const entry of entries) statuses.push(await statusOf(d, entry, v['check-login'], io, deps));
+  // A few tenants at once: a deployment's thousands are not read one after another.
+  const statuses: TenantStatus[] = new Array(entries.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < entries.length; i = next++) {
+      statuses[i] = await statusOf(d, entries[i] as TenantEntry, v['check-login'], io, deps);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(STATUS_CONCURRENCY, entries.length) }, worker));
   if (v.json) {
     io.stdout.write(`${JSON.stringify(statuses)}\n`);
     return 0;
@@ -174,6 +184,13 @@ export async function tenantsStatus(
     if (s.lastRun?.error)
       io.stdout.write(`${s.tenant}  last run ${s.lastRun.runId} failed: ${s.lastRun.error}\n`);
     if (s.login.startsWith('failed')) io.stdout.write(`${s.tenant}  login ${s.login}\n`);
+    // The schedule is the CLI's to keep in step with the entry (add, set): say when it is not.
+    const expected = s.enabled ? 'ENABLED' : 'DISABLED';
+    if (s.schedule !== 'n/a' && s.schedule !== expected) {
+      io.stdout.write(
+        `${s.tenant}  schedule ${s.schedule}, entry ${s.enabled ? 'enabled' : 'disabled'}: report-export tenants set ${s.tenant} --${s.enabled ? 'enabled' : 'disabled'}${d.kind === 'aws' ? ` --stack ${d.stack}` : ''} puts it in step\n`,
+      );
+    }
   }
   return 0;
 }
