@@ -305,6 +305,27 @@ describe('report-export tenants --stack (a multi-tenant stack; AWS mocked, the l
     expect(await s3.store().head('_tenants/acme.json')).toBeUndefined();
   });
 
+  it('says the tenant is not there when removed again (its secret already scheduled for deletion)', async () => {
+    // Prepare
+    scheduler
+      .on(DeleteScheduleCommand)
+      .rejects(Object.assign(new Error('gone'), { name: 'ResourceNotFoundException' }));
+    sm.on(DeleteSecretCommand).rejects(
+      Object.assign(
+        new Error('You tried to perform the operation on a secret that is currently scheduled for deletion.'),
+        {
+          name: 'InvalidRequestException',
+        },
+      ),
+    );
+
+    // Act
+    const again = tenantsRemove(['acme', '--stack', 'ReportExport'], streams().io, deps);
+
+    // Assess
+    await expect(again).rejects.toThrow("no tenant 'acme' in the stack ReportExport");
+  });
+
   it('refuses a single-tenant stack, naming it', async () => {
     // Prepare
     cfn.on(DescribeStacksCommand).resolves({

@@ -37,7 +37,10 @@ async function deleteSecret(d: TenantsDeployment, id: string): Promise<boolean> 
     );
     return true;
   } catch (error) {
-    if ((error as { name?: string }).name === 'ResourceNotFoundException') return false;
+    const { name, message } = error as { name?: string; message?: string };
+    if (name === 'ResourceNotFoundException') return false;
+    // Removed before (a remove that stopped half way, run again): the recovery window runs on.
+    if (name === 'InvalidRequestException' && /scheduled for deletion/i.test(message ?? '')) return false;
     throw error;
   }
 }
