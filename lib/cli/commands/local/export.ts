@@ -180,6 +180,12 @@ async function runOnDeployment(
   const { outDir } = paths;
   const { progress, signal } = options;
   const tenants = selectTenants(deployment.tenants, options.tenant);
+  // A tenant disabled in the registry has no nightly run, and none here unless named.
+  for (const t of deployment.tenants.filter((t) => !t.entry.enabled && options.tenant === undefined)) {
+    progress?.log(
+      `${t.id}: disabled in the registry (${path.join(paths.stateDir, 'tenants', `${t.id}.json`)}): skipped`,
+    );
+  }
   progress?.log(
     `local service ${deployment.sim.baseUrl}; tenants ${tenants.map((t) => `${t.id} (${t.entry.timeZone}, signed in as ${t.username})`).join(', ')}; state in ${paths.stateDir}`,
   );
@@ -210,9 +216,12 @@ async function runOnDeployment(
   };
 }
 
-/** The tenants to export: every one, or the one `--tenant` names (exit 2 naming the others when unknown). */
+/**
+ * The tenants to export: every one enabled in the registry, or the one `--tenant` names
+ * (exit 2 naming the others when unknown; a disabled one runs and fails, naming it).
+ */
 function selectTenants(tenants: readonly LocalTenant[], id: string | undefined): LocalTenant[] {
-  if (id === undefined) return [...tenants];
+  if (id === undefined) return tenants.filter((t) => t.entry.enabled);
   const tenant = tenants.find((t) => t.id === id);
   if (tenant === undefined) {
     throw new UsageError(
