@@ -1,7 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { EXPORT_ERROR_CODES, PublishError, VerificationError } from '../errors';
 import { tenantSegment } from '../layout';
-import { type CommitResult, commitOverwrite, type IcebergTable, liveFiles, type NewDataFile } from '../table';
+import {
+  type CommitResult,
+  commitOverwrite,
+  commitOverwriteGrouped,
+  type IcebergTable,
+  liveFiles,
+  type NewDataFile,
+} from '../table';
 import type { PartitionOutput } from '../types';
 import { forEachLimited } from './concurrency';
 import { callsInFiles, type PublishedLookup } from './published-partition';
@@ -154,7 +161,12 @@ export async function deleteDataFiles(
   }
 }
 
-/** The commit of a run: its partitions replaced by its files, named in the snapshot's summary. */
+/**
+ * The commit of a run: its partitions replaced by its files, named in the snapshot's summary.
+ * A tenant's run (a multi-tenant lake, where every tenant's run commits to the same table)
+ * commits grouped with the other tenants' pending runs (group-commit.ts), so a night's
+ * concurrent runs share snapshots instead of retrying against each other.
+ */
 export function commitRun(
   target: IcebergTable,
   run: {
@@ -167,7 +179,8 @@ export function commitRun(
   dts: readonly string[],
   files: readonly NewDataFile[],
 ): Promise<CommitResult> {
-  return commitOverwrite(
+  const commit = run.tenant === undefined ? commitOverwrite : commitOverwriteGrouped;
+  return commit(
     target,
     {
       ...(run.tenant === undefined ? {} : { tenant: run.tenant }),

@@ -57,6 +57,7 @@ export interface TableChange<T> {
   prepare(
     current: LoadedTable | undefined,
     io: TableIo,
+    counts: CommitCounts,
   ): Promise<{ metadata: TableMetadata } | { unchanged: T }>;
   /**
    * After a commit whose outcome was unknown: the result if the change is in `current`
@@ -99,7 +100,7 @@ export async function commitWithRetry<T>(
     }
     let metadata: TableMetadata;
     try {
-      const prepared = await change.prepare(current, io);
+      const prepared = await change.prepare(current, io, counts);
       if ('unchanged' in prepared) return prepared.unchanged;
       metadata = prepared.metadata;
     } catch (error) {

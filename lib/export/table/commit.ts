@@ -14,7 +14,7 @@ import {
   type OverwriteCounts,
 } from './snapshot-builder';
 import { type IcebergTable, type LoadedTable, loadTable, tableName } from './table';
-import type { FieldSummary, ManifestFile, Snapshot } from './types';
+import type { DataFile, FieldSummary, ManifestFile, PartitionValue, Snapshot } from './types';
 
 /** A data file a run wrote, to be added by a commit. */
 export interface NewDataFile {
@@ -72,6 +72,35 @@ export async function commitOverwrite(
   change: OverwriteChange,
   options: CommitOptions = {},
 ): Promise<CommitResult> {
+  const planned = changePlan(t, change);
+  const overwrite: Overwrite = {
+    mayDelete: planned.mayHold,
+    deletes: ({ data_file: { partition } }) => planned.replaces(partition),
+    adds: planned.adds,
+    summary: change.summary,
+  };
+  return await commitSnapshot(
+    t,
+    async (current) => {
+      checkTenancy(current.metadata, change.tenant, tableName(t));
+      return overwrite;
+    },
+    overwriteWhat(t, change),
+    options,
+  );
+}
+
+/** A change's part of an overwrite: its files as entries, and which live files it replaces. */
+export interface ChangePlan {
+  adds: DataFile[];
+  /** False when the manifest's partition summaries show no file of the change's partitions. */
+  mayHold(manifest: ManifestFile): boolean;
+  /** Whether a live file of this partition is replaced (the tenant's report on one of the days). */
+  replaces(partition: PartitionValue): boolean;
+}
+
+/** Checks a change (each file dated on a day replaced, days calendar dates) and plans its part. */
+export function changePlan(t: IcebergTable, change: OverwriteChange): ChangePlan {
   const days = new Set(change.dts.map((dt) => dayOf(dt)));
   for (const file of change.files) {
     if (!change.dts.includes(file.dt)) {
@@ -80,32 +109,44 @@ export async function commitOverwrite(
       );
     }
   }
-  const adds = change.files.map((f) =>
-    dataFile(
-      uriOf(t.location, f.key),
-      { tenant: change.tenant, reportId: change.reportId, dt: f.dt },
-      f.rows,
-      f.bytes,
+  return {
+    adds: change.files.map((f) =>
+      dataFile(
+        uriOf(t.location, f.key),
+        { tenant: change.tenant, reportId: change.reportId, dt: f.dt },
+        f.rows,
+        f.bytes,
+      ),
     ),
-  );
-  const overwrite: Overwrite = {
-    mayDelete: (manifest) => mayHold(manifest, change, days),
-    deletes: ({ data_file: { partition } }) =>
+    mayHold: (manifest) => mayHold(manifest, change, days),
+    replaces: (partition) =>
       partition.tenant === change.tenant && partition.report_id === change.reportId && days.has(partition.dt),
-    adds,
-    summary: change.summary,
   };
+}
+
+/** Names a change in errors: `the overwrite of report r1 of tenant acme on 2026-11-25 in table calls`. */
+export function overwriteWhat(
+  t: IcebergTable,
+  change: Pick<OverwriteChange, 'tenant' | 'reportId' | 'dts'>,
+): string {
   const of = change.tenant === undefined ? '' : ` of tenant ${change.tenant}`;
-  const what = `the overwrite of report ${change.reportId}${of} on ${change.dts.join(', ')} in table ${tableName(t)}`;
-  return await commitSnapshot(
-    t,
-    async (current) => {
-      checkTenancy(current.metadata, change.tenant, tableName(t));
-      return overwrite;
-    },
-    what,
-    options,
-  );
+  return `the overwrite of report ${change.reportId}${of} on ${change.dts.join(', ')} in table ${tableName(t)}`;
+}
+
+/**
+ * An overwrite as a plan returns it; `lateSummary` gives summary values known only once the
+ * snapshot is built (counts its `deletes` tallied), added to the snapshot's summary.
+ */
+export type PlannedOverwrite = Overwrite & { lateSummary?: () => Record<string, string> };
+
+/**
+ * How a commit finds its change in the table: by default the snapshot whose summary holds its
+ * commit id, looked for after an unknown outcome. A grouped commit (group-commit.ts) looks on
+ * every attempt (another writer may have committed it) and counts its own part of the snapshot.
+ */
+export interface Landing {
+  find(current: LoadedTable): Snapshot | undefined;
+  counts(snapshot: Snapshot): OverwriteCounts;
 }
 
 /**
@@ -114,9 +155,10 @@ export async function commitOverwrite(
  */
 export async function commitSnapshot(
   t: IcebergTable,
-  plan: (current: LoadedTable, io: TableIo) => Promise<Overwrite>,
+  plan: (current: LoadedTable, io: TableIo) => Promise<PlannedOverwrite>,
   what: string,
   options: CommitOptions,
+  landing?: Landing,
 ): Promise<CommitResult> {
   const now = options.now ?? Date.now;
   const io = tableIo(t.location);
@@ -142,29 +184,51 @@ export async function commitSnapshot(
     {
       what,
       load: (tio) => loadTable(t, tio),
-      async prepare(current) {
+      async prepare(current, _io, loop) {
         const loaded = requireTable(t, current);
+        const already = landing?.find(loaded);
+        if (already !== undefined) {
+          return {
+            unchanged: result(
+              already,
+              landing?.counts(already) ?? countsOf(already),
+              loaded.base.metadataLocation,
+              loop,
+            ),
+          };
+        }
         const overwrite = await plan(loaded, io);
         const summary = { ...overwrite.summary, [COMMIT_ID_KEY]: commitId };
         const built = await buildOverwrite(io, loaded, { ...overwrite, summary }, now());
         counts = built.counts;
-        snapshot = built.snapshot;
+        snapshot = withLateSummary(built.snapshot, overwrite.lateSummary?.());
+        const withSummary = {
+          ...built.metadata,
+          snapshots: built.metadata.snapshots.map((s) => (s === built.snapshot ? (snapshot as Snapshot) : s)),
+        };
         const metadata = options.expire
-          ? expireSnapshots(built.metadata, tableRetention(built.metadata, built.snapshot['timestamp-ms']))
-          : built.metadata;
+          ? expireSnapshots(withSummary, tableRetention(withSummary, snapshot['timestamp-ms']))
+          : withSummary;
         return { metadata };
       },
       landed(current, loop) {
-        const found = current?.metadata.snapshots.find((s) => s.summary[COMMIT_ID_KEY] === commitId);
-        if (found === undefined || current === undefined) return undefined;
+        if (current === undefined) return undefined;
+        const found =
+          landing?.find(current) ??
+          current.metadata.snapshots.find((s) => s.summary[COMMIT_ID_KEY] === commitId);
+        if (found === undefined) return undefined;
         // The attempt that landed may not be the last one built: its counts are in its summary.
-        return result(found, countsOf(found), current.base.metadataLocation, loop);
+        return result(found, landing?.counts(found) ?? countsOf(found), current.base.metadataLocation, loop);
       },
       done: (committed, loop) =>
         result(snapshot as Snapshot, counts as OverwriteCounts, committed.base.metadataLocation, loop),
     },
     options,
   );
+}
+
+function withLateSummary(snapshot: Snapshot, late: Record<string, string> | undefined): Snapshot {
+  return late === undefined ? snapshot : { ...snapshot, summary: { ...snapshot.summary, ...late } };
 }
 
 /** What a snapshot of ours changed, from its summary. */

@@ -3,6 +3,14 @@
 
 export { type CommitResult, commitOverwrite, type NewDataFile, type OverwriteChange } from './commit';
 export { COMMIT_DEFAULTS, type CommitCounts, type CommitOptions } from './commit-loop';
+export { COMMIT_REQUESTS_FOLDER, type CommitRequest } from './commit-requests';
+export {
+  COMMIT_REQUEST_COUNTS_KEY,
+  COMMIT_REQUESTS_KEY,
+  commitOverwriteGrouped,
+  GROUP_COMMIT_DEFAULTS,
+  type GroupCommitOptions,
+} from './group-commit';
 export { keyOf, type TableLocation, tableLocation, uriOf } from './location';
 export { catalogColumns, fileSchema, PREVIOUS_VERSIONS_MAX, TABLE_PROPERTIES } from './metadata';
 export { parseMetadata, stringifyMetadata } from './metadata-json';
