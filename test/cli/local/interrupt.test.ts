@@ -47,6 +47,8 @@ describe('npm start (interrupted)', () => {
     expect(again.stderr).not.toMatch(/export failed|another report-export/);
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/Exported [\d,]+ rows of 15 report\(s\) of 3 tenant\(s\)/);
-    expect(again.stdout.match(/: exported [\d,]+ rows of 5 report\(s\), 2026-03-01 \.\. 2026-03-14$/gm)).toHaveLength(3);
+    expect(
+      again.stdout.match(/: exported [\d,]+ rows of 5 report\(s\), 2026-03-01 \.\. 2026-03-14$/gm),
+    ).toHaveLength(3);
   }, 240_000);
 });

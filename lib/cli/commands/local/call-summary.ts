@@ -48,9 +48,7 @@ function scopeConditions(scope: CallSummaryScope): string {
   // empty table of its own columns, without the tables' tenant).
   if (scope.reportIds?.length === 0) return 'AND false';
   const reports =
-    scope.reportIds === undefined
-      ? ''
-      : `AND report_id IN (${scope.reportIds.map(sqlString).join(', ')})`;
+    scope.reportIds === undefined ? '' : `AND report_id IN (${scope.reportIds.map(sqlString).join(', ')})`;
   return scope.tenant === undefined ? reports : `${reports} AND tenant = ${sqlString(scope.tenant)}`;
 }
 
