@@ -71,6 +71,8 @@ export {
   type AsOf,
   COMMIT_DEFAULTS,
   COMMIT_ID_KEY,
+  COMMIT_REQUESTS_FOLDER,
+  COMMIT_REQUESTS_KEY,
   type CommitCounts,
   type CommitOptions,
   type CommitResult,

@@ -3,7 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { DATASETS, OUTPUT_FORMATS } from '../export';
+import { COMMIT_REQUESTS_FOLDER, DATASETS, OUTPUT_FORMATS } from '../export';
 import { tableRootKey } from '../stores';
 import { acknowledge, arnOf } from './nag-acknowledgements';
 import { glueTableArns } from './table-maintenance';
@@ -79,6 +79,15 @@ export function tenantPrefixes(k: TenantKeys, tenant: string): string[] {
   ];
 }
 
+/**
+ * Where the tables' commit requests lie (`<table>/commit-requests`, no trailing `/*`):
+ * shared by the tenants (a grouped commit reads every pending request and deletes those it
+ * committed; a request holds file names and counts, no data, as a manifest does).
+ */
+export function commitRequestPrefixes(prefix: string): string[] {
+  return Object.values(DATASETS).map((d) => `${tableRootKey(prefix, d)}/${COMMIT_REQUESTS_FOLDER}`);
+}
+
 /** A tenant's secret name: `report-export/<stack>/tenants/<tenant>` (TENANT_SECRET_URI's template). */
 export function tenantSecretName(stackName: string, tenant: string): string {
   return `report-export/${stackName}/tenants/${tenant}`;
@@ -136,6 +145,7 @@ export class TenantAccess extends Construct {
     const metadata = Object.values(DATASETS).map((d) =>
       object(`${tableRootKey(props.prefix, d)}/metadata/*`),
     );
+    const requests = commitRequestPrefixes(props.prefix);
     const statements = [
       new iam.PolicyStatement({
         sid: 'RegistryEntry',
@@ -178,6 +188,24 @@ export class TenantAccess extends Construct {
         actions: ['s3:GetObject', 's3:PutObject'],
         resources: metadata,
       }),
+      // Grouped commits (lib/export/table/group-commit.ts): any session reads and deletes the
+      // tables' commit requests, and writes only its own (`<request id>.<tenant>.json`).
+      new iam.PolicyStatement({
+        sid: 'CommitRequests',
+        actions: ['s3:GetObject', 's3:DeleteObject'],
+        resources: requests.map((p) => object(`${p}/*`)),
+      }),
+      new iam.PolicyStatement({
+        sid: 'OwnCommitRequests',
+        actions: ['s3:PutObject'],
+        resources: requests.map((p) => object(`${p}/*.${tag}.json`)),
+      }),
+      new iam.PolicyStatement({
+        sid: 'CommitRequestListings',
+        actions: ['s3:ListBucket'],
+        resources: [props.bucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': requests.map((p) => `${p}/*`) } },
+      }),
       new iam.PolicyStatement({
         sid: 'TableCommits',
         actions: ['glue:GetTable', 'glue:UpdateTable'],
@@ -199,6 +227,15 @@ export class TenantAccess extends Construct {
       'AwsSolutions-IAM5',
       Object.values(DATASETS).map((d) => `Resource::${bucket}/${tableRootKey(props.prefix, d)}/metadata/*`),
       "The tables' metadata is shared by every tenant (one table per dataset); a commit writes new objects under unique names and reads the current ones; no delete.",
+    );
+    acknowledge(
+      this.role,
+      'AwsSolutions-IAM5',
+      requests.flatMap((p) => [
+        `Resource::${bucket}/${p}/*`,
+        `Resource::${bucket}/${p}/*.<aws:PrincipalTag/tenant>.json`,
+      ]),
+      "The tables' commit requests are shared by every tenant (a grouped commit carries the others' pending requests): file names and counts, no data; a session writes only its own.",
     );
   }
 

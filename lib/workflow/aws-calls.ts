@@ -1,5 +1,6 @@
 import {
   backupKey,
+  COMMIT_REQUESTS_FOLDER,
   DATASETS,
   type Dataset,
   dataFileKey,
@@ -226,6 +227,7 @@ function tableUses(
   root: string,
   dataset: Dataset,
   catalog: Exclude<CatalogSetting, { kind: 'hive' }>,
+  tenant: string | undefined,
 ): StoreUse[] {
   const manifest = `${root}/metadata/${SAMPLE.uuid}-m0.avro`;
   const manifestList = `${root}/metadata/snap-${SAMPLE.snapshotId}-1-${SAMPLE.uuid}.avro`;
@@ -237,6 +239,28 @@ function tableUses(
     onKey('put', `write the ${dataset} table's manifest list`, manifestList),
     onKey('deleteMany', `delete the manifests of a ${dataset} commit that did not land`, manifest),
     onKey('deleteMany', `delete the manifest list of a ${dataset} commit that did not land`, manifestList),
+    ...(tenant === undefined ? [] : commitRequestUses(root, dataset, tenant)),
+  ];
+}
+
+/**
+ * A tenant run's grouped commit (lib/export/table/group-commit.ts): its commit request
+ * written, the table's pending requests listed and read, the committed ones deleted. The
+ * requests of other tenants it reads and deletes are keyed alike (`<id>.<tenant>.json`).
+ */
+function commitRequestUses(root: string, dataset: Dataset, tenant: string): StoreUse[] {
+  const folder = `${root}/${COMMIT_REQUESTS_FOLDER}/`;
+  const request = `${folder}${SAMPLE.uuid}.${tenant}.json`;
+  return [
+    onKey('put', `write the run's ${dataset} commit request`, request),
+    {
+      why: `list the ${dataset} table's commit requests`,
+      store: 'objects',
+      operation: 'list',
+      prefix: folder,
+    },
+    onKey('get', `read a pending ${dataset} commit request`, request),
+    onKey('deleteMany', `delete the ${dataset} commit requests a commit carried`, request),
   ];
 }
 
@@ -296,7 +320,7 @@ function exportResultsUses(run: RunKeys): StoreUse[] {
       ...exportUses(layout, [OUTPUT_FORMATS.csv]),
       ...dataFileUses(tableRootKey(prefix, layout.dataset), layout),
     ]),
-    ...datasets.flatMap((dataset) => tableUses(tableRootKey(prefix, dataset), dataset, catalog)),
+    ...datasets.flatMap((dataset) => tableUses(tableRootKey(prefix, dataset), dataset, catalog, run.tenant)),
   ];
 }
 

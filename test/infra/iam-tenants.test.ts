@@ -71,6 +71,9 @@ const keysOf = (t: string) => ({
   run: `${lake.prefix}/runs/tenant=${t}/dt=2026-11-19/req-1.json`,
   lease: `${leases.prefix}/tenant=${t}/publish/rep-1/2026-11-18.json`,
 });
+/** A table's commit request of a tenant (lib/export/table/commit-requests.ts: `<UUIDv7>.<tenant>.json`). */
+const commitRequest = (t: string, dataset = 'calls') =>
+  `${lake.prefix}/tables/${dataset}/commit-requests/01a21a02-945e-7062-bcd7-fff413916338.${t}.json`;
 const METADATA = `${lake.prefix}/tables/calls/metadata/00002-3f1c2d4e-0a1b-4c5d-8e9f-0a1b2c3d4e5f.metadata.json`;
 const MANIFEST = `${lake.prefix}/tables/summaries/metadata/3f1c2d4e-0a1b-4c5d-8e9f-0a1b2c3d4e5f-m0.avro`;
 
@@ -123,6 +126,17 @@ const ALLOWED: Row[] = [
   ...[METADATA, MANIFEST].flatMap((key) =>
     ['s3:GetObject', 's3:PutObject'].map((a) => acmeMay('the shared table metadata', a, object(key))),
   ),
+  ...['calls', 'summaries'].flatMap((dataset) => [
+    ...['s3:GetObject', 's3:PutObject', 's3:DeleteObject'].map((a) =>
+      acmeMay('its commit request (grouped commits)', a, object(commitRequest('acme', dataset))),
+    ),
+    ...['s3:GetObject', 's3:DeleteObject'].map((a) =>
+      acmeMay("bruin's commit request, carried by acme's commit", a, object(commitRequest('bruin', dataset))),
+    ),
+    acmeMay("list a table's commit requests", 's3:ListBucket', `arn:aws:s3:::${lake.bucket}`, {
+      's3:prefix': `${lake.prefix}/tables/${dataset}/commit-requests/`,
+    }),
+  ]),
   ...['glue:GetTable', 'glue:UpdateTable'].flatMap((a) =>
     [
       glue('catalog'),
@@ -179,6 +193,7 @@ const DENIED: Row[] = [
       `${lake.prefix}/calls/format=parquet/tenant=acme/report_id=rep-1/dt=2026-11-18/part-00000.parquet`,
     ),
   ),
+  acmeMayNot("write bruin's commit request", 's3:PutObject', object(commitRequest('bruin'))),
   acmeMayNot('delete the shared table metadata', 's3:DeleteObject', object(METADATA)),
   acmeMayNot('change the run records table', 'glue:UpdateTable', glue('table/report_export/runs')),
   acmeMayNot('create a table', 'glue:CreateTable', glue('database/report_export')),
