@@ -46,15 +46,19 @@ export const AWS_COMMIT_WINDOW_SECONDS = 0.3;
 
 /** AWS default quotas (per account and region). */
 export const AWS_QUOTAS = {
-  /** Step Functions StartExecution, Standard: refill per second (800 bucket / 150 refill outside the largest regions). */
+  /**
+   * Step Functions StartExecution, Standard: refill per second outside us-east-1, us-west-2
+   * and eu-west-1 (bucket 800; in those three 1,300 and 300/s). Step Functions developer
+   * guide, "Quotas related to API action throttling".
+   */
   startExecutionPerSecond: 150,
-  /** Step Functions StateTransition, Standard: refill per second (800 outside the largest regions, 5,000 in them). */
-  stateTransitionsPerSecond: 800,
-  /** Lambda concurrent executions, default account quota. */
+  /** Step Functions StateTransition, Standard: refill per second outside the three (bucket 800; in them 5,000 and 1,500/s). */
+  stateTransitionsPerSecond: 500,
+  /** Lambda concurrent executions, default account quota (new accounts start lower; AWS raises it with use). */
   lambdaConcurrency: 1000,
   /** Secrets Manager GetSecretValue per second. */
   getSecretValuePerSecond: 10_000,
-  /** Secrets Manager PutSecretValue/UpdateSecret (combined) per second, not adjustable. */
+  /** Secrets Manager PutSecretValue/UpdateSecret (combined) per second, not adjustable (Secrets Manager quotas page). */
   putSecretValuePerSecond: 50,
   /** EventBridge Scheduler target invocations per second (adjustable). */
   schedulerInvocationsPerSecond: 1000,
