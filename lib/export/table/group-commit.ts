@@ -40,21 +40,28 @@ export interface GroupCommitOptions extends CommitOptions {
   requestTtlMs?: number;
   /** Requests one snapshot carries at most, the writer's own included. @default 100 */
   maxBatch?: number;
-  /** How long a writer whose request is not the oldest pending one waits for that one's writer to carry it (jittered). @default 200 */
+  /** How long a writer whose request is not the oldest pending one waits before it looks again (jittered). @default 200 */
   followerWaitMs?: number;
-  /** Waits before a follower commits itself (a dead or slow leader). @default 5 */
+  /** Looks at most before a follower commits itself, whatever the leader does. @default 50 */
   followerWaits?: number;
+  /**
+   * A pending request older than this no longer leads (its writer may be dead or stuck):
+   * the next writer commits it with its own. @default 10000
+   */
+  leaderPatienceMs?: number;
 }
 
 export const GROUP_COMMIT_DEFAULTS = {
   requestTtlMs: 5 * 60_000,
   maxBatch: 100,
   followerWaitMs: 200,
-  followerWaits: 5,
+  followerWaits: 50,
+  leaderPatienceMs: 10_000,
 } as const;
 /** Request keys listed at most per look (a table with more pending requests commits the oldest first). */
 const MAX_LISTED = 1_000;
 const READ_CONCURRENCY = 16;
+const LIST_TRIES = 8;
 
 /**
  * Commits a tenant's overwrite together with the other tenants' pending ones (a group
@@ -91,7 +98,7 @@ export async function commitOverwriteGrouped(
   const ownKey = requestKey(t.location, own);
   checkRequest(t.location, ownKey, own);
   const what = overwriteWhat(t, change);
-  const batching = new Batching(t, own, ownKey, settings.maxBatch, now);
+  const batching = new Batching(t, own, ownKey, settings.maxBatch, settings.leaderPatienceMs, now);
   await store.put(ownKey, JSON.stringify(own), { contentType: 'application/json' });
   batching.requests++;
   const total = batching.counts;
@@ -154,6 +161,7 @@ class Batching {
     readonly own: CommitRequest,
     readonly ownKey: string,
     readonly maxBatch: number,
+    readonly leaderPatienceMs: number,
     readonly now: () => number,
   ) {}
 
@@ -168,6 +176,7 @@ class Batching {
 
   /** The table now, whether its own request landed, and whether it is the oldest pending request. */
   async look(): Promise<{ landed?: CommitResult; leads: boolean }> {
+    // An older request whose writer still lives (younger than the patience) leads.
     const io = tableIo(this.t.location);
     const loaded = await loadTable(this.t, io);
     this.requests += io.requests;
@@ -179,7 +188,10 @@ class Batching {
       .filter((k) => k < this.ownKey)
       .slice(0, this.maxBatch);
     const live = await this.readAll(older);
-    return { leads: live.every((r) => r === null || r.expiresAt <= this.now()) };
+    const now = this.now();
+    const leading = (r: CommitRequest | null) =>
+      r !== null && r.expiresAt > now && r.createdAt + this.leaderPatienceMs > now;
+    return { leads: !live.some(leading) };
   }
 
   landedResult(loaded: LoadedTable, snapshot: Snapshot): CommitResult {
@@ -274,11 +286,23 @@ class Batching {
   /** Listed request keys, oldest first, without those a snapshot of `metadata` carries (stale, deleted later). */
   async pending(metadata: TableMetadata): Promise<string[]> {
     const landed = new Set(metadata.snapshots.flatMap(requestIds));
+    for (let tries = 1; ; tries++) {
+      try {
+        return (await this.#list()).filter((k) => !landed.has(keyParts(this.t.location, k)?.requestId ?? ''));
+      } catch (error) {
+        // A listing that met another writer's deletion of a request (the directory store
+        // stats each file it lists, and fails on one deleted meanwhile) is tried again.
+        if (tries >= LIST_TRIES) throw error;
+        await sleep(Math.random() * 10 * tries);
+      }
+    }
+  }
+
+  async #list(): Promise<string[]> {
     const keys: string[] = [];
     this.requests++;
     for await (const info of this.t.location.store.list(requestsPrefix(this.t.location))) {
-      const parts = keyParts(this.t.location, info.key);
-      if (parts !== undefined && !landed.has(parts.requestId)) keys.push(info.key);
+      if (keyParts(this.t.location, info.key) !== undefined) keys.push(info.key);
       if (keys.length >= MAX_LISTED) break;
     }
     return keys.sort();
@@ -348,6 +372,7 @@ function definedOf(options: GroupCommitOptions): Partial<typeof GROUP_COMMIT_DEF
       maxBatch: options.maxBatch,
       followerWaitMs: options.followerWaitMs,
       followerWaits: options.followerWaits,
+      leaderPatienceMs: options.leaderPatienceMs,
     }).filter(([, v]) => v !== undefined),
   );
 }
