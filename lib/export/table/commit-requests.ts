@@ -118,13 +118,8 @@ export function checkRequest(location: TableLocation, key: string, raw: unknown)
     throw invalid(key, 'createdAt and expiresAt must be integers (ms)');
   }
   const dts = r.dts;
-  if (
-    !Array.isArray(dts) ||
-    dts.length === 0 ||
-    dts.length > 400 ||
-    !dts.every((d) => typeof d === 'string' && DAY.test(d))
-  ) {
-    throw invalid(key, 'dts must be 1-400 days YYYY-MM-DD');
+  if (!Array.isArray(dts) || dts.length > 400 || !dts.every((d) => typeof d === 'string' && DAY.test(d))) {
+    throw invalid(key, 'dts must be at most 400 days YYYY-MM-DD');
   }
   const files = r.files;
   if (!Array.isArray(files) || files.length > MAX_FILES)

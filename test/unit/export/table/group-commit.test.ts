@@ -1,5 +1,6 @@
 import { icebergRead } from 'icebird';
 import { describe, expect, it } from 'vitest';
+import { EXPORT_ERROR_CODES } from '../../../../lib/export';
 import { tableSchema } from '../../../../lib/export/schema';
 import {
   COMMIT_REQUESTS_KEY,
@@ -14,7 +15,7 @@ import {
   type OverwriteChange,
 } from '../../../../lib/export/table';
 import { newRequest, requestKey, requestsPrefix } from '../../../../lib/export/table/commit-requests';
-import { listAll } from '../../../../lib/stores';
+import { listAll, type ObjectStore } from '../../../../lib/stores';
 import { useStoreFetch } from '../../../support/store-fetch';
 import { useTempDir } from '../../../support/test-scope';
 import { catalogWith, fileTable, readBack, testRows, writeDataFile } from './table-fixture';
@@ -193,5 +194,57 @@ describe('commitOverwriteGrouped', () => {
     });
     expect(racing.catalog.commits).toBe(1);
     expect(await requestKeys(table)).toEqual([]);
+  });
+
+  it("tries a listing of the requests again when it fails (one that met another writer's deletion)", async () => {
+    // Prepare: the store's first two listings of the requests fail.
+    const { table, loaded } = await tenantTable(`${dir()}/listing`);
+    const store = table.location.store;
+    let failures = 2;
+    const flaky: ObjectStore = {
+      rootUri: store.rootUri,
+      put: (...a) => store.put(...a),
+      putIfAbsent: (...a) => store.putIfAbsent(...a),
+      putFile: (...a) => store.putFile(...a),
+      get: (key) => store.get(key),
+      head: (key) => store.head(key),
+      deleteMany: (keys) => store.deleteMany(keys),
+      copy: (from, to) => store.copy(from, to),
+      list: (prefix) =>
+        prefix.includes('/commit-requests/') && failures-- > 0
+          ? (async function* () {
+              yield* [];
+              throw new Error("ENOENT: no such file or directory, stat '...json' (test)");
+            })()
+          : store.list(prefix),
+    };
+    const change = await tenantChange(table, loaded, 'acme');
+
+    // Act
+    const result = await commitOverwriteGrouped(
+      { ...table, location: { ...table.location, store: flaky } },
+      change,
+    );
+
+    // Assess
+    expect(failures).toBeLessThan(0);
+    expect(result).toMatchObject({ attempts: 1, conflicts: 0, addedFiles: 2 });
+    expect((await liveFiles(table)).files).toHaveLength(2);
+  });
+
+  it('deletes its request but keeps its data files when it gives up (another commit may name them)', async () => {
+    // Prepare
+    const { table, loaded } = await tenantTable(`${dir()}/aborted`);
+    const change = await tenantChange(table, loaded, 'acme');
+    const aborted = AbortSignal.abort(new Error('deadline (test)'));
+
+    // Act
+    const failure = commitOverwriteGrouped(table, change, { signal: aborted });
+
+    // Assess
+    await expect(failure).rejects.toMatchObject({ code: EXPORT_ERROR_CODES.aborted });
+    expect(await requestKeys(table)).toEqual([]);
+    for (const f of change.files) expect(await table.location.store.head(f.key)).toBeDefined();
+    expect((await listSnapshots(table)).snapshots).toEqual([]);
   });
 });
