@@ -2,11 +2,10 @@
 // history (snapshots, time travel, rollback, retention) and the types of the format.
 
 export { type CommitResult, commitOverwrite, type NewDataFile, type OverwriteChange } from './commit';
+export { COMMIT_REQUEST_COUNTS_KEY, COMMIT_REQUESTS_KEY } from './commit-batch';
 export { COMMIT_DEFAULTS, type CommitCounts, type CommitOptions } from './commit-loop';
 export { COMMIT_REQUESTS_FOLDER, type CommitRequest } from './commit-requests';
 export {
-  COMMIT_REQUEST_COUNTS_KEY,
-  COMMIT_REQUESTS_KEY,
   commitOverwriteGrouped,
   GROUP_COMMIT_DEFAULTS,
   type GroupCommitOptions,

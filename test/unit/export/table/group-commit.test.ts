@@ -18,7 +18,7 @@ import { newRequest, requestKey, requestsPrefix } from '../../../../lib/export/t
 import { listAll, type ObjectStore } from '../../../../lib/stores';
 import { useStoreFetch } from '../../../support/store-fetch';
 import { useTempDir } from '../../../support/test-scope';
-import { catalogWith, fileTable, readBack, testRows, writeDataFile } from './table-fixture';
+import { catalogWith, fileTable, readBack, testRows, unknownOnce, writeDataFile } from './table-fixture';
 
 const CALLS = tableSchema({ dataset: 'calls' });
 const DAYS = ['2026-11-24', '2026-11-25'];
@@ -246,5 +246,22 @@ describe('commitOverwriteGrouped', () => {
     expect(await requestKeys(table)).toEqual([]);
     for (const f of change.files) expect(await table.location.store.head(f.key)).toBeDefined();
     expect((await listSnapshots(table)).snapshots).toEqual([]);
+  });
+
+  it('finds its batch by its request id after a commit whose outcome was unknown, and lands it once', async () => {
+    // Prepare: the first commit lands but its reply is lost.
+    const { table, loaded } = await tenantTable(`${dir()}/unknown`);
+    const change = await tenantChange(table, loaded, 'acme');
+    const lost = { ...table, catalog: unknownOnce(table.catalog, true) };
+
+    // Act
+    const result = await commitOverwriteGrouped(lost, change, { baseDelayMs: 1 });
+
+    // Assess
+    const { snapshots } = await listSnapshots(table);
+    expect(snapshots).toHaveLength(1);
+    expect(result).toMatchObject({ snapshotId: snapshots[0]?.['snapshot-id'], addedFiles: 2, addedRows: 6 });
+    expect(lost.catalog.commits).toBe(1);
+    expect(await requestKeys(table)).toEqual([]);
   });
 });
