@@ -183,8 +183,13 @@ export class LocalDirectoryStore implements ObjectStore, MachineLocalStore {
       if (entry.isDirectory()) {
         if (key.startsWith(prefix) || prefix.startsWith(`${key}/`)) await this.#walk(key, prefix, out);
       } else if (entry.isFile() && !entry.name.includes(TEMP_MARKER) && key.startsWith(prefix)) {
-        const stat = await fs.stat(path.join(dir, entry.name));
-        out.push({ key, size: stat.size });
+        // Deleted since the directory was read (another writer): a listing, like S3's, is of
+        // a moment, and a key gone by its stat is simply not in it.
+        const stat = await fs.stat(path.join(dir, entry.name)).catch((cause: unknown) => {
+          if (isNotFound(cause)) return undefined;
+          throw wrap(cause, 'list', prefix);
+        });
+        if (stat !== undefined) out.push({ key, size: stat.size });
       }
     }
   }

@@ -99,6 +99,30 @@ describe('LocalDirectoryStore deletes', () => {
     await Promise.all([store.deleteMany(['a/b/one']), store.put('a/b/two', '2')]);
     expect((await listAll(store, 'a/')).map((o) => o.key)).toEqual(['a/b/two']);
   });
+
+  it('lists what is there when a concurrent writer deletes keys during the listing', async () => {
+    // Prepare: one folder of many keys (a table's commit requests), read as another writer deletes them.
+    const store = new LocalDirectoryStore(root);
+    const keys = Array.from(
+      { length: 400 },
+      (_, i) => `t/commit-requests/${String(i).padStart(4, '0')}.json`,
+    );
+    for (const key of keys) await store.put(key, '{}');
+
+    // Act: each round lists while a delete of every key runs at once
+    const rounds: Promise<unknown>[] = [];
+    for (let round = 0; round < 5; round++) {
+      rounds.push(
+        listAll(store, 't/commit-requests/'),
+        store.deleteMany(keys.slice(round * 80, round * 80 + 80)),
+      );
+    }
+    const settled = await Promise.allSettled(rounds);
+
+    // Assess: no listing failed; what is left lists whole
+    expect(settled.filter((s) => s.status === 'rejected')).toEqual([]);
+    expect(await listAll(store, 't/commit-requests/')).toEqual([]);
+  });
 });
 
 describe('LocalDirectoryStore.putIfAbsent', () => {
