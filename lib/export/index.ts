@@ -104,6 +104,7 @@ export {
   type TableMetadata,
   tableLocation,
   tableName,
+  tableProperties,
 } from './table';
 export { checkTenantId, TENANT_ID_PATTERN, TENANT_ID_RULE } from './tenant';
 export { ZoneConverter } from './time-zone';

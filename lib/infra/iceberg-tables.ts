@@ -3,8 +3,8 @@ import {
   type Dataset,
   initialSchema,
   partitionSpec,
-  TABLE_PROPERTIES,
   TABLE_RETENTION,
+  tableProperties,
   tableSchema,
 } from '../export';
 import { tableRootKey } from '../stores';
@@ -31,8 +31,8 @@ export { TABLE_RETENTION };
  * retention as Iceberg's expiry reads it). Not `write.metadata.delete-after-commit`: the
  * export's commits do not delete the metadata files the log drops, orphan-file deletion does.
  */
-export function icebergTableProperties(): Record<string, string> {
-  return { ...TABLE_PROPERTIES };
+export function icebergTableProperties(tenancy: { tenanted?: boolean } = {}): Record<string, string> {
+  return tableProperties(tenancy);
 }
 
 /** What CloudFormation creates one Iceberg table from (`IcebergInput.IcebergTableInput`). */
@@ -99,7 +99,7 @@ export function icebergTableDefinition(
         transform: f.transform,
       })),
     },
-    properties: icebergTableProperties(),
+    properties: icebergTableProperties(tenancy),
   };
 }
 

@@ -168,7 +168,8 @@ export class S3Store implements ObjectStore {
       if (out.Body === undefined) throw new Error('no body');
       return out.Body as AsyncIterable<Uint8Array>;
     } catch (cause) {
-      if (this.#missingKeysDenied && isAccessDenied(cause)) {
+      // A GET's 403 has a body: only AccessDenied means "may not know" (not a bad signature or clock).
+      if (this.#missingKeysDenied && (cause as { name?: string } | null)?.name === 'AccessDenied') {
         throw new ObjectStoreError(
           OBJECT_STORE_ERROR_CODES.notFound,
           `S3 get: no object ${key} (403 to a session that may not list it)`,

@@ -208,8 +208,9 @@ const noSecrets: SecretStore = {
 function withTenant(logger: WorkflowLogger, tenant: string): WorkflowLogger {
   const { info, warn, error } = logger;
   return {
-    info: (message, data) => info.call(logger, message, { tenant, ...data }),
-    warn: (message, data) => warn.call(logger, message, { tenant, ...data }),
-    error: (message, data) => error.call(logger, message, { tenant, ...data }),
+    // The tenant last: a member of `data` never names another tenant on the line.
+    info: (message, data) => info.call(logger, message, { ...data, tenant }),
+    warn: (message, data) => warn.call(logger, message, { ...data, tenant }),
+    error: (message, data) => error.call(logger, message, { ...data, tenant }),
   };
 }

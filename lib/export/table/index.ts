@@ -11,7 +11,13 @@ export {
   type GroupCommitOptions,
 } from './group-commit';
 export { keyOf, type TableLocation, tableLocation, uriOf } from './location';
-export { catalogColumns, fileSchema, PREVIOUS_VERSIONS_MAX, TABLE_PROPERTIES } from './metadata';
+export {
+  catalogColumns,
+  fileSchema,
+  PREVIOUS_VERSIONS_MAX,
+  TABLE_PROPERTIES,
+  tableProperties,
+} from './metadata';
 export { parseMetadata, stringifyMetadata } from './metadata-json';
 export {
   expireSnapshots,

@@ -21,6 +21,19 @@ export const TABLE_PROPERTIES: Readonly<Record<string, string>> = {
 };
 
 /**
+ * The properties of a new table: {@link TABLE_PROPERTIES}, and for a table every tenant
+ * shares, column metrics as counts only. Every tenant's run reads the shared manifests; an
+ * Iceberg writer other than ours (Glue's compaction, Athena, Spark) would otherwise record
+ * each column's min and max (`truncate(16)` by default) in them: 16 characters of another
+ * tenant's values.
+ */
+export function tableProperties(tenancy: Tenancy = {}): Record<string, string> {
+  return tenancy.tenanted === true
+    ? { ...TABLE_PROPERTIES, 'write.metadata.metrics.default': 'counts' }
+    : { ...TABLE_PROPERTIES };
+}
+
+/**
  * The metadata of a new table at `uri`: the dataset's columns (ids 1..n), the (report_id, dt)
  * spec, no snapshot; a tenanted table's `tenant` column first and the (tenant, report_id, dt) spec.
  */
@@ -46,7 +59,7 @@ export function newTableMetadata(
     'last-partition-id': Math.max(...spec.fields.map((f) => f['field-id'])),
     'default-sort-order-id': 0,
     'sort-orders': [{ 'order-id': 0, fields: [] }],
-    properties: { ...TABLE_PROPERTIES },
+    properties: tableProperties(tenancy),
     'current-snapshot-id': null,
     snapshots: [],
     'snapshot-log': [],

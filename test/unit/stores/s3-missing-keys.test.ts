@@ -57,6 +57,24 @@ describe('S3Store with missingKeysDenied', () => {
     await expect(head).rejects.toMatchObject({ code: OBJECT_STORE_ERROR_CODES.failed });
   });
 
+  it('keeps a GET answered 403 for another reason (a bad signature) a failure in that session', async () => {
+    // Prepare
+    s3.on(GetObjectCommand).rejects(
+      Object.assign(new Error('SignatureDoesNotMatch'), {
+        name: 'SignatureDoesNotMatch',
+        $fault: 'client',
+        $metadata: { httpStatusCode: 403 },
+      }),
+    );
+    const store = new S3Store({ client: client(), bucket: 'lake', missingKeysDenied: true });
+
+    // Act
+    const read = readObjectIfPresent(store, 'calls/format=csv/tenant=a/x');
+
+    // Assess
+    await expect(read).rejects.toMatchObject({ code: OBJECT_STORE_ERROR_CODES.failed });
+  });
+
   it('is what a tenant adapter option asks of objectStoreFromUri', async () => {
     // Prepare
     s3.on(HeadObjectCommand).rejects(denied());

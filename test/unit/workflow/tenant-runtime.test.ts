@@ -120,6 +120,18 @@ describe('createWorkflowRuntime in a multi-tenant deployment', () => {
     expect(runtime.multiTenant).toBe(true);
   });
 
+  it("names the tenant on every log line of its runtime, whatever the line's data says", async () => {
+    // Prepare
+    await registry.put(tenantEntry('acme'));
+    const runtime = createWorkflowRuntime(multiEnv(), { logger });
+    const t = await runtime.forTenant('acme');
+    // Act
+    t.logger.info('exported', { rows: 3 });
+    t.logger.error('failed', { tenant: 'bruin' });
+    // Assess
+    expect(lines.map((l) => l.data?.tenant)).toEqual(['acme', 'acme']);
+  });
+
   it('reads an entry again only after 60 s', async () => {
     // Prepare
     let now = 0;
