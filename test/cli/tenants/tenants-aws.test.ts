@@ -11,6 +11,7 @@ import {
   CreateSecretCommand,
   DeleteSecretCommand,
   DescribeSecretCommand,
+  GetSecretValueCommand,
   PutSecretValueCommand,
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
@@ -183,10 +184,17 @@ describe('report-export tenants --stack (a multi-tenant stack; AWS mocked, the l
   });
 
   it('shows the schedule and a missing login in the status', async () => {
-    // Prepare
+    // Prepare: no secret yet (tenants login never ran), as Secrets Manager answers it
     scheduler
       .on(GetScheduleCommand, { Name: 'acme', GroupName: 'ReportExportTenants' })
       .resolves({ State: 'ENABLED' });
+    sm.on(GetSecretValueCommand).rejects(
+      Object.assign(new Error('not found'), {
+        name: 'ResourceNotFoundException',
+        $fault: 'client',
+        $metadata: { httpStatusCode: 400 },
+      }),
+    );
     const { io, out } = streams();
 
     // Act
@@ -197,6 +205,26 @@ describe('report-export tenants --stack (a multi-tenant stack; AWS mocked, the l
     expect(JSON.parse(out())).toMatchObject([
       { tenant: 'acme', schedule: 'ENABLED', login: 'none', lastRun: null },
     ]);
+  });
+
+  it('says a login it could not read is unreadable, not missing', async () => {
+    // Prepare: the secret exists but this caller may not read it
+    scheduler.on(GetScheduleCommand).resolves({ State: 'ENABLED' });
+    sm.on(GetSecretValueCommand).rejects(
+      Object.assign(new Error('denied'), {
+        name: 'AccessDeniedException',
+        $fault: 'client',
+        $metadata: { httpStatusCode: 400 },
+      }),
+    );
+    const { io, out } = streams();
+
+    // Act
+    const code = await tenantsStatus(['--stack', 'ReportExport', '--json'], io, deps);
+
+    // Assess
+    expect(code).toBe(0);
+    expect(JSON.parse(out())).toMatchObject([{ tenant: 'acme', login: 'unreadable: AccessDeniedException' }]);
   });
 
   it('says how to repair a schedule out of step with the entry', async () => {

@@ -66,8 +66,10 @@ async function loginStatus(
   let secret: ServiceSecret;
   try {
     secret = await tokens.read();
-  } catch {
-    return { login: 'none', loginExpires: null };
+  } catch (error) {
+    // No login stored is `none`; a secret that could not be read (refused, throttled) is not.
+    if ((error as Error).name !== 'StoreFailedError') return { login: 'none', loginExpires: null };
+    return { login: `unreadable: ${rootCauseName(error)}`, loginExpires: null };
   }
   const expires = (s: ServiceSecret) =>
     s.accessTokenExpiresAt === undefined ? null : new Date(s.accessTokenExpiresAt).toISOString();
@@ -193,4 +195,13 @@ export async function tenantsStatus(
     }
   }
   return 0;
+}
+
+/** The name of the innermost cause (e.g. AccessDeniedException): what refused the read. */
+function rootCauseName(error: unknown): string {
+  let e = error as { name?: string; cause?: unknown } | undefined;
+  for (let depth = 0; depth < 5 && e?.cause !== undefined && e.cause !== null; depth++) {
+    e = e.cause as { name?: string; cause?: unknown };
+  }
+  return e?.name ?? 'Error';
 }
