@@ -40,8 +40,12 @@ import {
 import { runLocalWorkflow } from '../lib/local/run-workflow';
 import { startSimulator } from '../lib/simulator/index';
 import { LocalFileSecretStore, type ObjectStore, type SecretStore } from '../lib/stores/index';
-import { createWorkflowRuntime, type MetricsSink, tenantRegistryFromUri } from '../lib/workflow/index';
-import type { RuntimeStores } from '../lib/workflow/runtime';
+import {
+  createWorkflowRuntime,
+  type MetricsSink,
+  type RuntimeStores,
+  tenantRegistryFromUri,
+} from '../lib/workflow/index';
 import { printTenantLimits, type TenantNightFigures } from './tenants-limits';
 
 function arg(name: string, fallback: number): number {

@@ -9,6 +9,7 @@ import {
   type PromotedColumn,
   partitionPrefix,
   type TableSchema,
+  TENANT_COLUMN,
   tableSchema,
 } from '../export';
 import type { ExecutionInput } from '../workflow';
@@ -24,9 +25,6 @@ import { type RunRecord, type RunRecordJob, runRecordKey } from '../workflow';
 /** Athena's placeholders in `storage.location.template`. */
 // biome-ignore lint/suspicious/noTemplateCurlyInString: Athena's literal placeholder syntax, not a template.
 export const PLACEHOLDERS = { reportId: '${report_id}', dt: '${dt}', tenant: '${tenant}' } as const;
-
-/** The partition column of a tenant, in a multi-tenant lake. */
-export const TENANT_COLUMN = 'tenant';
 
 /** Where the lake lives in S3 and what Athena may project. */
 export interface LakeLocation {

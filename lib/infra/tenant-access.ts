@@ -3,8 +3,17 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { COMMIT_REQUESTS_FOLDER, DATASETS, OUTPUT_FORMATS } from '../export';
+import {
+  COMMIT_REQUESTS_FOLDER,
+  DATASETS,
+  OUTPUT_FORMATS,
+  stagingArea,
+  tableDataPrefix,
+  tenantPrefix,
+  tenantSegment,
+} from '../export';
 import { tableRootKey } from '../stores';
+import { runRecordsPrefix } from '../workflow';
 import { acknowledge, arnOf } from './nag-acknowledgements';
 import { glueTableArns } from './table-maintenance';
 
@@ -71,11 +80,11 @@ export interface TenantKeys {
 export function tenantPrefixes(k: TenantKeys, tenant: string): string[] {
   const datasets = Object.values(DATASETS);
   return [
-    ...datasets.map((d) => `${k.prefix}/${d}/format=${OUTPUT_FORMATS.csv}/tenant=${tenant}`),
-    ...datasets.map((d) => `${tableRootKey(k.prefix, d)}/data/tenant=${tenant}`),
-    `${k.prefix}/_staging/tenant=${tenant}`,
-    `${k.prefix}/runs/tenant=${tenant}`,
-    `${k.leasePrefix}/tenant=${tenant}`,
+    ...datasets.map((dataset) => tenantPrefix({ prefix: k.prefix, dataset, tenant }, OUTPUT_FORMATS.csv)),
+    ...datasets.map((d) => tableDataPrefix(tableRootKey(k.prefix, d), tenant)),
+    stagingArea(k.prefix, tenant),
+    runRecordsPrefix(k.prefix, tenant).replace(/\/$/, ''),
+    `${k.leasePrefix}/${tenantSegment(tenant)}`,
   ];
 }
 

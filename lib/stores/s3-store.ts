@@ -15,6 +15,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import {
   accessDeniedHint,
   type IamPermission,
+  isAccessDenied,
   permissionsOf,
   type S3ObjectTarget,
   STORE_OPERATION_CALLS,
@@ -283,11 +284,6 @@ export function isConditionFailure(error: unknown): boolean {
     e?.$metadata?.httpStatusCode === 412 ||
     e?.$metadata?.httpStatusCode === 409
   );
-}
-
-function isAccessDenied(error: unknown): boolean {
-  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | null;
-  return e?.name === 'AccessDenied' || e?.name === 'Forbidden' || e?.$metadata?.httpStatusCode === 403;
 }
 
 function isNotFound(error: unknown): boolean {

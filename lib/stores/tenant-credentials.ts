@@ -139,7 +139,5 @@ export function tenantAdapterOptions(options: TenantCredentialsOptions): Adapter
     s3: once(() => createS3Client({ credentials })),
     secretsManager: once(() => new SecretsManagerClient({ credentials })),
     glue: once(() => createGlueClient({ credentials })),
-    // The session lists only the tenant's own prefixes: S3 answers its missing keys 403.
-    missingKeysDenied: true,
   };
 }

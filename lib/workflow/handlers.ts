@@ -7,7 +7,7 @@ import type { JobTaskInput } from './job-cursor';
 import { type JobOptions, type Plan, planExecution } from './plan';
 import { checkStatus, requestReport } from './report-tasks';
 import type { FinalizeInput } from './run-record';
-import type { TenantRuntime, WorkflowLogger, WorkflowRuntime } from './runtime';
+import type { TenantRuntime, WorkflowLogger, WorkflowRuntime } from './runtime-types';
 import { MAX_ERROR_CAUSE_CHARS } from './settings';
 
 /** What the Lambda context gives a handler: time left before the deadline. */

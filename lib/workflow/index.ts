@@ -41,14 +41,14 @@ export {
   runRecordKey,
   runRecordsPrefix,
 } from './run-record';
-export {
-  createWorkflowRuntime,
-  DEFAULT_TABLE_CATALOG,
-  type RuntimeOptions,
-  type TenantRuntime,
-  type WorkflowLogger,
-  type WorkflowRuntime,
-} from './runtime';
+export { createWorkflowRuntime, DEFAULT_TABLE_CATALOG } from './runtime';
+export type {
+  RuntimeOptions,
+  RuntimeStores,
+  TenantRuntime,
+  WorkflowLogger,
+  WorkflowRuntime,
+} from './runtime-types';
 export {
   SecretTokenSource,
   type ServiceSecret,

@@ -1,5 +1,5 @@
 import type { HeldPartition, QualityCounts } from '../export';
-import { emptyQuality } from '../export';
+import { emptyQuality, tenantSegment } from '../export';
 import type { ExecutionInput } from './input';
 import type { JobCursor, PartialDay, SummaryMismatch, TableSnapshotRef } from './job-cursor';
 
@@ -226,7 +226,7 @@ export function runRecordKey(
  * included) or, with `tenant`, that tenant's (`<prefix>/runs/tenant=<t>/`).
  */
 export function runRecordsPrefix(prefix: string, tenant?: string): string {
-  return `${prefix === '' ? '' : `${prefix}/`}runs/${tenant === undefined ? '' : `tenant=${tenant}/`}`;
+  return `${prefix === '' ? '' : `${prefix}/`}runs/${tenant === undefined ? '' : `${tenantSegment(tenant)}/`}`;
 }
 
 /** What a run record's key says: its tenant (null: none), UTC date, run id and kind. */

@@ -27,16 +27,6 @@ const REFRESH_BUDGET_MS = 30_000;
 /** The settings a multi-tenant deployment takes from each tenant's entry, refused in its environment. */
 const PER_TENANT_SETTINGS = ['TIME_ZONE', 'WORKSPACE_ID', 'REPORTS', 'SECRET_URI'] as const;
 
-export type {
-  BuiltStores,
-  RuntimeOptions,
-  RuntimeStores,
-  TenantParts,
-  TenantRuntime,
-  WorkflowLogger,
-  WorkflowRuntime,
-} from './runtime-types';
-
 import type {
   BuiltStores,
   RuntimeOptions,

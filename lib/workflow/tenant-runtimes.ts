@@ -1,6 +1,6 @@
 import type { ServiceClient } from '../api';
 import { TENANT_ID_PATTERN, TENANT_ID_RULE } from '../export';
-import { isAccessDenied, type LeaseStore, type SecretStore } from '../stores';
+import type { LeaseStore, SecretStore } from '../stores';
 import {
   type AdapterOptions,
   createStsClient,
@@ -63,9 +63,14 @@ export function multiTenantRuntime(parts: RuntimeParts, registryUri: string): Wo
   let sts: ReturnType<typeof createStsClient> | undefined;
   const adapterOf = (tenant: string): AdapterOptions => {
     if (roleArn === undefined) return options;
-    if (options.tenantAdapterOptions !== undefined) return options.tenantAdapterOptions(tenant, roleArn);
-    sts ??= createStsClient();
-    return tenantAdapterOptions({ roleArn, tenant, sts });
+    let session = options.tenantAdapterOptions?.(tenant, roleArn);
+    if (session === undefined) {
+      sts ??= createStsClient();
+      session = tenantAdapterOptions({ roleArn, tenant, sts });
+    }
+    // The session lists only the tenant's prefixes: S3 answers its missing keys (a day never
+    // published, an entry not registered) 403, which its stores read as absent.
+    return { ...session, missingKeysDenied: true };
   };
 
   /** A tenant's stores: with TENANT_ROLE_ARN its session's; without, the deployment's and its own secret. */
@@ -108,13 +113,7 @@ export function multiTenantRuntime(parts: RuntimeParts, registryUri: string): Wo
     return c;
   };
   const read = async (tenant: string, c: Cached): Promise<TenantRuntime> => {
-    const entry = await c.registry.get(tenant).catch((error: unknown) => {
-      // A tenant session may list only its own prefixes, and S3 answers a read of a missing
-      // key 403 to a caller without s3:ListBucket on the bucket: its own entry, refused, is
-      // one the registry does not have.
-      if (roleArn !== undefined && isAccessDenied((error as { cause?: unknown }).cause)) return undefined;
-      throw error;
-    });
+    const entry = await c.registry.get(tenant);
     if (entry === undefined) {
       throw new InvalidInputError(
         `tenant '${tenant}' is not in the registry (${registryUri}): add it (report-export tenants add) or name a registered one`,

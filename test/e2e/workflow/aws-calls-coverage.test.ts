@@ -10,7 +10,8 @@ import {
   type StoreUse,
   WORKFLOW_FUNCTIONS,
 } from '../../../lib/workflow/aws-calls';
-import { createWorkflowRuntime, type WorkflowLogger } from '../../../lib/workflow/runtime';
+import { createWorkflowRuntime } from '../../../lib/workflow/runtime';
+import type { WorkflowLogger } from '../../../lib/workflow/runtime-types';
 import type { SettingsEnvironment } from '../../../lib/workflow/settings';
 import { startHarness, type WorkflowHarness } from './harness';
 import {

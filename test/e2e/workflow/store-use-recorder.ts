@@ -9,7 +9,7 @@ import {
 } from '../../../lib/stores/object-store';
 import type { SecretStore } from '../../../lib/stores/secret-store';
 import { SAMPLE, type StoreUse, type WorkflowFunctionName } from '../../../lib/workflow/aws-calls';
-import type { RuntimeStores } from '../../../lib/workflow/runtime';
+import type { RuntimeStores } from '../../../lib/workflow/runtime-types';
 
 /**
  * Records every store operation the workflow's handlers perform, by function, and matches

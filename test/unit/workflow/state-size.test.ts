@@ -7,7 +7,7 @@ import {
   MAX_MISMATCHES_LISTED,
   MAX_PARTIAL_DAYS_LISTED,
 } from '../../../lib/workflow/job-cursor';
-import type { WorkflowRuntime } from '../../../lib/workflow/runtime';
+import type { WorkflowRuntime } from '../../../lib/workflow/runtime-types';
 import {
   jobsWithinBudget,
   MAX_ERROR_CAUSE_CHARS,
