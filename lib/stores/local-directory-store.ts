@@ -84,7 +84,15 @@ export class LocalDirectoryStore implements ObjectStore, MachineLocalStore {
       try {
         await fs.copyFile(file, temp, fs.constants.COPYFILE_EXCL);
       } catch (cause) {
-        if (!isNotFound(cause)) throw cause;
+        // ENOENT of a file that is there: the temp's directory was pruned (tried again).
+        if (
+          !isNotFound(cause) ||
+          (await fs.access(file).then(
+            () => true,
+            () => false,
+          ))
+        )
+          throw cause;
         throw new ObjectStoreError(
           OBJECT_STORE_ERROR_CODES.failed,
           `putFile: no local file ${file} for ${key}`,
@@ -113,17 +121,9 @@ export class LocalDirectoryStore implements ObjectStore, MachineLocalStore {
     place: (temp: string, target: string) => Promise<boolean>,
   ): Promise<ObjectInfo | undefined> {
     const target = this.#path(key);
-    await fs.mkdir(path.dirname(target), { recursive: true });
     const temp = `${target}${TEMP_MARKER}${randomUUID()}`;
     try {
-      try {
-        await fill(temp);
-      } catch (error) {
-        // A concurrent delete pruned the (then empty) directory between mkdir and fill.
-        if (!isNotFound(error)) throw error;
-        await fs.mkdir(path.dirname(target), { recursive: true });
-        await fill(temp);
-      }
+      await inDirectoryOf(target, () => fill(temp));
       await syncFile(temp);
       const { size } = await fs.stat(temp);
       const placed = await place(temp, target);
@@ -252,18 +252,21 @@ export class LocalDirectoryStore implements ObjectStore, MachineLocalStore {
   async copy(fromKey: string, toKey: string): Promise<void> {
     const source = this.#path(fromKey);
     const target = this.#path(toKey);
-    await fs.mkdir(path.dirname(target), { recursive: true });
     const temp = `${target}${TEMP_MARKER}${randomUUID()}`;
     try {
+      // A missing source is told apart from a pruned target directory (retried) before linking.
+      await fs.access(source);
       // Objects are never modified in place (every write renames a new file over the
       // key), so a hard link is an independent copy: O(1), and already durable.
-      try {
-        await fs.link(source, temp);
-      } catch (linkError) {
-        if (isNotFound(linkError)) throw linkError;
-        await fs.copyFile(source, temp);
-        await syncFile(temp);
-      }
+      await inDirectoryOf(target, async () => {
+        try {
+          await fs.link(source, temp);
+        } catch (linkError) {
+          if (isNotFound(linkError)) throw linkError;
+          await fs.copyFile(source, temp);
+          await syncFile(temp);
+        }
+      });
       await fs.rename(temp, target);
       // When the target already is a link to the source's file (a backup restored over a key
       // never replaced), rename(2) does nothing and leaves the temporary link: remove it.
@@ -272,6 +275,30 @@ export class LocalDirectoryStore implements ObjectStore, MachineLocalStore {
     } catch (cause) {
       await fs.rm(temp, { force: true });
       throw wrap(cause, 'copy', fromKey);
+    }
+  }
+}
+
+/**
+ * Attempts of {@link inDirectoryOf}: each one lost only to a delete that pruned the directory
+ * in the instant between its mkdir and its file, so a few always suffice.
+ */
+const DIRECTORY_ATTEMPTS = 8;
+
+/**
+ * Makes `file`'s directory and runs `create` (which makes a file in it). A concurrent
+ * deleteMany prunes the directories it leaves empty, and may take this one between the
+ * mkdir and the create (ENOENT from either): the directory is made again, a bounded number
+ * of times, as S3 has no folders to lose.
+ */
+async function inDirectoryOf(file: string, create: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      await create();
+      return;
+    } catch (error) {
+      if (!isNotFound(error) || attempt >= DIRECTORY_ATTEMPTS) throw error;
     }
   }
 }
