@@ -9,8 +9,10 @@ import { ExportConfigError } from './errors';
  * lacks reads as NULL.
  *
  * 1: the spec's members, `start_utc`, lineage. 2: `extra` (members the schema does not know).
+ * 3: every column in lower snake_case (`conn_id`, `user_name`), the member's name in its
+ * description; an Iceberg table renames its fields in place (same field ids).
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** How a column is typed; every format's type is derived from this. */
 export const COLUMN_KINDS = {
@@ -39,7 +41,13 @@ type ColumnSource =
 
 /** One output column. */
 export interface ColumnDefinition {
+  /** Lower snake_case: what Glue and Athena keep (Athena lowers every name it reads). */
   readonly name: string;
+  /**
+   * The name the column had before schema version 3 (the service's member name, camelCase),
+   * when it differs: an Iceberg table's field of that name is renamed to `name` in place.
+   */
+  readonly formerName?: string;
   readonly kind: ColumnKind;
   readonly nullable: boolean;
   readonly description: string;
@@ -51,13 +59,44 @@ export interface ColumnDefinition {
   readonly content?: 'json';
 }
 
-const member = (name: keyof ResultRow, kind: ColumnKind, description: string): ColumnDefinition => ({
-  name,
-  kind,
-  nullable: true,
-  description,
-  source: { from: 'member', member: name },
-});
+/**
+ * The column name of a member: lower snake_case, a word boundary before an upper-case letter
+ * that follows a lower-case letter or a digit (`connId` -> `conn_id`, `calledUserNum` ->
+ * `called_user_num`), or that starts a word after an acronym (`HTTPCode` -> `http_code`,
+ * `queueID` -> `queue_id`); underscores and digits stay (`wait_2` stays, `leg2Id` -> `leg2_id`).
+ */
+export function columnName(member: string): string {
+  return member
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z])([A-Z][a-z])/g, '$1_$2')
+    .toLowerCase();
+}
+
+/** A column's description, ending with the member it holds (the service's name for it). */
+function memberDescription(member: string, text: string): string {
+  return `${text} The service's member ${member}.`;
+}
+
+/** The column of a member; its name as `columnName` makes it, the member's in its description. */
+function memberColumn(
+  memberName: string,
+  kind: ColumnKind,
+  text: string,
+  source: ColumnSource,
+): ColumnDefinition {
+  const name = columnName(memberName);
+  return {
+    name,
+    ...(name === memberName ? {} : { formerName: memberName }),
+    kind,
+    nullable: true,
+    description: memberDescription(memberName, text),
+    source,
+  };
+}
+
+const member = (name: keyof ResultRow, kind: ColumnKind, description: string): ColumnDefinition =>
+  memberColumn(name, kind, description, { from: 'member', member: name });
 
 /** Name of the column that keeps the members no other column takes. */
 const EXTRA_COLUMN = 'extra';
@@ -117,7 +156,7 @@ export const COLUMNS: readonly ColumnDefinition[] = [
     content: 'json',
     nullable: true,
     description:
-      "The row's members that have no column, as a JSON object text in the order sent, each value exactly as sent (numbers keep their digits); NULL when there are none.",
+      "The row's members that have no column, as a JSON object text keyed by the service's member names in the order sent, each value exactly as sent (numbers keep their digits); NULL when there are none.",
     source: { from: 'otherMembers' },
   },
 ];
@@ -164,10 +203,11 @@ export type PromotedType = keyof typeof PROMOTED_TYPES;
 
 /**
  * A member the service sends that the spec does not document, made a typed column of a
- * dataset by configuration: its values leave `extra` for the column of the member's name.
+ * dataset by configuration: its values leave `extra` for the column named after the member
+ * (`columnName`: `queueName` -> `queue_name`).
  */
 export interface PromotedColumn {
-  /** The member's name, which is also the column's. */
+  /** The member's name, as the service sends it; the column's is its snake_case (`columnName`). */
   readonly name: string;
   readonly type: PromotedType;
 }
@@ -183,8 +223,10 @@ export interface TableSchema {
   readonly promoted: readonly PromotedColumn[];
 }
 
-/** A column name Athena, Glue, DuckDB and Spark all take unquoted. */
+/** A member name whose column name Athena, Glue, DuckDB and Spark all take unquoted. */
 const PROMOTED_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+/** Glue's longest column name. */
+const MAX_COLUMN_NAME = 128;
 /** Columns a summary row has no use for: it has no start (its `dt` is its job's day). */
 const CALL_ONLY = new Set(['start', 'start_utc']);
 /** More would not be a column list but a second schema: keep the rest in `extra`. */
@@ -195,8 +237,11 @@ const MAX_PROMOTED_COLUMNS = 100;
  * `start_utc` (calls only), lineage, `extra`, then the promoted columns in the order
  * declared. They come last so that a CSV reader mapping fields by position (Athena's
  * OpenCSVSerDe) still reads every earlier column of files written before they were declared.
- * Rejects (ExportConfigError) a name that is not a plain identifier, that a column already
- * has (case-insensitively, as Glue and Athena compare names), or an unknown type.
+ * A promoted column's name is its member's `columnName` (`queueName` -> `queue_name`).
+ * Rejects (ExportConfigError) a member name that is not a plain identifier, a column name
+ * that another column already has (`connID` and `conn_id` both make `conn_id`; two members
+ * `queueName` and `queue_name` both make `queue_name`: promote one, the other stays in
+ * `extra`), or an unknown type.
  */
 export function tableSchema(
   options: { dataset?: Dataset; promoted?: readonly PromotedColumn[] } = {},
@@ -212,16 +257,24 @@ export function tableSchema(
     throw new ExportConfigError(`At most ${MAX_PROMOTED_COLUMNS} promoted columns, got ${promoted.length}`);
   }
   const base = dataset === DATASETS.calls ? COLUMNS : COLUMNS.filter((c) => !CALL_ONLY.has(c.name));
-  const taken = new Map([...base.map((c) => c.name), PARTITION_COLUMN].map((n) => [n.toLowerCase(), n]));
+  const taken = new Map(
+    [...base.map((c) => c.name), PARTITION_COLUMN].map((n) => [n, `column ${n}`] as const),
+  );
   const extraColumns = promoted.map((p, i): ColumnDefinition => {
     const where = `promoted column ${i} (${JSON.stringify(p?.name)})`;
     if (typeof p?.name !== 'string' || !PROMOTED_NAME.test(p.name)) {
       throw new ExportConfigError(`${where}: the name must match ${PROMOTED_NAME.source}`);
     }
-    const existing = taken.get(p.name.toLowerCase());
+    const name = columnName(p.name);
+    if (name.length > MAX_COLUMN_NAME) {
+      throw new ExportConfigError(
+        `${where}: its column name ${name} is longer than ${MAX_COLUMN_NAME} characters`,
+      );
+    }
+    const existing = taken.get(name);
     if (existing !== undefined) {
       throw new ExportConfigError(
-        `${where}: the ${dataset} dataset already has a column ${existing} (names compare without case, as in Glue and Athena)`,
+        `${where}: its column name is ${name}, which the ${dataset} dataset already has (${existing}); a column is named after its member in lower snake_case, so promote only one of the members that make it`,
       );
     }
     if (!Object.hasOwn(PROMOTED_TYPES, p.type)) {
@@ -229,14 +282,13 @@ export function tableSchema(
         `${where}: type must be one of ${Object.keys(PROMOTED_TYPES).join(', ')}, got ${JSON.stringify(p.type)}`,
       );
     }
-    taken.set(p.name.toLowerCase(), p.name);
-    return {
-      name: p.name,
-      kind: PROMOTED_TYPES[p.type],
-      nullable: true,
-      description: `Member ${p.name} (${p.type}), promoted from extra by configuration.`,
-      source: { from: 'promoted', member: p.name },
-    };
+    taken.set(name, `column ${name} of member ${p.name}`);
+    return memberColumn(
+      p.name,
+      PROMOTED_TYPES[p.type],
+      `A member (${p.type}) the spec does not document, promoted from extra by configuration.`,
+      { from: 'promoted', member: p.name },
+    );
   });
   const columns = [...base, ...extraColumns];
   return {

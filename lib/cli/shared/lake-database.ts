@@ -147,8 +147,17 @@ function tableViewSql(root: string, read: TableRead, tenant?: string): string {
   const empty = `SELECT ${columns} WHERE false`;
   if (read.files.length === 0) return `CREATE VIEW ${read.dataset} AS SELECT * FROM (${empty})`;
   const files = read.files.map((f) => sqlString(path.join(root, f.key))).join(', ');
+  // By field id, as an Iceberg reader maps a file's columns: a file written before a column
+  // was renamed (`connId`, now `conn_id`) reads under the table's name; a field the file
+  // lacks (a promoted column added after it) reads as NULL.
+  const byId = read.schema.fields
+    .map(
+      (f) =>
+        `${f.id}: {name: ${sqlString(f.name)}, type: '${ICEBERG_DUCKDB_TYPES[f.type]}', default_value: NULL}`,
+    )
+    .join(', ');
   return `CREATE VIEW ${read.dataset} AS SELECT * FROM (${empty}
-    UNION ALL BY NAME SELECT * FROM read_parquet([${files}], union_by_name = true))`;
+    UNION ALL BY NAME SELECT * FROM read_parquet([${files}], schema = MAP {${byId}}))`;
 }
 
 /** The view of a dataset's Hive-layout Parquet (or an empty table of its columns); `dtType` types the partition day. */
@@ -210,7 +219,8 @@ export class LakeTenancyError extends Error {
  * partition keys typed as the Glue tables declare them (`report_id` and `dt` strings:
  * Athena's date projection types only the key's format); in a lake with tables, a dataset
  * with none reads its Hive layout with `dt` a DATE, and nothing with `asOf` (no history).
- * Files of every schema version are read by name. A table with no files yet is an empty one
+ * A table's files are read by field id (a renamed column reads under its new name), the Hive
+ * layout's by name. A table with no files yet is an empty one
  * of the same columns, so a query over a fresh directory answers nothing instead of
  * failing. `runs`: the run records (JSON lines under `runs/dt=*`, `dt` a string).
  * Extensions are never downloaded: the answer must not depend on the network.

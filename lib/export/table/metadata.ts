@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CatalogColumn } from '../../stores';
 import { ExportConfigError, TableInvalidError } from '../errors';
-import type { TableSchema } from '../schema';
+import { columnName, type TableSchema } from '../schema';
 import { RETENTION_PROPERTIES } from './retention';
 import { GLUE_TYPE_OF, initialSchema, partitionSpec, type Tenancy, tableColumns } from './schema-mapping';
 import type { IcebergField, IcebergSchema, Snapshot, TableMetadata } from './types';
@@ -81,11 +81,17 @@ export function currentSchema(metadata: TableMetadata, table: string): IcebergSc
 
 /**
  * The schema change `schema` needs, or undefined when the table's current schema already
- * has every column: a column missing is appended with the next id (last-column-id + 1), as
- * optional (files written before it lack it, so it cannot be required); a required field our
- * schema writes nulls into, or no longer writes, becomes optional. A column whose type differs is refused: Iceberg
- * promotes no type of ours to another, and writing a different type under the field's id
- * would break every reader.
+ * is what the export writes. A field named as a column was before schema version 3 (its
+ * `formerName`: the service's camelCase member name, `connId`) is renamed to the column's
+ * name (`conn_id`) in place: same field id, so every data file written before reads under the
+ * new name (readers map a file's columns by field id), and no data file is rewritten. A field
+ * the export no longer writes (a promoted column dropped) whose name is not lower snake_case
+ * is renamed the same way, when no other field has that name. A field's doc becomes the
+ * column's description (which names the member). A column missing is appended with the next
+ * id (last-column-id + 1), as optional (files written before it lack it, so it cannot be
+ * required); a required field our schema writes nulls into, or no longer writes, becomes
+ * optional. A column whose type differs is refused: Iceberg promotes no type of ours to
+ * another, and writing a different type under the field's id would break every reader.
  */
 export function evolvedSchema(
   metadata: TableMetadata,
@@ -94,12 +100,19 @@ export function evolvedSchema(
   tenancy: Tenancy = {},
 ): { schema: IcebergSchema; lastColumnId: number } | undefined {
   const current = currentSchema(metadata, table);
-  const byName = new Map(current.fields.map((f) => [f.name, f]));
+  const columns = tableColumns(schema, tenancy);
+  const fields: IcebergField[] = current.fields.map((f) => ({ ...f }));
+  const named = (name: string): number => fields.findIndex((f) => f.name === name);
   let lastColumnId = metadata['last-column-id'];
   let changed = false;
-  const fields: IcebergField[] = current.fields.map((f) => ({ ...f }));
-  for (const column of tableColumns(schema, tenancy)) {
-    const field = byName.get(column.name);
+  const update = (index: number, field: IcebergField): void => {
+    fields[index] = field;
+    changed = true;
+  };
+  for (const column of columns) {
+    let index = named(column.name);
+    if (index === -1 && column.formerName !== undefined) index = named(column.formerName);
+    const field = fields[index];
     if (field === undefined) {
       lastColumnId += 1;
       fields.push({
@@ -110,23 +123,25 @@ export function evolvedSchema(
         doc: column.doc,
       });
       changed = true;
-    } else if (field.type !== column.type) {
-      throw new ExportConfigError(
-        `Table ${table}: column ${column.name} is ${column.type} in the export but ${field.type} in the table (field id ${field.id}); an Iceberg column's type cannot change. Rename the promoted column, or drop the column from the table first`,
-      );
-    } else if (field.required && !column.required) {
-      const index = fields.findIndex((f) => f.id === field.id);
-      fields[index] = { ...field, required: false };
-      changed = true;
+      continue;
     }
+    if (field.type !== column.type) {
+      throw new ExportConfigError(
+        `Table ${table}: column ${column.name} is ${column.type} in the export but ${field.type} in the table (field ${field.name}, id ${field.id}); an Iceberg column's type cannot change. Rename the promoted column, or drop the column from the table first`,
+      );
+    }
+    if (field.name !== column.name) update(index, { ...field, name: column.name });
+    if (field.doc !== column.doc) update(index, { ...(fields[index] as IcebergField), doc: column.doc });
+    if (field.required && !column.required)
+      update(index, { ...(fields[index] as IcebergField), required: false });
   }
   // A field the export no longer writes (a promoted column dropped) is null in new files.
-  const written = new Set(tableColumns(schema, tenancy).map((c) => c.name));
+  const written = new Set(columns.map((c) => c.name));
   for (const [i, field] of fields.entries()) {
-    if (field.required && !written.has(field.name)) {
-      fields[i] = { ...field, required: false };
-      changed = true;
-    }
+    if (written.has(field.name)) continue;
+    if (field.required) update(i, { ...field, required: false });
+    const name = columnName(field.name);
+    if (name !== field.name && named(name) === -1) update(i, { ...(fields[i] as IcebergField), name });
   }
   if (!changed) return undefined;
   const schemaId = Math.max(...metadata.schemas.map((s) => s['schema-id'])) + 1;

@@ -39,6 +39,8 @@ export interface TableColumn {
   type: IcebergPrimitive;
   required: boolean;
   doc: string;
+  /** The field's name before schema version 3, when it differs: renamed in place (ids kept). */
+  formerName?: string;
 }
 
 /**
@@ -69,6 +71,7 @@ export function tableColumns(schema: TableSchema, tenancy: Tenancy = {}): TableC
       type: ICEBERG_TYPES[c.kind],
       required: !c.nullable,
       doc: c.description,
+      ...(c.formerName === undefined ? {} : { formerName: c.formerName }),
     })),
     {
       name: PARTITION_COLUMN,
@@ -88,7 +91,10 @@ export function tableColumns(schema: TableSchema, tenancy: Tenancy = {}): TableC
  * come from its metadata, never from this order.
  */
 export function initialSchema(schema: TableSchema, tenancy: Tenancy = {}): IcebergSchema {
-  const fields: IcebergField[] = tableColumns(schema, tenancy).map((c, i) => ({ id: i + 1, ...c }));
+  const fields: IcebergField[] = tableColumns(schema, tenancy).map(({ formerName: _, ...c }, i) => ({
+    id: i + 1,
+    ...c,
+  }));
   return { type: 'struct', 'schema-id': 0, fields };
 }
 

@@ -50,8 +50,10 @@ export async function loadTable(
  * The table, made ready for `schema`'s data files: created when the catalog has none (a new
  * table: the columns with ids 1..n, the (report_id, dt) spec, no snapshot; with
  * `options.tenant` the `tenant` column first and the (tenant, report_id, dt) spec), and its
- * schema evolved by a schema-only commit when a column is missing (appended with the next
- * field ids). Refuses (TableInvalidError) a tenant's export to a table without the tenant
+ * schema evolved by a schema-only commit when it differs from the export's (`evolvedSchema`):
+ * a column missing is appended with the next field id, a field of a column's former name
+ * (`connId`, before schema version 3) is renamed to it (`conn_id`) with its id kept, and no
+ * data file is rewritten. Refuses (TableInvalidError) a tenant's export to a table without the tenant
  * partition and an export without a tenant to a table with it (checkTenancy). Refuses (ExportConfigError naming the column) a column whose type differs. Racing
  * writers are fine: a conflict reloads and re-checks, bounded as commits are.
  *

@@ -55,17 +55,17 @@ function scopeConditions(scope: CallSummaryScope): string {
 /**
  * The calls of the window, each counted once. The reports overlap (a hunt-group call
  * answered by a user is in "by user" and "by hunt group"), so calls are the distinct
- * `connId`s of the exported rows. A call is answered when its row has `ans = 1`: the
+ * `conn_id`s of the exported rows. A call is answered when its row has `ans = 1`: the
  * service's answered count, and exactly one of `ans`, `ref`, `lost` is 1 on a row. Talk
  * time is `duration` (seconds) of answered calls; unanswered ones carry 0 and would
  * only dilute the mean.
  */
 function distinctCallsSql(scope: CallSummaryScope): string {
-  return `SELECT "connId", any_value(dt) AS dt, any_value(start) AS start,
+  return `SELECT conn_id, any_value(dt) AS dt, any_value(start) AS start,
       max(ans) AS ans, max(duration) AS duration
     FROM calls
     WHERE dt BETWEEN ${sqlString(scope.from)} AND ${sqlString(scope.to)} ${scopeConditions(scope)}
-    GROUP BY "connId"`;
+    GROUP BY conn_id`;
 }
 
 /** The sample query `npm start` prints: calls, answered rate and average talk time per day. */

@@ -106,7 +106,7 @@ its tenant; the report to stdout.`,
         _manifest.json per partition; <dataset> is calls, or summaries for a report whose
         rows have no start; run records in <out>/runs/tenant=<tenant>/dt=YYYY-MM-DD/.
 Answered: a call whose row has ans = 1; talk time: duration (s) of answered calls;
-each call counted once across reports (by connId).
+each call counted once across reports (by conn_id).
 Exit status: 0 exported, 1 a tenant failed (the others are published), 2 usage error,
         ${HELD_EXIT_NOTE}.`,
 });

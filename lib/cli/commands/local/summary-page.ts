@@ -132,7 +132,7 @@ ${callsChart}
 ${rateChart}
 <h2>Calls by weekday and hour (local time of the call's start${context.timeZone === undefined ? '' : `, ${escapeHtml(context.timeZone)}`})</h2>
 ${heat}
-<p class="meta">A call is counted once across reports (by connId); answered means ans = 1.</p>
+<p class="meta">A call is counted once across reports (by conn_id); answered means ans = 1.</p>
 ${summaries}
 ${outcome}`;
 }
