@@ -41,6 +41,7 @@ export type { ManifestFile, PartitionManifest } from './publish/publish';
 export { recoverDeadStaging, type StagingRecovery } from './publish/recover-staging';
 export { dataFileKey, tableDataPrefix } from './publish/table-publish';
 export { TEST_PAUSE_VARIABLE } from './publish/test-pause';
+export { publishTenantRollback, type TableRollbackOutcome } from './publish/tenant-rollback-publish';
 export { removeStaleSpill } from './read-partitions';
 export { isSummaryResult } from './resolve-export-options';
 export { emptyQuality } from './rows/quality';
@@ -94,7 +95,14 @@ export {
   loadTable,
   type NewDataFile,
   type OverwriteChange,
+  type PartitionRestore,
+  partitionName,
   partitionSpec,
+  planTenantRollback,
+  ROLLBACK_REFUSALS,
+  ROLLBACK_TENANT_KEY,
+  ROLLBACK_TO_KEY,
+  RollbackRefusedError,
   resolveSnapshot,
   rollbackTo,
   type Snapshot,
@@ -102,6 +110,8 @@ export {
   TABLE_RETENTION,
   type TableLocation,
   type TableMetadata,
+  type TenantRollbackPlan,
+  type TenantRollbackResult,
   tableLocation,
   tableName,
   tableProperties,

@@ -47,6 +47,20 @@ export {
   rollbackTo,
 } from './snapshots';
 export {
+  changedSince,
+  commitTenantRollback,
+  type PartitionRestore,
+  partitionName,
+  planTenantRollback,
+  ROLLBACK_REFUSALS,
+  ROLLBACK_TENANT_KEY,
+  ROLLBACK_TO_KEY,
+  type RollbackRefusal,
+  RollbackRefusedError,
+  type TenantRollbackPlan,
+  type TenantRollbackResult,
+} from './tenant-rollback';
+export {
   ensureTable,
   type IcebergTable,
   type LakeTablesLocation,

@@ -70,7 +70,7 @@ export function resolveSnapshot(metadata: TableMetadata, asOf: AsOf): Snapshot {
 }
 
 /** The live data files of a snapshot, as the manifests hold them. */
-async function snapshotFiles(io: TableIo, snapshot: Snapshot): Promise<DataFile[]> {
+export async function snapshotFiles(io: TableIo, snapshot: Snapshot): Promise<DataFile[]> {
   const files: DataFile[] = [];
   await forEachManifest(io, await readManifestList(io, snapshot), (entries) => {
     for (const e of entries) if (e.status !== ENTRY_STATUS.deleted) files.push(e.data_file);
@@ -78,7 +78,8 @@ async function snapshotFiles(io: TableIo, snapshot: Snapshot): Promise<DataFile[
   return files;
 }
 
-function liveFile(io: TableIo, f: DataFile): LiveFile {
+/** A manifest's data file as a reader names it (its key, partition, counts). */
+export function liveFile(io: TableIo, f: DataFile): LiveFile {
   return {
     key: keyOf(io.location, f.file_path),
     uri: f.file_path,
