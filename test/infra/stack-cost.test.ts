@@ -7,18 +7,18 @@ import { finalizeRun } from '../../lib/workflow/finalize';
 import { synthStack } from './stack-synth';
 
 /**
- * The cost note of lib/infra/README.md against the synthesized stack: its tables between
+ * The cost note of docs/alarms-and-cost.md against the synthesized stack: its tables between
  * `<!-- cost:<name> -->` markers carry the counts, and these tests count the same things in
  * the template, so a metric, alarm, key, secret or resource type added without the note fails.
  */
-const README = fs.readFileSync(path.resolve(import.meta.dirname, '../../lib/infra/README.md'), 'utf8');
+const README = fs.readFileSync(path.resolve(import.meta.dirname, '../../docs/alarms-and-cost.md'), 'utf8');
 
 type Row = readonly string[];
 
 /** The body rows of the table between `<!-- cost:<name> -->` and `<!-- /cost:<name> -->`. */
 function noteTable(name: string): { header: Row; rows: Row[] } {
   const match = new RegExp(`<!-- cost:${name} -->\\n([^]*?)\\n<!-- /cost:${name} -->`).exec(README);
-  if (match?.[1] === undefined) throw new Error(`lib/infra/README.md has no cost:${name} table`);
+  if (match?.[1] === undefined) throw new Error(`docs/alarms-and-cost.md has no cost:${name} table`);
   const [header = [], , ...rows] = match[1].split('\n').map((line) =>
     line
       .split('|')
@@ -101,7 +101,7 @@ function functionsEnvironment(template: Template, name: string): string {
 /** The note's Athena examples assume 5 reports; nothing else it counts depends on them. */
 const REPORTS = Array.from({ length: 5 }, (_, i) => ({ id: `rep-${i}`, name: `Report ${i}` }));
 
-describe('the cost note (lib/infra/README.md)', () => {
+describe('the cost note (docs/alarms-and-cost.md)', () => {
   let template: Template;
   let hiveTemplate: Template;
   let published: Set<string>;
