@@ -29,10 +29,10 @@ describe('schema', () => {
 
     // Assess
     expect(types).toMatchObject({
-      connId: 'string',
+      conn_id: 'string',
       start: 'timestamp',
       start_utc: 'timestamp',
-      callType: 'int',
+      call_type: 'int',
       ans: 'int',
       ring: 'double',
       duration: 'double',
@@ -63,7 +63,7 @@ describe('schema', () => {
       repetition_type: 'OPTIONAL',
     });
     expect(glue).toMatchObject({ Name: 'extra', Type: 'string' });
-    expect(SCHEMA_VERSION).toBe(2);
+    expect(SCHEMA_VERSION).toBe(3);
   });
 
   it('knows exactly the spec row members when the client keeps the source text of the others', () => {

@@ -82,7 +82,7 @@ describe('ParquetFileEncoder with an Iceberg file schema', () => {
     const read = await duckdbQuery(
       `SELECT typeof(start) AS ts, typeof(start_utc) AS tz, typeof(dt) AS d, typeof(extra) AS x,
               epoch_us(start) AS start_us, epoch_us(start_utc) AS utc_us, dt::VARCHAR AS dt,
-              connId, ring, extra
+              conn_id, ring, extra
        FROM read_parquet(${sqlString(path)})`,
     );
 
@@ -107,14 +107,14 @@ describe('ParquetFileEncoder with an Iceberg file schema', () => {
   it('gives hyparquet the rows, min/max statistics in micros and the table schema in the footer', async () => {
     // Act
     const metadata = parquetMetadata(file);
-    const read = await parquetReadObjects({ file, columns: ['connId', 'dt'], utf8: true });
+    const read = await parquetReadObjects({ file, columns: ['conn_id', 'dt'], utf8: true });
 
     // Assess
     expect(metadata.key_value_metadata).toEqual([
-      { key: 'report_export.schema_version', value: '2' },
+      { key: 'report_export.schema_version', value: '3' },
       { key: 'iceberg.schema', value: icebergFile().schemaJson },
     ]);
-    expect(read.map((r) => r.connId)).toEqual(Array.from({ length: 15 }, (_, i) => `c${i}`));
+    expect(read.map((r) => r.conn_id)).toEqual(Array.from({ length: 15 }, (_, i) => `c${i}`));
     const day = epochDay('2026-03-29');
     expect(day).toBe(Date.UTC(2026, 2, 29) / 86_400_000);
     const stats = (group: number, column: string) =>
@@ -157,7 +157,7 @@ describe('ParquetFileEncoder with an Iceberg file schema', () => {
   it('refuses a table schema without the field id of one of the columns, naming it', () => {
     // Prepare
     const { fieldIds, schemaJson } = icebergFile();
-    const { docId: _, ...without } = fieldIds;
+    const { doc_id: _, ...without } = fieldIds;
 
     // Act
     const act = () =>
@@ -165,6 +165,6 @@ describe('ParquetFileEncoder with an Iceberg file schema', () => {
 
     // Assess
     expect(act).toThrow(ExportConfigError);
-    expect(act).toThrow(/docId/);
+    expect(act).toThrow(/doc_id/);
   });
 });

@@ -23,11 +23,11 @@ describe('ParquetFileEncoder', () => {
     const file = encodeFile([rows]);
 
     // Assess: a page per value (two would pass 1 MiB), read back value for value.
-    const meta = chunkOf(file, 0, 'userName');
+    const meta = chunkOf(file, 0, 'user_name');
     expect(meta?.encodings).not.toContain('RLE_DICTIONARY');
     expect(meta?.encoding_stats).toEqual([{ page_type: 'DATA_PAGE', encoding: 'PLAIN', count: 8 }]);
-    const read = await parquetReadObjects({ file, columns: ['userName'] });
-    expect(read.map((r) => r.userName)).toEqual(values);
+    const read = await parquetReadObjects({ file, columns: ['user_name'] });
+    expect(read.map((r) => r.user_name)).toEqual(values);
   });
 
   it('writes the footer of many row groups that readers get the offsets, counts and statistics from', async () => {
@@ -60,8 +60,8 @@ describe('ParquetFileEncoder', () => {
     expect(chunkOf(file, 5, 'ans')?.statistics).toEqual({ null_count: 6n });
     const start = chunkOf(file, 3, 'start')?.statistics;
     expect(start?.min_value).toEqual(new Date('2026-03-04T10:00:00.250Z'));
-    const read = await parquetReadObjects({ file, columns: ['connId', 'ring', 'ans'] });
-    expect(read.map((r) => [r.connId, r.ring ?? null, r.ans ?? null])).toEqual(
+    const read = await parquetReadObjects({ file, columns: ['conn_id', 'ring', 'ans'] });
+    expect(read.map((r) => [r.conn_id, r.ring ?? null, r.ans ?? null])).toEqual(
       groups.flat().map((r) => [r.connId, r.ring ?? null, r.ans ?? null]),
     );
   });

@@ -95,7 +95,7 @@ describe('verifyPartitions', () => {
     { name: 'a record was added', edit: (t: string) => `${t}${t.slice(t.indexOf('\r\n') + 2)}` },
     { name: 'the last record was cut', edit: (t: string) => t.slice(0, t.length - 40) },
     { name: 'a record was dropped', edit: (t: string) => t.slice(0, t.lastIndexOf('"Smith') - 1) },
-    { name: 'the header differs', edit: (t: string) => t.replace('connId', 'connid') },
+    { name: 'the header differs', edit: (t: string) => t.replace('conn_id', 'connid') },
   ])(
     'fails with EXPORT_VERIFY_FAILED when the CSV file on disk is changed so that $name',
     async ({ edit }) => {

@@ -11,8 +11,8 @@ import { COLUMNS } from '../../../../lib/export/schema';
 import { ZoneConverter } from '../../../../lib/export/time-zone';
 import type { ResultRow } from '../../../../lib/spec/types';
 
-const USER_NAME = COLUMNS.findIndex((c) => c.name === 'userName');
-const CONN_ID = COLUMNS.findIndex((c) => c.name === 'connId');
+const USER_NAME = COLUMNS.findIndex((c) => c.name === 'user_name');
+const CONN_ID = COLUMNS.findIndex((c) => c.name === 'conn_id');
 const RING = COLUMNS.findIndex((c) => c.name === 'ring');
 
 function mapper(): RowMapper {
@@ -139,7 +139,7 @@ describe('ColumnBuffer with long values', () => {
     expect(dictionary?.entries).toEqual(['short']);
     expect(buffer.columns[USER_NAME]?.type).toBe('text');
     expect(buffer.values(USER_NAME)).toEqual(['short', long, 'short']);
-    expect(buffer.textBytes).toBe(Buffer.byteLength(long) + 10); // + 'short' twice (connId is still indexed)
+    expect(buffer.textBytes).toBe(Buffer.byteLength(long) + 10); // + 'short' twice (conn_id is still indexed)
   });
 
   it('counts text bytes and sizes the text array to them when values are megabytes', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RAW_MEMBERS } from '../../../../lib/api/result/stream';
 import type { ColumnBuffer } from '../../../../lib/export/rows/column-buffer';
 import { RowMapper } from '../../../../lib/export/rows/row-mapper';
-import { COLUMNS } from '../../../../lib/export/schema';
+import { COLUMNS, columnName } from '../../../../lib/export/schema';
 import { ZoneConverter } from '../../../../lib/export/time-zone';
 import type { ResultRow } from '../../../../lib/spec/types';
 
@@ -36,7 +36,7 @@ describe('RowMapper', () => {
       null,
       '{"tags":["a",{"b":null}],"queue":"x\\"y"}',
     ]);
-    expect(column(buffer, 'connId')).toEqual(['c1', 'c2', null]);
+    expect(column(buffer, 'conn_id')).toEqual(['c1', 'c2', null]);
     expect(mapper.unknownMembers).toEqual(['queue', 'wait', 'tags']);
   });
 
@@ -178,7 +178,7 @@ describe('RowMapper', () => {
     expect(dt).toBe('2026-07-01');
     expect(column(buffer, 'ans')).toEqual([3]);
     expect(column(buffer, 'ring')).toEqual([2.5]);
-    expect(column(buffer, 'userName')).toEqual([null]);
+    expect(column(buffer, 'user_name')).toEqual([null]);
     expect(column(buffer, 'start_utc')).toEqual([Date.UTC(2026, 5, 30, 23, 30)]);
     expect(column(buffer, 'report_id')).toEqual(['r']);
   });
@@ -225,7 +225,7 @@ describe('RowMapper', () => {
     mapper.append({ start: '2026-01-01T00:00:00', [member]: text } as unknown as ResultRow, buffer);
 
     // Assess
-    expect(column(buffer, member)).toEqual([value]);
+    expect(column(buffer, columnName(member))).toEqual([value]);
   });
 
   it.each([

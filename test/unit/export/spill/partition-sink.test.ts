@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { csvHeaderLine } from '../../../../lib/export/formats/csv-encoder';
 import type { IcebergFileSchema } from '../../../../lib/export/formats/iceberg-file';
 import type { PartitionSink } from '../../../../lib/export/rows/partitioner';
 import { RowMapper } from '../../../../lib/export/rows/row-mapper';
@@ -60,12 +61,21 @@ async function spillThrough(
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-/** Hashes of the part files of fixedRows() without the Iceberg option, recorded before it existed. */
+/**
+ * Hashes of the part files of fixedRows() without the Iceberg option, recorded at schema
+ * version 3 (the snake_case column names).
+ */
 const HIVE_FILES = {
+  '2026-03-10/0.csv': 'dfc66e69a9c2921c365d4d4dc5be64d558a3eaa44bb1195ff57d2581f6ab5aa1',
+  '2026-03-10/0.parquet': '081ef2b94aafd337119e95fce8b25625e86c6075fe0475b9c9deeaa8f2defc84',
+  '2026-03-11/0.csv': '506b293aca90e5faf5447759e6b24b8d51d2e8e5d6fab2f5c1a9f834da710ee1',
+  '2026-03-11/0.parquet': '59f8e3e61aee0f8c303175e31ce504ad2f13a75d208e6c8216ec70456cd3cda4',
+};
+
+/** The CSV hashes recorded before the Iceberg option existed (schema version 2, camelCase header). */
+const VERSION_2_CSV = {
   '2026-03-10/0.csv': '8b6ae20fd5e0fa88b274d466525ccd68eebaf51c01dc6fb5a4db8c31c077c60e',
-  '2026-03-10/0.parquet': 'ee9ce8e5e1bf8cc177435e9d79531d58a2b6419bf325125e95fad33601365339',
   '2026-03-11/0.csv': '0df424b0a56dd81a7d2a3fe300e2594f9ad06858fc1bddc5dd29b8a3322f8609',
-  '2026-03-11/0.parquet': '9468064ac06d438c2888188487629b54a4bdd4354a5f2c26baec72b99cbdd600',
 };
 
 const ICEBERG_FILE: IcebergFileSchema = {
@@ -101,8 +111,15 @@ describe('InlineSink and WorkerSink', () => {
     // Act
     const { files } = await spillThrough(new InlineSink(options('hive')), fixedRows());
 
-    // Assess: the hashes recorded before the Iceberg option was added.
+    // Assess: the hashes recorded; the CSV is version 2's but for the header's names.
     expect(Object.fromEntries([...files].map(([k, b]) => [k, sha256(b)]))).toEqual(HIVE_FILES);
+    const header = csvHeaderLine(CALLS_SCHEMA);
+    const formerHeader = `${CALLS_SCHEMA.columns.map((c) => c.formerName ?? c.name).join(',')}\r\n`;
+    for (const [key, hash] of Object.entries(VERSION_2_CSV)) {
+      const text = (files.get(key) as Buffer).toString('utf8');
+      expect(text.startsWith(header)).toBe(true);
+      expect(sha256(Buffer.from(formerHeader + text.slice(header.length), 'utf8'))).toBe(hash);
+    }
   });
 
   it("writes Iceberg data files holding their partition's day, the same bytes on the worker as inline", async () => {

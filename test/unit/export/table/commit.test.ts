@@ -71,13 +71,13 @@ describe('commitOverwrite', () => {
       tableUrl: table.location.uri,
       ...(metadataFileName === undefined ? {} : { metadataFileName }),
     });
-    return rows.map(readBack).sort((a, b) => a.connId.localeCompare(b.connId));
+    return rows.map(readBack).sort((a, b) => a.conn_id.localeCompare(b.conn_id));
   }
 
   const expected = (reportId: string, dt: string, rows: TestRow[]) =>
     rows.map((r) => ({ ...r, report_id: reportId, dt }));
-  const byConnId = <T extends { connId: string }>(rows: T[]) =>
-    rows.sort((a, b) => a.connId.localeCompare(b.connId));
+  const byConnId = <T extends { conn_id: string }>(rows: T[]) =>
+    rows.sort((a, b) => a.conn_id.localeCompare(b.conn_id));
 
   it('creates the table and adds the files in one overwrite snapshot when the table is new', async () => {
     // Prepare
@@ -217,7 +217,7 @@ describe('commitOverwrite', () => {
       expect(loadedAfter?.metadata.snapshots[1]?.['parent-snapshot-id']).toBe(
         loadedAfter?.metadata.snapshots[0]?.['snapshot-id'],
       );
-      expect((await icebird()).map((r) => r.connId.split('-')[0])).toEqual(
+      expect((await icebird()).map((r) => r.conn_id.split('-')[0])).toEqual(
         live.flatMap((tag) => Array.from({ length: tag.startsWith('a') ? 2 : 3 }, () => tag)),
       );
     },

@@ -46,7 +46,7 @@ describe('commitOverwrite across processes', () => {
     const last = DAYS.flatMap((day) =>
       testRows(`${day}/${COMMITS - 1}`, COMMITS).map((r) => ({ ...r, report_id: 'r1', dt: day })),
     );
-    const byConnId = (a: { connId: string }, b: { connId: string }) => a.connId.localeCompare(b.connId);
+    const byConnId = (a: { conn_id: string }, b: { conn_id: string }) => a.conn_id.localeCompare(b.conn_id);
     expect(rows.sort(byConnId)).toEqual(last.sort(byConnId));
     expect(await Promise.all(committers.map((c) => c.exited))).toEqual([0, 0]);
   });

@@ -61,9 +61,9 @@ describe('a table of data files from our Parquet encoder', () => {
       (
         await icebergRead({ tableUrl: table.location.uri, ...(metadataFileName ? { metadataFileName } : {}) })
       ).map((r) => ({
-        connId: r.connId,
+        conn_id: r.conn_id,
         start: (r.start as Date).toISOString(),
-        userName: r.userName,
+        user_name: r.user_name,
         ring: r.ring,
         report_id: r.report_id,
         dt: (r.dt as Date).toISOString().slice(0, 10),
@@ -74,9 +74,9 @@ describe('a table of data files from our Parquet encoder', () => {
     // Assess
     const expected = (rows: ResultRow[]) =>
       rows.map((r) => ({
-        connId: r.connId,
+        conn_id: r.connId,
         start: `${r.start}Z`,
-        userName: r.userName,
+        user_name: r.userName,
         ring: r.ring ?? null,
         report_id: 'r',
         dt: DAY,

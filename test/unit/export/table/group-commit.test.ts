@@ -99,8 +99,10 @@ describe('commitOverwriteGrouped', () => {
     // Every writer's rows read back; no request object is left.
     useFetch(grouped.table.location.store);
     const rows = (await icebergRead({ tableUrl: grouped.table.location.uri })).map(readBack);
-    expect(rows.map((r) => r.connId).sort()).toEqual(
-      TENANTS.flatMap((t) => DAYS.flatMap((dt) => testRows(`${t}/${dt}/run`, 3).map((r) => r.connId))).sort(),
+    expect(rows.map((r) => r.conn_id).sort()).toEqual(
+      TENANTS.flatMap((t) =>
+        DAYS.flatMap((dt) => testRows(`${t}/${dt}/run`, 3).map((r) => r.conn_id)),
+      ).sort(),
     );
     expect(await requestKeys(grouped.table)).toEqual([]);
   });

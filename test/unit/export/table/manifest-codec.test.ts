@@ -31,7 +31,7 @@ const SCHEMA: IcebergSchema = {
   type: 'struct',
   'schema-id': 3,
   fields: [
-    { id: 1, name: 'connId', required: true, type: 'string' },
+    { id: 1, name: 'conn_id', required: true, type: 'string' },
     { id: 2, name: 'report_id', required: true, type: 'string' },
     { id: 3, name: 'start', required: false, type: 'timestamp' },
     { id: 7, name: 'dt', required: true, type: 'date' },

@@ -121,7 +121,7 @@ describe('manifest merging over 150 nightly commits (default properties)', () =>
   const metadataFileName = (k: number) => commit(k).metadataLocation.split('/').at(-1) as string;
   const expectedRows = (m: Model) =>
     [...m].flatMap(([dt, f]) => f.rows.map((r) => ({ ...r, report_id: 'r1', dt }))).sort(byConnId);
-  const byConnId = (a: { connId: string }, b: { connId: string }) => a.connId.localeCompare(b.connId);
+  const byConnId = (a: { conn_id: string }, b: { conn_id: string }) => a.conn_id.localeCompare(b.conn_id);
   async function icebird(fileName?: string) {
     useFetch(table.location.store);
     const rows = await icebergRead({

@@ -115,7 +115,7 @@ describe('table history', () => {
     expect(result).toMatchObject({ addedFiles: 2, deletedFiles: 1 });
     expect(tags((await liveFiles(table)).files)).toEqual(tags(firstFiles));
     const sort = (rows: Record<string, unknown>[]) =>
-      rows.map(readBack).sort((a, b) => a.connId.localeCompare(b.connId));
+      rows.map(readBack).sort((a, b) => a.conn_id.localeCompare(b.conn_id));
     expect(sort(await icebergRead({ tableUrl: table.location.uri }))).toEqual(sort(firstRows));
   });
 

@@ -21,7 +21,7 @@ import {
 
 /** The rows our test data files hold: a few columns of the calls table (icebird reads the others as undefined). */
 export interface TestRow {
-  connId: string;
+  conn_id: string;
   duration: number;
 }
 
@@ -50,7 +50,7 @@ export async function writeDataFile(
   rows: readonly TestRow[],
 ): Promise<NewDataFile> {
   const { fieldIds, schemaJson } = fileSchema(loaded);
-  const names = ['connId', 'duration', 'report_id', 'dt'];
+  const names = ['conn_id', 'duration', 'report_id', 'dt'];
   const schema = JSON.parse(schemaJson) as { fields: { name: string }[] };
   const written = { ...schema, fields: schema.fields.filter((f) => names.includes(f.name)) };
   const id = (name: string) => fieldIds[name] as number;
@@ -59,11 +59,11 @@ export async function writeDataFile(
       schema: [
         { name: 'table', num_children: 4 },
         {
-          name: 'connId',
+          name: 'conn_id',
           type: 'BYTE_ARRAY',
           converted_type: 'UTF8',
           repetition_type: 'REQUIRED',
-          field_id: id('connId'),
+          field_id: id('conn_id'),
         },
         { name: 'duration', type: 'DOUBLE', repetition_type: 'OPTIONAL', field_id: id('duration') },
         {
@@ -82,7 +82,7 @@ export async function writeDataFile(
         },
       ],
       columnData: [
-        { name: 'connId', data: rows.map((r) => r.connId) },
+        { name: 'conn_id', data: rows.map((r) => r.conn_id) },
         { name: 'duration', data: rows.map((r) => r.duration) },
         { name: 'report_id', data: rows.map(() => reportId) },
         { name: 'dt', data: rows.map(() => dateToDays(dt)) },
@@ -95,15 +95,15 @@ export async function writeDataFile(
   return { key, dt, rows: rows.length, bytes: bytes.byteLength };
 }
 
-/** `n` rows whose connIds name the report, day and a tag (which run wrote them). */
+/** `n` rows whose conn_ids name the report, day and a tag (which run wrote them). */
 export function testRows(tag: string, n: number): TestRow[] {
-  return Array.from({ length: n }, (_, i) => ({ connId: `${tag}-${i}`, duration: i + 0.5 }));
+  return Array.from({ length: n }, (_, i) => ({ conn_id: `${tag}-${i}`, duration: i + 0.5 }));
 }
 
 /** A row as icebird returns it from our test files: the written columns, the day as `YYYY-MM-DD`. */
 export function readBack(row: Record<string, unknown>): TestRow & { report_id: unknown; dt: string } {
   const dt = row.dt instanceof Date ? row.dt.toISOString().slice(0, 10) : String(row.dt);
-  return { connId: row.connId as string, duration: row.duration as number, report_id: row.report_id, dt };
+  return { conn_id: row.conn_id as string, duration: row.duration as number, report_id: row.report_id, dt };
 }
 
 /** A catalog around `inner` whose commits go through `commit` (given the real one). */
