@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
   COLUMNS,
+  columnName,
   csvHeader,
   glueColumns,
   gluePartitionKeys,
   KNOWN_MEMBERS,
   parquetSchema,
   SCHEMA_VERSION,
+  tableSchema,
 } from '../../../lib/export/schema';
 import { RESULT_ROW_FIELDS } from '../../../lib/spec/types';
 
@@ -70,6 +72,52 @@ describe('schema', () => {
     // Assess: the client gives source text for members outside RESULT_ROW_FIELDS; the
     // mapper puts members outside KNOWN_MEMBERS in extra. They must be the same set.
     expect([...KNOWN_MEMBERS].sort()).toEqual([...RESULT_ROW_FIELDS].sort());
+  });
+
+  it('names every column in lower snake_case and keeps the member name in its description', () => {
+    // Assess: Athena lowers every name it reads; the service's name is in the doc (Glue Comment).
+    for (const c of COLUMNS) expect(c.name).toMatch(/^[a-z][a-z0-9_]*$/);
+    const byName = new Map(COLUMNS.map((c) => [c.name, c]));
+    expect(byName.get('conn_id')).toMatchObject({ formerName: 'connId', source: { member: 'connId' } });
+    expect(byName.get('called_user_num')?.description).toMatch(/The service's member calledUserNum\.$/);
+    expect(byName.get('ans')?.formerName).toBeUndefined();
+    expect(csvHeader().slice(0, 4)).toEqual(['conn_id', 'start', 'user_name', 'user_num']);
+  });
+
+  it.each([
+    ['connId', 'conn_id'],
+    ['calledUserNum', 'called_user_num'],
+    ['HTTPCode', 'http_code'],
+    ['queueID', 'queue_id'],
+    ['leg2Id', 'leg2_id'],
+    ['wait_2', 'wait_2'],
+    ['Queue', 'queue'],
+  ])('names the column of member %s %s', (member, name) => {
+    expect(columnName(member)).toBe(name);
+  });
+
+  it('names a promoted column in snake_case and refuses one whose name another column has', () => {
+    // Act
+    const schema = tableSchema({ promoted: [{ name: 'queueName', type: 'string' }] });
+
+    // Assess
+    expect(schema.columns.at(-1)).toMatchObject({
+      name: 'queue_name',
+      formerName: 'queueName',
+      source: { from: 'promoted', member: 'queueName' },
+    });
+    expect(schema.knownMembers.has('queueName')).toBe(true);
+    expect(() => tableSchema({ promoted: [{ name: 'connID', type: 'string' }] })).toThrow(
+      /column name is conn_id, which the calls dataset already has/,
+    );
+    expect(() =>
+      tableSchema({
+        promoted: [
+          { name: 'queueName', type: 'string' },
+          { name: 'queue_name', type: 'string' },
+        ],
+      }),
+    ).toThrow(/promoted column 1 \("queue_name"\): its column name is queue_name.*member queueName/);
   });
 
   it('keeps report_id in the files as a lineage column when it is a partition key', () => {
