@@ -268,6 +268,8 @@ export async function serviceClientFromSecret(
   config: ResolvedConfig,
   io: Pick<IOStreams, 'stderr' | 'env' | 'cwd'>,
   clients: AwsClients = {},
+  /** The refresh lease's key: a deployment tenant's (`tenant=<t>/token-refresh`) for its login. */
+  leaseKey?: string,
 ): Promise<{
   client: ServiceClient;
   secret: ServiceSecret;
@@ -278,7 +280,7 @@ export async function serviceClientFromSecret(
   const location = secretLocation(config, io.cwd);
   if (location.kind === 'file' && (await stat(location.file).catch(() => undefined)) === undefined) {
     throw new ConfigError(
-      `the secret file ${path.resolve(location.file)} (--secret-file) does not exist: run report-export login first, or pass the --secret-file it wrote`,
+      `the secret file ${path.resolve(location.file)} (${location.where === 'default' ? '--secret-file' : location.where}) does not exist: sign in first (report-export login, or report-export tenants login <id> for a tenant), or pass the --secret-file it wrote`,
     );
   }
   if (location.kind === 'file') await warnIfSecretFileOpen(location.file, (text) => io.stderr.write(text));
@@ -288,6 +290,7 @@ export async function serviceClientFromSecret(
     secrets: store,
     secretName: name,
     leases: await refreshLeaseStore(config, io.env, clients, location),
+    ...(leaseKey === undefined ? {} : { leaseKey }),
     refresh: (client, refreshToken, signal) =>
       refreshTokens(client, refreshToken, { transport: fetchOption, ...(signal ? { signal } : {}) }),
   });

@@ -2,7 +2,7 @@ import { DATASETS, manifestKey, OUTPUT_FORMATS } from '../../export';
 import { shiftDate } from '../../export/window';
 import { type ObjectStore, readObjectIfPresent } from '../../stores';
 import type { Plan, WorkflowSettings } from '../../workflow';
-import { fileLakeTables, livePartitions } from './lake-tables';
+import { fileLakeTables, livePartitionKey, livePartitions } from './lake-tables';
 import { renderTable } from './terminal';
 
 /**
@@ -78,7 +78,15 @@ export async function replacedPartitions(
   for (const job of chain.flatMap((c) => c.plan.jobs)) {
     const days = job.window === undefined ? [] : daysOf(job.window.firstDate, job.window.lastDate);
     for (const dataset of Object.values(DATASETS)) {
-      const layout = { prefix: lake.prefix, dataset, reportId: job.reportId, csvExtension: '.csv' as const };
+      // A tenant's run replaces its own partitions (tenant=<id>/, the tables' tenant column).
+      const tenant = job.tenant ?? undefined;
+      const layout = {
+        prefix: lake.prefix,
+        dataset,
+        reportId: job.reportId,
+        csvExtension: '.csv' as const,
+        tenant,
+      };
       const table = live.get(dataset);
       for (const dt of days) {
         const format = table === undefined ? OUTPUT_FORMATS.parquet : OUTPUT_FORMATS.csv;
@@ -87,7 +95,7 @@ export async function replacedPartitions(
         const rows =
           stated === undefined || table === undefined
             ? stated
-            : (table.get(`${job.reportId}/${dt}`)?.rows ?? 0);
+            : (table.get(livePartitionKey(tenant, job.reportId, dt))?.rows ?? 0);
         if (rows !== undefined)
           found.push({ reportId: job.reportId, reportName: job.reportName, dataset, dt, rows });
       }

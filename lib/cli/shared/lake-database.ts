@@ -10,6 +10,7 @@ import {
   tableSchema,
 } from '../../export';
 import { STACK_DEFAULTS } from '../../infra';
+import { checkLakeTenant } from './known-tenants';
 import {
   hasLocalTable,
   LAKE_DATASETS,
@@ -240,10 +241,16 @@ export async function openLake(dir: string, options: LakeOptions = {}): Promise<
       `the lake at ${root} has no Iceberg table (its Parquet is the Hive layout, which keeps no history)`,
     );
   }
-  const reads = await readTables(localLakeTables(root), withTables, {
+  const lake = localLakeTables(root);
+  const reads = await readTables(lake, withTables, {
     asOf: options.asOf,
     listHint: `report-export tables snapshots --dir ${root}`,
   });
+  // A tenant the lake holds nothing of (a typo, a removed one) is named, not answered with nothing.
+  if (options.tenant !== undefined) {
+    const inTables = reads.flatMap((r) => r.files.flatMap((f) => (f.tenant === undefined ? [] : [f.tenant])));
+    await checkLakeTenant(lake, options.tenant, `lake ${root}`, inTables);
+  }
   // Loaded on use: every command's start would otherwise pay for DuckDB's native module.
   const { DuckDBInstance, StatementType } = await import('@duckdb/node-api');
   const instance = await DuckDBInstance.create(':memory:', {

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { type RunningSimulator, startSimulator } from '../../../lib/simulator';
 import { startLocalS3 } from '../../integration/stores/local-s3';
 import { runInProcess } from '../../support/cli-in-process';
-import { type LoginDir, makeLoginDir } from '../login/login-secret';
+import { type LoginDir, makeLoginDir, writeLoginSecret } from '../login/login-secret';
 
 /**
  * The program's `main` in this process (test/support/cli-in-process.ts), from a directory
@@ -106,9 +106,34 @@ describe('report-export run', () => {
     expect(files.filter((f) => f.startsWith('tables'))).toEqual([]);
   });
 
+  /** `tenants add <id>` in the working directory's local deployment: the service's first tenant's workspace and zone. */
+  const addTenant = (id: string) => {
+    const lost = sim.tenants[0]?.reports.find((r) => r.name === 'Lost calls');
+    return cli([
+      'tenants',
+      'add',
+      id,
+      '--name',
+      `Tenant ${id}`,
+      '--region',
+      'local',
+      '--time-zone',
+      sim.timeZoneId,
+      '--workspace',
+      sim.workspaceId,
+      '--reports',
+      `${lost?.id}=${lost?.name}`,
+      '--hour',
+      '2',
+      '--look-back',
+      '0',
+    ]);
+  };
+
   it("writes the tenant's partitions, table rows and run record under tenant=<id>/ when given --tenant", async () => {
     // Prepare
     const out = await mkdtemp(path.join(tmpdir(), 'run-cli-tenant-'));
+    expect((await addTenant('acme')).code).toBe(0);
 
     // Act
     const r = await cli([
@@ -155,7 +180,10 @@ describe('report-export run', () => {
     expect(files.filter((f) => /^runs\/tenant=acme\/dt=[^/]+\/[^/]+\.json$/.test(f))).toHaveLength(1);
     expect(rows.stderr).toBe('');
     expect(JSON.parse(rows.stdout)).toEqual([{ tenant: 'acme', n: expect.any(Number) }]);
-    expect(JSON.parse(none.stdout)).toEqual([{ n: 0 }]);
+    // A tenant the lake does not hold is named, with the ones it does, not answered with nothing.
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("--tenant 'other' is not a tenant of the lake");
+    expect(none.stderr).toContain('its tenants: acme');
 
     // Act: the tenant's data deleted (tenants remove --delete-data), the tables read again.
     const removed = await cli([
@@ -180,6 +208,54 @@ describe('report-export run', () => {
       (await readdir(out, { recursive: true })).map(String).filter((f) => f.includes('tenant=acme')),
     ).toEqual([]);
     await rm(out, { recursive: true, force: true });
+  });
+
+  it("runs a registered tenant on its entry's zone, workspace and reports and its stored login, and plans it with --dry-run", async () => {
+    // Prepare: bruin registered (tenants add) with its login where tenants login stores it.
+    const out = await mkdtemp(path.join(tmpdir(), 'run-cli-registered-'));
+    expect((await addTenant('bruin')).code).toBe(0);
+    await writeLoginSecret(sim, path.join(work, '.report-export', 'secrets', 'bruin.json'));
+    const run = [
+      'run',
+      '--tenant',
+      'bruin',
+      '--date',
+      '2026-03-10',
+      '--out',
+      out,
+      '--wait-ms',
+      '50',
+      '--json',
+    ];
+
+    try {
+      // Act: no --time-zone, --secret-file or --report: the tenant's own.
+      const dryRun = await cli([...run, '--dry-run']);
+      const r = await cli(run);
+      const again = await cli([...run, '--dry-run']);
+      const unknown = await cli(['run', '--tenant', 'brui', '--date', '2026-03-10', '--out', out]);
+
+      // Assess: the plan names the tenant and its one report; after the run, the partition it replaces.
+      expect(dryRun.code, dryRun.stderr).toBe(0);
+      const plan = JSON.parse(dryRun.stdout);
+      expect(plan.executions[0].input).toMatchObject({ tenant: 'bruin', date: '2026-03-10' });
+      expect(plan.executions[0].jobs.map((j: { reportName: string }) => j.reportName)).toEqual([
+        'Lost calls',
+      ]);
+      expect(plan.replaces).toEqual([]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ status: 'SUCCEEDED', jobs: 1 });
+      const files = (await readdir(out, { recursive: true })).map(String);
+      expect(files.filter((f) => /^runs\/tenant=bruin\/dt=[^/]+\/[^/]+\.json$/.test(f))).toHaveLength(1);
+      expect(JSON.parse(again.stdout).replaces).toEqual([
+        expect.objectContaining({ reportName: 'Lost calls', dt: '2026-03-10', rows: expect.any(Number) }),
+      ]);
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain("--tenant 'brui' is not a tenant of the local deployment");
+      expect(unknown.stderr).toMatch(/its tenants: .*bruin/);
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
   });
 
   it.each([

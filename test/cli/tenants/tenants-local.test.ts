@@ -152,6 +152,7 @@ describe('report-export tenants (a local deployment)', () => {
     expect(set.code).toBe(0);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("no tenant 'nope'");
+    expect(unknown.stderr).toContain('its tenants: acme');
     expect(table.stdout).toMatch(/acme\s+Acme Ltd\s+uk\s+Europe\/London\s+04/);
     const [entry] = JSON.parse(json.stdout);
     expect(entry).toMatchObject({
@@ -194,6 +195,8 @@ describe('report-export tenants (a local deployment)', () => {
     const runsOfAll = await run(['runs', '--json']);
     const queried = await run(['query', '--json', 'SELECT "runId", tenant, dt FROM runs ORDER BY "runId"']);
     const noTables = await run(['query', '--tenant', 'acme', 'SELECT count(*) FROM runs']);
+    const runsOfTypo = await run(['runs', '--tenant', 'acmee']);
+    const statusOfTypo = await run(['tenants', 'status', 'acmee']);
 
     // Assess
     expect(r.code).toBe(0);
@@ -223,6 +226,13 @@ describe('report-export tenants (a local deployment)', () => {
     ]);
     expect(noTables.code).toBe(2);
     expect(noTables.stderr).toContain('--tenant');
+    // A tenant the lake or the registry does not hold is exit 2 naming the ones it does.
+    expect(runsOfTypo.code).toBe(2);
+    expect(runsOfTypo.stderr).toContain("--tenant 'acmee' is not a tenant of the lake");
+    expect(runsOfTypo.stderr).toContain('its tenants: acme, other');
+    expect(statusOfTypo.code).toBe(2);
+    expect(statusOfTypo.stderr).toContain("no tenant 'acmee' in the local deployment");
+    expect(statusOfTypo.stderr).toContain('its tenants: acme');
   });
 
   it('lists the tenants from the built program as from the in-process one', async () => {

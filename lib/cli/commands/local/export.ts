@@ -10,6 +10,7 @@ import { CLI_DEFAULTS } from '../../shared/defaults';
 import { acquireOutDirLock } from '../../shared/out-dir-lock';
 import { type RunOutcome, runOutcome } from '../../shared/run-outcome';
 import { heldInRunRecords } from '../../shared/run-records';
+import { type ExportTenant, exportTenants, missingLogin, selectTenants } from './export-tenants';
 import { ExportProgressTracker, type ProgressSink } from './progress';
 import { lakeTableDirs, type ReportDays, readReportDays } from './report-days';
 import { TenantLogLines } from './tenant-log-lines';
@@ -115,7 +116,6 @@ const MAX_EXECUTIONS = 200;
 export const TENANT_CONCURRENCY = 3;
 
 type Deployment = Awaited<ReturnType<typeof startLocalDeployment>>;
-type LocalTenant = Deployment['tenants'][number];
 
 /**
  * The main job on this machine, through the deployed workflow's own definition: starts the
@@ -179,15 +179,19 @@ async function runOnDeployment(
 ): Promise<LocalExportResult> {
   const { outDir } = paths;
   const { progress, signal } = options;
-  const tenants = selectTenants(deployment.tenants, options.tenant);
+  // The local service's tenants and those added to the registry (tenants add, tenants login).
+  const every = await exportTenants(deployment.tenants, paths.stateDir, (id, message) =>
+    progress?.log(`${id}: skipped, its registry entry is invalid: ${message}`),
+  );
+  const tenants = selectTenants(every, options.tenant);
   // A tenant disabled in the registry has no nightly run, and none here unless named.
-  for (const t of deployment.tenants.filter((t) => !t.entry.enabled && options.tenant === undefined)) {
+  for (const t of every.filter((t) => !t.entry.enabled && options.tenant === undefined)) {
     progress?.log(
       `${t.id}: disabled in the registry (${path.join(paths.stateDir, 'tenants', `${t.id}.json`)}): skipped`,
     );
   }
   progress?.log(
-    `local service ${deployment.sim.baseUrl}; tenants ${tenants.map((t) => `${t.id} (${t.entry.timeZone}, signed in as ${t.username})`).join(', ')}; state in ${paths.stateDir}`,
+    `local service ${deployment.sim.baseUrl}; tenants ${tenants.map((t) => `${t.id} (${t.entry.timeZone}, ${t.signedIn})`).join(', ')}; state in ${paths.stateDir}`,
   );
   signal?.throwIfAborted();
   // Every tenant's plans before any report runs: what the command line asks must be
@@ -216,24 +220,9 @@ async function runOnDeployment(
   };
 }
 
-/**
- * The tenants to export: every one enabled in the registry, or the one `--tenant` names
- * (exit 2 naming the others when unknown; a disabled one runs and fails, naming it).
- */
-function selectTenants(tenants: readonly LocalTenant[], id: string | undefined): LocalTenant[] {
-  if (id === undefined) return tenants.filter((t) => t.entry.enabled);
-  const tenant = tenants.find((t) => t.id === id);
-  if (tenant === undefined) {
-    throw new UsageError(
-      `--tenant '${id}' is not a tenant of the local service (${tenants.map((t) => t.id).join(', ')})`,
-    );
-  }
-  return [tenant];
-}
-
 /** A tenant's input and the plans of its chain. */
 interface TenantPlan {
-  tenant: LocalTenant;
+  tenant: ExportTenant;
   input: ExecutionInput;
   dates: { from: string; to: string };
   plans: Plan[];
@@ -241,7 +230,7 @@ interface TenantPlan {
 
 async function planTenant(
   deployment: Deployment,
-  tenant: LocalTenant,
+  tenant: ExportTenant,
   options: LocalExportOptions,
 ): Promise<TenantPlan> {
   if (options.from !== undefined || options.to !== undefined) {
@@ -331,6 +320,9 @@ async function runTenant(
   );
   const logLines = shared.lines.of(tenant.id);
   progress?.update(tracker.status());
+  // An added tenant not signed in yet fails alone, saying how to sign it in.
+  const noLogin = await missingLogin(tenant);
+  if (noLogin !== undefined) return failedTenant(base, 'LoginRequiredError', noLogin);
   try {
     const result = await deployment.run(input, {
       waitMs: options.waitMs ?? CLI_DEFAULTS.localWaitMs,
@@ -362,18 +354,27 @@ async function runTenant(
   } catch (error) {
     if (signal?.aborted) throw error;
     const e = error instanceof Error ? error : new Error(String(error));
-    return {
-      ...base,
-      status: 'FAILED',
-      error: e.name,
-      cause: e.message,
-      reports: [],
-      rows: 0,
-      runRecords: [],
-      executions: 0,
-      ...runOutcome([]),
-    };
+    return failedTenant(base, e.name, e.message);
   }
+}
+
+/** A tenant's result when its run failed before publishing anything. */
+function failedTenant(
+  base: Pick<TenantExportResult, 'tenant' | 'tenantName' | 'secretFile' | 'timeZone' | 'dates'>,
+  error: string,
+  cause: string,
+): TenantExportResult {
+  return {
+    ...base,
+    status: 'FAILED',
+    error,
+    cause,
+    reports: [],
+    rows: 0,
+    runRecords: [],
+    executions: 0,
+    ...runOutcome([]),
+  };
 }
 
 /**

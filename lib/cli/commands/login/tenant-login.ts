@@ -1,7 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { CreateSecretCommand } from '@aws-sdk/client-secrets-manager';
-import { UsageError } from '../../../command-line';
 import { tokenRefreshLease } from '../../../workflow';
 import {
   openDeployment,
@@ -10,6 +9,7 @@ import {
 } from '../../aws/tenants-deployment';
 import { resolveConfig } from '../../shared/config';
 import type { IOStreams } from '../../shared/io-streams';
+import { registeredEntry } from '../../shared/known-tenants';
 import { parseTenantsSubcommand } from '../../shared/tenant-check';
 import { TENANTS_LOGIN_COMMAND } from '../../shared/tenants-spec';
 import { type LoginDependencies, signInInto } from './command';
@@ -51,12 +51,8 @@ export async function tenantsLogin(
   const { v } = parsed;
   const id = parsed.id as string;
   const d = await openDeployment(v, io, deps);
-  const entry = await d.registry.get(id);
-  if (entry === undefined) {
-    throw new UsageError(
-      `no tenant '${id}' in the ${d.describe}: add it first (report-export tenants add ${id} ...)`,
-    );
-  }
+  // Added first (report-export tenants add <id> ...): the unknown one is named with the others.
+  const entry = await registeredEntry(d.registry, id, d.describe, null);
   // The tenant's region unless a flag or the configuration names the service.
   const region = v.region ?? (entry.region === 'local' ? undefined : entry.region);
   const config = await resolveConfig({ flags: { ...v, region }, env: io.env, cwd: io.cwd });

@@ -38,6 +38,7 @@ import { heldInRunRecords } from '../../shared/run-records';
 import { checkedTenant } from '../../shared/tenant-check';
 import { colors, formatCount, formatDuration, progress, renderTable } from '../../shared/terminal';
 import { RUN_COMMAND } from './spec';
+import { type TenantRun, tenantRun } from './tenant-config';
 
 /**
  * The tenant's time zone: days and partitions (dt) are local to it, and the service refuses
@@ -61,6 +62,7 @@ async function buildRuntime(
   logger: WorkflowLogger,
   deps: AwsClients,
   io: Pick<IOStreams, 'env' | 'cwd'>,
+  refreshLeaseKey: string | undefined,
 ): Promise<WorkflowRuntime> {
   const { createWorkflowRuntime } = await import('../../../workflow/runtime');
   const s3 = deps.s3 ?? s3ClientFactory(config, io.env);
@@ -75,6 +77,7 @@ async function buildRuntime(
     // The secret's refresh lease, not LEASE_STORE_URI's (the partition leases, by default
     // under the working directory): every command refreshing this secret takes this one.
     leases: await refreshLeaseStore(config, io.env, { s3 }, location),
+    ...(refreshLeaseKey === undefined ? {} : { leaseKey: refreshLeaseKey }),
     refresh: (client, refreshToken, signal) =>
       refreshTokens({ ...client, ...(urls.authUrl ? { authUrl: urls.authUrl.value } : {}) }, refreshToken, {
         transport: fetchOption,
@@ -115,30 +118,27 @@ function reportsRun(
 
 /**
  * `--tenant`: the run's environment as a multi-tenant deployment's, whose registry (in a
- * temporary directory, removed when the run ends) holds the one tenant, with this
+ * temporary directory, removed when the run ends) holds the one tenant: its entry, with this
  * run's zone, workspace and reports. The run then plans, exports, leases and records as that
  * tenant's (`tenant=<id>/` keys, the tables' tenant column): the lake is a multi-tenant one.
  * Its secret is this run's (buildRuntime's token source), never TENANT_SECRET_URI's.
  */
 async function tenantEnvironment(
-  tenant: string,
+  entry: TenantEntry,
   env: Record<string, string>,
-  config: ResolvedConfig,
   reports: { id: string; name: string }[],
 ): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> {
+  const tenant = entry.id;
   const { TIME_ZONE, WORKSPACE_ID, REPORTS: _reports, SECRET_URI: _secret, ...deployment } = env;
   const dir = await mkdtemp(path.join(tmpdir(), 'report-export-run-'));
   const registryUri = pathToFileURL(path.join(dir, 'tenants')).href;
   try {
     await tenantRegistryFromUri('--tenant', registryUri).put({
-      id: tenant,
-      name: tenant,
-      region: (config.region?.value as TenantEntry['region'] | undefined) ?? 'local',
+      ...entry,
       timeZone: TIME_ZONE as string,
       workspaceId: WORKSPACE_ID as string,
       reports,
-      hour: 0,
-      lookBackDays: 0,
+      // Named on the command line: it runs, as `npm start --tenant` runs a disabled one.
       enabled: true,
     });
   } catch (cause) {
@@ -247,13 +247,12 @@ export async function runCommand(
   const v = parseOrHelp(RUN_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
   const tenant = checkedTenant(v.tenant);
-  if (tenant !== undefined && v['dry-run'] === true) {
-    throw new UsageError(
-      "--dry-run does not plan a --tenant run (the plan would show a single-tenant lake's keys): plan it without --tenant",
-    );
-  }
   const input = { ...executionInputOf(v), ...(tenant === undefined ? {} : { tenant }) };
-  const config = await resolveConfig({ flags: v, env: io.env, cwd: io.cwd });
+  const resolved = await resolveConfig({ flags: v, env: io.env, cwd: io.cwd });
+  // --tenant: the local deployment's tenant, its entry and stored login under the flags.
+  const asTenant: TenantRun | undefined =
+    tenant === undefined ? undefined : await tenantRun(tenant, v.dir, resolved, io.cwd);
+  const config = asTenant?.config ?? resolved;
   const timeZone = tenantTimeZone(config);
   refuseFutureDates(input, timeZone);
   const partial = partialDayWarning(input, timeZone);
@@ -278,22 +277,25 @@ export async function runCommand(
     const started = Date.now();
     const bar = progress(io.stderr, io.env);
     bar.update('Reading the login and the reports of the workspace');
-    const { client, explain } = await serviceClientFromSecret(config, io, aws);
-    const reports: { id: string; name: string }[] = [];
+    const { client, explain } = await serviceClientFromSecret(config, io, aws, asTenant?.refreshLeaseKey);
+    const listed: { id: string; name: string }[] = [];
     let workspaceId: string;
     try {
       workspaceId = await resolveWorkspace(config, client);
       for await (const r of client.reporting.listReports({ workspaceId }))
-        reports.push({ id: r.id, name: r.name });
+        listed.push({ id: r.id, name: r.name });
     } catch (error) {
       bar.done();
       throw explain(error);
     }
+    // A tenant exports its entry's reports (the workspace may hold others), as its schedule would.
+    const reports = asTenant?.entry.reports ?? listed;
+    const of = asTenant === undefined ? `workspace ${workspaceId}` : `tenant ${tenant}'s entry`;
     for (const wanted of v.report ?? []) {
       if (!reports.some((r) => r.id === wanted || r.name.toLowerCase() === wanted.toLowerCase())) {
         bar.done();
         throw new UsageError(
-          `--report '${wanted}' is not a report of workspace ${workspaceId} (id or name); reports: ${reports.map((r) => `'${r.name}'`).join(', ')}`,
+          `--report '${wanted}' is not a report of ${of} (id or name); reports: ${reports.map((r) => `'${r.name}'`).join(', ')}`,
         );
       }
     }
@@ -319,12 +321,19 @@ export async function runCommand(
       warn: (message) => warnings.push(message),
       error: (message) => warnings.push(message),
     };
-    const asTenant =
-      tenant === undefined
+    const tenantEnv =
+      asTenant === undefined
         ? undefined
-        : await tenantEnvironment(tenant, env, config, reportsRun(reports, v.report));
-    cleanup = asTenant?.cleanup;
-    const runtime = await buildRuntime(config, asTenant?.env ?? env, logger, aws, io);
+        : await tenantEnvironment(asTenant.entry, env, reportsRun(reports, v.report));
+    cleanup = tenantEnv?.cleanup;
+    const runtime = await buildRuntime(
+      config,
+      tenantEnv?.env ?? env,
+      logger,
+      aws,
+      io,
+      asTenant?.refreshLeaseKey,
+    );
     const c = colors(io.stderr, io.env);
     let exported = 0;
     const metrics = (): MetricsSink => ({ add: () => {}, flush: () => {} });

@@ -14,6 +14,7 @@ import { CLI_DEFAULTS, LAKE_DIR_DEFAULT } from '../../shared/defaults';
 import { DRY_RUN_OPTIONS, EXECUTION_INPUT_OPTIONS } from '../../shared/execution-input-spec';
 import { HELD_EXIT_NOTE } from '../../shared/exit-codes';
 import { tenantOption } from '../../shared/tenant-option';
+import { TENANTS_DEPLOYMENT_OPTIONS } from '../../shared/tenants-spec';
 
 /** `run`: one export on this machine, through the same state machine the deployment runs. */
 export const RUN_COMMAND = defineCommand({
@@ -28,8 +29,12 @@ into --out (a directory or s3://bucket/prefix). States show on stderr; a summary
   options: {
     ...EXECUTION_INPUT_OPTIONS,
     ...tenantOption(
-      "export as this tenant of a multi-tenant lake (tenant=<id>/ keys, the tables' tenant column), with this run's login, zone and workspace",
+      "export as this tenant of the local deployment (tenants add): its entry's zone, workspace and reports and its stored login (tenants login) unless a flag names them; tenant=<id>/ keys, the tables' tenant column",
     ),
+    dir: {
+      ...TENANTS_DEPLOYMENT_OPTIONS.dir,
+      help: "with --tenant: the local deployment's state directory (its registry <dir>/tenants/, its logins <dir>/secrets/<id>.json)",
+    },
     out: {
       type: 'string',
       value: '<dir|s3://bucket/prefix>',
@@ -79,6 +84,7 @@ into --out (a directory or s3://bucket/prefix). States show on stderr; a summary
     'report-export run --time-zone Europe/London --date 2026-11-20',
     'report-export run --time-zone Europe/London --from 2026-11-01 --to 2026-11-14 --report "Lost calls" --out ./lake --csv-gzip',
     'report-export run --time-zone Europe/London --preset LastWeek --region uk --out s3://my-lake/calls --json',
+    'report-export run --tenant acme --date 2026-11-20 --dry-run',
   ],
   notes: `Exit status: 0 the execution SUCCEEDED, 1 it failed, 2 usage or configuration error: a date
 after today in --time-zone, or AWS credentials, region, the --secret-id secret or the

@@ -2,6 +2,7 @@ import { parseOrHelp } from '../../../command-line';
 import { heldReportPartitions, type RunRecord } from '../../../workflow';
 import { checkedLakeS3, lakeLocation, lakeUri } from '../../aws/lake-location';
 import type { IOStreams } from '../../shared/io-streams';
+import { checkLakeTenant } from '../../shared/known-tenants';
 import { describeHeld } from '../../shared/run-outcome';
 import { latestRunRecords } from '../../shared/run-records';
 import { checkedTenant } from '../../shared/tenant-check';
@@ -60,12 +61,10 @@ export async function runsCommand(argv: readonly string[], io: IOStreams): Promi
   if (v === undefined) return 0;
   const uri = await lakeUri('--dir', v.dir, io.cwd);
   const location = await lakeLocation('--dir', uri, await checkedLakeS3('runs', '--dir', uri, io));
-  const records = await latestRunRecords(
-    location,
-    v.limit,
-    warnUnreadable(io.stderr),
-    checkedTenant(v.tenant),
-  );
+  const tenant = checkedTenant(v.tenant);
+  const records = await latestRunRecords(location, v.limit, warnUnreadable(io.stderr), tenant);
+  // No record of the tenant: a tenant of the lake that has none yet, or one it does not hold (exit 2).
+  if (tenant !== undefined && records.length === 0) await checkLakeTenant(location, tenant, `lake ${uri}`);
   if (v.json) {
     // Every member, and the held partitions and table snapshots of every job in one list each.
     io.stdout.write(

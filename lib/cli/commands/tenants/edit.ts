@@ -6,6 +6,7 @@ import {
   type TenantsDeployment,
 } from '../../aws/tenants-deployment';
 import type { IOStreams } from '../../shared/io-streams';
+import { registeredEntry } from '../../shared/known-tenants';
 import { parseTenantsSubcommand } from '../../shared/tenant-check';
 import { colors, renderTable } from '../../shared/terminal';
 import { checkedEntry, entryMembers, missingForAdd } from './arguments';
@@ -90,8 +91,7 @@ export async function tenantsSet(
     throw new UsageError(`tenants set ${id}: nothing to change (give --name, --hour, --disabled ...)`);
   }
   const d = await openDeployment(v, io, deps);
-  const current = await d.registry.get(id);
-  if (current === undefined) throw notRegistered(id, d);
+  const current = await registeredEntry(d.registry, id, d.describe, null);
   const entry = checkedEntry({
     ...current,
     ...changes,

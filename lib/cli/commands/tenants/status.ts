@@ -8,10 +8,10 @@ import {
   type TenantsDeployment,
 } from '../../aws/tenants-deployment';
 import type { IOStreams } from '../../shared/io-streams';
+import { registeredEntry } from '../../shared/known-tenants';
 import { latestRunRecords } from '../../shared/run-records';
 import { parseTenantsSubcommand } from '../../shared/tenant-check';
 import { colors, renderTable } from '../../shared/terminal';
-import { notRegistered } from './edit';
 import { type ScheduleState, scheduleState } from './schedules';
 import { TENANTS_STATUS_COMMAND } from './spec';
 
@@ -131,9 +131,7 @@ export async function tenantsStatus(
       onInvalid: (bad, error) => io.stderr.write(`warning: skipped tenant ${bad}: ${error.message}\n`),
     });
   } else {
-    const entry = await d.registry.get(id);
-    if (entry === undefined) throw notRegistered(id, d);
-    entries = [entry];
+    entries = [await registeredEntry(d.registry, id, d.describe, null)];
   }
   // A few tenants at once: a deployment's thousands are not read one after another.
   const statuses: TenantStatus[] = new Array(entries.length);
