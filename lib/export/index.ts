@@ -15,7 +15,7 @@ export {
 } from './errors';
 export { EXPORT_DEFAULTS, type ExportOptions, type LakeTables } from './export-options';
 export { exportReportResult } from './export-report-result';
-export type { ExportSummary, PartitionSummary, TableCommitSummary } from './export-summary';
+export type { ExportSummary, PartitionSummary, StagedRunRef, TableCommitSummary } from './export-summary';
 export type { IcebergFileSchema } from './formats/iceberg-file';
 export { PARQUET_CODECS, type ParquetCodec } from './formats/parquet-encoder';
 export { zstdAvailable } from './formats/zstd';
@@ -37,9 +37,23 @@ export {
   tenantPrefix,
   tenantSegment,
 } from './layout';
+export {
+  type CommitStagedOptions,
+  type CommitTarget,
+  commitStagedRuns,
+  STAGED_COMMIT_KEY,
+  type StagedCommitResult,
+  type StagedRunOutcome,
+} from './publish/commit-staged';
 export type { ManifestFile, PartitionManifest } from './publish/publish';
 export { recoverDeadStaging, type StagingRecovery } from './publish/recover-staging';
 export { dataFileKey, tableDataPrefix } from './publish/table-publish';
+export {
+  MAX_STAGED_RUN_BYTES,
+  STAGED_RUN_NAME,
+  STAGED_RUN_TTL_MS,
+  stagedRunKey,
+} from './publish/staged-run';
 export { TEST_PAUSE_VARIABLE } from './publish/test-pause';
 export { publishTenantRollback, type TableRollbackOutcome } from './publish/tenant-rollback-publish';
 export { removeStaleSpill } from './read-partitions';
@@ -85,6 +99,7 @@ export {
   type IcebergSchema,
   type IcebergTable,
   initialSchema,
+  isTenantedTable,
   keyOf,
   type LakeTablesLocation,
   type LiveFile,

@@ -95,6 +95,13 @@ export async function planTenantRollback(
   t: IcebergTable,
   tenant: string | undefined,
   asOf: AsOf | undefined,
+  options: {
+    /**
+     * The snapshot the operator saw as current: refused (`landed`, naming them) when a
+     * snapshot changing the scope landed after it (another tenant's commits do not count).
+     */
+    ifCurrent?: number | string | null;
+  } = {},
 ): Promise<TenantRollbackPlan> {
   const io = tableIo(t.location);
   const loaded = await loadTable(t, io);
@@ -103,6 +110,7 @@ export async function planTenantRollback(
   }
   const { metadata } = loaded;
   checkTenancy(metadata, tenant, tableName(t));
+  if (options.ifCurrent !== undefined) await refuseLanded(t, io, metadata, options.ifCurrent, tenant);
   const target = asOf === undefined ? undefined : targetOf(t, metadata, asOf);
   const scope = inScope(tenant);
   const now = currentSnapshot(metadata);

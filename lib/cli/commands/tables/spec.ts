@@ -1,5 +1,6 @@
 import { defineCommand, HELP_OPTION, nonEmptyValue, renderCommandList } from '../../../command-line';
 import { LAKE_DIR_DEFAULT } from '../../shared/defaults';
+import { tenantOption } from '../../shared/tenant-option';
 
 /** What `--catalog` takes when not given: the file catalog beside the data (what `npm start` and `run` write). */
 export const DEFAULT_TABLE_CATALOG = 'file';
@@ -43,24 +44,57 @@ ${WHERE}`,
   ],
 });
 
+/** `tables rollback`'s own options: the tenant, and how the operator confirms the plan. */
+const ROLLBACK_OPTIONS = {
+  ...tenantOption(
+    "the tenant whose partitions are rolled back (required in a multi-tenant lake; other tenants' rows stay)",
+  ),
+  'if-current': {
+    type: 'string',
+    multiple: true,
+    value: '<snapshot-id>',
+    help: 'confirms the plan: the current snapshot of each table as the plan showed it (repeat or comma-separate); refused if a snapshot of the tenant landed after it',
+    parse: nonEmptyValue,
+  },
+  force: {
+    type: 'boolean',
+    help: 'rolls back without a plan to confirm (discards whatever the tenant committed after the target)',
+  },
+  'dry-run': { type: 'boolean', help: 'prints the plan and changes nothing' },
+} as const;
+
 export const TABLES_ROLLBACK_COMMAND = defineCommand({
   name: 'rollback',
   usage:
-    'Usage: report-export tables rollback <calls|summaries> <snapshot-id> [--dir <dir|s3://bucket/prefix>] [--catalog file|glue:<database>] [--json]',
+    'Usage: report-export tables rollback [calls|summaries] <snapshot-id> [--tenant <id>] [--dry-run | --if-current <id>... | --force] [--dir <dir|s3://bucket/prefix>] [--catalog file|glue:<database>] [--json]',
   summary:
-    "Rolls a table back to an earlier snapshot: a NEW snapshot with that one's data (history is kept).",
-  description: `For a re-export that passed the guards and was still wrong: readers (query, Athena) see the
-table as it was at <snapshot-id> from the new snapshot on. Nothing is deleted: every snapshot stays
-readable (query --as-of), and rolling back to the snapshot that was current undoes it (the command
-prints how). The next export of a rolled-back day replaces it again.
+    "Rolls a tenant's partitions of both tables back to a snapshot: a NEW snapshot per table (history is kept), the CSV rewritten to match.",
+  description: `For a re-export that passed the guards and was still wrong: readers (query, Athena) see the tenant's
+partitions as they were at <snapshot-id> from the new snapshots on. The id is a snapshot of one table
+(tables snapshots lists them; the table name is optional); the other table goes back to its snapshot
+current at that time. In a multi-tenant lake --tenant is required and only that tenant's partitions
+change: another tenant's rows, and its commits since, stay. In a single-tenant lake the whole tables
+go back. The CSV of every partition that changes is written again from the restored rows (emptied
+where the target had none), so the CSV and the tables agree.
+
+Plan, then confirm (as terraform plan/apply): without --if-current or --force the command prints
+what it would do (per table: the current snapshot, the target, the tenant's snapshots it discards,
+the partitions and rows that change) and, on a terminal, asks; without a terminal it stops there
+(exit 2). --if-current <id> confirms the plan for a script: the rollback is refused (exit 1, naming
+them) when a snapshot changing the tenant's partitions landed after the one given, so an export that
+committed after the operator looked is never discarded unseen. --force skips the plan. A target
+whose data files no longer exist (a removed tenant's) is refused, naming them. Nothing is deleted:
+every snapshot stays readable (query --as-of), and the command prints the rollback that undoes it.
+The next export of a rolled-back day replaces it again.
 ${WHERE}`,
-  options: COMMON,
+  options: { ...ROLLBACK_OPTIONS, ...COMMON },
   examples: [
-    'report-export tables rollback calls 4519931023388711',
-    'report-export tables rollback summaries 812300044412 --dir s3://my-lake/exports --catalog glue:report_export',
+    'report-export tables rollback 4519931023388711 --tenant acme',
+    'report-export tables rollback calls 4519931023388711 --tenant acme --if-current 7716254399811,902288017763',
+    'report-export tables rollback summaries 812300044412 --force --dir s3://my-lake/exports --catalog glue:report_export',
   ],
   notes:
-    'Exit status: 0 rolled back (or already at that snapshot), 1 the commit failed, 2 usage: an unknown table or snapshot id (tables snapshots lists them).',
+    "Exit status: 0 rolled back (or nothing to roll back, or --dry-run), 1 refused (a snapshot of the tenant landed after --if-current; the target's files are gone) or the commit failed, 2 usage: an unknown table, snapshot or tenant, --tenant missing in a multi-tenant lake, or no confirmation without a terminal.",
 });
 
 const SUBCOMMANDS = [TABLES_SNAPSHOTS_COMMAND, TABLES_ROLLBACK_COMMAND];
@@ -69,7 +103,7 @@ const SUBCOMMANDS = [TABLES_SNAPSHOTS_COMMAND, TABLES_ROLLBACK_COMMAND];
 export const TABLES_COMMAND = defineCommand({
   name: 'tables',
   usage: 'Usage: report-export tables <snapshots|rollback> [options]',
-  summary: "Lists the Iceberg tables' snapshots and rolls a table back to one.",
+  summary: "Lists the Iceberg tables' snapshots and rolls a tenant's partitions back to one.",
   description: `The calls and summaries datasets are Iceberg tables (<lake>/tables/<dataset>): each run commits one
 snapshot per table (a run's id and request are in its summary).
 
@@ -77,7 +111,7 @@ ${renderCommandList(SUBCOMMANDS).trimEnd()}`,
   options: { ...HELP_OPTION },
   examples: [
     'report-export tables snapshots calls',
-    'report-export tables rollback calls 4519931023388711',
+    'report-export tables rollback 4519931023388711 --tenant acme',
     'report-export help tables rollback',
   ],
   subcommands: SUBCOMMANDS,
