@@ -61,9 +61,9 @@ const ROWS = [
   '{"connId":"c60","start":"2026-03-10T11:00:00","ring":1.50}',
 ];
 const EXPECTED = [
-  ...MEMBERS.map(({ kept }, i) => ({ connId: `c${String(i).padStart(2, '0')}`, extra: `{"m":${kept}}` })),
-  { connId: 'c50', extra: '{"queue":"sales","wait":12.50,"2024":true}' },
-  { connId: 'c60', extra: null },
+  ...MEMBERS.map(({ kept }, i) => ({ conn_id: `c${String(i).padStart(2, '0')}`, extra: `{"m":${kept}}` })),
+  { conn_id: 'c50', extra: '{"queue":"sales","wait":12.50,"2024":true}' },
+  { conn_id: 'c60', extra: null },
 ];
 
 const CSV_OPTIONS = `header = true, quote = '"', escape = '"', allow_quoted_nulls = false, hive_partitioning = true, all_varchar = true`;
@@ -97,7 +97,7 @@ describe('exportReportResult with members the schema does not know', () => {
         format === 'parquet'
           ? `read_parquet(${sqlString(glob)}, hive_partitioning = true)`
           : `read_csv(${sqlString(glob)}, ${CSV_OPTIONS})`;
-      const rows = await duckdbQuery(`SELECT connId, extra::VARCHAR AS extra FROM ${from} ORDER BY connId`);
+      const rows = await duckdbQuery(`SELECT conn_id, extra::VARCHAR AS extra FROM ${from} ORDER BY conn_id`);
       expect(rows).toEqual(EXPECTED);
     },
   );
@@ -114,7 +114,7 @@ describe('exportReportResult with members the schema does not know', () => {
     expect(schema).toMatchObject({ type: 'BYTE_ARRAY', converted_type: 'JSON' });
     expect(schema?.logical).toBe('JsonType()');
     const rows = await duckdbQuery(
-      `SELECT typeof(extra) AS type, extra->>'queue' AS queue, extra->>'wait' AS wait FROM read_parquet(${sqlString(file)}) WHERE connId = 'c50'`,
+      `SELECT typeof(extra) AS type, extra->>'queue' AS queue, extra->>'wait' AS wait FROM read_parquet(${sqlString(file)}) WHERE conn_id = 'c50'`,
     );
     expect(rows).toEqual([{ type: 'JSON', queue: 'sales', wait: '12.5' }]);
   });
@@ -161,7 +161,7 @@ describe('exportReportResult with members the schema does not know', () => {
           ? `read_parquet(${sqlString(glob)}, hive_partitioning = true, union_by_name = true)`
           : `read_csv(${sqlString(glob)}, ${CSV_OPTIONS}, union_by_name = true)`;
       const rows = await duckdbQuery(
-        `SELECT connId, CAST(dt AS VARCHAR) AS dt, ans::INTEGER AS ans, extra::VARCHAR AS extra FROM ${from} ORDER BY connId`,
+        `SELECT conn_id, CAST(dt AS VARCHAR) AS dt, ans::INTEGER AS ans, extra::VARCHAR AS extra FROM ${from} ORDER BY conn_id`,
       );
       const oldColumns = await duckdbQuery(
         `SELECT column_name FROM (DESCRIBE SELECT * FROM ${format === 'parquet' ? 'read_parquet' : 'read_csv'}(${sqlString(oldFile)}, hive_partitioning = false))`,
@@ -172,9 +172,9 @@ describe('exportReportResult with members the schema does not know', () => {
         COLUMNS.filter((c) => c.name !== 'extra').map((c) => c.name),
       );
       expect(rows).toEqual([
-        { connId: 'c50', dt: '2026-03-10', ans: null, extra: '{"queue":"sales","wait":12.50,"2024":true}' },
-        { connId: 'c60', dt: '2026-03-10', ans: null, extra: null },
-        { connId: 'old', dt: '2026-03-09', ans: 1, extra: null },
+        { conn_id: 'c50', dt: '2026-03-10', ans: null, extra: '{"queue":"sales","wait":12.50,"2024":true}' },
+        { conn_id: 'c60', dt: '2026-03-10', ans: null, extra: null },
+        { conn_id: 'old', dt: '2026-03-09', ans: 1, extra: null },
       ]);
     },
   );

@@ -1,6 +1,7 @@
 import { icebergRead } from 'icebird';
 import { describe, expect, it } from 'vitest';
 import { exportReportResult } from '../../../lib/export';
+import { columnName } from '../../../lib/export/schema';
 import { listSnapshots, liveFiles, tableLocation } from '../../../lib/export/table';
 import type { ResultRow } from '../../../lib/spec/types';
 import { fileCatalogOf, type LocalDirectoryStore, listAll, readObject } from '../../../lib/stores';
@@ -12,7 +13,9 @@ const DAYS = ['2026-11-20', '2026-11-21', '2026-11-22'];
 /** What a reader of the table must see of a row: every member, as its Iceberg type reads. */
 function expected(row: ResultRow, dt: string, requestId: string): Record<string, unknown> {
   return {
-    ...Object.fromEntries(Object.entries(row).map(([k, v]) => [k, k === 'start' ? `${v}.000Z` : v])),
+    ...Object.fromEntries(
+      Object.entries(row).map(([k, v]) => [columnName(k), k === 'start' ? `${v}.000Z` : v]),
+    ),
     start_utc: new Date(new Date(`${row.start}Z`).getTime()).toISOString(), // London in November is UTC
     report_id: 'report-1',
     request_id: requestId,
@@ -32,7 +35,7 @@ function normalised(row: Record<string, unknown>): Record<string, unknown> {
 }
 
 const byConnId = (a: Record<string, unknown>, b: Record<string, unknown>) =>
-  String(a.connId).localeCompare(String(b.connId));
+  String(a.conn_id).localeCompare(String(b.conn_id));
 
 describe('exportReportResult into Iceberg tables (file catalog)', () => {
   /** A lake of its own for each test. */

@@ -43,15 +43,15 @@ describe('exportReportResult with a negative zero', () => {
           ? `read_parquet(${glob})`
           : `read_csv(${glob}, header = true, all_varchar = true)`;
       return duckdbQuery(
-        `SELECT connId, ring::VARCHAR AS ring, signbit(ring::DOUBLE) AS ringNegative, signbit(duration::DOUBLE) AS durationNegative, signbit(wait::DOUBLE) AS waitNegative, callType::INTEGER AS callType FROM ${from} ORDER BY connId`,
+        `SELECT conn_id, ring::VARCHAR AS ring, signbit(ring::DOUBLE) AS ringNegative, signbit(duration::DOUBLE) AS durationNegative, signbit(wait::DOUBLE) AS waitNegative, call_type::INTEGER AS call_type FROM ${from} ORDER BY conn_id`,
       );
     };
     const parquet = await read('parquet');
     const csv = await read('csv');
     const positive = { ring: '0.0', ringNegative: false, durationNegative: false };
     expect(parquet).toEqual([
-      { connId: 'number', ...positive, waitNegative: false, callType: 0 },
-      { connId: 'text', ...positive, waitNegative: null, callType: 1 },
+      { conn_id: 'number', ...positive, waitNegative: false, call_type: 0 },
+      { conn_id: 'text', ...positive, waitNegative: null, call_type: 1 },
     ]);
     expect(csv.map(({ ring: _, ...rest }) => rest)).toEqual(parquet.map(({ ring: _, ...rest }) => rest));
     expect(csv.map((r) => r.ring)).toEqual(['0', '0']);

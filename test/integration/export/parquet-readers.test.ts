@@ -114,10 +114,10 @@ describe('Parquet files read by arrow-rs (parquet-wasm) and DuckDB', () => {
       );
     }
 
-    // Assess: the same rows (order by connId: files are per date), value for value.
+    // Assess: the same rows (order by conn_id: files are per date), value for value.
     const zone = new ZoneConverter(ZONE);
     const byConnId = (a: Record<string, unknown>, b: Record<string, unknown>) =>
-      String(a.connId) < String(b.connId) ? -1 : 1;
+      String(a.conn_id) < String(b.conn_id) ? -1 : 1;
     const expected = source.map((r) => expectedRow(r, zone)).sort(byConnId);
     expect(files.length).toBeGreaterThan(DAYS.length);
     expect(arrow.sort(byConnId)).toEqual(expected);
@@ -141,7 +141,7 @@ describe('Parquet files read by arrow-rs (parquet-wasm) and DuckDB', () => {
       unit: 1,
       timezone: expect.any(String),
     });
-    expect(arrowType('callType')).toEqual({ kind: 'int', bitWidth: 32, signed: true });
+    expect(arrowType('call_type')).toEqual({ kind: 'int', bitWidth: 32, signed: true });
     expect(arrowType('ring')).toEqual({ kind: 'float', precision: 2 });
     const duckType = (name: string) => described.find((d) => d.column_name === name)?.column_type;
     expect([duckType('start'), duckType('start_utc')]).toEqual(['TIMESTAMP', 'TIMESTAMP WITH TIME ZONE']);

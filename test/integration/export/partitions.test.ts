@@ -69,7 +69,7 @@ describe('exportReportResult partitions', () => {
           ? `read_parquet(${glob}, hive_partitioning = true)`
           : `read_csv(${glob}, header = true, hive_partitioning = true, types = {'start': 'TIMESTAMP'})`;
       const bad = await duckdbQuery(
-        `SELECT count(*)::INTEGER AS n, count(DISTINCT connId)::INTEGER AS ids,
+        `SELECT count(*)::INTEGER AS n, count(DISTINCT conn_id)::INTEGER AS ids,
                 count(*) FILTER (WHERE CAST(start AS DATE) <> CAST(dt AS DATE))::INTEGER AS misplaced
          FROM ${from}`,
       );

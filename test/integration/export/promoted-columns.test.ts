@@ -9,7 +9,7 @@ import {
   exportReportResult,
   type PartitionManifest,
 } from '../../../lib/export';
-import { COLUMNS, type PromotedColumn } from '../../../lib/export/schema';
+import { COLUMNS, columnName, type PromotedColumn } from '../../../lib/export/schema';
 import { LocalDirectoryStore, readObject } from '../../../lib/stores';
 import { duckdbQuery, sqlString } from '../../support/duckdb';
 import { bundleEncodeWorker } from '../../support/encode-worker-bundle';
@@ -25,7 +25,7 @@ const PROMOTED: PromotedColumn[] = [
   { name: 'queueSeconds', type: 'int' },
   { name: 'holdSeconds', type: 'double' },
 ];
-const PROMOTED_NAMES = PROMOTED.map((p) => p.name);
+const PROMOTED_NAMES = PROMOTED.map((p) => columnName(p.name));
 
 /** Calls with members the spec does not document, as the service writes them (raw JSON text). */
 const ROWS = [
@@ -38,44 +38,44 @@ const ROWS = [
 /** What DuckDB reads back from the Parquet files, typed. */
 const EXPECTED_PARQUET = [
   {
-    connId: 'p1',
+    conn_id: 'p1',
     dt: '2026-06-01',
     extra: '{"trunk":{"id":7,"name":"SIP A","tags":["x",2.50]},"site":"Leeds"}',
     recorded: true,
-    accountCode: 'ACC-7',
-    answeredAt: '2026-06-01 10:00:05',
-    queueSeconds: 12,
-    holdSeconds: 12.5,
+    account_code: 'ACC-7',
+    answered_at: '2026-06-01 10:00:05',
+    queue_seconds: 12,
+    hold_seconds: 12.5,
   },
   {
-    connId: 'p2',
+    conn_id: 'p2',
     dt: '2026-06-01',
     extra: null,
     recorded: false,
-    accountCode: '',
-    answeredAt: '2026-06-01 23:59:59.999',
-    queueSeconds: -3,
-    holdSeconds: 0.25,
+    account_code: '',
+    answered_at: '2026-06-01 23:59:59.999',
+    queue_seconds: -3,
+    hold_seconds: 0.25,
   },
   {
-    connId: 'p3',
+    conn_id: 'p3',
     dt: '2026-06-01',
     extra: '{"trunk":{"id":8}}',
     recorded: null,
-    accountCode: null,
-    answeredAt: null,
-    queueSeconds: null,
-    holdSeconds: null,
+    account_code: null,
+    answered_at: null,
+    queue_seconds: null,
+    hold_seconds: null,
   },
   {
-    connId: 'p4',
+    conn_id: 'p4',
     dt: '2026-06-02',
     extra: null,
     recorded: null,
-    accountCode: 'ACC, "quoted"',
-    answeredAt: null,
-    queueSeconds: 42,
-    holdSeconds: 12.5,
+    account_code: 'ACC, "quoted"',
+    answered_at: null,
+    queue_seconds: 42,
+    hold_seconds: 12.5,
   },
 ];
 
@@ -84,19 +84,19 @@ const EXPECTED_CSV = [
   {
     ...EXPECTED_PARQUET[0],
     recorded: 'true',
-    answeredAt: '2026-06-01T10:00:05.000',
-    queueSeconds: '12',
-    holdSeconds: '12.5',
+    answered_at: '2026-06-01T10:00:05.000',
+    queue_seconds: '12',
+    hold_seconds: '12.5',
   },
   {
     ...EXPECTED_PARQUET[1],
     recorded: 'false',
-    answeredAt: '2026-06-01T23:59:59.999',
-    queueSeconds: '-3',
-    holdSeconds: '0.25',
+    answered_at: '2026-06-01T23:59:59.999',
+    queue_seconds: '-3',
+    hold_seconds: '0.25',
   },
   EXPECTED_PARQUET[2],
-  { ...EXPECTED_PARQUET[3], queueSeconds: '42', holdSeconds: '12.5' },
+  { ...EXPECTED_PARQUET[3], queue_seconds: '42', hold_seconds: '12.5' },
 ];
 
 const CSV_OPTIONS = `header = true, quote = '"', escape = '"', allow_quoted_nulls = false, hive_partitioning = true, all_varchar = true`;
@@ -166,7 +166,7 @@ describe('exportReportResult with promoted columns', () => {
       described.filter((d) => PROMOTED_NAMES.includes(d.column_name as string)).map((d) => d.column_type),
     ).toEqual(['BOOLEAN', 'VARCHAR', 'TIMESTAMP', 'INTEGER', 'DOUBLE']);
     const rows = await duckdbQuery(
-      `SET TimeZone = 'UTC'; SELECT connId, CAST(dt AS VARCHAR) AS dt, extra::VARCHAR AS extra, recorded, accountCode, CAST(answeredAt AS VARCHAR) AS answeredAt, queueSeconds, holdSeconds FROM ${fromOf(root, 'parquet')} ORDER BY connId`,
+      `SET TimeZone = 'UTC'; SELECT conn_id, CAST(dt AS VARCHAR) AS dt, extra::VARCHAR AS extra, recorded, account_code, CAST(answered_at AS VARCHAR) AS answered_at, queue_seconds, hold_seconds FROM ${fromOf(root, 'parquet')} ORDER BY conn_id`,
     );
     expect(rows).toEqual(EXPECTED_PARQUET);
   });
@@ -182,7 +182,7 @@ describe('exportReportResult with promoted columns', () => {
       `${[...COLUMNS.map((c) => c.name), ...PROMOTED_NAMES].join(',')}\r\n`,
     );
     const rows = await duckdbQuery(
-      `SELECT connId, CAST(dt AS VARCHAR) AS dt, extra, recorded, accountCode, answeredAt, queueSeconds, holdSeconds FROM ${fromOf(root, 'csv')} ORDER BY connId`,
+      `SELECT conn_id, CAST(dt AS VARCHAR) AS dt, extra, recorded, account_code, answered_at, queue_seconds, hold_seconds FROM ${fromOf(root, 'csv')} ORDER BY conn_id`,
     );
     expect(rows).toEqual(EXPECTED_CSV);
   });
@@ -234,7 +234,7 @@ describe('exportReportResult with promoted columns', () => {
       for (const [key, bytes] of b)
         if (!key.endsWith('_manifest.json')) expect([key, bytes]).toEqual([key, a.get(key)]);
       const rows = await duckdbQuery(
-        `SET TimeZone = 'UTC'; SELECT connId, CAST(dt AS VARCHAR) AS dt, extra::VARCHAR AS extra, recorded, accountCode, CAST(answeredAt AS VARCHAR) AS answeredAt, queueSeconds, holdSeconds FROM ${fromOf(join(root, 'worker'), 'parquet')} ORDER BY connId`,
+        `SET TimeZone = 'UTC'; SELECT conn_id, CAST(dt AS VARCHAR) AS dt, extra::VARCHAR AS extra, recorded, account_code, CAST(answered_at AS VARCHAR) AS answered_at, queue_seconds, hold_seconds FROM ${fromOf(join(root, 'worker'), 'parquet')} ORDER BY conn_id`,
       );
       expect(rows).toEqual(EXPECTED_PARQUET);
     } finally {
@@ -265,11 +265,11 @@ describe('exportReportResult with promoted columns', () => {
       expect(['published', EXPORT_ERROR_CODES.configInvalid]).toContain(outcome);
       if (outcome === 'published') {
         const got = await duckdbQuery(
-          `SELECT connId, "${name}" AS value, extra::VARCHAR AS extra FROM ${fromOf(root, 'parquet')} ORDER BY connId`,
+          `SELECT conn_id, "${columnName(name)}" AS value, extra::VARCHAR AS extra FROM ${fromOf(root, 'parquet')} ORDER BY conn_id`,
         );
         expect(got).toEqual([
-          { connId: 'a', value: null, extra: null },
-          { connId: 'b', value: 'X', extra: null },
+          { conn_id: 'a', value: null, extra: null },
+          { conn_id: 'b', value: 'X', extra: null },
         ]);
       }
     },
@@ -318,19 +318,19 @@ describe('exportReportResult with promoted columns', () => {
 
     // Assess
     const got = await duckdbQuery(
-      `SELECT recorded, queueSeconds, holdSeconds FROM ${fromOf(root, 'parquet')} ORDER BY connId`,
+      `SELECT recorded, queue_seconds, hold_seconds FROM ${fromOf(root, 'parquet')} ORDER BY conn_id`,
     );
     expect(got).toHaveLength(n);
     const expected = rows.map((r) => ({
       recorded: r.recorded ?? null,
-      queueSeconds: r.queueSeconds ?? null,
-      holdSeconds: r.holdSeconds ?? null,
+      queue_seconds: r.queueSeconds ?? null,
+      hold_seconds: r.holdSeconds ?? null,
     }));
     const mismatches = got.flatMap((g, i) => (JSON.stringify(g) === JSON.stringify(expected[i]) ? [] : [i]));
     expect(mismatches.slice(0, 5)).toEqual([]);
     // Filters DuckDB may answer from the footer's statistics.
     const [counts] = await duckdbQuery(
-      `SELECT (count(*) FILTER (WHERE recorded))::INTEGER AS yes, (count(*) FILTER (WHERE NOT recorded))::INTEGER AS no, (count(*) FILTER (WHERE queueSeconds = -500))::INTEGER AS low FROM ${fromOf(root, 'parquet')}`,
+      `SELECT (count(*) FILTER (WHERE recorded))::INTEGER AS yes, (count(*) FILTER (WHERE NOT recorded))::INTEGER AS no, (count(*) FILTER (WHERE queue_seconds = -500))::INTEGER AS low FROM ${fromOf(root, 'parquet')}`,
     );
     expect(counts).toEqual({
       yes: rows.filter((r) => r.recorded === true).length,
@@ -435,28 +435,28 @@ describe('exportReportResult with promoted columns', () => {
 
       // Act
       const rows = await duckdbQuery(
-        `SELECT connId, CAST(dt AS VARCHAR) AS dt, extra::VARCHAR AS extra, accountCode, queueSeconds::INTEGER AS queueSeconds, recorded::BOOLEAN AS recorded, holdSeconds::DOUBLE AS holdSeconds FROM ${fromOf(root, format, ', union_by_name = true')} ORDER BY connId`,
+        `SELECT conn_id, CAST(dt AS VARCHAR) AS dt, extra::VARCHAR AS extra, account_code, queue_seconds::INTEGER AS queue_seconds, recorded::BOOLEAN AS recorded, hold_seconds::DOUBLE AS hold_seconds FROM ${fromOf(root, format, ', union_by_name = true')} ORDER BY conn_id`,
       );
 
       // Assess
       expect(rows).toEqual([
         {
-          connId: 'new',
+          conn_id: 'new',
           dt: '2026-06-02',
           extra: null,
-          accountCode: 'ACC-2',
-          queueSeconds: 6,
+          account_code: 'ACC-2',
+          queue_seconds: 6,
           recorded: false,
-          holdSeconds: null,
+          hold_seconds: null,
         },
         {
-          connId: 'old',
+          conn_id: 'old',
           dt: '2026-06-01',
           extra: '{"accountCode":"ACC-1","queueSeconds":5,"recorded":true}',
-          accountCode: null,
-          queueSeconds: null,
+          account_code: null,
+          queue_seconds: null,
           recorded: null,
-          holdSeconds: null,
+          hold_seconds: null,
         },
       ]);
       const manifests = await Promise.all(

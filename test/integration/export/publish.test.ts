@@ -181,7 +181,7 @@ describe('exportReportResult publish protocol', () => {
     {
       name: 'a promoted column is named like a known one',
       options: { promotedColumns: { calls: [{ name: 'ConnId', type: 'string' }] } },
-      setting: 'connId',
+      setting: 'conn_id',
     },
     { name: 'the codec is unknown', options: { parquetCodec: 'LZO' }, setting: 'parquetCodec' },
     {
