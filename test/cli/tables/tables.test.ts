@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { GetTableCommand, GlueClient, UpdateTableCommand } from '@aws-sdk/client-glue';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -110,7 +110,11 @@ describe('report-export tables', () => {
     try {
       const { first, second } = await writeTableLake(s3.store());
       const metadataLocation = 's3://glue-lake/tables/calls/metadata/v3.metadata.json';
-      glue.on(GetTableCommand).resolves({
+      // The lake has a calls table only: Glue has no summaries table.
+      glue
+        .on(GetTableCommand)
+        .rejects(Object.assign(new Error('no table'), { name: 'EntityNotFoundException' }));
+      glue.on(GetTableCommand, { Name: 'calls' }).resolves({
         Table: {
           Name: 'calls',
           DatabaseName: 'report_export',
@@ -124,7 +128,15 @@ describe('report-export tables', () => {
 
       // Act
       const listed = await runInProcess(['tables', 'snapshots', 'calls', ...where, '--json']);
-      const rollback = await runInProcess(['tables', 'rollback', 'calls', String(first), ...where, '--json']);
+      const rollback = await runInProcess([
+        'tables',
+        'rollback',
+        'calls',
+        String(first),
+        ...where,
+        '--force',
+        '--json',
+      ]);
 
       // Assess
       expect(listed.code, listed.stderr).toBe(0);
@@ -134,7 +146,10 @@ describe('report-export tables', () => {
         Name: 'calls',
       });
       expect(rollback.code, rollback.stderr).toBe(0);
-      expect(JSON.parse(rollback.stdout)).toMatchObject({ rolledBackTo: first, previousSnapshotId: second });
+      expect(JSON.parse(rollback.stdout)).toMatchObject({
+        rolledBack: true,
+        tables: [{ table: 'calls', targetSnapshotId: first, currentSnapshotId: second, rolledBack: true }],
+      });
       const update = glue.commandCalls(UpdateTableCommand)[0]?.args[0].input;
       expect(update).toMatchObject({ DatabaseName: 'report_export', VersionId: '7' });
       expect(update?.TableInput?.Parameters).toMatchObject({
@@ -155,7 +170,15 @@ describe('report-export tables', () => {
     const { lake: root, first, second } = await lake();
 
     // Act
-    const rollback = await runInProcess(['tables', 'rollback', 'calls', String(first), '--dir', root]);
+    const rollback = await runInProcess([
+      'tables',
+      'rollback',
+      'calls',
+      String(first),
+      '--dir',
+      root,
+      '--force',
+    ]);
     const now = await runInProcess(['query', '--dir', root, '--json', PER_DAY]);
     const before = await runInProcess(['query', '--dir', root, '--as-of', String(second), '--json', PER_DAY]);
     const listed = JSON.parse(
@@ -165,11 +188,19 @@ describe('report-export tables', () => {
     // Assess
     expect(rollback.code).toBe(0);
     const made = listed.at(-1);
-    expect(rollback.stdout).toContain(`Rolled back calls to snapshot ${first}`);
     expect(rollback.stdout).toContain(
-      `new snapshot ${made?.snapshotId}: data files +1 -1, rows +3 -5, 9 rows in the table`,
+      `Rolled back calls to snapshot ${first}: new snapshot ${made?.snapshotId}, data files +1 -1, rows +3 -5`,
     );
-    expect(rollback.stdout).toContain(`undo: report-export tables rollback calls ${second} --dir ${root}`);
+    expect(rollback.stdout).toMatch(/discarded: \d+ \([^)]*\); the previous snapshot/);
+    expect(rollback.stdout).toContain('CSV: 1 partitions rewritten from the restored rows, 0 emptied');
+    expect(rollback.stdout).toContain(
+      `undo: report-export tables rollback calls ${second} --force --dir ${root}`,
+    );
+    // The CSV says what the table says: the day's first export again.
+    const csvDay = path.join(root, 'calls', 'format=csv', 'report_id=report-1', 'dt=2026-11-21');
+    expect(
+      (await readFile(path.join(csvDay, 'part-00000.csv'), 'utf8')).trimEnd().split('\r\n'),
+    ).toHaveLength(4);
     expect(JSON.parse(now.stdout)).toEqual([
       { dt: '2026-11-20', n: 3 },
       { dt: '2026-11-21', n: 3 },
@@ -178,6 +209,49 @@ describe('report-export tables', () => {
     expect(JSON.parse(before.stdout)).toContainEqual({ dt: '2026-11-21', n: 5 });
     expect(listed.map((s) => s.snapshotId)).toEqual([first, second, made?.snapshotId]);
     expect(made).toMatchObject({ rollbackTo: String(first), current: true, totalRows: 9 });
+  });
+
+  it('prints the plan and rolls nothing back without --force or --if-current off a terminal (exit 2)', async () => {
+    // Prepare
+    const { lake: root, first, second } = await lake();
+
+    // Act
+    const run = await runInProcess(['tables', 'rollback', String(first), '--dir', root]);
+    const confirmed = await runInProcess([
+      'tables',
+      'rollback',
+      String(first),
+      '--dir',
+      root,
+      '--if-current',
+      String(second),
+    ]);
+    const refused = await runInProcess([
+      'tables',
+      'rollback',
+      String(second),
+      '--dir',
+      root,
+      '--if-current',
+      String(second),
+    ]);
+
+    // Assess
+    expect(run.code).toBe(2);
+    expect(run.stdout).toContain(`Plan: the tables back to calls snapshot ${first}`);
+    expect(run.stdout).toContain(
+      `calls: current ${second} -> snapshot ${first}: 1 partitions change, 5 rows -> 3`,
+    );
+    expect(run.stdout).toContain(
+      `confirm: report-export tables rollback ${first} --if-current ${second} --dir ${root}`,
+    );
+    expect(run.stderr).toMatch(/nothing rolled back; confirm the plan above with --if-current/);
+    expect(confirmed.code, confirmed.stderr).toBe(0);
+    // The rollback landed after the snapshot given: a second confirmation with it is stale.
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      new RegExp(`a snapshot changing the table landed after snapshot ${second}`),
+    );
   });
 
   it('commits nothing when the table is at that snapshot already', async () => {
@@ -192,17 +266,23 @@ describe('report-export tables', () => {
 
     // Assess
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toEqual({ table: 'calls', snapshotId: second, rolledBack: false });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      rolledBack: false,
+      tables: [{ table: 'calls', currentSnapshotId: second, partitions: [] }],
+      confirm: null,
+    });
     expect(listed).toHaveLength(2);
   });
 
   it.each([
     [
       ['rollback', 'calls', '42'],
-      /table calls has no snapshot '42' \(it has 0; .*\); list them: report-export tables snapshots calls --dir /,
+      /table calls has no snapshot '42' \(snapshots: no table; .*\); list them: report-export tables snapshots --dir /,
     ],
+    [['rollback', '42', '--tenant', 'acme'], /no table has snapshot '42'/],
     [['rollback', 'lines', '42'], /tables rollback: unknown table 'lines'; tables: calls, summaries/],
-    [['rollback', 'calls'], /tables rollback takes a table and a snapshot id/],
+    [['rollback'], /tables rollback takes a snapshot id, optionally after its table/],
+    [['rollback', '42', '--force', '--dry-run'], /give one of --dry-run, --if-current and --force/],
     [['snapshots', 'calls', 'summaries'], /takes one table at most/],
     [['snapshots', '--catalog', 'hive'], /--catalog hive: the Hive layout has no tables/],
     [['snapshots', '--catalog', 'glue:lake'], /--catalog glue:lake needs --dir s3:\/\/bucket\/prefix/],

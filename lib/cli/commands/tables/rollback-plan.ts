@@ -79,7 +79,7 @@ export async function planRollback(
   if (owner === undefined || target === undefined) {
     const counts = existing.map((e) => `${e.dataset} ${e.snapshots.length}`).join(', ');
     throw new UsageError(
-      `tables rollback: ${request.only ?? 'no table'} has no snapshot '${request.id}' (snapshots: ${counts || 'no table'}; an expired snapshot is gone); list them: ${request.listHint}`,
+      `tables rollback: ${request.only === undefined ? `no table has snapshot '${request.id}'` : `table ${request.only} has no snapshot '${request.id}'`} (snapshots: ${counts || 'no table'}; an expired snapshot is gone); list them: ${request.listHint}`,
     );
   }
   const tenanted = existing.some((e) => e.tenanted);
