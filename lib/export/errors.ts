@@ -20,6 +20,10 @@ export const EXPORT_ERROR_CODES = {
   reportShapeChanged: 'EXPORT_REPORT_SHAPE_CHANGED',
   tableCommitFailed: 'EXPORT_TABLE_COMMIT_FAILED',
   tableInvalid: 'EXPORT_TABLE_INVALID',
+  /** A staged run the committer refused (a StagedRunOutcome's reason; never thrown). */
+  stagedRunInvalid: 'EXPORT_STAGED_RUN_INVALID',
+  /** The committer could not read a staged run or its files (the store failed): transient. */
+  stagedReadFailed: 'EXPORT_STAGED_READ_FAILED',
 } as const;
 
 export type ExportErrorCode = (typeof EXPORT_ERROR_CODES)[keyof typeof EXPORT_ERROR_CODES];

@@ -183,6 +183,14 @@ export interface ExportOptions {
    * @default none: Hive-layout Parquet (`<dataset>/format=parquet/report_id=<id>/dt=<day>/`) beside the CSV
    */
   tables?: LakeTables;
+  /**
+   * `now`: promote the CSV and commit the tables in this call. `defer` (requires `tables`):
+   * stop after staging the CSV and writing the tables' data files, write the staged run
+   * (publish/staged-run.ts) and return its reference as the summary's `staged`, for a
+   * committer's `commitStagedRuns` (a run all of whose partitions were held stages nothing).
+   * @default 'now'
+   */
+  commit?: 'now' | 'defer';
 }
 
 /** Where the lake's Iceberg tables are registered (see ExportOptions.tables). */

@@ -53,7 +53,7 @@ export async function exportReportResult(options: ExportOptions): Promise<Export
   try {
     const read = await readPartitions(run, spillRoot);
     phase('read', { rows: read.rows, spilledBytes: read.spilledBytes });
-    const { published, held, commit } = await publishPartitions(
+    const { published, held, commit, staged } = await publishPartitions(
       {
         store: run.store,
         layout: run.layout,
@@ -71,12 +71,14 @@ export async function exportReportResult(options: ExportOptions): Promise<Export
         signal: run.signal,
         phase,
         table,
+        commit: run.commit,
       },
       read.partitions,
     );
     return summarize(run, published, {
       ...read,
       held,
+      staged,
       ...(commit === undefined || table === undefined
         ? {}
         : {

@@ -44,6 +44,23 @@ export interface ExportSummary {
   held: HeldPartition[];
   /** The table's snapshot this run committed (Iceberg tables); absent for the Hive layout. */
   table?: TableCommitSummary;
+  /**
+   * What the run staged for a committer (commit 'defer' only); absent when every partition
+   * was held and nothing is to be committed: then nothing was staged.
+   */
+  staged?: StagedRunRef;
+}
+
+/** A deferred run's staged run object, as its committer is given it (small: a few hundred bytes). */
+export interface StagedRunRef {
+  /** The staged run object's key in the store. */
+  key: string;
+  reportId: string;
+  runId: string;
+  /** Absent in a single-tenant lake. */
+  tenant?: string;
+  /** Every day it replaces (for leases and the run record), sorted. */
+  dts: string[];
 }
 
 /** A run's commit to a table, as the summary and the run record name it. */
@@ -75,6 +92,7 @@ export function summarize(
     reconciliation: Reconciliation;
     held: HeldPartition[];
     table?: TableCommitSummary | undefined;
+    staged?: StagedRunRef | undefined;
   },
 ): ExportSummary {
   const list = partitions.map((p) => ({
@@ -100,5 +118,6 @@ export function summarize(
     reconciliation: counts.reconciliation,
     held: counts.held,
     ...(counts.table === undefined ? {} : { table: counts.table }),
+    ...(counts.staged === undefined ? {} : { staged: counts.staged }),
   };
 }

@@ -45,9 +45,23 @@ export {
   type StagedCommitResult,
   type StagedRunOutcome,
 } from './publish/commit-staged';
+export {
+  type CommitStagedOptions,
+  type CommitTarget,
+  commitStagedRuns,
+  STAGED_COMMIT_KEY,
+  type StagedCommitResult,
+  type StagedRunOutcome,
+} from './publish/commit-staged';
 export type { ManifestFile, PartitionManifest } from './publish/publish';
 export { recoverDeadStaging, type StagingRecovery } from './publish/recover-staging';
 export { dataFileKey, tableDataPrefix } from './publish/table-publish';
+export {
+  MAX_STAGED_RUN_BYTES,
+  STAGED_RUN_NAME,
+  STAGED_RUN_TTL_MS,
+  stagedRunKey,
+} from './publish/staged-run';
 export {
   MAX_STAGED_RUN_BYTES,
   STAGED_RUN_NAME,

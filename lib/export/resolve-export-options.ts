@@ -62,6 +62,8 @@ export interface ResolvedExportOptions {
   signal: AbortSignal | undefined;
   /** The lake's tables; undefined: Hive-layout Parquet. */
   tables: LakeTables | undefined;
+  /** Commit in this call, or stage for a committer (requires `tables`). */
+  commit: 'now' | 'defer';
   /**
    * Set by the export once it has loaded the table: the Parquet files are that table's data
    * files (field ids, micros, `dt`, `iceberg.schema`). Unset: Hive-layout files.
@@ -183,8 +185,23 @@ export function resolveExportOptions(options: ExportOptions): ResolvedExportOpti
     encodeWorker: options.encodeWorker ?? defaultWorkerUrl() ?? false,
     signal: options.signal,
     tables: options.tables,
+    commit: commitMode(options),
     icebergFile: undefined,
   };
+}
+
+/** ExportOptions.commit, checked: `defer` needs tables (the Hive layout publishes at once). */
+function commitMode(options: ExportOptions): 'now' | 'defer' {
+  const commit = options.commit ?? 'now';
+  if (commit !== 'now' && commit !== 'defer') {
+    throw new ExportConfigError(`commit must be 'now' or 'defer', got ${JSON.stringify(commit)}`);
+  }
+  if (commit === 'defer' && options.tables === undefined) {
+    throw new ExportConfigError(
+      "commit 'defer' needs tables: the Hive layout has no committer and publishes at once",
+    );
+  }
+  return commit;
 }
 
 /**

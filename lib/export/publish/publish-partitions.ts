@@ -1,11 +1,19 @@
-import { EXPORT_ERROR_CODES, ExportError, ReportShapeChangedError, throwIfAborted } from '../errors';
-import type { CommitResult } from '../table';
+import {
+  EXPORT_ERROR_CODES,
+  ExportError,
+  ReportShapeChangedError,
+  throwIfAborted,
+  VerificationError,
+} from '../errors';
+import type { StagedRunRef, TableCommitSummary } from '../export-summary';
 import type { ExportLogger, HeldPartition, PartitionOutput } from '../types';
+import { commitStaged } from './commit-staged';
 import { daysPublishedIn, otherDatasetLayout } from './other-dataset';
 import { cleanStaging, type Emptied, type PublishContext, promote, stage } from './publish';
 import { manifestLookup, type PublishedLookup } from './published-partition';
 import { guardShrink } from './shrink-guard';
-import { commitRun, deleteDataFiles, type TableTarget, tableLookup, writeDataFiles } from './table-publish';
+import { STAGED_RUN_VERSION, writeStagedRun } from './staged-run';
+import { deleteDataFiles, type TableTarget, tableLookup, writeDataFiles } from './table-publish';
 import { testPause } from './test-pause';
 import { verifyPartitions } from './verify';
 
@@ -25,21 +33,33 @@ export interface PublishRun extends PublishContext {
    * Parquet promoted with the CSV.
    */
   table: TableTarget | undefined;
+  /**
+   * With a table: `defer` stops once the CSV is staged and the data files written, with the
+   * staged run written for a committer (commit-staged.ts); `now` commits it here too.
+   * @default 'now'
+   */
+  commit?: 'now' | 'defer';
 }
 
-/** What a publish did: the partitions published, those held, the table's commit (a table). */
+/** What a publish did: the partitions published, those held, the table's commit, or what it staged. */
 export interface Published {
   published: PartitionOutput[];
   held: HeldPartition[];
-  commit: CommitResult | undefined;
+  /** The commit to the run's table (commit 'now'). */
+  commit: Omit<TableCommitSummary, 'catalog' | 'table'> | undefined;
+  /** The staged run (commit 'defer'); absent when nothing was to be committed. */
+  staged?: StagedRunRef;
 }
 
 /**
  * Verifies the part files on local disk, stages them, and promotes them (publish.ts has
- * the protocol and the reader guarantees); with a table, the Parquet files are committed to
- * it instead, in one snapshot, as the promotion's last step (table-publish.ts). Resolves with every partition published,
- * the window's empty dates included. The staging area is deleted afterwards, except
- * when a rollback failed: then it holds the only copy of the overwritten objects.
+ * the protocol and the reader guarantees). With a table the CSV is staged, the Parquet
+ * files written to the table's data keys and the run described by a staged run object
+ * (staged-run.ts); the committer (commit-staged.ts: here, with commit 'now'; the workflow's
+ * Commit task with 'defer') then promotes the CSV and commits the tables in one snapshot
+ * each, as the promotion's last step. Resolves with every partition published, the window's
+ * empty dates included. The staging area is deleted afterwards (deferred: by the committer),
+ * except when a rollback failed: then it holds the only copy of the overwritten objects.
  */
 export async function publishPartitions(run: PublishRun, withRows: PartitionOutput[]): Promise<Published> {
   await verifyPartitions(withRows, run.requestId, { csvGzip: run.csvGzip, schema: run.schema });
@@ -55,60 +75,119 @@ export async function publishPartitions(run: PublishRun, withRows: PartitionOutp
   );
   const also = await shapeChange(run, partitions);
   run.phase('write', { partitions: partitions.length, held: held.length });
-  const table = run.table;
+  if (run.table !== undefined) return await publishToTable(run, run.table, partitions, held, also);
   let keepStaging = false;
-  let dataFiles: string[] = [];
-  let committing = false;
-  let commit: CommitResult | undefined;
-  let finish: (() => Promise<void>) | undefined;
   try {
     throwIfAborted(run.signal, run.requestId);
     await testPause('publish');
-    if (table === undefined) {
-      await stage(run, partitions);
-    } else {
-      // The CSV is staged and promoted as before; the Parquet goes to the table's data keys.
-      await stage(
-        run,
-        partitions.map((p) => ({ ...p, files: p.files.filter((f) => f.format === 'csv') })),
-      );
-      const files = await writeDataFiles(
-        { ...run, table: table.table, tenant: run.layout.tenant, reportId: run.layout.reportId },
-        partitions,
-      );
-      dataFiles = files.map((f) => f.key);
-      const context = { ...run, tenant: run.layout.tenant, reportId: run.layout.reportId };
-      const dts = partitions.map((p) => p.dt);
-      finish = async () => {
-        committing = true;
-        commit = await commitRun(table.table, context, dts, files);
-        // The report's days in its other table (a report that changed shape): a second
-        // commit, since Iceberg commits one table at a time.
-        if (also !== undefined && table.other !== undefined)
-          await commitRun(table.other, context, also.dts, []);
-      };
-    }
+    await stage(run, partitions);
     run.phase('stage');
     throwIfAborted(run.signal, run.requestId);
     try {
-      await promote(run, partitions, {
-        ...(also === undefined ? {} : { also }),
-        ...(finish === undefined ? {} : { formats: ['csv'] as const, finish }),
-      });
-      run.phase('promote', commit === undefined ? undefined : { snapshotId: commit.snapshotId });
+      await promote(run, partitions, also === undefined ? {} : { also });
+      run.phase('promote');
     } catch (error) {
       keepStaging = error instanceof ExportError && error.code === EXPORT_ERROR_CODES.rollbackFailed;
       throw error;
     }
-    return { published: partitions, held, commit };
-  } catch (error) {
-    // Data files no commit was sent for are nobody's. Once a commit was sent its outcome may be
-    // unknown (it may have landed): its files stay, orphans at worst.
-    if (table !== undefined && !committing) await deleteDataFiles(table.table.location.store, dataFiles);
-    throw error;
+    return { published: partitions, held, commit: undefined };
   } finally {
     if (!keepStaging) await cleanStaging(run.store, run.layout, run.runId);
   }
+}
+
+/**
+ * With a table: the CSV staged, the Parquet written to the table's data keys, the staged run
+ * written; then (commit 'now') committed in-process through the committer's own code path. A
+ * run all of whose partitions were held stages and commits nothing (no empty snapshot).
+ */
+async function publishToTable(
+  run: PublishRun,
+  table: TableTarget,
+  partitions: PartitionOutput[],
+  held: HeldPartition[],
+  also: Emptied | undefined,
+): Promise<Published> {
+  if (partitions.length === 0) return { published: partitions, held, commit: undefined };
+  let dataFiles: string[] = [];
+  let staged: StagedRunRef;
+  try {
+    throwIfAborted(run.signal, run.requestId);
+    await testPause('publish');
+    // The CSV is staged as before; the Parquet goes to the table's data keys.
+    await stage(
+      run,
+      partitions.map((p) => ({ ...p, files: p.files.filter((f) => f.format === 'csv') })),
+    );
+    const files = await writeDataFiles(
+      { ...run, table: table.table, tenant: run.layout.tenant, reportId: run.layout.reportId },
+      partitions,
+    );
+    dataFiles = files.map((f) => f.key);
+    staged = await writeStagedRun(run.store, run.layout, {
+      version: STAGED_RUN_VERSION,
+      ...(run.layout.tenant === undefined ? {} : { tenant: run.layout.tenant }),
+      reportId: run.layout.reportId,
+      runId: run.runId,
+      requestId: run.requestId,
+      dataset: run.schema.dataset,
+      createdAt: new Date().toISOString(),
+      csvExtension: run.layout.csvExtension,
+      window: run.window,
+      exportedAt: run.exportedAt,
+      reconciliation: run.reconciliation,
+      promoted: [...run.schema.promoted],
+      dts: partitions.map((p) => p.dt),
+      partitions: partitions.map((p) => ({
+        dt: p.dt,
+        rows: p.rows,
+        csv: p.files
+          .filter((f) => f.format === 'csv')
+          .map((f) => ({ part: f.part, rows: f.rows, bytes: f.bytes, sha256: f.sha256 })),
+        ...(p.quality === undefined ? {} : { quality: p.quality }),
+        ...(p.callTotals === undefined ? {} : { callTotals: p.callTotals }),
+      })),
+      files,
+      ...(also === undefined
+        ? {}
+        : { other: { dataset: also.layout.dataset as 'calls' | 'summaries', dts: [...also.dts] } }),
+    });
+    run.phase('stage');
+  } catch (error) {
+    // Data files no staged run names are nobody's.
+    await deleteDataFiles(table.table.location.store, dataFiles);
+    await cleanStaging(run.store, run.layout, run.runId);
+    throw error;
+  }
+  if (run.commit === 'defer') return { published: partitions, held, commit: undefined, staged };
+  throwIfAborted(run.signal, run.requestId);
+  // commitStaged removes the staging (and, before a commit was sent, the data files) on failure.
+  const result = await commitStaged(
+    {
+      store: run.store,
+      prefix: run.layout.prefix,
+      tables: { catalog: table.table.catalog, namespace: table.table.id.namespace },
+      ...(run.layout.tenant === undefined ? {} : { tenant: run.layout.tenant }),
+    },
+    [staged],
+    {
+      ...(run.signal === undefined ? {} : { signal: run.signal }),
+      ...(run.logger === undefined ? {} : { logger: run.logger }),
+    },
+    { keepOnFailure: false },
+  );
+  const outcome = result.runs[0];
+  if (outcome?.status !== 'committed') {
+    await deleteDataFiles(table.table.location.store, dataFiles);
+    throw new VerificationError(
+      EXPORT_ERROR_CODES.verifyFailed,
+      outcome?.reason ?? `The staged run ${staged.key} was not committed`,
+      { requestId: run.requestId },
+    );
+  }
+  const own = result.tables.find((t) => t.dataset === run.schema.dataset);
+  run.phase('promote', own === undefined ? undefined : { snapshotId: own.snapshotId });
+  return { published: partitions, held, commit: own };
 }
 
 /** What is published of the report's days in its own dataset, or in its other one. */

@@ -1,14 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { EXPORT_ERROR_CODES, PublishError, VerificationError } from '../errors';
 import { tenantSegment } from '../layout';
-import {
-  type CommitResult,
-  commitOverwrite,
-  commitOverwriteGrouped,
-  type IcebergTable,
-  liveFiles,
-  type NewDataFile,
-} from '../table';
+import { type IcebergTable, liveFiles, type NewDataFile } from '../table';
 import type { PartitionOutput } from '../types';
 import { forEachLimited } from './concurrency';
 import { callsInFiles, type PublishedLookup } from './published-partition';
@@ -18,8 +11,8 @@ import { callsInFiles, type PublishedLookup } from './published-partition';
  * straight to their data keys, unique to the run and attempt (a table's files are immutable,
  * and a key no snapshot names is read by nobody), then ONE commit per table replaces the
  * run's partitions (report, day) in one `overwrite` snapshot: readers see the whole run or
- * none of it. publish-partitions.ts runs that commit as the last step of the CSV promotion,
- * so a failed commit rolls the CSV back too.
+ * none of it. The committer (commit-staged.ts) runs that commit as the last step of the CSV
+ * promotion, so a failed commit rolls the CSV back too.
  */
 
 /** The tables a run publishes to: its dataset's, and the report's other dataset's (a report that changed shape). */
@@ -159,45 +152,4 @@ export async function deleteDataFiles(
   } catch {
     // orphans: the table's orphan-file cleanup removes them
   }
-}
-
-/**
- * The commit of a run: its partitions replaced by its files, named in the snapshot's summary.
- * A tenant's run (a multi-tenant lake, where every tenant's run commits to the same table)
- * commits grouped with the other tenants' pending runs (group-commit.ts), so a night's
- * concurrent runs share snapshots instead of retrying against each other.
- */
-export function commitRun(
-  target: IcebergTable,
-  run: {
-    tenant?: string | undefined;
-    reportId: string;
-    runId: string;
-    requestId: string;
-    signal: AbortSignal | undefined;
-  },
-  dts: readonly string[],
-  files: readonly NewDataFile[],
-): Promise<CommitResult> {
-  const commit = run.tenant === undefined ? commitOverwrite : commitOverwriteGrouped;
-  return commit(
-    target,
-    {
-      ...(run.tenant === undefined ? {} : { tenant: run.tenant }),
-      reportId: run.reportId,
-      dts: [...dts],
-      files: [...files],
-      summary: {
-        'report-export.run-id': run.runId,
-        'report-export.request-id': run.requestId,
-        'report-export.rows': String(files.reduce((n, f) => n + f.rows, 0)),
-      },
-    },
-    {
-      ...(run.signal === undefined ? {} : { signal: run.signal }),
-      // No optimizer maintains a file catalog's table: its commits expire what the retention
-      // expires (TABLE_RETENTION), as Glue's optimizer does for the deployed tables.
-      expire: target.catalog.kind === 'file',
-    },
-  );
 }

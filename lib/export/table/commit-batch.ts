@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ExportConfigError } from '../errors';
 import {
   type ChangePlan,
   type CommitResult,
@@ -7,7 +8,15 @@ import {
   type PlannedOverwrite,
 } from './commit';
 import type { CommitCounts } from './commit-loop';
-import { type CommitRequest, keyParts, readRequest, requestKey, requestsPrefix } from './commit-requests';
+import {
+  type CommitRequest,
+  INVALID_REQUESTS_FOLDER,
+  keyParts,
+  readRequest,
+  requestKey,
+  requestsPrefix,
+  validateRequest,
+} from './commit-requests';
 import { dateToDays } from './manifest-codec';
 import { tableIo } from './manifest-io';
 import { checkTenancy, type OverwriteCounts } from './snapshot-builder';
@@ -42,6 +51,8 @@ export class Batching {
   #batch: CommitRequest[] = [];
   #stale: string[] = [];
   #tallies: OverwriteCounts[] = [];
+  /** Requests of other committers this one found invalid and set aside, each named with why. */
+  readonly setAside: SetAsideRequest[] = [];
 
   constructor(
     readonly t: IcebergTable,
@@ -50,6 +61,8 @@ export class Batching {
     readonly maxBatch: number,
     readonly leaderPatienceMs: number,
     readonly now: () => number,
+    readonly ttlMs: number,
+    readonly onSetAside: ((request: SetAsideRequest) => void) | undefined = undefined,
   ) {}
 
   readonly landing: Landing = {
@@ -119,9 +132,7 @@ export class Batching {
         stale.push(key);
         continue;
       }
-      const partitions = request.dts.map((dt) =>
-        partitionKey(request.tenant, request.reportId, dateToDays(dt)),
-      );
+      const partitions = partitionsOf(request);
       const free = partitions.every((p) => !seen.has(p));
       for (const p of partitions) seen.add(p);
       if (!free || batch.length >= this.maxBatch) continue;
@@ -130,14 +141,17 @@ export class Batching {
     }
     const index = new Map<string, number>();
     for (const [i, r] of batch.entries()) {
-      for (const dt of r.dts) index.set(partitionKey(r.tenant, r.reportId, dateToDays(dt)), i);
+      for (const p of partitionsOf(r)) index.set(p, i);
     }
-    const tallies = batch.map((r) => ({
-      addedFiles: r.files.length,
-      deletedFiles: 0,
-      addedRows: r.files.reduce((n, f) => n + f.rows, 0),
-      deletedRows: 0,
-    }));
+    const tallies = batch.map((r) => {
+      const files = r.reports.flatMap((report) => report.files);
+      return {
+        addedFiles: files.length,
+        deletedFiles: 0,
+        addedRows: files.reduce((n, f) => n + f.rows, 0),
+        deletedRows: 0,
+      };
+    });
     this.#batch = batch;
     this.#stale = stale;
     this.#tallies = tallies;
@@ -211,14 +225,61 @@ export class Batching {
     this.requests++;
     let request: CommitRequest | null;
     try {
-      request = await readRequest(this.t.location, key);
-      changePlan(this.t, request);
-    } catch {
+      const read = await readRequest(this.t.location, key);
+      // Vanished (carried and deleted by another committer meanwhile): nothing to carry.
+      if (read === undefined) request = null;
+      else {
+        changePlan(this.t, read);
+        request = await validateRequest(this.t.location, key, read, this.now(), this.ttlMs);
+      }
+    } catch (error) {
+      // Invalid: set aside, once, so it costs no later committer; any other failure (the store's,
+      // perhaps transient) skips it this time only.
+      if (!(error instanceof ExportConfigError)) return null;
+      await this.#setAside(key, error.message);
       request = null;
     }
     this.#read.set(key, request);
     return request;
   }
+
+  /**
+   * Records why `key` is invalid under INVALID_REQUESTS_FOLDER and deletes it (best effort: a
+   * committer that fails here only leaves it for the next to set aside).
+   */
+  async #setAside(key: string, reason: string): Promise<void> {
+    const name = key.slice(requestsPrefix(this.t.location).length);
+    const parts = keyParts(this.t.location, key);
+    const record: SetAsideRequest = { key, ...(parts === undefined ? {} : { tenant: parts.tenant }), reason };
+    this.setAside.push(record);
+    this.onSetAside?.(record);
+    const store = this.t.location.store;
+    try {
+      this.requests += 2;
+      await store.putIfAbsent(
+        `${this.t.location.key}/${INVALID_REQUESTS_FOLDER}/${name}`,
+        JSON.stringify({ ...record, at: new Date(this.now()).toISOString() }),
+        { contentType: 'application/json' },
+      );
+      await store.deleteMany([key]);
+    } catch {
+      // left for the next committer
+    }
+  }
+}
+
+/** A commit request a committer found invalid: its key, its tenant (from its key) and why. */
+export interface SetAsideRequest {
+  key: string;
+  tenant?: string;
+  reason: string;
+}
+
+/** Every (tenant, report, day) a request replaces. */
+function partitionsOf(request: CommitRequest): string[] {
+  return request.reports.flatMap((r) =>
+    r.dts.map((dt) => partitionKey(request.tenant, r.reportId, dateToDays(dt))),
+  );
 }
 
 /** The request ids a snapshot's summary names. */

@@ -2,22 +2,23 @@ import { randomBytes } from 'node:crypto';
 import { readObject } from '../../stores';
 import { ExportConfigError } from '../errors';
 import { TENANT_ID_PATTERN } from '../tenant';
-import type { NewDataFile, OverwriteChange } from './commit';
+import { type NewDataFile, type ReportDays, reportsOf, type TableOverwrite } from './commit';
+import { checkDataFile, DataFileMismatch } from './data-file-check';
 import type { TableLocation } from './location';
 
 /**
- * A grouped commit's request (group-commit.ts): one tenant run's change to a table, written
- * to `<table>/commit-requests/<requestId>.<tenant>.json` before its commit so that any
- * writer's commit can carry it. The request id is time-ordered (a UUIDv7), so the keys list
- * oldest first; the tenant in the key lets IAM allow a tenant's session to write only its
- * own requests, and a reader refuses a request whose body names another tenant.
+ * A grouped commit's request (group-commit.ts): one committer's change to a table (every run
+ * of a tenant's execution: several reports' days), written to
+ * `<table>/commit-requests/<requestId>.<tenant>.json` before its commit so that any
+ * committer's commit can carry it. The request id is time-ordered (a UUIDv7), so the keys
+ * list oldest first; a reader refuses a request whose body names another tenant than its key,
+ * and checks everything it claims against the objects (validateRequest) before carrying it.
  */
 export interface CommitRequest {
   requestId: string;
   tenant: string;
-  reportId: string;
-  dts: string[];
-  files: NewDataFile[];
+  /** Each report once, its days and files. */
+  reports: RequestReport[];
   /** `report-export.*` summary values of the run. */
   summary: Record<string, string>;
   createdAt: number;
@@ -25,13 +26,31 @@ export interface CommitRequest {
   expiresAt: number;
 }
 
+/** A report's part of a request. */
+export interface RequestReport extends ReportDays {
+  dts: string[];
+  files: NewDataFile[];
+}
+
 /** The folder of a table's commit requests (shared by its tenants: file names and counts, no data). */
 export const COMMIT_REQUESTS_FOLDER = 'commit-requests';
-/** A request object larger than this is not read (ours hold a few files: a few kB). */
+/**
+ * Where a committer sets aside a request it found invalid: a small record
+ * `<table>/commit-requests-invalid/<requestId>.<tenant>.json` naming it and why (the request
+ * itself is deleted, so it costs no later committer a read).
+ */
+export const INVALID_REQUESTS_FOLDER = 'commit-requests-invalid';
+/** A request object larger than this is not read (its size is checked by HEAD first; ours hold a few kB). */
 export const MAX_REQUEST_BYTES = 1_000_000;
+/**
+ * How far a request's `createdAt` may lie from the time in its key (a UUIDv7's milliseconds)
+ * and from the reader's clock: Lambda's clocks are NTP-synced to well within it.
+ */
+export const REQUEST_CLOCK_SKEW_MS = 60_000;
 const MAX_FILES = 10_000;
+const MAX_REPORTS = 1_000;
 const MAX_SUMMARY_KEYS = 20;
-const MAX_SUMMARY_VALUE = 1_000;
+const MAX_SUMMARY_VALUE = 8_000;
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}';
 const KEY_NAME = new RegExp(`^(${UUID})\\.([a-z0-9-]{1,32})\\.json$`);
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -68,18 +87,25 @@ export function keyParts(
   return { requestId: match[1] as string, tenant: match[2] as string };
 }
 
+/** The milliseconds of a UUIDv7 (its first 48 bits). */
+export function idTime(requestId: string): number {
+  return Number.parseInt(requestId.replace(/-/g, '').slice(0, 12), 16);
+}
+
 /** The request of a tenant's change, expiring `ttlMs` after `nowMs`. */
 export function newRequest(
-  change: OverwriteChange & { tenant: string },
+  change: TableOverwrite & { tenant: string },
   nowMs: number,
   ttlMs: number,
 ): CommitRequest {
   return {
     requestId: timeOrderedId(nowMs),
     tenant: change.tenant,
-    reportId: change.reportId,
-    dts: [...change.dts],
-    files: change.files.map((f) => ({ key: f.key, dt: f.dt, rows: f.rows, bytes: f.bytes })),
+    reports: reportsOf(change).map((r) => ({
+      reportId: r.reportId,
+      dts: [...r.dts],
+      files: r.files.map((f) => ({ key: f.key, dt: f.dt, rows: f.rows, bytes: f.bytes })),
+    })),
     summary: { ...change.summary },
     createdAt: nowMs,
     expiresAt: nowMs + ttlMs,
@@ -91,8 +117,19 @@ export function newRequest(
  * written by another writer is untrusted: it must be one tenant's change of its own
  * partitions, its files under that tenant's data prefix, its summary ours only).
  */
-export async function readRequest(location: TableLocation, key: string): Promise<CommitRequest> {
-  const bytes = await readObject(location.store, key);
+export async function readRequest(location: TableLocation, key: string): Promise<CommitRequest | undefined> {
+  // The size first: a request of gigabytes is never read (it would be, whole, into memory).
+  const info = await location.store.head(key);
+  if (info === undefined) return undefined;
+  if (info.size > MAX_REQUEST_BYTES)
+    throw invalid(key, `it is ${info.size} bytes, larger than ${MAX_REQUEST_BYTES}`);
+  let bytes: Uint8Array;
+  try {
+    bytes = await readObject(location.store, key);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'STORE_NOT_FOUND') return undefined;
+    throw error;
+  }
   if (bytes.byteLength > MAX_REQUEST_BYTES) throw invalid(key, `larger than ${MAX_REQUEST_BYTES} bytes`);
   let raw: unknown;
   try {
@@ -112,36 +149,65 @@ export function checkRequest(location: TableLocation, key: string, raw: unknown)
   if (r.requestId !== named.requestId || r.tenant !== named.tenant) {
     throw invalid(key, 'its request id or tenant is not the one its key names');
   }
-  if (typeof r.reportId !== 'string' || !/^[^/\\\s]{1,200}$/.test(r.reportId))
-    throw invalid(key, 'bad reportId');
   if (!Number.isSafeInteger(r.createdAt) || !Number.isSafeInteger(r.expiresAt)) {
     throw invalid(key, 'createdAt and expiresAt must be integers (ms)');
   }
-  const dts = r.dts;
-  if (!Array.isArray(dts) || dts.length > 400 || !dts.every((d) => typeof d === 'string' && DAY.test(d))) {
-    throw invalid(key, 'dts must be at most 400 days YYYY-MM-DD');
+  // A request of the earlier shape (one report at the top) is that one report.
+  const rawReports = r.reports ?? [
+    {
+      reportId: (r as Record<string, unknown>).reportId,
+      dts: (r as Record<string, unknown>).dts,
+      files: (r as Record<string, unknown>).files,
+    },
+  ];
+  if (!Array.isArray(rawReports) || rawReports.length === 0 || rawReports.length > MAX_REPORTS) {
+    throw invalid(key, `reports must be a list of 1 to ${MAX_REPORTS}`);
   }
-  const files = r.files;
-  if (!Array.isArray(files) || files.length > MAX_FILES)
-    throw invalid(key, `files must be a list of at most ${MAX_FILES}`);
-  const under = `${location.key}/data/tenant=${named.tenant}/report_id=${r.reportId}/`;
-  for (const f of files as Partial<NewDataFile>[]) {
-    const ok =
-      typeof f?.key === 'string' &&
-      typeof f.dt === 'string' &&
-      dts.includes(f.dt) &&
-      f.key.startsWith(`${under}dt=${f.dt}/`) &&
-      !f.key.split('/').some((s) => s === '' || s === '.' || s === '..') &&
-      Number.isSafeInteger(f.rows) &&
-      (f.rows as number) >= 0 &&
-      Number.isSafeInteger(f.bytes) &&
-      (f.bytes as number) >= 0;
-    if (!ok)
-      throw invalid(
-        key,
-        `a file is not one of the tenant's report's days under ${under}: ${JSON.stringify(f)}`,
-      );
-  }
+  const seen = new Set<string>();
+  let fileCount = 0;
+  const reports = rawReports.map((raw: Partial<RequestReport> | null): RequestReport => {
+    const reportId = raw?.reportId;
+    if (
+      typeof reportId !== 'string' ||
+      !/^[^/\\\s=]{1,200}$/.test(reportId) ||
+      reportId === '.' ||
+      reportId === '..'
+    )
+      throw invalid(key, 'bad reportId');
+    if (seen.has(reportId)) throw invalid(key, `it lists report ${reportId} twice`);
+    seen.add(reportId);
+    const dts = raw?.dts;
+    if (!Array.isArray(dts) || dts.length > 400 || !dts.every((d) => typeof d === 'string' && DAY.test(d))) {
+      throw invalid(key, 'dts must be at most 400 days YYYY-MM-DD');
+    }
+    const files = raw?.files;
+    fileCount += Array.isArray(files) ? files.length : 0;
+    if (!Array.isArray(files) || fileCount > MAX_FILES)
+      throw invalid(key, `files must be lists of at most ${MAX_FILES} in all`);
+    const under = `${location.key}/data/tenant=${named.tenant}/report_id=${reportId}/`;
+    for (const f of files as Partial<NewDataFile>[]) {
+      const ok =
+        typeof f?.key === 'string' &&
+        typeof f.dt === 'string' &&
+        dts.includes(f.dt) &&
+        f.key.startsWith(`${under}dt=${f.dt}/`) &&
+        !f.key.split('/').some((s) => s === '' || s === '.' || s === '..') &&
+        Number.isSafeInteger(f.rows) &&
+        (f.rows as number) >= 0 &&
+        Number.isSafeInteger(f.bytes) &&
+        (f.bytes as number) >= 0;
+      if (!ok)
+        throw invalid(
+          key,
+          `a file is not one of the tenant's report's days under ${under}: ${JSON.stringify(f).slice(0, 300)}`,
+        );
+    }
+    return {
+      reportId,
+      dts: [...dts] as string[],
+      files: (files as NewDataFile[]).map((f) => ({ key: f.key, dt: f.dt, rows: f.rows, bytes: f.bytes })),
+    };
+  });
   const summary = r.summary;
   if (typeof summary !== 'object' || summary === null || Array.isArray(summary))
     throw invalid(key, 'no summary');
@@ -157,13 +223,63 @@ export function checkRequest(location: TableLocation, key: string, raw: unknown)
   return {
     requestId: named.requestId,
     tenant: named.tenant,
-    reportId: r.reportId,
-    dts: [...dts] as string[],
-    files: (files as NewDataFile[]).map((f) => ({ key: f.key, dt: f.dt, rows: f.rows, bytes: f.bytes })),
+    reports,
     summary: Object.fromEntries(entries) as Record<string, string>,
     createdAt: r.createdAt as number,
     expiresAt: r.expiresAt as number,
   };
+}
+
+/**
+ * What a committer checks of another committer's request before it carries it (or lets it
+ * lead), beyond its shape (checkRequest): its `createdAt` within REQUEST_CLOCK_SKEW_MS of the
+ * time in its own key and not in the reader's future, its life at most `ttlMs` (a request dated
+ * in 2255 is invalid, never a live leader), and every file it names stored with the size
+ * claimed and the record count its Parquet footer declares (the counts the snapshot carries
+ * are the files', never the request's). Throws ExportConfigError saying what is wrong; a store
+ * failure passes as it is (transient: the request is not set aside for it).
+ */
+export async function validateRequest(
+  location: TableLocation,
+  key: string,
+  request: CommitRequest,
+  nowMs: number,
+  ttlMs: number,
+): Promise<CommitRequest> {
+  const keyTime = idTime(request.requestId);
+  if (Math.abs(request.createdAt - keyTime) > REQUEST_CLOCK_SKEW_MS) {
+    throw invalid(
+      key,
+      `its createdAt ${iso(request.createdAt)} is not the time of its key (${iso(keyTime)})`,
+    );
+  }
+  if (keyTime > nowMs + REQUEST_CLOCK_SKEW_MS)
+    throw invalid(key, `it is dated in the future (${iso(keyTime)})`);
+  if (request.expiresAt - request.createdAt > ttlMs) {
+    throw invalid(
+      key,
+      `it claims a life of ${request.expiresAt - request.createdAt} ms, more than the ${ttlMs} ms TTL`,
+    );
+  }
+  const reports: RequestReport[] = [];
+  for (const report of request.reports) {
+    const files: NewDataFile[] = [];
+    for (const file of report.files) {
+      try {
+        files.push(await checkDataFile(location.store, file));
+      } catch (error) {
+        if (error instanceof DataFileMismatch) throw invalid(key, error.message);
+        throw error;
+      }
+    }
+    reports.push({ ...report, files });
+  }
+  return { ...request, reports };
+}
+
+function iso(ms: number): string {
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? String(ms) : d.toISOString();
 }
 
 /** Summary keys a grouped commit sets itself (no request may set them). */

@@ -26,20 +26,43 @@ export interface NewDataFile {
   bytes: number;
 }
 
-/** One run's change to a table: the report's partitions it replaces, and its files. */
-export interface OverwriteChange {
-  /**
-   * The tenant whose partitions they are (a multi-tenant lake's table): only its partitions
-   * of the report's days are replaced, never another tenant's.
-   */
-  tenant?: string | undefined;
+/** One report's part of a change: its days replaced, and the files that replace them. */
+export interface ReportDays {
   reportId: string;
   /** The days replaced: their live files are deleted (a day without files here ends up empty). */
   dts: readonly string[];
   /** The files added; each one's day is among `dts`. */
   files: readonly NewDataFile[];
+}
+
+/** One run's change to a table: the report's partitions it replaces, and its files. */
+export interface OverwriteChange extends ReportDays {
+  /**
+   * The tenant whose partitions they are (a multi-tenant lake's table): only its partitions
+   * of the report's days are replaced, never another tenant's.
+   */
+  tenant?: string | undefined;
   /** Summary values naming the run (`report-export.run-id`, `.request-id`, `.rows`). */
   summary: Record<string, string>;
+}
+
+/**
+ * A change of several reports of one tenant in one snapshot (a committer's: every run of an
+ * execution, and a shape-changed report's days emptied, ReportDays without files). A report is
+ * listed once; its days and files are the union of its runs'.
+ */
+export interface ReportsOverwrite {
+  tenant?: string | undefined;
+  reports: readonly ReportDays[];
+  summary: Record<string, string>;
+}
+
+/** What commitOverwrite takes: one report's change, or several reports' of one tenant. */
+export type TableOverwrite = OverwriteChange | ReportsOverwrite;
+
+/** The reports a change replaces days of. */
+export function reportsOf(change: TableOverwrite): readonly ReportDays[] {
+  return 'reports' in change ? change.reports : [change];
 }
 
 /** What a commit did. */
@@ -69,7 +92,7 @@ export interface CommitResult extends OverwriteCounts, CommitCounts {
  */
 export async function commitOverwrite(
   t: IcebergTable,
-  change: OverwriteChange,
+  change: TableOverwrite,
   options: CommitOptions = {},
 ): Promise<CommitResult> {
   const planned = changePlan(t, change);
@@ -99,38 +122,63 @@ export interface ChangePlan {
   replaces(partition: PartitionValue): boolean;
 }
 
-/** Checks a change (each file dated on a day replaced, days calendar dates) and plans its part. */
-export function changePlan(t: IcebergTable, change: OverwriteChange): ChangePlan {
-  const days = new Set(change.dts.map((dt) => dayOf(dt)));
-  for (const file of change.files) {
-    if (!change.dts.includes(file.dt)) {
+/**
+ * Checks a change (each file dated on a day replaced, days calendar dates, a report listed
+ * once) and plans its part.
+ */
+export function changePlan(t: IcebergTable, change: TableOverwrite): ChangePlan {
+  const reports = reportsOf(change);
+  const ids = new Set<string>();
+  const plans = reports.map((report) => {
+    if (ids.has(report.reportId)) {
+      throw new ExportConfigError(`The change lists report ${report.reportId} twice: list its days once`);
+    }
+    ids.add(report.reportId);
+    return reportPlan(t, change.tenant, report);
+  });
+  if (plans.length === 1) return plans[0] as ChangePlan;
+  return {
+    adds: plans.flatMap((p) => p.adds),
+    mayHold: (manifest) => plans.some((p) => p.mayHold(manifest)),
+    replaces: (partition) => plans.some((p) => p.replaces(partition)),
+  };
+}
+
+function reportPlan(t: IcebergTable, tenant: string | undefined, report: ReportDays): ChangePlan {
+  const days = new Set(report.dts.map((dt) => dayOf(dt)));
+  for (const file of report.files) {
+    if (!report.dts.includes(file.dt)) {
       throw new ExportConfigError(
         `The data file ${file.key} is dated ${file.dt}, not one of the days replaced`,
       );
     }
   }
   return {
-    adds: change.files.map((f) =>
-      dataFile(
-        uriOf(t.location, f.key),
-        { tenant: change.tenant, reportId: change.reportId, dt: f.dt },
-        f.rows,
-        f.bytes,
-      ),
+    adds: report.files.map((f) =>
+      dataFile(uriOf(t.location, f.key), { tenant, reportId: report.reportId, dt: f.dt }, f.rows, f.bytes),
     ),
-    mayHold: (manifest) => mayHold(manifest, change, days),
+    mayHold: (manifest) => mayHold(manifest, { tenant, reportId: report.reportId }, days),
     replaces: (partition) =>
-      partition.tenant === change.tenant && partition.report_id === change.reportId && days.has(partition.dt),
+      partition.tenant === tenant && partition.report_id === report.reportId && days.has(partition.dt),
   };
 }
 
-/** Names a change in errors: `the overwrite of report r1 of tenant acme on 2026-11-25 in table calls`. */
+/**
+ * Names a change in errors: `the overwrite of report r1 of tenant acme on 2026-11-25 in table
+ * calls` (several reports: `of reports r1 (2026-11-25), r2 (2026-11-24, 2026-11-25) of ...`).
+ */
 export function overwriteWhat(
   t: IcebergTable,
-  change: Pick<OverwriteChange, 'tenant' | 'reportId' | 'dts'>,
+  change: TableOverwrite | (ReportDays & { tenant?: string | undefined }),
 ): string {
   const of = change.tenant === undefined ? '' : ` of tenant ${change.tenant}`;
-  return `the overwrite of report ${change.reportId}${of} on ${change.dts.join(', ')} in table ${tableName(t)}`;
+  const reports = reportsOf(change as TableOverwrite);
+  if (reports.length === 1) {
+    const [r] = reports as [ReportDays];
+    return `the overwrite of report ${r.reportId}${of} on ${r.dts.join(', ')} in table ${tableName(t)}`;
+  }
+  const list = reports.map((r) => `${r.reportId} (${r.dts.join(', ')})`).join(', ');
+  return `the overwrite of reports ${list}${of} in table ${tableName(t)}`;
 }
 
 /**

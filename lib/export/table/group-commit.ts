@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EXPORT_ERROR_CODES, ExportConfigError, ExportError, TableCommitFailedError } from '../errors';
-import { type CommitResult, changePlan, commitSnapshot, type OverwriteChange, overwriteWhat } from './commit';
-import { Batching } from './commit-batch';
+import { type CommitResult, changePlan, commitSnapshot, overwriteWhat, type TableOverwrite } from './commit';
+import { Batching, type SetAsideRequest } from './commit-batch';
 import { COMMIT_DEFAULTS, type CommitOptions } from './commit-loop';
 import { checkRequest, newRequest, requestKey } from './commit-requests';
 import type { IcebergTable } from './table-ref';
@@ -21,6 +21,13 @@ export interface GroupCommitOptions extends CommitOptions {
    * the next writer commits it with its own. @default 10000
    */
   leaderPatienceMs?: number;
+  /** Told of each other committer's request this one finds invalid and sets aside (to log it). */
+  onSetAside?: (request: SetAsideRequest) => void;
+}
+
+/** A grouped commit's result: the snapshot, its own counts, and the invalid requests it set aside. */
+export interface GroupCommitResult extends CommitResult {
+  setAside: SetAsideRequest[];
 }
 
 export const GROUP_COMMIT_DEFAULTS = {
@@ -50,9 +57,9 @@ export const GROUP_COMMIT_DEFAULTS = {
  */
 export async function commitOverwriteGrouped(
   t: IcebergTable,
-  change: OverwriteChange,
+  change: TableOverwrite,
   options: GroupCommitOptions = {},
-): Promise<CommitResult> {
+): Promise<GroupCommitResult> {
   const { tenant } = change;
   if (tenant === undefined)
     throw new ExportConfigError("A grouped commit is a tenant's: the change names no tenant");
@@ -65,7 +72,16 @@ export async function commitOverwriteGrouped(
   const ownKey = requestKey(t.location, own);
   checkRequest(t.location, ownKey, own);
   const what = overwriteWhat(t, change);
-  const batching = new Batching(t, own, ownKey, settings.maxBatch, settings.leaderPatienceMs, now);
+  const batching = new Batching(
+    t,
+    own,
+    ownKey,
+    settings.maxBatch,
+    settings.leaderPatienceMs,
+    now,
+    settings.requestTtlMs,
+    options.onSetAside,
+  );
   await store.put(ownKey, JSON.stringify(own), { contentType: 'application/json' });
   batching.requests++;
   const total = batching.counts;
@@ -75,7 +91,7 @@ export async function commitOverwriteGrouped(
       throwIfAborted(what, options.signal);
       if (waits < settings.followerWaits) {
         const look = await batching.look();
-        if (look.landed !== undefined) return look.landed;
+        if (look.landed !== undefined) return { ...look.landed, setAside: batching.setAside };
         if (!look.leads) {
           waits++;
           await wait(settings.followerWaitMs, what, options.signal);
@@ -91,7 +107,12 @@ export async function commitOverwriteGrouped(
       );
       total.attempts += result.attempts;
       total.conflicts += result.conflicts;
-      const done = { ...result, ...total, requests: result.requests + batching.requests };
+      const done = {
+        ...result,
+        ...total,
+        requests: result.requests + batching.requests,
+        setAside: batching.setAside,
+      };
       if (batching.found) return done;
       const mine = batching.ownCounts();
       // The batch committed: its requests are done (the others' writers find them landed).
