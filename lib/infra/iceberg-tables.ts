@@ -105,3 +105,11 @@ export function icebergTableDefinition(
 
 /** The datasets that are Iceberg tables (CSV stays files; the run records stay JSON). */
 export const ICEBERG_DATASETS: readonly Dataset[] = [DATASETS.calls, DATASETS.summaries];
+
+/**
+ * The key prefix (no trailing `/`) of a table's metadata: its metadata files, manifest lists
+ * and manifests, which only the committer (and Glue's optimizers) may write.
+ */
+export function tableMetadataPrefix(prefix: string, dataset: Dataset): string {
+  return `${tableRootKey(prefix, dataset)}/metadata`;
+}

@@ -3,6 +3,7 @@ import * as athena from 'aws-cdk-lib/aws-athena';
 import * as glue from 'aws-cdk-lib/aws-glue';
 import { Construct } from 'constructs';
 import { DATASETS, type Dataset, type PromotedColumn, tableSchema } from '../export';
+import { CreateOnlyIcebergTable } from './create-only-table';
 import { ICEBERG_DATASETS, icebergTableDefinition } from './iceberg-tables';
 import {
   callsTableInput,
@@ -29,7 +30,7 @@ interface LakeCatalogProps {
   /** Glue database name. */
   readonly databaseName: string;
   /**
-   * `iceberg`: `calls` and `summaries` are Iceberg v2 tables CloudFormation creates, kept by
+   * `iceberg`: `calls` and `summaries` are Iceberg v2 tables the stack creates once, kept by
    * Glue's table optimizers; `hive`: Parquet tables over the Hive-layout folders, with
    * partition projection.
    * @default 'iceberg'
@@ -41,6 +42,8 @@ interface LakeCatalogProps {
    * @default false
    */
   readonly tenants?: boolean;
+  /** The object ARN pattern of a table's `metadata/` folder (`<bucket ARN>/<table>/metadata/*`). */
+  readonly tableMetadataObjects: (dataset: Dataset) => string;
   /** Name of the bucket of Athena query results (never under a table's location). */
   readonly queryResultsBucketName: string;
   /**
@@ -64,10 +67,10 @@ interface LakeCatalogProps {
  */
 export class LakeCatalog extends Construct {
   readonly database: glue.CfnDatabase;
-  readonly callsTable: glue.CfnTable;
-  readonly summariesTable: glue.CfnTable;
+  /** The Hive-layout tables (`tableFormat: 'hive'`); the Iceberg ones are `icebergTables`. */
+  readonly hiveTables: glue.CfnTable[] = [];
   /** The Iceberg tables by dataset (none with `tableFormat: 'hive'`). */
-  readonly icebergTables = new Map<Dataset, glue.CfnTable>();
+  readonly icebergTables = new Map<Dataset, CreateOnlyIcebergTable>();
   readonly runsTable: glue.CfnTable;
   readonly workGroup: athena.CfnWorkGroup;
 
@@ -115,18 +118,18 @@ export class LakeCatalog extends Construct {
         // (see the README's move from the Hive layout), never by an update.
         this.icebergTables.set(dataset, this.#icebergTable(dataset, props));
       }
-      this.callsTable = this.icebergTables.get(DATASETS.calls) as glue.CfnTable;
-      this.summariesTable = this.icebergTables.get(DATASETS.summaries) as glue.CfnTable;
     } else {
-      this.callsTable = table(
-        'CallsTable',
-        callsTableInput(location, tableSchema({ dataset: DATASETS.calls, promoted: promoted.calls ?? [] })),
+      this.hiveTables.push(
+        table(
+          'CallsTable',
+          callsTableInput(location, tableSchema({ dataset: DATASETS.calls, promoted: promoted.calls ?? [] })),
+        ),
+        table('SummariesTable', summariesTableInput(location, promoted.summaries ?? [])),
       );
-      this.summariesTable = table('SummariesTable', summariesTableInput(location, promoted.summaries ?? []));
       // Kept when removed from the stack: the move to Iceberg deletes them by hand first, so
-      // that CloudFormation can create the Iceberg tables under the same names, and its
+      // that the stack can create the Iceberg tables under the same names, and CloudFormation's
       // cleanup must not then delete those names.
-      for (const t of [this.callsTable, this.summariesTable]) t.applyRemovalPolicy(RemovalPolicy.RETAIN);
+      for (const t of this.hiveTables) t.applyRemovalPolicy(RemovalPolicy.RETAIN);
     }
     this.runsTable = table('RunsTable', runsTableInput(location));
 
@@ -150,34 +153,21 @@ export class LakeCatalog extends Construct {
   }
 
   /**
-   * An Iceberg table as AWS documents its CloudFormation shape: the name at the top and the
-   * whole definition in `OpenTableFormatInput` with no `TableInput` (Glue refuses metadata
-   * in both). Glue writes the first metadata file and sets the table's `table_type=ICEBERG`,
-   * `metadata_location` and `EXTERNAL_TABLE` type itself.
+   * An Iceberg table the stack creates once and then leaves to the committer
+   * (create-only-table.ts): no stack update rewrites its definition or its pointer.
    */
-  #icebergTable(dataset: Dataset, props: LakeCatalogProps): glue.CfnTable {
-    const d = icebergTableDefinition(props.bucketName, props.prefix, dataset, props.tenants ?? false);
-    const t = new glue.CfnTable(this, `${dataset === DATASETS.calls ? 'Calls' : 'Summaries'}IcebergTable`, {
-      catalogId: Stack.of(this).account,
-      databaseName: props.databaseName,
-      name: d.name,
-      openTableFormatInput: {
-        icebergInput: {
-          metadataOperation: 'CREATE',
-          version: '2',
-          icebergTableInput: {
-            location: d.location,
-            schema: d.schema,
-            partitionSpec: d.partitionSpec,
-            properties: d.properties,
-          },
-        },
+  #icebergTable(dataset: Dataset, props: LakeCatalogProps): CreateOnlyIcebergTable {
+    const t = new CreateOnlyIcebergTable(
+      this,
+      `${dataset === DATASETS.calls ? 'Calls' : 'Summaries'}IcebergTable`,
+      {
+        databaseName: props.databaseName,
+        prefix: props.prefix,
+        definition: icebergTableDefinition(props.bucketName, props.prefix, dataset, props.tenants ?? false),
+        metadataObjects: props.tableMetadataObjects(dataset),
       },
-    });
+    );
     t.node.addDependency(this.database);
-    // Kept when it leaves the stack, as the Hive tables are: a move between the formats drops
-    // the definitions by hand first (lib/infra/README.md).
-    t.applyRemovalPolicy(RemovalPolicy.RETAIN);
     return t;
   }
 }

@@ -11,7 +11,7 @@ import { AlarmTopic, ExportAlarms } from './export-alarms';
 import { ExportSchedule } from './export-schedule';
 import { spillBudgetBytes } from './export-sizing';
 import { ExportWorkflow } from './export-workflow';
-import { ICEBERG_DATASETS } from './iceberg-tables';
+import { ICEBERG_DATASETS, tableMetadataPrefix } from './iceberg-tables';
 import { LakeCatalog } from './lake-catalog';
 import { acknowledge, arnOf } from './nag-acknowledgements';
 import { ServiceCredentials } from './service-credentials';
@@ -120,6 +120,7 @@ export class ReportExportStack extends Stack {
 
     this.workflow = new ExportWorkflow(this, 'Workflow', {
       functions,
+      commitEnvironment: environment,
       alarmTopic: alarmTopic.topic,
       mapConcurrency: c.mapConcurrency,
       logGroup: new logs.LogGroup(this, 'WorkflowLogs', { retention: logs.RetentionDays.THREE_MONTHS }),
@@ -149,6 +150,7 @@ export class ReportExportStack extends Stack {
       dataStartDate: c.dataStartDate,
       databaseName: c.databaseName,
       tableFormat: c.tableFormat,
+      tableMetadataObjects: (d) => this.bucket.arnForObjects(`${tableMetadataPrefix(c.prefix, d)}/*`),
       queryResultsBucketName: this.lake.queryResults.bucketName,
       bytesScannedCutoffPerQuery: c.athenaBytesScannedCutoff,
     });
