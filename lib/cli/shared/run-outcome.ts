@@ -51,13 +51,26 @@ export function describeHeld(h: HeldReportPartition): string {
   return `${what}: kept the published ${formatCount(h.publishedRows)} rows; this run had ${formatCount(h.rows)}`;
 }
 
+/** What replaces held partitions, on every command that runs the workflow here or in AWS. */
+export const FORCE_REPLACE_FLAG = '--force-replace';
+
+/**
+ * A handler's warning as the CLI shows it: the shrink guard's (it carries `held`) names the
+ * command line's flag rather than the execution input's `forceReplace`, which no one types
+ * here; any other is its message.
+ */
+export function handlerWarning(message: string, held: readonly unknown[] | undefined): string {
+  if (held === undefined || held.length === 0) return message;
+  return `the shrink guard held ${held.length} partition(s): the published ones stay; run again with ${FORCE_REPLACE_FLAG} if the service corrected them`;
+}
+
 /** The warning lines of an outcome (none when nothing was held or partial), for stderr. */
 export function outcomeWarnings(outcome: RunOutcome): string[] {
   const lines: string[] = [];
   if (outcome.heldPartitions > 0) {
     const unlisted = outcome.heldPartitions - outcome.held.length;
     lines.push(
-      `warning: the shrink guard held ${outcome.heldPartitions} partition(s): the lake keeps the published data of these days, since this run had far fewer rows (or calls); if the service corrected them, run again with --force-replace (exit status ${HELD_EXIT_CODE})`,
+      `warning: the shrink guard held ${outcome.heldPartitions} partition(s): the lake keeps the published data of these days, since this run had far fewer rows (or calls); if the service corrected them, run again with ${FORCE_REPLACE_FLAG} (exit status ${HELD_EXIT_CODE})`,
       ...outcome.held.map((h) => `  held ${describeHeld(h)}`),
       ...(unlisted > 0 ? [`  ... and ${unlisted} more (the run records list them per job)`] : []),
     );

@@ -1,7 +1,7 @@
 import type { HeldPartition } from '../../../export';
 import type { EngineEvent } from '../../../local';
 import type { Job } from '../../../workflow';
-import { describeHeld } from '../../shared/run-outcome';
+import { describeHeld, handlerWarning } from '../../shared/run-outcome';
 import { formatCount } from '../../shared/terminal';
 
 /** Where progress goes: a status that changes, and lines that stay (terminal `progress()`). */
@@ -157,12 +157,13 @@ export class ExportProgressTracker {
       }
     } else if (line.level === 'WARN' || line.level === 'ERROR') {
       // Messages only: handlers never log a token or a secret, but keep data out of the terminal too.
+      const held = Array.isArray(line.held) ? line.held : [];
       this.#sink?.log(
-        `${line.level === 'WARN' ? 'warning' : 'error'}: ${line.message ?? ''}${line.error ? ` (${line.error})` : ''}`,
+        `${line.level === 'WARN' ? 'warning' : 'error'}: ${handlerWarning(line.message ?? '', held)}${line.error ? ` (${line.error})` : ''}`,
       );
       // The shrink guard's warning: each held day of the job's report, with both counts.
       const reportName = job?.name ?? 'a report';
-      for (const h of Array.isArray(line.held) ? line.held : []) {
+      for (const h of held) {
         this.#sink?.log(`  held ${describeHeld({ ...h, reportId: '', reportName })}`);
       }
     }

@@ -33,7 +33,7 @@ import { partialDayWarning, refuseFutureDates } from '../../shared/future-dates'
 import type { IOStreams } from '../../shared/io-streams';
 import { acquireOutDirLock } from '../../shared/out-dir-lock';
 import { checkedOutUri } from '../../shared/out-location';
-import { describeHeld, outcomeWarnings, runExitCode } from '../../shared/run-outcome';
+import { describeHeld, handlerWarning, outcomeWarnings, runExitCode } from '../../shared/run-outcome';
 import { heldInRunRecords } from '../../shared/run-records';
 import { checkedTenant } from '../../shared/tenant-check';
 import { colors, formatCount, formatDuration, progress, renderTable } from '../../shared/terminal';
@@ -105,6 +105,12 @@ async function buildRuntime(
     };
   }
   return { ...runtime, tokens, client: clientOn(runtime.settings.workspaceId) };
+}
+
+/** The `held` partitions a log line's data carries (the shrink guard's warning), if any. */
+function heldOf(data: Record<string, unknown> | undefined): readonly unknown[] | undefined {
+  const held = data?.held;
+  return Array.isArray(held) ? held : undefined;
 }
 
 /** The reports a run exports: those `--report` names (by id or name), else every one. */
@@ -318,7 +324,7 @@ export async function runCommand(
     const warnings: string[] = [];
     const logger: WorkflowLogger = {
       info: () => {},
-      warn: (message) => warnings.push(message),
+      warn: (message, data) => warnings.push(handlerWarning(message, heldOf(data))),
       error: (message) => warnings.push(message),
     };
     const tenantEnv =
