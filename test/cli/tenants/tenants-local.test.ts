@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Readable } from 'node:stream';
@@ -407,6 +409,32 @@ describe('report-export tenants login (a local deployment)', () => {
       expect(JSON.parse(await readFile(file, 'utf8')).service.refreshToken).toBe(stored);
     },
   );
+
+  it('says the local service is not running, and why, when the login is the local service of an npm start that ended', async () => {
+    // Prepare: a login of a local service on a loopback port nothing listens on any more.
+    const server = createServer().listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    const file = path.join(cwd, '.report-export', 'secrets', 'acme.json');
+    const before = JSON.parse(await readFile(file, 'utf8'));
+    const gone = `http://127.0.0.1:${port}`;
+    await writeFile(
+      file,
+      JSON.stringify({ service: { ...before.service, authUrl: gone, baseUrl: `${gone}/api` } }),
+      { mode: 0o600 },
+    );
+
+    // Act
+    const r = await runInProcess(['tenants', 'status', 'acme', '--check-login', '--json'], { cwd });
+
+    // Assess
+    expect(r.code, r.stderr).toBe(0);
+    const [status] = JSON.parse(r.stdout);
+    expect(status.login).toMatch(/^failed: /);
+    expect(status.login).toContain(`its service ${gone} is not running`);
+    expect(status.login).toContain('only while npm start runs');
+  });
 
   it('refuses a tenant that is not registered', async () => {
     const r = await runInProcess(['tenants', 'login', 'nobody', '--client-id', 'app'], { cwd });

@@ -78,8 +78,30 @@ async function loginStatus(
     await tokens.getAccessToken();
     return { login: 'refreshes', loginExpires: expires(await tokens.read()) };
   } catch (error) {
-    return { login: `failed: ${(error as Error).message}`, loginExpires: expires(secret) };
+    return { login: `failed: ${whyNotRefreshed(error, secret)}`, loginExpires: expires(secret) };
   }
+}
+
+/**
+ * Why a login did not refresh. A login of the local service `npm start` starts (on this
+ * machine's loopback) cannot be checked after it: that service lives only while npm start
+ * runs, and the next start signs its tenants in again. Said as such, not as a bare failure.
+ */
+function whyNotRefreshed(error: unknown, secret: ServiceSecret): string {
+  const message = (error as Error).message;
+  const host = URL.canParse(secret.authUrl) ? new URL(secret.authUrl).hostname : '';
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(host) || !unreachable(error)) return message;
+  return `${message}: its service ${secret.authUrl} is not running (the local service lives only while npm start runs, and each start signs its tenants in again; check this login while it runs)`;
+}
+
+/** A connection refused or reset anywhere in the cause chain: no server answered. */
+function unreachable(error: unknown): boolean {
+  let e = error as { code?: unknown; cause?: unknown; name?: string } | undefined;
+  for (let depth = 0; depth < 6 && e !== undefined && e !== null; depth++) {
+    if (e.code === 'ECONNREFUSED' || e.code === 'ECONNRESET' || e.name === 'ConnectionError') return true;
+    e = e.cause as typeof e;
+  }
+  return false;
 }
 
 async function statusOf(
