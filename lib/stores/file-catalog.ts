@@ -120,15 +120,25 @@ export class FileCatalog implements Catalog {
     }
   }
 
-  /** The newest version: from the hint, probing forward (bounded), else from the listing. */
+  /**
+   * The newest version: from the hint, probing forward (bounded), else from the listing. A hint
+   * found lagging (or missing) is repaired, best effort: a commit whose hint write failed would
+   * otherwise cost every later reader and writer the probes (or a listing), and readers that
+   * trust the hint alone (icebird) would read an old version.
+   */
   async #currentVersion(root: string): Promise<number | undefined> {
     const hinted = await this.#hint(root);
     if (hinted !== undefined && (await this.#exists(root, hinted))) {
       for (let n = hinted; n < hinted + MAX_PROBES; n++) {
-        if (!(await this.#exists(root, n + 1))) return n;
+        if (!(await this.#exists(root, n + 1))) {
+          if (n > hinted) await this.#writeHint(root, n);
+          return n;
+        }
       }
     }
-    return this.#newestListed(root);
+    const newest = await this.#newestListed(root);
+    if (newest !== undefined && newest !== hinted) await this.#writeHint(root, newest);
+    return newest;
   }
 
   async #hint(root: string): Promise<number | undefined> {

@@ -118,7 +118,19 @@ export class GlueCatalog implements Catalog {
 
     const metadataLocation = `${commit.location}/metadata/${metadataName(base, this.#newId())}`;
     const metadataKey = objectKeyOfUri(this.#store, metadataLocation);
-    await this.#store.put(metadataKey, commit.metadata, { contentType: 'application/json' });
+    // Create-only (If-None-Match: *): a metadata file is never overwritten. Its name is fresh;
+    // one there already is this write's own (retried after a lost reply) or not ours to touch.
+    const created = await this.#store.putIfAbsent(metadataKey, commit.metadata, {
+      contentType: 'application/json',
+    });
+    if (
+      created === undefined &&
+      (await readTextAtUri(this.#store, metadataLocation).catch(() => undefined)) !== commit.metadata
+    ) {
+      throw new CatalogRequestError(
+        `${metadataLocation} exists already with other contents; metadata files are never overwritten`,
+      );
+    }
 
     const input = tableInput(table, current, commit, metadataLocation, base?.metadataLocation);
     const options = { abortSignal: AbortSignal.timeout(this.#timeoutMs) };

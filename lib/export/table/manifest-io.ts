@@ -82,16 +82,33 @@ export async function forEachManifest(
   }
 }
 
-/** Writes a metadata-side file (manifest, manifest list) under `metadata/`; resolves with its URI and size. */
+/**
+ * Writes a metadata-side file (manifest, manifest list) under `metadata/`, create-only
+ * (`If-None-Match: *` on S3): a table file is never overwritten, so no writer can change what
+ * a snapshot names (a bucket policy can deny every other write there). Its name is fresh (a
+ * uuid); an object already there is this write's own, retried after a lost reply, or a
+ * refusal. Resolves with its URI and size.
+ */
 export async function writeTableFile(
   io: TableIo,
   name: string,
   bytes: Uint8Array,
 ): Promise<{ uri: string; length: number }> {
   const key = metadataKey(io.location, name);
-  io.written.push(key);
   io.requests++;
-  await io.location.store.put(key, bytes, { contentType: 'application/octet-stream' });
+  const created = await io.location.store.putIfAbsent(key, bytes, {
+    contentType: 'application/octet-stream',
+  });
+  if (created === undefined) {
+    io.requests++;
+    const there = await readObject(io.location.store, key).catch(() => undefined);
+    if (there === undefined || Buffer.compare(Buffer.from(there), Buffer.from(bytes)) !== 0) {
+      throw new TableInvalidError(
+        `Table ${io.location.uri}: ${key} exists already with other bytes; table files are never overwritten`,
+      );
+    }
+  }
+  io.written.push(key);
   return { uri: uriOf(io.location, key), length: bytes.byteLength };
 }
 

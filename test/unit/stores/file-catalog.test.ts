@@ -205,6 +205,28 @@ describe('FileCatalog', () => {
     expect(await text('exports/tables/calls/metadata/version-hint.text')).toBe('1');
   });
 
+  it('repairs a lagging hint when a load probes past it, so the next reader (icebird) reads the newest', async () => {
+    // Prepare: two commits whose hint writes failed: the hint says 1, the table is at 3.
+    const { base } = await tableAt(1);
+    const noHints = fileCatalogOf({
+      store: overriding(store, {
+        put: async () => {
+          throw new Error('disk full');
+        },
+      }),
+      prefix: 'exports',
+    });
+    await noHints.commit(CALLS, await noHints.commit(CALLS, base, change('m2')), change('m3'));
+    expect(await text('exports/tables/calls/metadata/version-hint.text')).toBe('1');
+
+    // Act
+    const loaded = await fileCatalogOf({ store, prefix: 'exports' }).load(CALLS);
+
+    // Assess
+    expect(loaded?.version).toBe('3');
+    expect(await text('exports/tables/calls/metadata/version-hint.text')).toBe('3');
+  });
+
   it('refuses with STORE_KEY_INVALID to read metadata outside the store', async () => {
     // Prepare
     const catalog = fileCatalogOf({ store, prefix: 'exports' });

@@ -180,6 +180,24 @@ describe('GlueCatalog', () => {
     ]);
   });
 
+  it('never overwrites a metadata file: one of its name with other contents refuses the commit, untouched', async () => {
+    // Prepare: an object already at the name the commit would write.
+    glue.on(GetTableCommand).resolves(shown('7', '00003-aaaa.metadata.json'));
+    glue.on(UpdateTableCommand).resolves({});
+    const key = 'lake/tables/calls/metadata/00004-b0c1d2e3.metadata.json';
+    await store.put(key, '{"someone":"else"}');
+
+    // Act
+    const error = await catalog()
+      .commit(CALLS, base, commit)
+      .catch((e: unknown) => e);
+
+    // Assess
+    expect(error).toBeInstanceOf(CatalogRequestError);
+    expect(Buffer.from(await readObject(store, key)).toString('utf8')).toBe('{"someone":"else"}');
+    expect(glue.commandCalls(UpdateTableCommand)).toHaveLength(0);
+  });
+
   it('refuses with CommitConflictError and writes nothing when the table moved before the commit', async () => {
     // Prepare
     glue.on(GetTableCommand).resolves(shown('8', '00004-other.metadata.json'));
