@@ -158,7 +158,7 @@ describe('npm start (bin/report-export.ts, default command)', () => {
     expect(second.code).toBe(0);
     expect(expectedFromOutput(second.stdout)).toEqual(expectedFromOutput(first.stdout));
     const [dupes] = await duckdbQuery(
-      `SELECT count(*) - count(DISTINCT (report_id, "connId"))::INTEGER AS n
+      `SELECT count(*) - count(DISTINCT (report_id, conn_id))::INTEGER AS n
        FROM ${await tablesReader(lake, ['calls'])}`,
     );
     expect(Number(dupes?.n)).toBe(0);
@@ -180,10 +180,10 @@ describe('npm start (bin/report-export.ts, default command)', () => {
       // Act: each call once (the reports overlap), answered when ans = 1, talk time of answered calls.
       const rows = await duckdbQuery(
         `WITH call AS (
-         SELECT "connId", any_value(dt) AS dt, max(ans) AS ans, max(duration) AS duration
+         SELECT conn_id, any_value(dt) AS dt, max(ans) AS ans, max(duration) AS duration
          FROM ${await tablesReader(lake, ['calls'])}
          WHERE tenant = ${sqlString(tenant)}
-         GROUP BY "connId")
+         GROUP BY conn_id)
        SELECT strftime(dt, '%Y-%m-%d') AS dt, count(*)::INTEGER AS n,
               (count(*) FILTER (WHERE ans = 1))::INTEGER AS answered,
               avg(duration) FILTER (WHERE ans = 1) AS talk

@@ -23,7 +23,7 @@ async function writeLake(dir: string): Promise<void> {
     const partition = path.join(dir, 'calls', 'format=parquet', `report_id=${report}`, `dt=${dt}`);
     await mkdir(partition, { recursive: true });
     await duckdbQuery(
-      `COPY (SELECT 'c' || i AS "connId", TIMESTAMP '${dt} 09:00:00' + INTERVAL (i) MINUTE AS start,
+      `COPY (SELECT 'c' || i AS conn_id, TIMESTAMP '${dt} 09:00:00' + INTERVAL (i) MINUTE AS start,
                (i % 2)::INTEGER AS ans, 60.0 * i AS duration
              FROM range(${n}) t(i))
        TO ${sqlString(path.join(partition, 'part-00000.parquet'))} (FORMAT parquet)`,

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs/promises';
 import { expect } from 'vitest';
 import type { PartitionManifest } from '../../../lib/export';
+import { columnName } from '../../../lib/export/schema';
 import { type IcebergTable, tableLocation } from '../../../lib/export/table';
 import type { LocalDeployment } from '../../../lib/local/local-deployment';
 import { RESULT_ROW_FIELDS } from '../../../lib/spec/types';
@@ -66,7 +67,8 @@ function asServiceValue(name: string, value: unknown): unknown {
 
 /**
  * Asserts that the call table rows are exactly the service's rows: one per row it sent (by
- * connId), every member of the service's JSON equal to its column (`promoted` included),
+ * connId, in conn_id), every member of the service's JSON equal to its column (named in
+ * snake_case, `columnName`; `promoted` included),
  * the members the export has no column for in `extra` (null when there are none), and the
  * request named. Returns nothing: it throws on the first difference.
  */
@@ -75,14 +77,15 @@ export function expectServiceRows(
   sent: Record<string, unknown>[],
   options: { requestId: string; promoted?: readonly string[] },
 ): void {
-  expect(table.map((r) => r.connId).sort()).toEqual(sent.map((r) => r.connId).sort());
+  expect(table.map((r) => r.conn_id).sort()).toEqual(sent.map((r) => r.connId).sort());
   const columns = new Set([...KNOWN, ...(options.promoted ?? [])]);
-  const byId = new Map(table.map((r) => [r.connId, r]));
+  const byId = new Map(table.map((r) => [r.conn_id, r]));
   for (const row of sent) {
     const got = byId.get(row.connId) ?? {};
     const unknown: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(row)) {
-      if (columns.has(name)) expect([name, asServiceValue(name, got[name])]).toEqual([name, value]);
+      if (columns.has(name))
+        expect([name, asServiceValue(name, got[columnName(name)])]).toEqual([name, value]);
       else unknown[name] = value;
     }
     const extra = typeof got.extra === 'string' ? JSON.parse(got.extra) : got.extra;

@@ -84,19 +84,19 @@ describe('export workflow with three tenants in three zones (one lake, local eng
     expect(tables).toEqual({ n: expected.reduce((n, e) => n + Number(e.split('|')[2]), 0), misplaced: 0 });
     const csv = sqlString(`${lake}/calls/format=csv/tenant=*/report_id=*/dt=*/*.csv`);
     const [csvRows] = await duckdbQuery(
-      `WITH t AS (SELECT tenant, report_id, "connId" FROM read_parquet(${data}, hive_partitioning = false, union_by_name = true)),
-            c AS (SELECT tenant, report_id, "connId" FROM read_csv(${csv}, hive_partitioning = true, header = true, all_varchar = true, union_by_name = true))
+      `WITH t AS (SELECT tenant, report_id, conn_id FROM read_parquet(${data}, hive_partitioning = false, union_by_name = true)),
+            c AS (SELECT tenant, report_id, conn_id FROM read_csv(${csv}, hive_partitioning = true, header = true, all_varchar = true, union_by_name = true))
        SELECT count(*)::INTEGER AS n,
               count(*) FILTER (WHERE NOT EXISTS (
-                SELECT 1 FROM t WHERE t.tenant = c.tenant AND t.report_id = c.report_id AND t."connId" = c."connId"))::INTEGER AS foreign_rows
+                SELECT 1 FROM t WHERE t.tenant = c.tenant AND t.report_id = c.report_id AND t.conn_id = c.conn_id))::INTEGER AS foreign_rows
        FROM c`,
     );
     expect(csvRows).toEqual({ n: (tables as { n: number }).n, foreign_rows: 0 });
     // The tenants' calls are their own (the check above could not tell otherwise).
     const [shared] = await duckdbQuery(
       `SELECT count(*)::INTEGER AS n FROM (
-         SELECT "connId" FROM read_parquet(${data}, hive_partitioning = false)
-         GROUP BY "connId" HAVING count(DISTINCT tenant) > 1)`,
+         SELECT conn_id FROM read_parquet(${data}, hive_partitioning = false)
+         GROUP BY conn_id HAVING count(DISTINCT tenant) > 1)`,
     );
     expect(shared?.n).toBe(0);
     // Each run record is under its tenant's prefix and names it.

@@ -6,7 +6,7 @@ import { parquetMetadata } from 'hyparquet';
 import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exportReportResult } from '../../../lib/export';
-import { COLUMNS } from '../../../lib/export/schema';
+import { COLUMNS, columnName } from '../../../lib/export/schema';
 import type { ResultRow } from '../../../lib/spec/types';
 import { LocalDirectoryStore } from '../../../lib/stores';
 import { duckdbQuery, sqlString } from '../../support/duckdb';
@@ -122,13 +122,13 @@ describe('exportReportResult round trip', () => {
           ? `read_parquet(${sqlString(glob)}, hive_partitioning = true)`
           : `read_csv(${sqlString(glob)}, header = true, quote = '"', escape = '"', allow_quoted_nulls = false, hive_partitioning = true, columns = {${types.join(', ')}})`;
       const rows = await duckdbQuery(
-        `SET TimeZone = 'UTC'; SELECT *, CAST(dt AS VARCHAR) AS dt_text FROM ${from} ORDER BY connId`,
+        `SET TimeZone = 'UTC'; SELECT *, CAST(dt AS VARCHAR) AS dt_text FROM ${from} ORDER BY conn_id`,
       );
       expect(rows).toHaveLength(CASES.length);
       for (const [i, c] of CASES.entries()) {
         const got = rows[i] as Record<string, unknown>;
         for (const member of MEMBERS) {
-          expect([c.row.connId, member, normalise(got[member])]).toEqual([
+          expect([c.row.connId, member, normalise(got[columnName(member)])]).toEqual([
             c.row.connId,
             member,
             expectedValue(member, c.row),
@@ -183,9 +183,9 @@ describe('exportReportResult round trip', () => {
         format === 'parquet'
           ? `read_parquet(${sqlString(glob)})`
           : `read_csv(${sqlString(glob)}, header = true, quote = '"', escape = '"', allow_quoted_nulls = false, all_varchar = true)`;
-      const got = await duckdbQuery(`SELECT connId, userName, hgName FROM ${from} ORDER BY connId`);
+      const got = await duckdbQuery(`SELECT conn_id, user_name, hg_name FROM ${from} ORDER BY conn_id`);
       expect(got).toEqual(
-        rows.map((r) => ({ connId: r.connId, userName: r.userName ?? null, hgName: r.hgName })),
+        rows.map((r) => ({ conn_id: r.connId, user_name: r.userName ?? null, hg_name: r.hgName })),
       );
     },
   );
@@ -213,10 +213,10 @@ describe('exportReportResult round trip', () => {
         format === 'parquet'
           ? `read_parquet(${sqlString(glob)})`
           : `read_csv(${sqlString(glob)}, header = true, quote = '"', escape = '"', all_varchar = true)`;
-      const got = await duckdbQuery(`SELECT connId, cli FROM ${from} ORDER BY connId`);
+      const got = await duckdbQuery(`SELECT conn_id, cli FROM ${from} ORDER BY conn_id`);
       expect(got).toEqual([
-        { connId: 'p1', cli: '441234567890123456' },
-        { connId: 'p2', cli: '441234567890123460' },
+        { conn_id: 'p1', cli: '441234567890123456' },
+        { conn_id: 'p2', cli: '441234567890123460' },
       ]);
     },
   );
@@ -235,10 +235,12 @@ describe('exportReportResult round trip', () => {
       `SELECT path_in_schema AS name, dictionary_page_offset AS dict FROM parquet_metadata(${sqlString(file)})`,
     );
     const dict = new Map(meta.map((m) => [m.name, m.dict]));
-    expect(dict.get('userName')).toBeNull();
+    expect(dict.get('user_name')).toBeNull();
     expect(dict.get('report_id')).not.toBeNull();
-    const back = await duckdbQuery(`SELECT connId, userName, hgName FROM read_parquet(${sqlString(file)})`);
-    expect(back).toEqual([{ connId: 'c2', userName: null, hgName: null }]);
+    const back = await duckdbQuery(
+      `SELECT conn_id, user_name, hg_name FROM read_parquet(${sqlString(file)})`,
+    );
+    expect(back).toEqual([{ conn_id: 'c2', user_name: null, hg_name: null }]);
   });
 
   it('writes INT64 timestamps, UTF8 strings and v1 data pages when read by DuckDB', async () => {
@@ -261,12 +263,12 @@ describe('exportReportResult round trip', () => {
     expect(byName.get('start')?.type).toBe('INT64');
     expect(String(byName.get('start')?.logical_type)).toContain('isAdjustedToUTC=0');
     expect(String(byName.get('start_utc')?.logical_type)).toContain('isAdjustedToUTC=1');
-    expect(byName.get('userName')?.type).toBe('BYTE_ARRAY');
+    expect(byName.get('user_name')?.type).toBe('BYTE_ARRAY');
     const meta = await duckdbQuery(
       `SELECT path_in_schema AS name, compression, encodings FROM parquet_metadata(${sqlString(file)})`,
     );
     const codecs = new Map(meta.map((m) => [m.name, m.compression]));
-    expect(codecs.get('userName')).toBe('SNAPPY');
+    expect(codecs.get('user_name')).toBe('SNAPPY');
     expect(codecs.get('start')).toBe('SNAPPY');
     expect(new Set(codecs.values())).toEqual(new Set(['SNAPPY', 'UNCOMPRESSED']));
     expect(meta.every((m) => !String(m.encodings).includes('DELTA'))).toBe(true);

@@ -10,7 +10,7 @@ import {
   type PartitionManifest,
 } from '../../../lib/export';
 import { COLUMNS } from '../../../lib/export/schema';
-import { windowForDates } from '../../../lib/export/window';
+import { windowForDates } from '../../../lib/calendar';
 import { LocalDirectoryStore, listAll, readObject } from '../../../lib/stores';
 import { duckdbQuery, sqlString } from '../../support/duckdb';
 import { snapshot } from './failing-store';
@@ -27,8 +27,8 @@ const ROWS = [
 ];
 const EXPECTED = [
   {
-    userName: 'Alice',
-    userNum: '201',
+    user_name: 'Alice',
+    user_num: '201',
     ans: 40,
     ref: 2,
     lost: 3,
@@ -38,8 +38,8 @@ const EXPECTED = [
     dt: DAY,
   },
   {
-    userName: 'Bob, "B"',
-    userNum: '202',
+    user_name: 'Bob, "B"',
+    user_num: '202',
     ans: 0,
     ref: 0,
     lost: 1,
@@ -49,8 +49,8 @@ const EXPECTED = [
     dt: DAY,
   },
   {
-    userName: 'Carol',
-    userNum: '203',
+    user_name: 'Carol',
+    user_num: '203',
     ans: 7,
     ref: 1,
     lost: 0,
@@ -90,7 +90,7 @@ function partitionPath(format: 'parquet' | 'csv', dt = DAY): string {
   return `summaries/format=${format}/report_id=${reportId}/dt=${dt}/`;
 }
 
-const SELECT = `userName, userNum, ans::INTEGER AS ans, ref::INTEGER AS ref, lost::INTEGER AS lost, ring::DOUBLE AS ring, duration::DOUBLE AS duration, extra::VARCHAR AS extra, CAST(dt AS VARCHAR) AS dt`;
+const SELECT = `user_name, user_num, ans::INTEGER AS ans, ref::INTEGER AS ref, lost::INTEGER AS lost, ring::DOUBLE AS ring, duration::DOUBLE AS duration, extra::VARCHAR AS extra, CAST(dt AS VARCHAR) AS dt`;
 
 describe('exportReportResult with a summary result', () => {
   let root: string;
@@ -165,10 +165,10 @@ describe('exportReportResult with a summary result', () => {
           ? `read_parquet(${sqlString(glob)}, hive_partitioning = true)`
           : `read_csv(${sqlString(glob)}, header = true, quote = '"', escape = '"', allow_quoted_nulls = false, hive_partitioning = true, all_varchar = true)`;
       const rows = await duckdbQuery(
-        `SELECT ${SELECT}, connId, report_id, request_id FROM ${all} ORDER BY userNum`,
+        `SELECT ${SELECT}, conn_id, report_id, request_id FROM ${all} ORDER BY user_num`,
       );
       expect(rows).toEqual(
-        EXPECTED.map((r) => ({ ...r, connId: null, report_id: reportId, request_id: 'req-s' })),
+        EXPECTED.map((r) => ({ ...r, conn_id: null, report_id: reportId, request_id: 'req-s' })),
       );
     },
   );
@@ -198,11 +198,11 @@ describe('exportReportResult with a summary result', () => {
       ['calls', 'INTEGER'],
     ]);
     const got = await duckdbQuery(
-      `SELECT userNum, calls, extra::VARCHAR AS extra FROM read_parquet(${sqlString(file)}) ORDER BY userNum`,
+      `SELECT user_num, calls, extra::VARCHAR AS extra FROM read_parquet(${sqlString(file)}) ORDER BY user_num`,
     );
     expect(got).toEqual([
-      { userNum: '201', calls: 45, extra: '{"team":"North"}' },
-      { userNum: '202', calls: null, extra: '{"team":"South"}' },
+      { user_num: '201', calls: 45, extra: '{"team":"North"}' },
+      { user_num: '202', calls: null, extra: '{"team":"South"}' },
     ]);
     const manifest = JSON.parse(
       Buffer.from(await readObject(store, `${partitionPath('csv')}_manifest.json`)).toString(),
@@ -262,7 +262,7 @@ describe('exportReportResult with a summary result', () => {
     // Assess
     const glob = join(root, `summaries/format=parquet/report_id=${reportId}/*/part-*`);
     const rows = await duckdbQuery(
-      `SELECT ${SELECT} FROM read_parquet(${sqlString(glob)}, hive_partitioning = true) ORDER BY userNum`,
+      `SELECT ${SELECT} FROM read_parquet(${sqlString(glob)}, hive_partitioning = true) ORDER BY user_num`,
     );
     expect(rows).toEqual(EXPECTED);
   });
@@ -350,13 +350,13 @@ describe('exportReportResult with a summary result', () => {
           ? `read_parquet(${sqlString(glob)})`
           : `read_csv(${sqlString(glob)}, header = true, quote = '"', escape = '"', all_varchar = true)`;
       const got = await duckdbQuery(
-        `SELECT userNum, request_id, extra::VARCHAR AS extra FROM ${from} ORDER BY userNum`,
+        `SELECT user_num, request_id, extra::VARCHAR AS extra FROM ${from} ORDER BY user_num`,
       );
       expect(got).toEqual(
         rows
           .map((r) => JSON.parse(r) as { userNum: string; calls: number })
-          .map((r) => ({ userNum: r.userNum, request_id: 'req-s2', extra: `{"calls":${r.calls}}` }))
-          .sort((a, b) => a.userNum.localeCompare(b.userNum)),
+          .map((r) => ({ user_num: r.userNum, request_id: 'req-s2', extra: `{"calls":${r.calls}}` }))
+          .sort((a, b) => a.user_num.localeCompare(b.user_num)),
       );
       const manifest = JSON.parse(
         Buffer.from(await readObject(store, `${partitionPath(format)}_manifest.json`)).toString(),

@@ -41,10 +41,10 @@ describe('two tenants in one lake (the tenant a column and the first partition o
     location: tableLocation(store, '', 'calls'),
   });
 
-  /** `tenant connId` of every row icebird reads from the calls table. */
+  /** `tenant conn_id` of every row icebird reads from the calls table. */
   async function tableRows(store: LocalDirectoryStore): Promise<string[]> {
     const rows = await icebergRead({ tableUrl: `${store.rootUri}/tables/calls` });
-    return rows.map((r) => `${String(r.tenant)} ${String(r.connId)}`).sort();
+    return rows.map((r) => `${String(r.tenant)} ${String(r.conn_id)}`).sort();
   }
 
   const tagged = (tenant: string, rows: ResultRow[]) => rows.map((r) => `${tenant} ${String(r.connId)}`);
@@ -95,10 +95,10 @@ describe('two tenants in one lake (the tenant a column and the first partition o
     const csvRows = async () =>
       (
         await duckdbQuery(
-          `SELECT tenant, connId FROM read_csv(${sqlString(`${store.root}/calls/format=csv/*/*/*/*.csv`)}, hive_partitioning = true, all_varchar = true)`,
+          `SELECT tenant, conn_id FROM read_csv(${sqlString(`${store.root}/calls/format=csv/*/*/*/*.csv`)}, hive_partitioning = true, all_varchar = true)`,
         )
       )
-        .map((r) => `${String(r.tenant)} ${String(r.connId)}`)
+        .map((r) => `${String(r.tenant)} ${String(r.conn_id)}`)
         .sort();
     expect(await csvRows()).toEqual([...tagged('acme', acme), ...tagged('globex', globex)].sort());
     expect((await listAll(store, '_staging/')).map((o) => o.key)).toEqual([]);
