@@ -1,0 +1,299 @@
+import { icebergRead } from 'icebird';
+import { describe, expect, it } from 'vitest';
+import {
+  type CommitTarget,
+  commitStagedRuns,
+  EXPORT_ERROR_CODES,
+  exportReportResult,
+  type StagedRunRef,
+} from '../../../lib/export';
+import { listSnapshots, tableLocation } from '../../../lib/export/table';
+import type { ResultRow } from '../../../lib/spec/types';
+import {
+  type Catalog,
+  fileCatalogOf,
+  type LocalDirectoryStore,
+  listAll,
+  type ObjectStore,
+  readObject,
+} from '../../../lib/stores';
+import { callsOn, resultStreamOf } from '../../support/result-stream';
+import { useServedLakes } from './served-lakes';
+
+const DAYS = ['2026-11-20', '2026-11-21', '2026-11-22'];
+const TENANT = 'acme';
+const REPORTS = ['r1', 'r2', 'r3', 'r4', 'r5'];
+
+/** `inner` with some operations replaced (a store as a test wants it to answer). */
+function overriding(inner: ObjectStore, overrides: Partial<ObjectStore>): ObjectStore {
+  return {
+    rootUri: inner.rootUri,
+    put: (key, body, options) => inner.put(key, body, options),
+    putIfAbsent: (key, body, options) => inner.putIfAbsent(key, body, options),
+    putFile: (key, file, options) => inner.putFile(key, file, options),
+    get: (key) => inner.get(key),
+    head: (key) => inner.head(key),
+    list: (prefix) => inner.list(prefix),
+    deleteMany: (keys) => inner.deleteMany(keys),
+    copy: (from, to) => inner.copy(from, to),
+    ...overrides,
+  };
+}
+
+describe('commitStagedRuns (the committer: one snapshot per table for an execution)', () => {
+  const lake = useServedLakes('commit-staged-');
+
+  const catalogOf = (store: ObjectStore) => fileCatalogOf({ store, prefix: '' });
+
+  /** A tenant's deferred run of `reportId` (ExportResults in the tenant's session). */
+  async function defer(
+    store: LocalDirectoryStore,
+    reportId: string,
+    rows: ResultRow[],
+    requestId: string,
+    tenant = TENANT,
+  ): Promise<StagedRunRef> {
+    const summary = await exportReportResult({
+      source: resultStreamOf(rows, { requestId }),
+      store,
+      reportId,
+      tenant,
+      windowDates: DAYS,
+      encodeWorker: false,
+      tables: { catalog: catalogOf(store), namespace: '' },
+      commit: 'defer',
+    });
+    expect(summary.table).toBeUndefined();
+    if (summary.staged === undefined) throw new Error('nothing staged');
+    return summary.staged;
+  }
+
+  const target = (store: ObjectStore, catalog: Catalog = catalogOf(store)): CommitTarget => ({
+    store,
+    prefix: '',
+    tables: { catalog, namespace: '' },
+    tenant: TENANT,
+  });
+  const calls = (store: ObjectStore) => ({
+    catalog: catalogOf(store),
+    id: { namespace: '', name: 'calls' },
+    location: tableLocation(store, '', 'calls'),
+  });
+  /** `report conn_id` of every row icebird reads from the calls table. */
+  const tableRows = async (store: LocalDirectoryStore) =>
+    (await icebergRead({ tableUrl: `${store.rootUri}/tables/calls` }))
+      .map((r) => `${String(r.report_id)} ${String(r.conn_id)}`)
+      .sort();
+  const tagged = (reportId: string, rows: ResultRow[]) => rows.map((r) => `${reportId} ${String(r.connId)}`);
+  const csvManifest = async (store: ObjectStore, reportId: string, dt: string) =>
+    JSON.parse(
+      Buffer.from(
+        await readObject(
+          store,
+          `calls/format=csv/tenant=${TENANT}/report_id=${reportId}/dt=${dt}/_manifest.json`,
+        ),
+      ).toString('utf8'),
+    ) as { runId: string; rows: number };
+  const staging = async (store: ObjectStore) => (await listAll(store, '_staging/')).map((o) => o.key);
+
+  it('lands five reports of one execution as ONE snapshot, the CSV with it, exactly once under a retry', async () => {
+    // Prepare: five deferred runs; nothing is visible yet.
+    const store = await lake();
+    const rows = REPORTS.map((r) => callsOn(DAYS, 2, r));
+    const refs = [];
+    for (const [i, r] of REPORTS.entries())
+      refs.push(await defer(store, r, rows[i] as ResultRow[], `req-${r}`));
+    expect((await listSnapshots(calls(store))).snapshots).toEqual([]);
+    expect(await listAll(store, 'calls/format=csv/')).toEqual([]);
+    const locked: { reportId: string; dt: string }[][] = [];
+    let released = 0;
+    const lock = async (partitions: ReadonlyArray<{ reportId: string; dt: string }>) => {
+      locked.push([...partitions]);
+      return async () => {
+        released++;
+      };
+    };
+
+    // Act
+    const result = await commitStagedRuns(target(store), refs, {
+      lock,
+      summary: { 'report-export.execution': 'e1' },
+    });
+    const again = await commitStagedRuns(target(store), refs, { lock });
+
+    // Assess: one snapshot of every run, exact totals; icebird and the CSV read every row.
+    const { snapshots } = await listSnapshots(calls(store));
+    expect(snapshots).toHaveLength(1);
+    expect(snapshots[0]?.summary).toMatchObject({
+      'total-records': '30',
+      'added-records': '30',
+      'report-export.execution': 'e1',
+    });
+    expect(result.tables).toEqual([
+      expect.objectContaining({
+        dataset: 'calls',
+        table: 'calls',
+        snapshotId: snapshots[0]?.['snapshot-id'],
+      }),
+    ]);
+    expect(result.runs.map((r) => [r.runId, r.status, r.rows, r.partitions])).toEqual(
+      refs.map((r) => [r.runId, 'committed', 6, 3]),
+    );
+    expect(await tableRows(store)).toEqual(
+      REPORTS.flatMap((r, i) => tagged(r, rows[i] as ResultRow[])).sort(),
+    );
+    for (const [i, r] of REPORTS.entries()) {
+      expect(await csvManifest(store, r, DAYS[0] as string)).toMatchObject({
+        runId: refs[i]?.runId,
+        rows: 2,
+      });
+    }
+    expect(locked).toEqual([REPORTS.flatMap((reportId) => DAYS.map((dt) => ({ reportId, dt })))]);
+    expect(released).toBe(1);
+    // Staging removed; the retry (a lost reply) returned the same result and landed nothing.
+    expect(await staging(store)).toEqual([]);
+    expect(again).toEqual(result);
+  });
+
+  it('sets aside forged, huge and future-dated staged runs, naming each, and commits the others exactly', async () => {
+    // Prepare: five runs of five reports; four of them tampered with after staging.
+    const store = await lake();
+    const rows = REPORTS.map((r) => callsOn(DAYS, 2, r));
+    const refs: StagedRunRef[] = [];
+    for (const [i, r] of REPORTS.entries())
+      refs.push(await defer(store, r, rows[i] as ResultRow[], `req-${r}`));
+    const [good, inflated, missing, future, huge] = refs as [
+      StagedRunRef,
+      StagedRunRef,
+      StagedRunRef,
+      StagedRunRef,
+      StagedRunRef,
+    ];
+    const edit = async (ref: StagedRunRef, change: (body: Record<string, unknown>) => void) => {
+      const body = JSON.parse(Buffer.from(await readObject(store, ref.key)).toString('utf8'));
+      change(body);
+      await store.put(ref.key, JSON.stringify(body));
+    };
+    type Files = { key: string; rows: number; dt: string }[];
+    await edit(inflated, (b) => {
+      (b.files as Files)[0] = { ...(b.files as Files)[0], rows: 999_999 } as Files[0];
+      (b.partitions as { rows: number }[])[0] = { ...(b.partitions as { rows: number }[])[0], rows: 999_999 };
+    });
+    await edit(missing, (b) => {
+      const f = (b.files as Files)[0] as Files[0];
+      (b.files as Files)[0] = { ...f, key: f.key.replace(/[^/]+$/, 'no-such-file.parquet') };
+    });
+    await edit(future, (b) => {
+      b.createdAt = '2255-01-01T00:00:00.000Z';
+    });
+    // A 1.5 GB staged run object: its HEAD says so (no such file is written); a read would be counted.
+    let hugeReads = 0;
+    const committer = overriding(store, {
+      head: async (key) => (key === huge.key ? { key, size: 1_500_000_000 } : await store.head(key)),
+      get: async (key) => {
+        if (key === huge.key) hugeReads++;
+        return await store.get(key);
+      },
+    });
+
+    // Act
+    const result = await commitStagedRuns(target(committer), refs);
+
+    // Assess: each invalid run named with what was wrong; only the good one landed, exactly.
+    const byRun = new Map(result.runs.map((r) => [r.runId, r]));
+    expect(byRun.get(good.runId)).toMatchObject({ status: 'committed', rows: 6 });
+    expect(byRun.get(inflated.runId)?.reason).toMatch(/holds 2 rows by its footer, not the 999999 claimed/);
+    expect(byRun.get(missing.runId)?.reason).toMatch(/no-such-file\.parquet does not exist/);
+    expect(byRun.get(future.runId)?.reason).toMatch(/dated in the future \(2255/);
+    expect(byRun.get(huge.runId)?.reason).toMatch(/1500000000 bytes, larger than .*not read/);
+    for (const ref of [inflated, missing, future, huge]) {
+      expect(byRun.get(ref.runId)).toMatchObject({
+        status: 'invalid',
+        rows: 0,
+        reason: expect.stringContaining(ref.key),
+      });
+    }
+    expect(hugeReads).toBe(0);
+    const { snapshots } = await listSnapshots(calls(store));
+    expect(snapshots).toHaveLength(1);
+    expect(snapshots[0]?.summary['total-records']).toBe('6');
+    expect(await tableRows(store)).toEqual(tagged('r1', rows[0] as ResultRow[]).sort());
+    expect(await listAll(store, 'calls/format=csv/tenant=acme/report_id=r2/')).toEqual([]);
+  });
+
+  it("refuses another tenant's staged run and a reference to another run's object", async () => {
+    // Prepare
+    const store = await lake();
+    const own = await defer(store, 'r1', callsOn(DAYS, 1, 'r1'), 'req-1');
+    const theirs = await defer(store, 'r2', callsOn(DAYS, 1, 'r2'), 'req-2', 'globex');
+    const misnamed = { ...own, runId: 'another-run' };
+
+    // Act
+    const result = await commitStagedRuns(target(store), [theirs, misnamed]);
+
+    // Assess: nothing committed, no snapshot, the tenant's staging left alone.
+    expect(result.tables).toEqual([]);
+    expect(result.runs.map((r) => r.status)).toEqual(['invalid', 'invalid']);
+    expect(result.runs[0]?.reason).toMatch(/tenant globex's, not the execution's \(acme\)/);
+    expect(result.runs[1]?.reason).toMatch(
+      /its key is not _staging\/tenant=acme\/another-run\/_staged-run\.json/,
+    );
+    expect((await listSnapshots(calls(store))).snapshots).toEqual([]);
+    expect(await staging(store)).toContain(own.key);
+  });
+
+  it('rolls the CSV back and keeps the staging when the commit fails; the retry lands it once', async () => {
+    // Prepare: a first run landed; a second run of the same days staged.
+    const store = await lake();
+    const first = await defer(store, 'r1', callsOn(DAYS, 2, 'first'), 'req-1');
+    await commitStagedRuns(target(store), [first]);
+    const second = await defer(store, 'r1', callsOn(DAYS, 3, 'second'), 'req-2');
+    let commits = 0;
+    const inner = catalogOf(store);
+    const failing: Catalog = {
+      kind: inner.kind,
+      load: (t) => inner.load(t),
+      readMetadata: (l) => inner.readMetadata(l),
+      commit: async () => {
+        commits++;
+        throw new Error('connection reset (test)');
+      },
+    };
+
+    // Act
+    const failure = await commitStagedRuns(target(store, failing), [second]).catch((e: unknown) => e);
+    const csvAfterFailure = await csvManifest(store, 'r1', DAYS[0] as string);
+    const stagingAfterFailure = await staging(store);
+    const retried = await commitStagedRuns(target(store), [second]);
+
+    // Assess
+    expect(failure).toMatchObject({ code: EXPORT_ERROR_CODES.tableCommitFailed });
+    expect(commits).toBe(1);
+    expect(csvAfterFailure.runId).toBe(first.runId);
+    expect(stagingAfterFailure).toContain(second.key);
+    expect(retried.runs[0]).toMatchObject({ status: 'committed', rows: 9 });
+    expect((await listSnapshots(calls(store))).snapshots).toHaveLength(2);
+    expect(await tableRows(store)).toEqual(tagged('r1', callsOn(DAYS, 3, 'second')).sort());
+    expect((await csvManifest(store, 'r1', DAYS[0] as string)).runId).toBe(second.runId);
+    expect(await staging(store)).toEqual([]);
+  });
+
+  it('commits nothing, and adds no snapshot, when no staged run is valid or none is given', async () => {
+    // Prepare
+    const store = await lake();
+    const ref = await defer(store, 'r1', callsOn(DAYS, 1, 'r1'), 'req-1');
+    await store.deleteMany([ref.key]);
+
+    // Act
+    const none = await commitStagedRuns(target(store), []);
+    const gone = await commitStagedRuns(target(store), [ref]);
+
+    // Assess
+    expect(none).toEqual({ runs: [], tables: [] });
+    expect(gone.runs[0]).toMatchObject({
+      status: 'invalid',
+      reason: expect.stringMatching(/does not exist/),
+    });
+    expect((await listSnapshots(calls(store))).snapshots).toEqual([]);
+  });
+});
