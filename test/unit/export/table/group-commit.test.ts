@@ -132,7 +132,7 @@ describe('commitOverwriteGrouped', () => {
     expect(await requestKeys(table)).toEqual([]);
   });
 
-  it("skips an expired request of a dead writer and another writer's invalid request, and deletes the expired one", async () => {
+  it("skips an expired request of a dead writer and another writer's invalid request, deletes the expired one and sets the invalid one aside", async () => {
     // Prepare
     const { table, loaded } = await tenantTable(`${dir()}/expired`);
     const store = table.location.store;
@@ -163,7 +163,13 @@ describe('commitOverwriteGrouped', () => {
     const { snapshots } = await listSnapshots(table);
     expect(snapshots).toHaveLength(1);
     expect(result.snapshotId).toBe(snapshots[0]?.['snapshot-id']);
-    expect(await requestKeys(table)).toEqual([forgedKey]);
+    // The invalid one is set aside (named, so it costs no later writer); the expired one deleted.
+    expect(await requestKeys(table)).toEqual([]);
+    expect(result).toMatchObject({
+      setAside: [
+        { key: forgedKey, tenant: 'umbrella', reason: expect.stringMatching(/not the one its key names/) },
+      ],
+    });
   });
 
   it('returns the snapshot of another writer that committed its request, finding it on its next attempt', async () => {
