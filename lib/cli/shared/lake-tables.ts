@@ -39,7 +39,7 @@ export interface TableRead {
   dataset: Dataset;
   /** The snapshot read; undefined: the table had none then (it reads as empty). */
   snapshot: Snapshot | undefined;
-  /** The table's columns then (the snapshot's schema; the current one without a snapshot). */
+  /** The table's columns then: the current schema, or with `asOf` the snapshot's (the current one without a snapshot). */
   schema: IcebergSchema;
   /** The snapshot's data files. */
   files: LiveFile[];
@@ -116,7 +116,12 @@ export async function readTables(
   return await Promise.all(
     loaded.map(async ({ dataset, table, metadata }, i) => {
       const snapshot = snapshots[i];
-      const schemaId = snapshot?.['schema-id'] ?? metadata['current-schema-id'];
+      // The current state reads with the current schema (a rename is a schema-only commit,
+      // after the current snapshot); a point of the history with the schema it had then.
+      const schemaId =
+        options.asOf === undefined
+          ? metadata['current-schema-id']
+          : (snapshot?.['schema-id'] ?? metadata['current-schema-id']);
       const schema =
         metadata.schemas.find((s) => s['schema-id'] === schemaId) ??
         (metadata.schemas.find((s) => s['schema-id'] === metadata['current-schema-id']) as IcebergSchema);

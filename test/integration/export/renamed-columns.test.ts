@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parquetMetadata } from 'hyparquet';
 import { icebergRead } from 'icebird';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ZoneConverter } from '../../../lib/calendar';
 import { openLake } from '../../../lib/cli/shared/lake-database';
 import { localLakeTables } from '../../../lib/cli/shared/lake-tables';
 import {
@@ -21,7 +22,6 @@ import { ParquetFileEncoder } from '../../../lib/export/formats/parquet-encoder'
 import { RowMapper } from '../../../lib/export/rows/row-mapper';
 import { type TableSchema, tableSchema } from '../../../lib/export/schema';
 import { currentSchema } from '../../../lib/export/table/metadata';
-import { ZoneConverter } from '../../../lib/export/time-zone';
 import type { ResultRow } from '../../../lib/spec/types';
 import { readObject } from '../../../lib/stores';
 import { useStoreFetch } from '../../support/store-fetch';
@@ -116,6 +116,17 @@ describe('a table written before the columns were snake_case', () => {
       expect.objectContaining({ name: 'called_user_num', comment: expect.stringContaining('calledUserNum') }),
     );
     expect(await ensureTable(table, schema)).toMatchObject({ base: renamed.base });
+    // The current snapshot is still the one before the rename: read with the current schema.
+    const renamedOnly = await openLake(root);
+    try {
+      const answer = await renamedOnly.query('SELECT conn_id, called_user_num, queue_name FROM calls');
+      expect(answer.rows.map((r) => Object.values(r)).sort()).toEqual([
+        ['old-0', '100', 'queue old'],
+        ['old-1', '101', 'queue old'],
+      ]);
+    } finally {
+      renamedOnly.close();
+    }
 
     // Act: a run after the rename writes the next day under the new names.
     await publish(schema, NEW_DAY, 'new');
