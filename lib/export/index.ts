@@ -45,23 +45,9 @@ export {
   type StagedCommitResult,
   type StagedRunOutcome,
 } from './publish/commit-staged';
-export {
-  type CommitStagedOptions,
-  type CommitTarget,
-  commitStagedRuns,
-  STAGED_COMMIT_KEY,
-  type StagedCommitResult,
-  type StagedRunOutcome,
-} from './publish/commit-staged';
 export type { ManifestFile, PartitionManifest } from './publish/publish';
 export { recoverDeadStaging, type StagingRecovery } from './publish/recover-staging';
 export { dataFileKey, tableDataPrefix } from './publish/table-publish';
-export {
-  MAX_STAGED_RUN_BYTES,
-  STAGED_RUN_NAME,
-  STAGED_RUN_TTL_MS,
-  stagedRunKey,
-} from './publish/staged-run';
 export {
   MAX_STAGED_RUN_BYTES,
   STAGED_RUN_NAME,
@@ -107,6 +93,7 @@ export {
   type CommitResult,
   catalogColumns,
   commitOverwrite,
+  commitTenantRollback,
   ensureTable,
   expireSnapshots,
   fileSchema,
@@ -146,7 +133,7 @@ export {
   tableProperties,
 } from './table';
 export { checkTenantId, TENANT_ID_PATTERN, TENANT_ID_RULE } from './tenant';
-export { ZoneConverter } from './time-zone';
+export { ZoneConverter } from '../calendar';
 export {
   type CallTotals,
   type ExportLogger,
@@ -176,4 +163,4 @@ export {
   shiftDate,
   toReportPeriod,
   windowForDates,
-} from './window';
+} from '../calendar';

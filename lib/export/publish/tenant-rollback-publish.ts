@@ -35,14 +35,18 @@ export interface TableRollbackOutcome {
   csv: { rewritten: number; emptied: number } | undefined;
 }
 
-/** The CSV layout of the scope's partitions, or undefined when the lake has none (no CSV part of the dataset and tenant). */
+/**
+ * The CSV layout of the scope's partitions, or undefined when the lake writes no CSV of the
+ * dataset (no part of any tenant: a Parquet-only export). Any tenant's part counts: a removed
+ * tenant brought back has none of its own left.
+ */
 async function csvLayout(
   store: ObjectStore,
   prefix: string,
   dataset: Dataset,
   tenant: string | undefined,
 ): Promise<Omit<OutputLayout, 'reportId'> | undefined> {
-  for await (const info of store.list(`${tenantPrefix({ prefix, dataset, tenant }, 'csv')}/`)) {
+  for await (const info of store.list(`${tenantPrefix({ prefix, dataset }, 'csv')}/`)) {
     const gz = info.key.endsWith('.csv.gz');
     if (gz || info.key.endsWith('.csv')) {
       return { prefix, dataset, tenant, csvExtension: gz ? '.csv.gz' : '.csv' };

@@ -78,7 +78,7 @@ export async function tenantsRemove(
   // secret removed; an id that has no entry and nothing else is a mistyped one.
   const entry = await d.registry.get(id).catch(() => undefined);
   if (v['delete-data']) {
-    const objects = (await tenantKeys(d, id)).length;
+    const objects = (await tenantKeys(d, id)).deleted.length;
     if (!v.yes && !(await confirmDataDeletion(io, id, objects, d.lake.uri))) {
       io.stderr.write('Not confirmed: nothing removed\n');
       return 1;
@@ -123,7 +123,7 @@ export async function tenantsRemove(
   io.stdout.write(
     data === undefined
       ? `  data kept in ${d.lake.uri} (tenant=${id}/); --delete-data deletes it\n`
-      : `  data deleted: ${data.objects} objects, ${data.commits} table commits taking its partitions out\n`,
+      : `  data deleted: ${data.objects} objects, ${data.commits} table commits taking its partitions out (one snapshot per table); its ${data.keptTableFiles} table data files stay while earlier snapshots list them (query --as-of and tables rollback read them; orphan-file deletion removes them once those snapshots expire)\n`,
   );
   return 0;
 }
