@@ -1,11 +1,11 @@
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type TenantEntry, tenantRegistryFromUri, tokenRefreshLease } from '../../../workflow';
-import type { ResolvedConfig } from '../../shared/config';
-import { registeredEntry } from '../../shared/known-tenants';
+import { type TenantEntry, tenantRegistryFromUri, tokenRefreshLease } from '../../workflow';
+import type { ResolvedConfig } from './config';
+import { registeredEntry } from './known-tenants';
 
-/** What `run --tenant <id>` runs with: the configuration with the tenant's own under it, and its entry. */
-export interface TenantRun {
+/** What a command run `--tenant <id>` runs with: the configuration with the tenant's own under it, and its entry. */
+export interface TenantConfig {
   config: ResolvedConfig;
   entry: TenantEntry;
   /** The key of its login's refresh lease (`tenant=<id>/token-refresh`), as its other runs take it. */
@@ -13,7 +13,7 @@ export interface TenantRun {
 }
 
 /**
- * `run --tenant <id>`: the tenant of the local deployment in `dir` (`tenants add`; exit 2
+ * `--tenant <id>` (`run`, `directory`): the tenant of the local deployment in `dir` (`tenants add`; exit 2
  * naming the registered ones when it is not there) and what the command line leaves unsaid
  * taken from it: its zone and workspace from its entry, and its stored login
  * (`<dir>/secrets/<id>.json`, tenants login) in place of the default login file, refreshed
@@ -21,12 +21,12 @@ export interface TenantRun {
  * flag, a variable or the config file still beats each. The service's URLs are the stored
  * login's (its entry's region is the one it signed in to).
  */
-export async function tenantRun(
+export async function tenantConfig(
   tenant: string,
   dir: string,
   config: ResolvedConfig,
   cwd: string,
-): Promise<TenantRun> {
+): Promise<TenantConfig> {
   const stateDir = path.resolve(cwd, dir);
   const registry = tenantRegistryFromUri('--dir', pathToFileURL(path.join(stateDir, 'tenants')).href);
   const entry = await registeredEntry(registry, tenant, `local deployment ${stateDir}`);

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIRECTORY_CLI_ERROR_CODES } from '../../../lib/cli/commands/directory/errors';
 import { createSeed, DEFAULT_SEED } from '../../../lib/simulator/seed';
 import type { DirectoryItem } from '../../../lib/spec/types';
+import { runInProcess } from '../../support/cli-in-process';
+import { writeLoginSecret } from '../login/login-secret';
 import { annLee } from './fixtures';
 import { type DirectoryHarness, runDirectory, runDirectoryProcess, startDirectoryHarness } from './harness';
 
@@ -124,6 +126,59 @@ describe('report-export directory (local service)', () => {
     expect((JSON.parse(json.stdout) as DirectoryItem[]).map((i) => i.fields.fullName)).toEqual([
       'Amelia Hart',
     ]);
+  });
+
+  it('searches as a tenant of the local deployment with its stored login, refreshed through --auth-url, and names an unknown one', async () => {
+    // Prepare: acme registered (tenants add) and signed in where tenants login stores it; its
+    // stored login names an authorization server that is gone and an expired access token.
+    const added = await runInProcess(
+      [
+        'tenants',
+        'add',
+        'acme',
+        '--name',
+        'Acme',
+        '--region',
+        'local',
+        '--time-zone',
+        h.sim.timeZoneId,
+        '--workspace',
+        h.sim.workspaceId,
+        '--reports',
+        'r-1',
+        '--hour',
+        '2',
+        '--look-back',
+        '0',
+      ],
+      { cwd: h.dir },
+    );
+    expect(added.code, added.stderr).toBe(0);
+    const login = path.join(h.dir, '.report-export', 'secrets', 'acme.json');
+    await writeLoginSecret(h.sim, login);
+    const { service } = JSON.parse(await fs.readFile(login, 'utf8'));
+    await fs.writeFile(
+      login,
+      JSON.stringify({
+        service: { ...service, authUrl: 'http://127.0.0.1:9/gone', accessTokenExpiresAt: 0 },
+      }),
+      { mode: 0o600 },
+    );
+    const search = ['search', '--directory', 'company contacts', '--text', 'Hart', '--json'];
+
+    // Act
+    const r = await runDirectory([...search, '--tenant', 'acme', '--auth-url', h.sim.authUrl], {}, h.dir);
+    const unknown = await runDirectory([...search, '--tenant', 'acne'], {}, h.dir);
+
+    // Assess
+    expect(r.code, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as DirectoryItem[]).map((i) => i.fields.fullName)).toEqual(['Amelia Hart']);
+    expect(JSON.parse(await fs.readFile(login, 'utf8')).service.accessTokenExpiresAt).toBeGreaterThan(
+      Date.now(),
+    );
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("--tenant 'acne' is not a tenant of the local deployment");
+    expect(unknown.stderr).toContain('its tenants: acme');
   });
 
   it('creates an item and reads it back, both answering JSON that parses', async () => {

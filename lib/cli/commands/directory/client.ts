@@ -15,7 +15,10 @@ import { secretStoreFromUri } from '../../../stores/aws';
 import { SecretTokenSource } from '../../../workflow';
 import { checkAwsForSecret, refreshLeaseStore, warnIfSecretFileOpen } from '../../aws/secret-access';
 import { resolveConfig, secretLocation, serviceUrls } from '../../shared/config';
+import { CLI_DEFAULTS } from '../../shared/defaults';
 import type { IOStreams } from '../../shared/io-streams';
+import { checkedTenant } from '../../shared/tenant-check';
+import { tenantConfig } from '../../shared/tenant-config';
 import { DIRECTORY_CLI_ERROR_CODES, DirectoryCommandError } from './errors';
 import { DIRECTORY_ENV, regionMessage } from './spec';
 
@@ -54,6 +57,9 @@ interface ConnectInput {
   timeoutMs?: number;
 }
 
+/** A string option's value, else undefined. */
+const stringFlag = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
 async function exists(file: string): Promise<boolean> {
   try {
     await fs.access(file);
@@ -67,8 +73,15 @@ async function exists(file: string): Promise<boolean> {
 export async function connect(input: ConnectInput): Promise<ServiceClient> {
   const { io } = input;
   const env = io.env;
-  const config = await resolveConfig({ flags: input.flags, env, cwd: io.cwd });
-  const { baseUrl } = serviceUrls(config);
+  const resolved = await resolveConfig({ flags: input.flags, env, cwd: io.cwd });
+  // --tenant: the local deployment's tenant, its stored login under the flags (exit 2 when unknown).
+  const tenant = checkedTenant(stringFlag(input.flags.tenant));
+  const asTenant =
+    tenant === undefined
+      ? undefined
+      : await tenantConfig(tenant, stringFlag(input.flags.dir) ?? CLI_DEFAULTS.stateDir, resolved, io.cwd);
+  const config = asTenant?.config ?? resolved;
+  const { baseUrl, authUrl } = serviceUrls(config);
   const common = {
     ...(input.defaultRegion === undefined ? {} : { defaultRegion: input.defaultRegion }),
     ...(input.timeoutMs === undefined ? {} : { timeoutMs: input.timeoutMs }),
@@ -87,7 +100,7 @@ export async function connect(input: ConnectInput): Promise<ServiceClient> {
     if (!(await exists(location.file))) {
       throw new DirectoryCommandError(
         DIRECTORY_CLI_ERROR_CODES.credentialsMissing,
-        `no login: ${location.file} does not exist (${location.where}); run report-export login first, or set ${ACCESS_TOKEN_ENV} with --base-url`,
+        `no login: ${location.file} does not exist (${location.where}); run report-export login (or tenants login <id> for --tenant) first, or set ${ACCESS_TOKEN_ENV} with --base-url`,
       );
     }
     await warnIfSecretFileOpen(location.file, (text) => io.stderr.write(text));
@@ -105,8 +118,14 @@ export async function connect(input: ConnectInput): Promise<ServiceClient> {
     secrets,
     secretName,
     leases,
+    ...(asTenant?.refreshLeaseKey === undefined ? {} : { leaseKey: asTenant.refreshLeaseKey }),
+    // --auth-url (or the region's) beats the login's authorization server, as for run.
     refresh: (client, refreshToken, signal) =>
-      refreshTokens(client, refreshToken, signal === undefined ? {} : { signal }),
+      refreshTokens(
+        authUrl === undefined ? client : { ...client, authUrl: authUrl.value },
+        refreshToken,
+        signal === undefined ? {} : { signal },
+      ),
   });
   const secret = await tokens.read();
   return createClient({ baseUrl: baseUrl?.value ?? secret.baseUrl, auth: tokens, ...common });

@@ -11,6 +11,8 @@ import {
 } from '../../../command-line';
 import { DIRECTORY_FIELD_NAMES, type DirectoryFieldName } from '../../../spec';
 import { CONFIG_FILE_OPTION, configOptions } from '../../shared/config';
+import { tenantOption } from '../../shared/tenant-option';
+import { TENANTS_DEPLOYMENT_OPTIONS } from '../../shared/tenants-spec';
 
 /**
  * The specs of `directory` and its subcommands (options, help, completion), and the light
@@ -43,7 +45,14 @@ const CONNECTION_OPTIONS = {
     help: `the directory: its id, or its exact name (else ${DIRECTORY_ENV})`,
   } as ValueOption<string>,
   ...CONFIG_FILE_OPTION,
-  ...configOptions(['region', 'baseUrl', 'secretFile', 'secretId', 'leaseStore']),
+  ...configOptions(['region', 'baseUrl', 'authUrl', 'secretFile', 'secretId', 'leaseStore']),
+  ...tenantOption(
+    'read and write as this tenant of the local deployment (tenants add): its stored login (tenants login), refreshed under its lease, unless a flag names another',
+  ),
+  dir: {
+    ...TENANTS_DEPLOYMENT_OPTIONS.dir,
+    help: "with --tenant: the local deployment's state directory (its registry <dir>/tenants/, its logins <dir>/secrets/<id>.json)",
+  },
 } as const;
 
 /** `--default-region`: the country of phone numbers written without +country code. */

@@ -36,9 +36,9 @@ import { checkedOutUri } from '../../shared/out-location';
 import { describeHeld, handlerWarning, outcomeWarnings, runExitCode } from '../../shared/run-outcome';
 import { heldInRunRecords } from '../../shared/run-records';
 import { checkedTenant } from '../../shared/tenant-check';
+import { type TenantConfig, tenantConfig } from '../../shared/tenant-config';
 import { colors, formatCount, formatDuration, progress, renderTable } from '../../shared/terminal';
 import { RUN_COMMAND } from './spec';
-import { type TenantRun, tenantRun } from './tenant-config';
 
 /**
  * The tenant's time zone: days and partitions (dt) are local to it, and the service refuses
@@ -256,8 +256,8 @@ export async function runCommand(
   const input = { ...executionInputOf(v), ...(tenant === undefined ? {} : { tenant }) };
   const resolved = await resolveConfig({ flags: v, env: io.env, cwd: io.cwd });
   // --tenant: the local deployment's tenant, its entry and stored login under the flags.
-  const asTenant: TenantRun | undefined =
-    tenant === undefined ? undefined : await tenantRun(tenant, v.dir, resolved, io.cwd);
+  const asTenant: TenantConfig | undefined =
+    tenant === undefined ? undefined : await tenantConfig(tenant, v.dir, resolved, io.cwd);
   const config = asTenant?.config ?? resolved;
   const timeZone = tenantTimeZone(config);
   refuseFutureDates(input, timeZone);
