@@ -6,6 +6,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { acknowledgeTableCreator, tableCreatorRoleArn } from './create-only-table';
 import { DataLake, LEASE_PREFIX } from './data-lake';
 import { AlarmTopic, ExportAlarms } from './export-alarms';
 import { ExportSchedule } from './export-schedule';
@@ -16,6 +17,7 @@ import { LakeCatalog } from './lake-catalog';
 import { acknowledge, arnOf } from './nag-acknowledgements';
 import { ServiceCredentials } from './service-credentials';
 import { type ReportExportConfig, type ResolvedStackConfig, resolveStackConfig } from './stack-config';
+import { grantTableCommitter, protectTableMetadata, refuseTableWrites } from './table-committer';
 import { glueTableArns, TableMaintenance } from './table-maintenance';
 import { TenantAccess, tenantSecretName } from './tenant-access';
 import { TenantSchedules } from './tenant-schedules';
@@ -125,7 +127,9 @@ export class ReportExportStack extends Stack {
       mapConcurrency: c.mapConcurrency,
       logGroup: new logs.LogGroup(this, 'WorkflowLogs', { retention: logs.RetentionDays.THREE_MONTHS }),
     });
-    this.#acknowledgeWorkflow(functions);
+    const workflowFunctions = { ...functions, commit: this.workflow.commitFunction };
+    this.#acknowledgeFunctions({ commit: this.workflow.commitFunction });
+    this.#acknowledgeWorkflow(workflowFunctions);
 
     this.schedule =
       c.tenancy === 'single'
@@ -163,8 +167,7 @@ export class ReportExportStack extends Stack {
             databaseName: c.databaseName,
             tables: this.catalog.icebergTables,
           });
-    // A multi-tenant deployment commits in the tenant's session (TenantAccess), not the function's.
-    if (!multi) this.#grantTableCommits(functions.exportResults, c.databaseName);
+    this.#committer(functions.exportResults, c);
     const deadLetterQueue = (this.schedule ?? this.tenantSchedules)?.deadLetterQueue;
     if (deadLetterQueue === undefined) throw new Error('no schedule dead-letter queue');
     this.alarms = new ExportAlarms(this, 'Alarms', {
@@ -285,7 +288,7 @@ export class ReportExportStack extends Stack {
   }
 
   /** Findings every function has, whatever its grants. */
-  #acknowledgeFunctions(f: Record<FunctionName, lambda.IFunction>): void {
+  #acknowledgeFunctions(f: Partial<Record<FunctionName | 'commit', lambda.IFunction>>): void {
     for (const fn of Object.values(f)) {
       acknowledge(
         fn,
@@ -309,19 +312,43 @@ export class ReportExportStack extends Stack {
   }
 
   /**
-   * ExportResults commits to the Iceberg tables: GetTable (the base and its VersionId) and
-   * UpdateTable (the compare-and-swap) on these two tables alone. The table files are under
-   * the lake prefix it already reads and writes. No CreateTable: the stack creates the
-   * tables, and a missing one is a deployment fault the export reports, not repairs.
+   * One committer (table-committer.ts): the Commit function alone writes the tables' metadata
+   * and calls UpdateTable; single-tenant ExportResults, whose grant spans the lake prefix, is
+   * refused those writes and only reads the tables (GetTable); a tenant's session only reads
+   * them (TenantAccess). The bucket policy keeps the metadata create-only for every other
+   * principal. No CreateTable for any of them: the stack creates the tables.
    */
-  #grantTableCommits(exportResults: lambda.IFunction, databaseName: string): void {
+  #committer(exportResults: lambda.IFunction, c: ResolvedStackConfig): void {
     const tables = [...this.catalog.icebergTables.keys()];
     if (tables.length === 0) return;
-    exportResults.addToRolePolicy(
-      new iam.PolicyStatement({
-        actions: ['glue:GetTable', 'glue:UpdateTable'],
-        resources: glueTableArns(this, databaseName, tables),
-      }),
+    const keys = {
+      bucket: this.bucket as s3.IBucket,
+      prefix: c.prefix,
+      leasePrefix: LEASE_PREFIX,
+      databaseName: c.databaseName,
+      tables,
+    };
+    const committer = this.workflow.commitFunction;
+    grantTableCommitter(committer, keys);
+    if (c.tenancy === 'single') {
+      refuseTableWrites(exportResults, keys);
+      exportResults.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: ['glue:GetTable'],
+          resources: glueTableArns(this, c.databaseName, tables),
+        }),
+      );
+    }
+    const optimizers = Object.values(this.tableMaintenance?.roles ?? {}).map((r) => r.roleArn);
+    const creator = tableCreatorRoleArn(this);
+    protectTableMetadata(keys, [
+      (committer.role as iam.IRole).roleArn,
+      ...optimizers,
+      ...(creator === undefined ? [] : [creator]),
+    ]);
+    acknowledgeTableCreator(
+      this,
+      tables.map((d) => `Resource::${arnOf(this.bucket)}/${tableMetadataPrefix(c.prefix, d)}/*`),
     );
   }
 
@@ -338,7 +365,7 @@ export class ReportExportStack extends Stack {
       sm,
       'AwsSolutions-IAM5',
       Object.values(f).map((fn) => `Resource::${arnOf(fn)}:*`),
-      'LambdaInvoke grants the function and its versions/aliases (<arn>:*); the workflow invokes only its own five functions.',
+      'LambdaInvoke grants the function and its versions/aliases (<arn>:*); the workflow invokes only its own functions.',
     );
     acknowledge(
       sm,

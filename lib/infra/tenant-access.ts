@@ -4,8 +4,8 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import {
-  COMMIT_REQUESTS_FOLDER,
   DATASETS,
+  type Dataset,
   OUTPUT_FORMATS,
   stagingArea,
   tableDataPrefix,
@@ -14,6 +14,7 @@ import {
 } from '../export';
 import { tableRootKey } from '../stores';
 import { runRecordsPrefix } from '../workflow';
+import { tableMetadataPrefix } from './iceberg-tables';
 import { acknowledge, arnOf } from './nag-acknowledgements';
 import { glueTableArns } from './table-maintenance';
 
@@ -88,15 +89,6 @@ export function tenantPrefixes(k: TenantKeys, tenant: string): string[] {
   ];
 }
 
-/**
- * Where the tables' commit requests lie (`<table>/commit-requests`, no trailing `/*`):
- * shared by the tenants (a grouped commit reads every pending request and deletes those it
- * committed; a request holds file names and counts, no data, as a manifest does).
- */
-export function commitRequestPrefixes(prefix: string): string[] {
-  return Object.values(DATASETS).map((d) => `${tableRootKey(prefix, d)}/${COMMIT_REQUESTS_FOLDER}`);
-}
-
 /** A tenant's secret name: `report-export/<stack>/tenants/<tenant>` (TENANT_SECRET_URI's template). */
 export function tenantSecretName(stackName: string, tenant: string): string {
   return `report-export/${stackName}/tenants/${tenant}`;
@@ -106,9 +98,9 @@ interface TenantAccessProps extends TenantKeys {
   readonly bucket: s3.IBucket;
   /** The key the CLI encrypts tenants' secrets with. */
   readonly secretKey: kms.IKey;
-  /** The Glue database and the Iceberg tables a run commits to. */
+  /** The Glue database and the Iceberg tables a run reads (the committer writes them). */
   readonly databaseName: string;
-  readonly tables: readonly string[];
+  readonly tables: readonly Dataset[];
   /** The roles that may take this one for a tenant: the workflow's functions'. */
   readonly trustedRoles: readonly iam.IRole[];
 }
@@ -117,9 +109,10 @@ interface TenantAccessProps extends TenantKeys {
  * The role a tenant's run acts in (attribute-based access control): the workflow's
  * functions assume it with the session tag `tenant=<id>`, and every resource of its
  * policies names `${aws:PrincipalTag/tenant}`, so a session of tenant A reaches A's
- * registry entry, A's secret and A's keys, and nothing of B's. Shared: new objects under
- * the tables' metadata/ (unique names; no delete, so a session cannot remove the table's
- * live metadata) and the commit (GetTable/UpdateTable) on the two tables.
+ * registry entry, A's secret and A's keys, and nothing of B's. Shared, and only read: the
+ * tables' metadata and GetTable. A session writes no table metadata, moves no table's
+ * pointer and sees no commit request: the committer (table-committer.ts) does that, from the
+ * staged run the session leaves in its staging.
  */
 export class TenantAccess extends Construct {
   readonly role: iam.Role;
@@ -151,10 +144,7 @@ export class TenantAccess extends Construct {
       resourceName: `${tenantSecretName(stack.stackName, tag)}-??????`,
       arnFormat: ArnFormat.COLON_RESOURCE_NAME,
     });
-    const metadata = Object.values(DATASETS).map((d) =>
-      object(`${tableRootKey(props.prefix, d)}/metadata/*`),
-    );
-    const requests = commitRequestPrefixes(props.prefix);
+    const metadata = props.tables.map((d) => object(`${tableMetadataPrefix(props.prefix, d)}/*`));
     const statements = [
       new iam.PolicyStatement({
         sid: 'RegistryEntry',
@@ -190,34 +180,17 @@ export class TenantAccess extends Construct {
         resources: [props.bucket.bucketArn],
         conditions: { StringLike: { 's3:prefix': own.map((p) => `${p}/*`) } },
       }),
-      // Unconditional PutObject: the export writes manifests and metadata files with plain
-      // PutObject (see the README on s3:if-none-match).
+      // The tables are read in the session (the shrink guard, the table's shape); only the
+      // committer writes them (table-committer.ts). A run stages its files and its staged run
+      // under its own prefixes and never sees the tables' commit requests.
       new iam.PolicyStatement({
         sid: 'SharedTableMetadata',
-        actions: ['s3:GetObject', 's3:PutObject'],
+        actions: ['s3:GetObject'],
         resources: metadata,
       }),
-      // Grouped commits (lib/export/table/group-commit.ts): any session reads and deletes the
-      // tables' commit requests, and writes only its own (`<request id>.<tenant>.json`).
       new iam.PolicyStatement({
-        sid: 'CommitRequests',
-        actions: ['s3:GetObject', 's3:DeleteObject'],
-        resources: requests.map((p) => object(`${p}/*`)),
-      }),
-      new iam.PolicyStatement({
-        sid: 'OwnCommitRequests',
-        actions: ['s3:PutObject'],
-        resources: requests.map((p) => object(`${p}/*.${tag}.json`)),
-      }),
-      new iam.PolicyStatement({
-        sid: 'CommitRequestListings',
-        actions: ['s3:ListBucket'],
-        resources: [props.bucket.bucketArn],
-        conditions: { StringLike: { 's3:prefix': requests.map((p) => `${p}/*`) } },
-      }),
-      new iam.PolicyStatement({
-        sid: 'TableCommits',
-        actions: ['glue:GetTable', 'glue:UpdateTable'],
+        sid: 'TableReads',
+        actions: ['glue:GetTable'],
         resources: glueTableArns(stack, props.databaseName, props.tables),
       }),
     ];
@@ -234,17 +207,8 @@ export class TenantAccess extends Construct {
     acknowledge(
       this.role,
       'AwsSolutions-IAM5',
-      Object.values(DATASETS).map((d) => `Resource::${bucket}/${tableRootKey(props.prefix, d)}/metadata/*`),
-      "The tables' metadata is shared by every tenant (one table per dataset); a commit writes new objects under unique names and reads the current ones; no delete.",
-    );
-    acknowledge(
-      this.role,
-      'AwsSolutions-IAM5',
-      requests.flatMap((p) => [
-        `Resource::${bucket}/${p}/*`,
-        `Resource::${bucket}/${p}/*.<aws:PrincipalTag/tenant>.json`,
-      ]),
-      "The tables' commit requests are shared by every tenant (a grouped commit carries the others' pending requests): file names and counts, no data; a session writes only its own.",
+      props.tables.map((d) => `Resource::${bucket}/${tableMetadataPrefix(props.prefix, d)}/*`),
+      "The tables' metadata is shared by every tenant (one table per dataset) and only read in a session: the committer writes it.",
     );
   }
 
