@@ -64,9 +64,9 @@ function readDeployment(iam: TemplateIam) {
     return state;
   };
 
-  const functions = WORKFLOW_FUNCTIONS.map((name): WorkflowFunction => {
+  const taskFunction = (name: WorkflowFunctionName | 'commit', state: string): WorkflowFunction => {
     // The function a Task invokes: its Resource (payloadResponseOnly) or its FunctionName.
-    const task = stateOf(STATE_NAMES[name]);
+    const task = stateOf(state);
     const arn = task.Resource?.startsWith('arn:aws:lambda:')
       ? task.Resource
       : String(task.Parameters?.FunctionName);
@@ -74,18 +74,21 @@ function readDeployment(iam: TemplateIam) {
     const logGroup = iam.resolve((props.LoggingConfig as { LogGroup?: unknown } | undefined)?.LogGroup);
     const functionName = arn.slice(arn.lastIndexOf(':') + 1);
     return {
-      name,
+      name: name as WorkflowFunctionName,
       arn,
       role: iam.role(iam.resolve(props.Role) as string, functionName),
       env: iam.resolve((props.Environment as { Variables: unknown }).Variables) as StoreEnvironment,
       logGroupArn: `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${String(logGroup ?? `/aws/lambda/${functionName}`)}`,
     };
-  });
+  };
+  const functions = WORKFLOW_FUNCTIONS.map((name) => taskFunction(name, STATE_NAMES[name]));
 
   const topicArn = String(stateOf(STATE_NAMES.notifyFailure).Parameters?.TopicArn);
   const topic = iam.resources[iam.idOf('AWS::SNS::Topic', topicArn)];
   const key = String(iam.resolve(topic?.Properties?.KmsMasterKeyId));
   return {
+    /** The committer: the function of the Commit task, the only one that writes the tables. */
+    committer: taskFunction('commit', STATE_NAMES.commit),
     stateMachineArn: iam.arnOf(smId),
     stateMachineRole: iam.role(iam.resolve(sm.Properties?.RoleArn) as string, 'states'),
     functions,
@@ -305,37 +308,52 @@ const optimizer = (type: string): RolePrincipal => {
 const needs = (call: AwsCallName, target: unknown): readonly IamPermission[] =>
   (AWS_CALLS[call].permissions as (t: unknown) => readonly IamPermission[])(target);
 
+/** The request headers of a create-only write (`If-None-Match: *`). */
+const CREATE_ONLY = { 's3:if-none-match': '*' };
+const committer = deployment.committer;
+
 /**
- * The commit, expanded through the stores' own tables: the Glue catalog's `load` and
- * `commit` on the table, and the S3 store's operations on the table's files. Not its
- * `create`: the stack creates the tables, so a deployed export never calls CreateTable
- * (refused below).
+ * The commit (one committer: the Commit function's role), expanded through the stores' own
+ * tables: the Glue catalog's `load` and `commit` on the table, the metadata read, deleted
+ * (a commit that did not land) and created only (If-None-Match), the data files read (sizes,
+ * footers). And ExportResults's part: its data files written, the tables only read. Not the
+ * catalog's `create`: the stack creates the tables (refused below).
  */
 const commitRows = (dataset: 'calls' | 'summaries'): Row[] => {
   const k = tableKeys(dataset);
-  const why = `commit to the ${dataset} table`;
   const table = { region: REGION, account: ACCOUNT, database: DATABASE, table: dataset };
   const glue = STORE_OPERATION_CALLS.glueCatalog;
   const s3 = STORE_OPERATION_CALLS.s3Store;
-  const onKeys = [k.data, k.manifest, k.manifestList, k.metadata].flatMap((key) =>
-    [...s3.putFile, ...s3.put, ...s3.putIfAbsent, ...s3.get, ...s3.deleteMany].map((call) => ({
-      call,
-      target: { bucket: lake.bucket, key },
-    })),
-  );
-  return [
+  const bucket = lake.bucket;
+  const as =
+    (who: string, principal: RolePrincipal, why: string) =>
+    (c: { call: AwsCallName; target: unknown; context?: Record<string, string> }) =>
+      needs(c.call, c.target).map((p) => ({
+        who,
+        principal,
+        why,
+        call: c.call,
+        permission: { ...p, ...(c.context === undefined ? {} : { context: { ...p.context, ...c.context } }) },
+      }));
+  const metadataKeys = [k.manifest, k.manifestList, k.metadata];
+  const committed = [
     ...[...glue.load, ...glue.commit].map((call) => ({ call, target: table })),
-    ...onKeys,
-    ...s3.list.map((call) => ({ call, target: { bucket: lake.bucket, prefix: `${k.root}/metadata/` } })),
-  ].flatMap(({ call, target }) =>
-    needs(call, target).map((p) => ({
-      who: 'exportResults',
-      principal: exporter.role,
-      why,
+    ...metadataKeys.flatMap((key) => [
+      ...s3.putIfAbsent.map((call) => ({ call, target: { bucket, key }, context: CREATE_ONLY })),
+      ...[...s3.get, ...s3.head, ...s3.deleteMany].map((call) => ({ call, target: { bucket, key } })),
+    ]),
+    ...[...s3.get, ...s3.head].map((call) => ({ call, target: { bucket, key: k.data } })),
+    ...s3.list.map((call) => ({ call, target: { bucket, prefix: `${k.root}/metadata/` } })),
+  ].flatMap(as('commit', committer.role, `commit to the ${dataset} table`));
+  const exported = [
+    ...glue.load.map((call) => ({ call, target: table })),
+    ...[...s3.putFile, ...s3.get, ...s3.deleteMany].map((call) => ({
       call,
-      permission: p,
+      target: { bucket, key: k.data },
     })),
-  );
+    ...metadataKeys.flatMap((key) => s3.get.map((call) => ({ call, target: { bucket, key } }))),
+  ].flatMap(as('exportResults', exporter.role, `write ${dataset} data files, read the table`));
+  return [...committed, ...exported];
 };
 
 const optimizerRows = (type: string, dataset: 'calls' | 'summaries'): Row[] => {
@@ -376,38 +394,146 @@ const TABLE_ALLOWED: Row[] = [
   ]),
 ];
 
-const refuse = (who: string, principal: RolePrincipal, why: string, action: string, resource: string) => ({
+const refuse = (
+  who: string,
+  principal: RolePrincipal,
+  why: string,
+  action: string,
+  resource: string,
+  expected: EvaluationResult = 'ImplicitlyDenied',
+  context?: Record<string, string>,
+) => ({
   who,
   principal,
   why,
-  permission: permission(action, resource),
-  expected: 'ImplicitlyDenied' as EvaluationResult,
+  permission: permission(action, resource, context),
+  expected,
 });
 const hiveLayoutPart = objectArn(partKey(layout, 'parquet', '2026-11-18', 0));
 /** A refusal of ExportResults' role. */
-const exportRefuses = (why: string, action: string, resource: string) =>
-  refuse('exportResults', exporter.role, why, action, resource);
+const exportRefuses = (
+  why: string,
+  action: string,
+  resource: string,
+  expected: EvaluationResult = 'ImplicitlyDenied',
+  context?: Record<string, string>,
+) => refuse('exportResults', exporter.role, why, action, resource, expected, context);
+/** A refusal of the committer's role. */
+const committerRefuses = (why: string, action: string, resource: string, context?: Record<string, string>) =>
+  refuse('commit', committer.role, why, action, resource, 'ImplicitlyDenied', context);
+/**
+ * A principal whose own policy allows every S3 action (an operator's role), against the
+ * bucket policy alone: a create-only metadata write passes; an overwrite or a deletion does not.
+ */
+const operator: RolePrincipal = {
+  logicalId: 'Operator',
+  roleArn: `arn:aws:iam::${ACCOUNT}:role/Operator`,
+  sessionArn: `arn:aws:sts::${ACCOUNT}:assumed-role/Operator/someone`,
+  policies: [
+    { name: 's3-admin', policy: { Statement: [{ Effect: 'Allow', Action: 's3:*', Resource: '*' }] } },
+  ],
+};
+const metadataKeys = (['calls', 'summaries'] as const).flatMap((d) => {
+  const k = tableKeys(d);
+  return [k.metadata, k.manifest, k.manifestList].map(objectArn);
+});
+/** One committer: what ExportResults, the committer and any other principal may not do to the tables. */
+const ONE_COMMITTER = [
+  ...[GLUE.catalog, GLUE.database, GLUE.calls, GLUE.summaries].map((arn) =>
+    exportRefuses('moving a table pointer (the committer does)', 'glue:UpdateTable', arn, 'ExplicitlyDenied'),
+  ),
+  ...metadataKeys.flatMap((key) => [
+    exportRefuses('overwriting table metadata', 's3:PutObject', key, 'ExplicitlyDenied'),
+    exportRefuses(
+      'creating table metadata (the committer does)',
+      's3:PutObject',
+      key,
+      'ExplicitlyDenied',
+      CREATE_ONLY,
+    ),
+    exportRefuses('deleting table metadata', 's3:DeleteObject', key, 'ExplicitlyDenied'),
+    committerRefuses('overwriting table metadata (no If-None-Match)', 's3:PutObject', key),
+    refuse(
+      'operator',
+      operator,
+      'overwriting table metadata (bucket policy)',
+      's3:PutObject',
+      key,
+      'ExplicitlyDenied',
+    ),
+    refuse(
+      'operator',
+      operator,
+      'deleting table metadata (bucket policy)',
+      's3:DeleteObject',
+      key,
+      'ExplicitlyDenied',
+    ),
+    refuse(
+      'operator',
+      operator,
+      'creating table metadata (If-None-Match)',
+      's3:PutObject',
+      key,
+      'Allowed',
+      CREATE_ONLY,
+    ),
+  ]),
+  ...(['calls', 'summaries'] as const).flatMap((d) => {
+    const request = objectArn(
+      `${tableKeys(d).root}/commit-requests/01a21a02-945e-7062-bcd7-fff413916338.json`,
+    );
+    return [
+      exportRefuses(
+        'writing a commit request (committers only)',
+        's3:PutObject',
+        request,
+        'ExplicitlyDenied',
+      ),
+      exportRefuses(
+        'deleting a commit request (committers only)',
+        's3:DeleteObject',
+        request,
+        'ExplicitlyDenied',
+      ),
+      refuse('commit', committer.role, 'a grouped commit request', 's3:PutObject', request, 'Allowed'),
+    ];
+  }),
+  committerRefuses(
+    'writing a data file (the run writes them)',
+    's3:PutObject',
+    objectArn(tableKeys('calls').data),
+  ),
+  committerRefuses('reading the service secret', 'secretsmanager:GetSecretValue', ownSecret),
+  committerRefuses('changing the run records table', 'glue:UpdateTable', GLUE.runs),
+  committerRefuses('creating a table', 'glue:CreateTable', GLUE.database),
+  committerRefuses(
+    'writing outside the lake prefix',
+    's3:PutObject',
+    `arn:aws:s3:::${lake.bucket}/other/x.json`,
+  ),
+];
 const TABLE_DENIED = [
   exportRefuses('committing to another table of the database', 'glue:UpdateTable', GLUE.otherTable),
   exportRefuses('changing the run records table', 'glue:UpdateTable', GLUE.runs),
   exportRefuses('a table of another database', 'glue:UpdateTable', GLUE.otherDatabaseCalls),
   exportRefuses('changing another database', 'glue:UpdateDatabase', GLUE.otherDatabase),
-  exportRefuses('deleting a table (the stack owns them)', 'glue:DeleteTable', GLUE.calls),
+  exportRefuses('deleting a table (the stack owns them)', 'glue:DeleteTable', GLUE.calls, 'ExplicitlyDenied'),
   ...[GLUE.calls, GLUE.database].map((arn) =>
-    exportRefuses('creating a table (the stack creates them)', 'glue:CreateTable', arn),
+    exportRefuses('creating a table (the stack creates them)', 'glue:CreateTable', arn, 'ExplicitlyDenied'),
   ),
   ...(['plan', 'requestReport', 'checkStatus', 'finalize'] as const).flatMap((who) => [
     refuse(
       who,
       fn(who).role,
-      'committing to a table (only ExportResults commits)',
+      'committing to a table (only the committer commits)',
       'glue:UpdateTable',
       GLUE.calls,
     ),
     refuse(
       who,
       fn(who).role,
-      'reading a table (only ExportResults commits)',
+      'reading a table (ExportResults reads, the committer commits)',
       'glue:GetTable',
       GLUE.summaries,
     ),
@@ -491,7 +617,7 @@ describe('IAM of the synthesized stack', () => {
     expect(result, `${row.who}: ${row.call} (${row.why})`).toBe('Allowed');
   });
 
-  it.each(titled([...DENIED, ...TABLE_DENIED]))('refuses %s', async (_, row) => {
+  it.each(titled([...DENIED, ...TABLE_DENIED, ...ONE_COMMITTER]))('evaluates %s', async (_, row) => {
     // Act
     const result = await iam.evaluate(row.principal, row.permission);
 
@@ -503,7 +629,7 @@ describe('IAM of the synthesized stack', () => {
     // Act
     const checked = new Set([
       ...functionCalls.flatMap(({ calls }) => calls.map((c) => c.call)),
-      ...TABLE_ALLOWED.filter((r) => r.who === 'exportResults').map((r) => r.call),
+      ...TABLE_ALLOWED.filter((r) => r.who === 'exportResults' || r.who === 'commit').map((r) => r.call),
     ]);
 
     // Assess: all but CreateTable, which the deployment refuses (the stack creates the tables),
@@ -523,9 +649,10 @@ describe('IAM of the synthesized stack', () => {
     expect(DATABASE).toBe('report_export');
   });
 
-  it('finds the five functions and their roles when the definition is read', () => {
+  it('finds the functions, their roles and the committer when the definition is read', () => {
     // Assess
-    expect(new Set(deployment.functions.map((f) => f.role.logicalId)).size).toBe(5);
+    const roles = new Set([...deployment.functions, committer].map((f) => f.role.logicalId));
+    expect(roles.size).toBe(new Set([...WORKFLOW_FUNCTIONS, 'commit']).size);
     expect(functionCalls.find(({ f }) => f.name === 'plan')?.calls).toEqual([]);
     expect(ALLOWED.length).toBeGreaterThan(40);
   });

@@ -287,7 +287,8 @@ export class TemplateIam {
 
   /**
    * Evaluates one permission for a role, over TLS (the buckets' and the topic's policies
-   * deny anything else) unless the permission's context says otherwise.
+   * deny anything else) unless the permission's context says otherwise, with the role's ARN
+   * as `aws:PrincipalArn` (the bucket policy exempts the tables' writers by it).
    */
   async evaluate(
     principal: RolePrincipal,
@@ -303,6 +304,8 @@ export class TemplateIam {
           resource: { resource: permission.resource, accountId: ACCOUNT },
           contextVariables: {
             'aws:SecureTransport': 'true',
+            // What AWS sets for a role's session (the simulator does not derive it): the role's ARN.
+            'aws:PrincipalArn': principal.roleArn,
             ...Object.fromEntries(tags),
             ...(permission.context as Record<string, string | string[]> | undefined),
           },
