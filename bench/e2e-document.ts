@@ -14,7 +14,7 @@ import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createClient } from '../lib/api/index';
-import { toReportPeriod, windowForDates } from '../lib/export/window';
+import { toReportPeriod, windowForDates } from '../lib/calendar';
 import { loginWithAutoApproval } from '../lib/local/auto-approve-login';
 import { startSimulator } from '../lib/simulator/index';
 

@@ -13,10 +13,10 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { ByteWriter, parquetWrite } from 'hyparquet-writer';
 import { parseReportResultStream } from '../lib/api/index';
+import { ZoneConverter } from '../lib/calendar';
 import { ParquetFileEncoder } from '../lib/export/formats/parquet-encoder';
 import { RowMapper } from '../lib/export/rows/row-mapper';
 import { COLUMNS } from '../lib/export/schema';
-import { ZoneConverter } from '../lib/export/time-zone';
 import type { ResultRow } from '../lib/spec/types';
 
 function arg(name: string, fallback?: string): string {

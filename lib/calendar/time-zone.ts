@@ -1,4 +1,4 @@
-import { EXPORT_ERROR_CODES, ExportError } from './errors';
+import { CALENDAR_ERROR_CODES, CalendarError } from './errors';
 
 const HOUR_MS = 3_600_000;
 // Offsets reach +14:00 and -12:00, so a wall time read as UTC can be 14 hours from its
@@ -39,7 +39,7 @@ export class ZoneConverter {
         second: 'numeric',
       });
     } catch (cause) {
-      throw new ExportError(EXPORT_ERROR_CODES.timeZoneInvalid, `Unknown time zone: ${timeZoneId}`, {
+      throw new CalendarError(CALENDAR_ERROR_CODES.timeZoneInvalid, `Unknown time zone: ${timeZoneId}`, {
         cause,
       });
     }
@@ -91,7 +91,7 @@ export class ZoneConverter {
   startOfDay(date: string): number {
     const localMs = parseLocalTime(`${date}T00:00:00`);
     if (localMs === undefined) {
-      throw new ExportError(EXPORT_ERROR_CODES.timeZoneInvalid, `Not a calendar date: ${date}`);
+      throw new CalendarError(CALENDAR_ERROR_CODES.timeZoneInvalid, `Not a calendar date: ${date}`);
     }
     return this.toUtc(localMs);
   }

@@ -1,5 +1,4 @@
-import type { ReportPeriod } from '../api';
-import { ExportConfigError } from './errors';
+import { CALENDAR_ERROR_CODES, CalendarError } from './errors';
 import { ZoneConverter } from './time-zone';
 
 /**
@@ -15,6 +14,9 @@ export interface ReportWindow {
   to: string;
 }
 
+/** A malformed or backward date, instant or window: a configuration error naming the setting. */
+const invalid = (message: string) => new CalendarError(CALENDAR_ERROR_CODES.dateInvalid, message);
+
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -25,7 +27,7 @@ export function parseCalendarDate(setting: string, text: string): number {
   const m = DATE.exec(text);
   const ms = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : Number.NaN;
   if (!m || new Date(ms).toISOString().slice(0, 10) !== text) {
-    throw new ExportConfigError(`${setting} must be a calendar date YYYY-MM-DD, got '${text}'`);
+    throw invalid(`${setting} must be a calendar date YYYY-MM-DD, got '${text}'`);
   }
   return ms;
 }
@@ -35,7 +37,7 @@ export function parseInstant(setting: string, text: string): number {
   // Without an offset Date.parse would read the machine's zone: refuse instead.
   const ms = INSTANT.test(text) ? Date.parse(text) : Number.NaN;
   if (Number.isNaN(ms)) {
-    throw new ExportConfigError(`${setting} must be an ISO 8601 instant with an offset, got '${text}'`);
+    throw invalid(`${setting} must be an ISO 8601 instant with an offset, got '${text}'`);
   }
   return ms;
 }
@@ -51,7 +53,7 @@ export function parseInstant(setting: string, text: string): number {
 export function windowForDates(from: string, to: string, timeZoneId: string): ReportWindow {
   const fromMs = parseCalendarDate('from', from);
   const toMs = parseCalendarDate('to', to);
-  if (toMs < fromMs) throw new ExportConfigError(`to (${to}) must not be before from (${from})`);
+  if (toMs < fromMs) throw invalid(`to (${to}) must not be before from (${from})`);
   const zone = new ZoneConverter(timeZoneId);
   // The start of a day is its midnight, or the end of a gap over it: America/Santiago
   // skips 2026-09-06T00:00 (23:59:59-04:00 -> 01:00-03:00), so that day starts at
@@ -75,7 +77,7 @@ export function shiftDate(date: string, days: number): string {
 export function datesInRange(from: string, to: string): string[] {
   const fromMs = parseCalendarDate('from', from);
   const toMs = parseCalendarDate('to', to);
-  if (toMs < fromMs) throw new ExportConfigError(`to (${to}) must not be before from (${from})`);
+  if (toMs < fromMs) throw invalid(`to (${to}) must not be before from (${from})`);
   const dates: string[] = [];
   for (let ms = fromMs; ms <= toMs; ms += DAY_MS) dates.push(new Date(ms).toISOString().slice(0, 10));
   return dates;
@@ -97,7 +99,7 @@ export function dateInZone(instantMs: number, timeZoneId: string): string {
  */
 export function dayBefore(instant: string | Date, timeZoneId: string): string {
   const ms = typeof instant === 'string' ? parseInstant('instant', instant) : instant.getTime();
-  if (Number.isNaN(ms)) throw new ExportConfigError('instant must be a valid date');
+  if (Number.isNaN(ms)) throw invalid('instant must be a valid date');
   return shiftDate(dateInZone(ms, timeZoneId), -1);
 }
 
@@ -114,7 +116,7 @@ export function datesOfWindow(window: ReportWindow, timeZoneId: string): string[
   const from = parseInstant('window.from', window.from);
   const to = parseInstant('window.to', window.to);
   if (to <= from) {
-    throw new ExportConfigError(`window.to (${window.to}) must be after window.from (${window.from})`);
+    throw invalid(`window.to (${window.to}) must be after window.from (${window.from})`);
   }
   const zone = new ZoneConverter(timeZoneId);
   const dateAt = (utcMs: number) => new Date(utcMs + zone.offsetAt(utcMs)).toISOString().slice(0, 10);
@@ -133,8 +135,8 @@ export function checkWindowDates(dates: readonly string[]): string[] {
 
 /**
  * The window as the client's `requestReport({ period })` takes it (`{ start, end }`): the
- * one place the two shapes meet.
+ * one place the two shapes meet. Written structurally, so the calendar imports no client.
  */
-export function toReportPeriod(window: ReportWindow): Extract<ReportPeriod, { start: string }> {
+export function toReportPeriod(window: ReportWindow): { start: string; end: string } {
   return { start: window.from, end: window.to };
 }

@@ -1,10 +1,10 @@
 import type { ReportResultStream } from '../api';
+import type { ReportWindow } from '../calendar';
 import type { Catalog, ObjectStore } from '../stores';
 import type { ParquetCodec } from './formats/parquet-encoder';
 import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_OPEN_BUFFERS } from './rows/partitioner';
 import type { Dataset, PromotedColumn } from './schema';
 import type { ExportLogger, OutsideWindowPolicy, SummaryMismatchPolicy, UnknownMemberPolicy } from './types';
-import type { ReportWindow } from './window';
 
 /** Options of one export run. Only `source`, `store` and `reportId` are required. */
 export interface ExportOptions {

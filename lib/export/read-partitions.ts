@@ -1,5 +1,6 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { ZoneConverter } from '../calendar';
 import {
   currentProcess,
   type ProcessIdentity,
@@ -21,7 +22,6 @@ import { emptyQuality } from './rows/quality';
 import { RowMapper } from './rows/row-mapper';
 import { InlineSink, type SpillOptions, WorkerSink } from './spill/partition-sink';
 import { diskFullCode, SpillShortageError } from './spill/spill-budget';
-import { ZoneConverter } from './time-zone';
 import type { PartitionOutput } from './types';
 
 /** What reading a result left on local disk, and what the source reported. */

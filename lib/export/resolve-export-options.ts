@@ -1,6 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
 import * as os from 'node:os';
 import type { ReportResultStream } from '../api';
+import {
+  CALENDAR_ERROR_CODES,
+  CalendarError,
+  checkWindowDates,
+  datesOfWindow,
+  type ReportWindow,
+  ZoneConverter,
+} from '../calendar';
 import type { ObjectStore } from '../stores';
 import { EXPORT_ERROR_CODES, ExportConfigError, ExportError } from './errors';
 import { EXPORT_DEFAULTS, type ExportOptions, type LakeTables } from './export-options';
@@ -9,7 +17,6 @@ import { PARQUET_CODECS, type ParquetCodec } from './formats/parquet-encoder';
 import { zstdAvailable } from './formats/zstd';
 import { checkLayout, type OutputLayout } from './layout';
 import { DATASETS, type TableSchema, TENANT_COLUMN, tableSchema } from './schema';
-import { ZoneConverter } from './time-zone';
 import {
   type ExportLogger,
   OUTSIDE_WINDOW_POLICIES,
@@ -19,7 +26,6 @@ import {
   UNKNOWN_MEMBER_POLICIES,
   type UnknownMemberPolicy,
 } from './types';
-import { checkWindowDates, datesOfWindow, type ReportWindow } from './window';
 
 /** Every option checked and filled in; what the read and publish steps take. */
 export interface ResolvedExportOptions {
@@ -108,8 +114,9 @@ export function resolveExportOptions(options: ExportOptions): ResolvedExportOpti
   }
   const requestId = head.requestId;
   const timeZoneId = resolveTimeZone(head.request?.timeZoneId, options.timeZone, requestId);
-  const fromWindow = options.window === undefined ? [] : datesOfWindow(options.window, timeZoneId);
-  const explicit = options.windowDates === undefined ? undefined : checkWindowDates(options.windowDates);
+  const { window, windowDates } = options;
+  const fromWindow = window === undefined ? [] : windowOption(() => datesOfWindow(window, timeZoneId));
+  const explicit = windowDates === undefined ? undefined : windowOption(() => checkWindowDates(windowDates));
   const windowed = options.window !== undefined || (explicit !== undefined && explicit.length > 0);
   const summaryDay =
     dataset === DATASETS.summaries
@@ -255,6 +262,21 @@ function resolveTimeZone(fromResult: unknown, fromCaller: string | undefined, re
   // Fails with EXPORT_TIME_ZONE_INVALID for a name Intl does not know.
   new ZoneConverter(zone);
   return zone;
+}
+
+/**
+ * The calendar's refusal of a window option, as the export's option error (the same code,
+ * EXPORT_CONFIG_INVALID): every invalid option of an export is an ExportConfigError.
+ */
+function windowOption<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (cause) {
+    if (cause instanceof CalendarError && cause.code === CALENDAR_ERROR_CODES.dateInvalid) {
+      throw new ExportConfigError(cause.message, { cause });
+    }
+    throw cause;
+  }
 }
 
 /** How errors and logs name the window rows must fall in. */

@@ -1,8 +1,7 @@
 import { z } from 'zod';
+import { isIanaZone, parseCalendarDate } from '../calendar';
 import type { SummaryMismatchPolicy } from '../export';
 import { checkLayout, DATASETS, type Dataset, type PromotedColumn } from '../export';
-import { isIanaZone } from '../export/time-zone';
-import { parseCalendarDate } from '../export/window';
 import type { ConfiguredReport } from '../workflow';
 import { PROMOTED_COLUMNS_SCHEMA, SETTINGS_DEFAULTS } from '../workflow';
 import { DEFAULT_EXPORT_EPHEMERAL_MB, DEFAULT_EXPORT_MEMORY_MB } from './export-sizing';

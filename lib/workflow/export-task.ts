@@ -8,7 +8,7 @@ import {
   type ParquetCodec,
 } from '../export';
 import type { ExportOptions } from '../export/export-options';
-import { datesOfWindow, dayWindow } from '../export/window';
+import { datesOfWindow, dayWindow } from '../calendar';
 import type { Lease, LeaseStore, ObjectStore } from '../stores';
 import { describeLeaseHolder } from '../stores';
 import { toWorkflowError } from './classify';

@@ -1,5 +1,5 @@
+import { dayWindow } from '../calendar';
 import type { HeldPartition } from '../export';
-import { dayWindow } from '../export/window';
 import type { ObjectStore } from '../stores';
 import { toWorkflowError } from './classify';
 import {

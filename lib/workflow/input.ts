@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isGuid } from '../api/validate';
 import { TENANT_ID_PATTERN, TENANT_ID_RULE } from '../export';
-import { parseCalendarDate, parseInstant } from '../export/window';
+import { parseCalendarDate, parseInstant } from '../calendar';
 import { PRESET_NAMES } from '../spec';
 import { InvalidInputError } from './errors';
 

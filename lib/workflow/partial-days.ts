@@ -1,4 +1,4 @@
-import { dayWindow } from '../export/window';
+import { dayWindow } from '../calendar';
 import type { PartialDay } from './run-record';
 
 /** A report run: its window and when it was requested (ISO 8601; unknown when empty). */

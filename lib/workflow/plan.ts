@@ -1,4 +1,4 @@
-import { dayBefore, shiftDate, windowForDates } from '../export/window';
+import { dayBefore, shiftDate, windowForDates } from '../calendar';
 import type { AdditionalCondition, PresetName } from '../spec';
 import { InvalidInputError } from './errors';
 import { type ExecutionInput, parseExecutionInput } from './input';

@@ -1,4 +1,4 @@
-import { dateInZone, dayWindow, shiftDate } from '../export/window';
+import { dateInZone, dayWindow, shiftDate } from '../calendar';
 import type { PresetName } from '../spec';
 import { InvalidInputError } from './errors';
 

@@ -8,7 +8,7 @@ import {
   type PromotedType,
   tableSchema,
 } from '../export';
-import { isIanaZone } from '../export/time-zone';
+import { isIanaZone } from '../calendar';
 import { InvalidConfigError } from './errors';
 import { MAX_EXECUTION_INPUT_BYTES } from './input';
 import { SETTINGS_DEFAULTS } from './settings-defaults';

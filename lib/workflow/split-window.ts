@@ -1,4 +1,4 @@
-import { dayWindow } from '../export/window';
+import { dayWindow } from '../calendar';
 import { RowLimitError } from './errors';
 import type { PendingWindow } from './job-cursor';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { REGIONS } from '../api';
+import { isIanaZone } from '../calendar';
 import { checkTenantId, TENANT_ID_PATTERN, TENANT_ID_RULE } from '../export';
-import { isIanaZone } from '../export/time-zone';
 import { type ObjectStore, readObjectIfPresent } from '../stores';
 import { type AdapterOptions, objectStoreFromUri } from '../stores/aws';
 import { TenantConfigError } from './errors';

@@ -7,8 +7,8 @@ import {
   REGIONS,
   type Region,
 } from '../../api/endpoints';
+import { isIanaZone } from '../../calendar';
 import { ConfigError, type ValueOption } from '../../command-line';
-import { isIanaZone } from '../../export/time-zone';
 import { CLI_DEFAULTS } from './defaults';
 
 /**

@@ -1,5 +1,5 @@
+import { shiftDate } from '../../calendar';
 import { DATASETS, manifestKey, OUTPUT_FORMATS } from '../../export';
-import { shiftDate } from '../../export/window';
 import { type ObjectStore, readObjectIfPresent } from '../../stores';
 import type { Plan, WorkflowSettings } from '../../workflow';
 import { fileLakeTables, livePartitionKey, livePartitions } from './lake-tables';

@@ -1,6 +1,6 @@
 import { isGuid } from '../../api/validate';
+import { parseCalendarDate } from '../../calendar';
 import { choiceValue, nonEmptyValue, UsageError, type ValueParser } from '../../command-line';
-import { parseCalendarDate } from '../../export/window';
 import { PRESET_NAMES } from '../../spec';
 
 /**

@@ -1,5 +1,5 @@
+import { dateInZone } from '../../calendar';
 import { UsageError } from '../../command-line';
-import { dateInZone } from '../../export/window';
 
 /** The dates of a command line that name days: `--date`, or `--from`/`--to`. */
 interface DateFlags {

@@ -1,9 +1,9 @@
 import { rawMembersOf } from '../../api';
+import { localDate, parseLocalTime, type ZoneConverter } from '../../calendar';
 import type { ResultRow } from '../../spec';
 import { EXPORT_ERROR_CODES, ExportConfigError, RowConversionError, RowOutsideWindowError } from '../errors';
 import { TotalsCounter } from '../reconcile';
 import { CALLS_SCHEMA, type ColumnDefinition, type TableSchema } from '../schema';
-import { localDate, parseLocalTime, type ZoneConverter } from '../time-zone';
 import { type OutsideWindowPolicy, UNKNOWN_MEMBER_POLICIES, type UnknownMemberPolicy } from '../types';
 import { ArrayPool } from './array-pool';
 import { ColumnBuffer, RunDictionaries, type StringMode } from './column-buffer';

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { windowForDates } from '../../../lib/calendar';
 import {
   EXPORT_ERROR_CODES,
   type ExportOptions,
@@ -9,7 +10,6 @@ import {
   type PartitionManifest,
   ReportShapeChangedError,
 } from '../../../lib/export';
-import { windowForDates } from '../../../lib/export/window';
 import type { ResultRow } from '../../../lib/spec/types';
 import { LocalDirectoryStore, listAll, type ObjectStore, readObject } from '../../../lib/stores';
 import { callsOn, resultStreamOf } from '../../support/result-stream';

@@ -2,13 +2,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { windowForDates } from '../../../lib/calendar';
 import {
   type ExportLogger,
   type ExportOptions,
   exportReportResult,
   type PartitionManifest,
 } from '../../../lib/export';
-import { windowForDates } from '../../../lib/export/window';
 import type { ResultRow } from '../../../lib/spec/types';
 import { LocalDirectoryStore, readObject } from '../../../lib/stores';
 import { callsOn, resultStreamOf } from '../../support/result-stream';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { localDate, parseLocalTime, ZoneConverter } from '../../../lib/export/time-zone';
+import { localDate, parseLocalTime, ZoneConverter } from '../../../lib/calendar';
 import vectorFile from '../../fixtures/time-zone-vectors.json';
 
 describe('ZoneConverter', () => {

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ExportConfigError } from '../../../lib/export';
 import {
   dateInZone,
   datesInRange,
@@ -10,7 +9,13 @@ import {
   shiftDate,
   toReportPeriod,
   windowForDates,
-} from '../../../lib/export/window';
+} from '../../../lib/calendar';
+
+/** What the calendar throws for a malformed or backward date, instant or window: the export's config code, kept. */
+const CALENDAR_DATE_INVALID = expect.objectContaining({
+  name: 'CalendarError',
+  code: 'EXPORT_CONFIG_INVALID',
+});
 
 describe('windowForDates', () => {
   it.each([
@@ -92,7 +97,7 @@ describe('windowForDates', () => {
 
   it('rejects a window whose last date is before its first', () => {
     // Act / Assess
-    expect(() => windowForDates('2026-01-02', '2026-01-01', 'UTC')).toThrow(ExportConfigError);
+    expect(() => windowForDates('2026-01-02', '2026-01-01', 'UTC')).toThrow(CALENDAR_DATE_INVALID);
   });
 });
 
@@ -195,12 +200,12 @@ describe('datesOfWindow', () => {
     ['window.from', { from: '2026-06-01', to: '2026-06-02T00:00:00Z' }],
     ['window.to', { from: '2026-06-01T00:00:00Z', to: 'tomorrow' }],
     ['window.to', { from: '2026-06-02T00:00:00Z', to: '2026-06-01T00:00:00Z' }],
-  ])('throws ExportConfigError naming %s when the window is invalid', (setting, window) => {
+  ])('throws EXPORT_CONFIG_INVALID naming %s when the window is invalid', (setting, window) => {
     // Act
     const act = () => datesOfWindow(window, 'Europe/London');
 
     // Assess
-    expect(act).toThrow(ExportConfigError);
+    expect(act).toThrow(CALENDAR_DATE_INVALID);
     expect(act).toThrow(setting);
   });
 });
@@ -236,9 +241,9 @@ describe('datesInRange', () => {
     expect(datesInRange('2026-06-01', '2026-06-01')).toEqual(['2026-06-01']);
   });
 
-  it('throws ExportConfigError when the range ends before it starts', () => {
+  it('throws EXPORT_CONFIG_INVALID when the range ends before it starts', () => {
     // Act / Assess
-    expect(() => datesInRange('2026-06-02', '2026-06-01')).toThrow(ExportConfigError);
+    expect(() => datesInRange('2026-06-02', '2026-06-01')).toThrow(CALENDAR_DATE_INVALID);
   });
 });
 
@@ -259,9 +264,9 @@ describe('dayBefore', () => {
     expect(dayBefore(instant, zone)).toBe(expected);
   });
 
-  it('throws ExportConfigError when the instant has no offset', () => {
+  it('throws EXPORT_CONFIG_INVALID when the instant has no offset', () => {
     // Act / Assess
-    expect(() => dayBefore('2026-06-01T03:00:00', 'Europe/London')).toThrow(ExportConfigError);
+    expect(() => dayBefore('2026-06-01T03:00:00', 'Europe/London')).toThrow(CALENDAR_DATE_INVALID);
   });
 });
 

@@ -1,8 +1,8 @@
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
+import { windowForDates } from '../../../lib/calendar';
 import type { ExportOptions } from '../../../lib/export/export-options';
 import { resolveExportOptions } from '../../../lib/export/resolve-export-options';
-import { windowForDates } from '../../../lib/export/window';
 import { LocalDirectoryStore } from '../../../lib/stores';
 import { resultStreamOf } from '../../support/result-stream';
 

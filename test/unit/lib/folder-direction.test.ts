@@ -17,14 +17,9 @@ const LIB = path.join(ROOT, 'lib');
  */
 const LIGHT_ENTRIES: Record<string, readonly string[]> = {
   api: ['endpoints.ts', 'errors.ts', 'phone-region.ts', 'service-text.ts', 'validate.ts'],
-  export: [
-    'errors.ts',
-    'export-options.ts',
-    'formats/parquet-codecs.ts',
-    'rows/partitioner.ts',
-    'time-zone.ts',
-    'window.ts',
-  ],
+  // The calendar is light whole: its index loads nothing but its own modules.
+  calendar: ['index.ts'],
+  export: ['errors.ts', 'export-options.ts', 'formats/parquet-codecs.ts', 'rows/partitioner.ts'],
   simulator: ['cli-options.ts', 'defaults.ts'],
   // The stores' index holds the ports and local adapters and loads no package; the export
   // core, its encode worker and the local runtime never load the AWS SDK through it (a bundle
@@ -41,21 +36,35 @@ const OTHER_ENTRIES: Record<string, readonly string[]> = {
 /**
  * The folders of lib/ and the folders each may import, as ../shared/ARCHITECTURE.md draws
  * them: cli -> local -> infra (definition only), lambdas -> workflow -> export -> api,
- * stores, spec; the local service depends on spec alone (and the command-line parsing
- * both programs share). Static imports only: a lazy `import()` is how a deliberate edge
+ * stores, spec; the calendar (zones, local days, windows) is a ground floor beside spec;
+ * the local service depends on spec alone (and the command-line parsing both programs
+ * share), never on the calendar: it keeps its own zone code, an independent side of the
+ * contract. Static imports only: a lazy `import()` is how a deliberate edge
  * that must not load early is written, and it still must point down (checked below too).
  */
 const ALLOWED: Record<string, readonly string[]> = {
   spec: [],
+  calendar: [],
   'command-line': [],
   stores: ['spec'],
   api: ['spec'],
   simulator: ['spec', 'command-line'],
-  export: ['api', 'stores', 'spec'],
-  workflow: ['export', 'api', 'stores', 'spec'],
-  infra: ['workflow', 'export', 'stores', 'spec'],
-  local: ['infra', 'workflow', 'export', 'api', 'stores', 'simulator', 'spec', 'command-line'],
-  cli: ['local', 'infra', 'workflow', 'export', 'api', 'stores', 'simulator', 'spec', 'command-line'],
+  export: ['api', 'stores', 'spec', 'calendar'],
+  workflow: ['export', 'api', 'stores', 'spec', 'calendar'],
+  infra: ['workflow', 'export', 'stores', 'spec', 'calendar'],
+  local: ['infra', 'workflow', 'export', 'api', 'stores', 'simulator', 'spec', 'calendar', 'command-line'],
+  cli: [
+    'local',
+    'infra',
+    'workflow',
+    'export',
+    'api',
+    'stores',
+    'simulator',
+    'spec',
+    'calendar',
+    'command-line',
+  ],
 };
 
 /** Specifiers of the imports and re-exports that load a module (type-only ones are erased). */

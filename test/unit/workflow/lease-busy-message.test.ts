@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dayWindow } from '../../../lib/export/window';
+import { dayWindow } from '../../../lib/calendar';
 import { LocalDirectoryStore, LocalFileSecretStore } from '../../../lib/stores';
 import type { Lease, LeaseStore } from '../../../lib/stores/lease-store';
 import { LocalLeaseStore } from '../../../lib/stores/local-lease-store';

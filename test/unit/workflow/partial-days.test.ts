@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { windowForDates } from '../../../lib/export/window';
+import { windowForDates } from '../../../lib/calendar';
 import { exportResults } from '../../../lib/workflow/export-task';
 import { firstCursor, type JobTaskInput } from '../../../lib/workflow/job-cursor';
 import { partialDaysOf } from '../../../lib/workflow/partial-days';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dateInZone } from '../../../lib/export/window';
+import { dateInZone } from '../../../lib/calendar';
 import { resolvePreset } from '../../../lib/simulator/reporting/presets';
 import { PRESET_NAMES } from '../../../lib/spec/types';
 import { InvalidInputError } from '../../../lib/workflow/errors';

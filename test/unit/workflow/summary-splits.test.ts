@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { datesOfWindow, windowForDates } from '../../../lib/export/window';
+import { datesOfWindow, windowForDates } from '../../../lib/calendar';
 import { LocalDirectoryStore, listAll } from '../../../lib/stores';
 import { DeadlineError, RowLimitError } from '../../../lib/workflow/errors';
 import { type ExportTaskDeps, exportResults } from '../../../lib/workflow/export-task';

@@ -1,4 +1,4 @@
-import { shiftDate } from '../../../export/window';
+import { shiftDate } from '../../../calendar';
 import { type LakeDatabase, sqlString } from '../../shared/lake-database';
 
 /** One local day of the export. */

@@ -1,8 +1,8 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { dayBefore, shiftDate } from '../../../calendar';
 import { UsageError } from '../../../command-line';
-import { dayBefore, shiftDate } from '../../../export/window';
 import type { startLocalDeployment } from '../../../local';
 import type { ExecutionInput, SettingsEnvironment, WorkflowSettings } from '../../../workflow';
 import { InvalidInputError, type Plan, planExecution } from '../../../workflow';

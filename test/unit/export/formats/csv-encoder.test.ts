@@ -1,10 +1,10 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { ZoneConverter } from '../../../../lib/calendar';
 import { CHUNK_BYTES } from '../../../../lib/export/formats/chunk-pool';
 import { CsvFileEncoder } from '../../../../lib/export/formats/csv-encoder';
 import { RowMapper } from '../../../../lib/export/rows/row-mapper';
 import { COLUMNS } from '../../../../lib/export/schema';
-import { ZoneConverter } from '../../../../lib/export/time-zone';
 import type { ResultRow } from '../../../../lib/spec/types';
 
 function encode(rows: ResultRow[], gzip = false): string {

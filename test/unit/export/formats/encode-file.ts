@@ -1,6 +1,6 @@
+import { ZoneConverter } from '../../../../lib/calendar';
 import { ParquetFileEncoder } from '../../../../lib/export/formats/parquet-encoder';
 import { RowMapper } from '../../../../lib/export/rows/row-mapper';
-import { ZoneConverter } from '../../../../lib/export/time-zone';
 import type { ResultRow } from '../../../../lib/spec/types';
 
 /** A whole Parquet file of the given row groups, as the part files are written (rows read in `zone`). */

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ZoneConverter } from '../../../../lib/calendar';
 import { verifyPartitions } from '../../../../lib/export/publish/verify';
 import { RowMapper } from '../../../../lib/export/rows/row-mapper';
 import { PartitionWriter } from '../../../../lib/export/spill/partition-writer';
 import { SpillBudget } from '../../../../lib/export/spill/spill-budget';
-import { ZoneConverter } from '../../../../lib/export/time-zone';
 import { sampleRow } from '../../../support/result-stream';
 
 describe('verifyPartitions', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ZoneConverter } from '../../../../lib/calendar';
 import { ArrayCollector, ArrayPool } from '../../../../lib/export/rows/array-pool';
 import {
   type BufferedColumn,
@@ -8,7 +9,6 @@ import {
 } from '../../../../lib/export/rows/column-buffer';
 import { RowMapper } from '../../../../lib/export/rows/row-mapper';
 import { COLUMNS } from '../../../../lib/export/schema';
-import { ZoneConverter } from '../../../../lib/export/time-zone';
 import type { ResultRow } from '../../../../lib/spec/types';
 
 const USER_NAME = COLUMNS.findIndex((c) => c.name === 'user_name');

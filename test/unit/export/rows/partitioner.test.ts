@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { ZoneConverter } from '../../../../lib/calendar';
 import type { ColumnBuffer } from '../../../../lib/export/rows/column-buffer';
 import { Partitioner, type PartitionSink } from '../../../../lib/export/rows/partitioner';
 import { RowMapper } from '../../../../lib/export/rows/row-mapper';
-import { ZoneConverter } from '../../../../lib/export/time-zone';
 import type { PartitionOutput } from '../../../../lib/export/types';
 import type { ResultRow } from '../../../../lib/spec/types';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { RAW_MEMBERS } from '../../../../lib/api/result/stream';
+import { ZoneConverter } from '../../../../lib/calendar';
 import type { ColumnBuffer } from '../../../../lib/export/rows/column-buffer';
 import { RowMapper } from '../../../../lib/export/rows/row-mapper';
 import { COLUMNS, columnName } from '../../../../lib/export/schema';
-import { ZoneConverter } from '../../../../lib/export/time-zone';
 import type { ResultRow } from '../../../../lib/spec/types';
 
 const zone = new ZoneConverter('Europe/London');
