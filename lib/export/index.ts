@@ -1,4 +1,18 @@
 export {
+  checkWindowDates,
+  dateInZone,
+  datesInRange,
+  datesOfWindow,
+  dayBefore,
+  dayWindow,
+  parseCalendarDate,
+  type ReportWindow,
+  shiftDate,
+  toReportPeriod,
+  windowForDates,
+  ZoneConverter,
+} from '../calendar';
+export {
   EXPORT_ERROR_CODES,
   ExportConfigError,
   ExportError,
@@ -47,15 +61,15 @@ export {
 } from './publish/commit-staged';
 export type { ManifestFile, PartitionManifest } from './publish/publish';
 export { recoverDeadStaging, type StagingRecovery } from './publish/recover-staging';
-export { dataFileKey, tableDataPrefix } from './publish/table-publish';
 export {
   MAX_STAGED_RUN_BYTES,
   STAGED_RUN_NAME,
   STAGED_RUN_TTL_MS,
   stagedRunKey,
 } from './publish/staged-run';
-export { TEST_PAUSE_VARIABLE } from './publish/test-pause';
+export { dataFileKey, tableDataPrefix } from './publish/table-publish';
 export { publishTenantRollback, type TableRollbackOutcome } from './publish/tenant-rollback-publish';
+export { TEST_PAUSE_VARIABLE } from './publish/test-pause';
 export { removeStaleSpill } from './read-partitions';
 export { isSummaryResult } from './resolve-export-options';
 export { emptyQuality } from './rows/quality';
@@ -133,7 +147,6 @@ export {
   tableProperties,
 } from './table';
 export { checkTenantId, TENANT_ID_PATTERN, TENANT_ID_RULE } from './tenant';
-export { ZoneConverter } from '../calendar';
 export {
   type CallTotals,
   type ExportLogger,
@@ -151,16 +164,3 @@ export {
   UNKNOWN_MEMBER_POLICIES,
   type UnknownMemberPolicy,
 } from './types';
-export {
-  checkWindowDates,
-  dateInZone,
-  datesInRange,
-  datesOfWindow,
-  dayBefore,
-  dayWindow,
-  parseCalendarDate,
-  type ReportWindow,
-  shiftDate,
-  toReportPeriod,
-  windowForDates,
-} from '../calendar';
