@@ -50,3 +50,17 @@ export function environmentBytes(environment: Record<string, string>): number {
     0,
   );
 }
+
+/*
+ * The Commit function reads no row: each staged run's object (size-bounded), the data files'
+ * Parquet footers (ranged reads of their tails) and the tables' manifests, then promotes the
+ * CSV copies server-side and writes the tables' metadata. Its memory is for the manifests of
+ * a table every tenant shares (decoded whole to write the next snapshot) and the CPU of their
+ * Avro coding, not for data; its timeout for a grouped commit's waits and conflict retries.
+ */
+
+/** Memory of the Commit function. */
+export const COMMIT_MEMORY_MB = 1_024;
+
+/** Timeout of the Commit function, in seconds (its task's timeout is a little longer). */
+export const COMMIT_TIMEOUT_SECONDS = 300;

@@ -2,6 +2,7 @@ import { STATE_NAMES } from '../infra';
 import type { MetricsSink, WorkflowRuntime } from '../workflow';
 import {
   createCheckStatusHandler,
+  createCommitHandler,
   createExportResultsHandler,
   createFinalizeHandler,
   createPlanHandler,
@@ -39,6 +40,8 @@ interface InProcessTaskOptions {
   exportDeadlineMs?: number;
   /** The deadline of the short tasks (their Lambda timeout). Default 120 s. */
   shortDeadlineMs?: number;
+  /** The deadline the Commit handler gets (its Lambda timeout). Default 300 s. */
+  commitDeadlineMs?: number;
 }
 
 /**
@@ -55,6 +58,7 @@ export function inProcessTasks(
   const request = createRequestReportHandler(runtime);
   const check = createCheckStatusHandler(runtime);
   const exportResults = createExportResultsHandler(runtime);
+  const commit = createCommitHandler(runtime);
   const finalize = createFinalizeHandler(runtime, metrics);
   const context = (timeoutMs: number, signal: AbortSignal | undefined): TaskContext => {
     const started = Date.now();
@@ -70,6 +74,7 @@ export function inProcessTasks(
     [STATE_NAMES.checkStatus]: (e, s) => check(e, context(short, s)),
     [STATE_NAMES.exportResults]: (e, s) =>
       exportResults(e, context(options.exportDeadlineMs ?? 15 * 60_000, s)),
+    [STATE_NAMES.commit]: (e, s) => commit(e, context(options.commitDeadlineMs ?? 300_000, s)),
     [STATE_NAMES.finalize]: (e) => finalize(e),
     [STATE_NAMES.recordFailure]: (e) => finalize(e),
   };

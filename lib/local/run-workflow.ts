@@ -132,6 +132,7 @@ export async function runLocalWorkflow(
         STATE_NAMES.exportResults,
         invoke(STATE_NAMES.exportResults),
       ),
+      [STATE_NAMES.commit]: invoke(STATE_NAMES.commit),
       [STATE_NAMES.finalize]: finalizeAndKeep(STATE_NAMES.finalize),
       [STATE_NAMES.recordFailure]: finalizeAndKeep(STATE_NAMES.recordFailure),
       [STATE_NAMES.notifyFailure]: withStateLimits(STATE_NAMES.notifyFailure, async (e) => notify(e)),

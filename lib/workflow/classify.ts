@@ -13,6 +13,7 @@ import {
   RowLimitError,
   ServiceUnavailableError,
   SpillBudgetExceededError,
+  StagedRunInvalidError,
   StoreFailedError,
   TenantConfigError,
   TenantDisabledError,
@@ -42,6 +43,7 @@ const MAKE: Record<
   [W.continuationStopped]: (m) => new ContinuationStoppedError(m),
   [W.tenantConfigInvalid]: (m) => new TenantConfigError(m),
   [W.tenantDisabled]: (m) => new TenantDisabledError(m),
+  [W.stagedRunInvalid]: (m) => new StagedRunInvalidError(m),
   OAUTH_INVALID_GRANT: (m, o) => loginRequired(m, o.cause),
 };
 

@@ -45,6 +45,7 @@ export const TASK_ERROR_NAMES = {
   [W.continuationStopped]: 'ContinuationStoppedError',
   [W.tenantConfigInvalid]: 'TenantConfigError',
   [W.tenantDisabled]: 'TenantDisabledError',
+  [W.stagedRunInvalid]: 'StagedRunInvalidError',
   // The client's names, from its table (the class the client throws).
   [OAUTH_ERROR_CODES.invalidGrant]: API_ERROR_TABLE[OAUTH_ERROR_CODES.invalidGrant].name,
   // Named by the state machine's PollBudgetSpent state (the loop's budget is counted there).
@@ -72,6 +73,8 @@ export const TASK_ERROR_OUTCOMES = {
   // An operator corrects the entry, or enables the tenant: a retry reads the same entry.
   [W.tenantConfigInvalid]: 'terminal',
   [W.tenantDisabled]: 'terminal',
+  // The staged files are what they are: a retry reads the same ones.
+  [W.stagedRunInvalid]: 'terminal',
   // Each retry would redeem another refresh token, and fail the same way.
   [OAUTH_ERROR_CODES.invalidGrant]: 'terminal',
   [API_ERROR_CODES.pollBudgetExhausted]: 'terminal',
@@ -144,6 +147,11 @@ export const SOURCE_ERROR_CODES = {
   [EXPORT_ERROR_CODES.tableCommitFailed]: W.storeFailed,
   // A table's metadata this export cannot write onto: an operator looks at the table.
   [EXPORT_ERROR_CODES.tableInvalid]: W.exportFailed,
+  // Named in a staged run's outcome (the committer sets the run aside), never thrown; were
+  // it thrown, the same files would be refused again.
+  [EXPORT_ERROR_CODES.stagedRunInvalid]: W.stagedRunInvalid,
+  // The committer could not read a staged run or its files: the store may answer next time.
+  [EXPORT_ERROR_CODES.stagedReadFailed]: W.storeFailed,
 } as const satisfies Record<ApiErrorCode | OAuthErrorCode | ExportErrorCode, TaskErrorCode | typeof BY_CAUSE>;
 
 function namesWith(...outcomes: ErrorOutcome[]): TaskErrorName[] {

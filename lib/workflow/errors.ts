@@ -31,6 +31,7 @@ export const WORKFLOW_ERROR_CODES = {
   continuationStopped: 'WORKFLOW_CONTINUATION_STOPPED',
   tenantConfigInvalid: 'WORKFLOW_TENANT_CONFIG_INVALID',
   tenantDisabled: 'WORKFLOW_TENANT_DISABLED',
+  stagedRunInvalid: 'WORKFLOW_STAGED_RUN_INVALID',
 } as const;
 export type WorkflowErrorCode = (typeof WORKFLOW_ERROR_CODES)[keyof typeof WORKFLOW_ERROR_CODES];
 
@@ -161,5 +162,17 @@ export class TenantDisabledError extends WorkflowError {
   constructor(message: string) {
     super(WORKFLOW_ERROR_CODES.tenantDisabled, message);
     this.name = 'TenantDisabledError';
+  }
+}
+
+/**
+ * A staged run the committer refused (its files or its object disagree with what it claims):
+ * the job's window was not published. Named in the job's result by Finalize, never thrown by
+ * a handler: the Commit task sets the run aside and commits the others. Not retried.
+ */
+export class StagedRunInvalidError extends WorkflowError {
+  constructor(message: string) {
+    super(WORKFLOW_ERROR_CODES.stagedRunInvalid, message);
+    this.name = 'StagedRunInvalidError';
   }
 }

@@ -1,4 +1,5 @@
 import type { ReportingClient, ReportResultStream } from '../api';
+import { datesOfWindow, dayWindow } from '../calendar';
 import type { LakeTables, SummaryMismatchPolicy } from '../export';
 import {
   type ExportLogger,
@@ -8,12 +9,11 @@ import {
   type ParquetCodec,
 } from '../export';
 import type { ExportOptions } from '../export/export-options';
-import { datesOfWindow, dayWindow } from '../calendar';
 import type { Lease, LeaseStore, ObjectStore } from '../stores';
 import { describeLeaseHolder } from '../stores';
 import { toWorkflowError } from './classify';
 import { concatResults } from './concat-result';
-import { DeadlineError, LeaseBusyError, RowLimitError } from './errors';
+import { DeadlineError, ExportFailedError, LeaseBusyError, RowLimitError } from './errors';
 import {
   cursorOf,
   type JobCursor,
@@ -21,7 +21,9 @@ import {
   MAX_HELD_LISTED,
   MAX_MISMATCHES_LISTED,
   MAX_PARTIAL_DAYS_LISTED,
+  MAX_STAGED_KEY_CHARS,
   type PendingWindow,
+  type StagedRun,
 } from './job-cursor';
 import { partialDaysOf } from './partial-days';
 import { type PartialDay, sumQuality } from './run-record';
@@ -191,8 +193,11 @@ function advance(
   const quality = sumQuality([cursor.quality, ...summary.partitions.flatMap((p) => p.quality ?? [])]);
   const r = summary.reconciliation;
   const mismatch = r.matches === false;
+  const staged = stagedRunOf(summary);
   return {
     ...cursor,
+    // A run staged for the Commit task (tables): committed with the execution's other runs.
+    ...(staged === undefined ? {} : { staged: [...(cursor.staged ?? []), staged], dataset: summary.dataset }),
     // The newest snapshot the job committed (a table): what `runs` and time travel name.
     ...(summary.table === undefined
       ? {}
@@ -235,6 +240,21 @@ function advance(
   };
 }
 
+/**
+ * What the cursor keeps of the run the export staged (none: the Hive layout published it, or
+ * every partition was held and nothing was staged). Its key is bounded: the state counts it.
+ */
+function stagedRunOf(summary: ExportSummary): StagedRun | undefined {
+  const ref = summary.staged;
+  if (ref === undefined) return undefined;
+  if (ref.key.length > MAX_STAGED_KEY_CHARS) {
+    throw new ExportFailedError(
+      `The staged run's key ${ref.key.slice(0, 80)}… has ${ref.key.length} characters, more than the ${MAX_STAGED_KEY_CHARS} the state allows each (MAX_STAGED_KEY_CHARS): use a shorter lake prefix`,
+    );
+  }
+  return { key: ref.key, runId: ref.runId, dts: [...ref.dts] };
+}
+
 async function publishUnderLease(
   input: JobTaskInput,
   deps: ExportTaskDeps,
@@ -267,7 +287,9 @@ async function publishUnderLease(
       reportId: input.job.reportId,
       ...(deps.tenant === undefined ? {} : { tenant: deps.tenant }),
       ...(deps.prefix === '' ? {} : { prefix: deps.prefix }),
-      ...(deps.tables === undefined ? {} : { tables: deps.tables }),
+      // Tables: stage only, and leave the commit (and the CSV's promotion) to the Commit task,
+      // which lands the whole execution in one snapshot per table. The Hive layout publishes now.
+      ...(deps.tables === undefined ? {} : { tables: deps.tables, commit: 'defer' as const }),
       csvGzip: deps.csvGzip,
       parquetCodec: deps.parquetCodec,
       ...(deps.spillBudgetBytes === undefined ? {} : { spillBudgetBytes: deps.spillBudgetBytes }),

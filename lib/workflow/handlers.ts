@@ -1,4 +1,6 @@
+import { commitStagedRuns } from '../export';
 import { toWorkflowError } from './classify';
+import { type CommitOutput, type CommitTaskInput, commitRun } from './commit-task';
 import { InvalidInputError, TenantConfigError, TenantDisabledError } from './errors';
 import { exportResults } from './export-task';
 import { type FinalizeOutput, finalizeRun, type MetricsSink } from './finalize';
@@ -7,6 +9,7 @@ import type { JobTaskInput } from './job-cursor';
 import { type JobOptions, type Plan, planExecution } from './plan';
 import { checkStatus, requestReport } from './report-tasks';
 import type { FinalizeInput } from './run-record';
+import { withTenant } from './runtime';
 import type { TenantRuntime, WorkflowLogger, WorkflowRuntime } from './runtime-types';
 import { MAX_ERROR_CAUSE_CHARS } from './settings';
 
@@ -21,6 +24,8 @@ export interface TaskContext {
 const DEADLINE_MARGIN_MS = 60_000;
 /** Short tasks stop this long before their deadline. */
 const SHORT_DEADLINE_MARGIN_MS = 10_000;
+/** Commit stops this long before its deadline: time to roll a promotion back and release the leases. */
+const COMMIT_DEADLINE_MARGIN_MS = 30_000;
 
 function deadlineSignal(context: TaskContext | undefined, marginMs: number): AbortSignal | undefined {
   if (context === undefined) return undefined;
@@ -173,6 +178,37 @@ export function createExportResultsHandler(runtime: WorkflowRuntime) {
     });
     return cursor;
   });
+}
+
+/**
+ * Commit: the execution's staged runs into one snapshot per table, as the committer: with
+ * the deployment's own stores (the function's role), never a tenant's session, whatever
+ * tenant the execution is of (the core checks every run is of it).
+ */
+export function createCommitHandler(runtime: WorkflowRuntime) {
+  return (event: CommitTaskInput, context?: TaskContext): Promise<CommitOutput> => {
+    const tenant = event.tenant ?? undefined;
+    return logged(runtime.logger, tenant, 'Commit', async () => {
+      const signal = deadlineSignal(context, COMMIT_DEADLINE_MARGIN_MS);
+      const out = await commitRun(event, {
+        commit: commitStagedRuns,
+        store: runtime.objects.store,
+        prefix: runtime.objects.prefix,
+        tables: runtime.tables,
+        leases: runtime.leases,
+        owner: runtime.owner,
+        logger: tenant === undefined ? runtime.logger : withTenant(runtime.logger, tenant),
+        ...(signal === undefined ? {} : { signal }),
+      });
+      runtime.logger.info('committed', {
+        ...(tenant === undefined ? {} : { tenant }),
+        runId: event.runId,
+        status: out.status,
+        tables: out.tables,
+      });
+      return out;
+    });
+  };
 }
 
 /**

@@ -1,3 +1,4 @@
+export type { CommitOutput, CommitTaskInput, JobCommit } from './commit-task';
 export {
   LAMBDA_CRASH_ERROR_NAMES,
   LAMBDA_SERVICE_ERROR_NAMES,
@@ -23,13 +24,14 @@ export {
 } from './finalize';
 export {
   createCheckStatusHandler,
+  createCommitHandler,
   createExportResultsHandler,
   createFinalizeHandler,
   createPlanHandler,
   createRequestReportHandler,
   type TaskContext,
 } from './handlers';
-export { type ExecutionInput, parseExecutionInput } from './input';
+export { type ExecutionInput, INPUT_TOO_LARGE_PHRASE, parseExecutionInput } from './input';
 export { type Job, type Plan, planExecution } from './plan';
 export {
   type PartialDay,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isGuid } from '../api/validate';
-import { TENANT_ID_PATTERN, TENANT_ID_RULE } from '../export';
 import { parseCalendarDate, parseInstant } from '../calendar';
+import { TENANT_ID_PATTERN, TENANT_ID_RULE } from '../export';
 import { PRESET_NAMES } from '../spec';
 import { InvalidInputError } from './errors';
 
@@ -105,13 +105,19 @@ export type ExecutionInput = z.infer<typeof EXECUTION_INPUT_SCHEMA>;
  * size leaves them room. Filters that need more belong in a saved filter (filterId).
  */
 export const MAX_EXECUTION_INPUT_BYTES = 32 * 1024;
+/**
+ * What the refusal of an input over MAX_EXECUTION_INPUT_BYTES says: the state machine tells
+ * that failure by it (such an input's tenant is not copied into the state, which could not
+ * hold it; lib/infra/export-workflow.ts).
+ */
+export const INPUT_TOO_LARGE_PHRASE = 'bytes of JSON exceed the';
 
 /** Validates an execution input; the error names every wrong member and what is wrong with it. */
 export function parseExecutionInput(raw: unknown): ExecutionInput {
   const bytes = Buffer.byteLength(JSON.stringify(raw) ?? '', 'utf8');
   if (bytes > MAX_EXECUTION_INPUT_BYTES) {
     throw new InvalidInputError(
-      `Invalid execution input: ${bytes} bytes of JSON exceed the ${MAX_EXECUTION_INPUT_BYTES} an execution takes (its filters travel in the state, limited to 256 KiB); use a saved filter (filterId) for long conditions`,
+      `Invalid execution input: ${bytes} ${INPUT_TOO_LARGE_PHRASE} ${MAX_EXECUTION_INPUT_BYTES} an execution takes (its filters travel in the state, limited to 256 KiB); use a saved filter (filterId) for long conditions`,
     );
   }
   const parsed = EXECUTION_INPUT_SCHEMA.safeParse(raw);

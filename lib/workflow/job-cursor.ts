@@ -1,4 +1,4 @@
-import type { HeldPartition, QualityCounts } from '../export';
+import type { Dataset, HeldPartition, QualityCounts } from '../export';
 import { emptyQuality } from '../export';
 import type { Job } from './plan';
 
@@ -23,6 +23,25 @@ export const MAX_HELD_LISTED = 31;
 export const MAX_PARTIAL_DAYS_LISTED = 31;
 /** Summary mismatches listed per job (the rest counted). */
 export const MAX_MISMATCHES_LISTED = 5;
+
+/**
+ * Longest key of a staged run the cursor carries (its lake prefix, the tenant's staging area,
+ * the run id, the object's name): each export of a job adds one to the state, so the state
+ * budget (settings.ts) counts on it. A longer one (a very long lake prefix) is refused.
+ */
+export const MAX_STAGED_KEY_CHARS = 300;
+
+/**
+ * A run ExportResults staged for the Commit task (the core's StagedRunRef without what the
+ * job already says: its report and tenant). One per export of the job: at most
+ * MAX_REQUESTS_PER_JOB, and their days together at most the job's window.
+ */
+export interface StagedRun {
+  key: string;
+  runId: string;
+  /** Every day it replaces, sorted. */
+  dts: string[];
+}
 
 /** A result whose summary disagreed with its rows, published and flagged (summaryMismatch=flag). */
 export interface SummaryMismatch {
@@ -91,6 +110,12 @@ export interface JobCursor {
    */
   snapshot?: TableSnapshotRef | null;
   commits?: number;
+  /**
+   * The runs staged for the Commit task (tables; none for the Hive layout, which publishes
+   * at once), and the dataset they went to. Optional for cursors of a version before it.
+   */
+  staged?: StagedRun[];
+  dataset?: Dataset;
   /** Local dates published (first and last), for freshness. */
   firstDate: string;
   lastDate: string;
@@ -141,6 +166,7 @@ export function firstCursor(job: Job, now: Date): JobCursor {
     partialDays: [],
     snapshot: null,
     commits: 0,
+    staged: [],
     firstDate: '',
     lastDate: '',
     startedAt: now.toISOString(),

@@ -1,5 +1,8 @@
 import type { HeldPartition, QualityCounts } from '../export';
 import { emptyQuality, tenantSegment } from '../export';
+import type { CommitOutput, JobCommit } from './commit-task';
+import { TASK_ERROR_NAMES } from './error-table';
+import { WORKFLOW_ERROR_CODES } from './errors';
 import type { ExecutionInput } from './input';
 import type { JobCursor, PartialDay, SummaryMismatch, TableSnapshotRef } from './job-cursor';
 
@@ -40,6 +43,8 @@ export interface FinalizeInput {
   plan?: Pick<Plan, 'runId' | 'mode' | 'dates' | 'jobCount' | 'hasContinuation' | 'timeZone'> &
     Partial<Pick<Plan, 'tenant'>>;
   results?: JobResult[];
+  /** What the Commit task did (absent: an execution of a version before it, or a failure before it). */
+  commit?: CommitOutput;
   failure?: CaughtFailure;
 }
 
@@ -103,11 +108,26 @@ export interface RunRecordJob extends RunCounts {
   /** The newest table snapshot the job committed (null: none, or the Hive layout), and its commits. */
   snapshot: TableSnapshotRef | null;
   commits: number;
+  /** What the Commit task did with the runs the job staged (null: it staged none). */
+  commit: RunRecordJobCommit | null;
   firstDate: string | null;
   lastDate: string | null;
   durationMs: number | null;
   error: string | null;
   cause: string | null;
+}
+
+/**
+ * A job's staged runs after the Commit task: `committed` (in the snapshots named), `invalid`
+ * (the committer refused a run: the reason names it; the others landed), `failed` (the
+ * Commit task failed: nothing of the execution landed; the reason is its error's).
+ */
+export interface RunRecordJobCommit {
+  status: 'committed' | 'invalid' | 'failed';
+  runs: number;
+  invalidRuns: number;
+  snapshots: TableSnapshotRef[];
+  reason: string | null;
 }
 
 /** The Lambda error's message from a Catch's `Cause` (a JSON text with a stack); never the stack. */
@@ -128,7 +148,7 @@ function causeMessage(cause: string | undefined): string | null {
  */
 export function buildRunRecord(input: FinalizeInput, finishedAt: Date, tenant?: string): RunRecord {
   const results = input.results ?? [];
-  const jobs = results.map(toRecordJob);
+  const jobs = results.map((r) => withCommit(toRecordJob(r), r, input.commit));
   const failed = jobs.filter((j) => j.status === 'FAILED');
   const total = (pick: (j: RunRecordJob) => number) => jobs.reduce((n, j) => n + pick(j), 0);
   const newest = jobs.map((j) => j.lastDate ?? '').reduce((a, b) => (b > a ? b : a), '');
@@ -196,12 +216,55 @@ function toRecordJob(r: JobResult): RunRecordJob {
     partialDays: p.partialDays ?? [],
     snapshot: p.snapshot ?? null,
     commits: p.commits ?? 0,
+    commit: null,
     firstDate: p.firstDate || null,
     lastDate: p.lastDate || null,
     durationMs:
       Number.isNaN(started) || !p.finishedAt ? null : Math.max(0, Date.parse(p.finishedAt) - started),
     error: r.status === 'FAILED' ? (r.error ?? 'States.ALL') : null,
     cause: r.status === 'FAILED' ? causeMessage(r.cause) : null,
+  };
+}
+
+/**
+ * The job as the Commit task left it: its commit's snapshot, and a job whose staged runs did
+ * not all land failed (StagedRunInvalidError, or the Commit task's error), naming why.
+ */
+function withCommit(job: RunRecordJob, result: JobResult, commit: CommitOutput | undefined): RunRecordJob {
+  if (commit === undefined || (result.progress?.staged ?? []).length === 0) return job;
+  const done: JobCommit | undefined = commit.jobs?.find((j) => j.jobId === result.jobId);
+  const recorded: RunRecordJobCommit =
+    commit.status === 'FAILED' || done === undefined
+      ? {
+          status: 'failed',
+          runs: 0,
+          invalidRuns: 0,
+          snapshots: [],
+          reason: causeMessage(commit.cause) ?? commit.error ?? 'the Commit task gave no outcome for the job',
+        }
+      : {
+          status: done.status,
+          runs: done.runs,
+          invalidRuns: done.invalidRuns,
+          snapshots: done.snapshots,
+          reason: done.reason ?? null,
+        };
+  const landed = {
+    ...job,
+    commit: recorded,
+    ...(recorded.snapshots.length === 0
+      ? {}
+      : { snapshot: recorded.snapshots[0] ?? null, commits: recorded.snapshots.length }),
+  };
+  if (recorded.status === 'committed' || job.status === 'FAILED') return landed;
+  return {
+    ...landed,
+    status: 'FAILED',
+    error:
+      recorded.status === 'invalid'
+        ? TASK_ERROR_NAMES[WORKFLOW_ERROR_CODES.stagedRunInvalid]
+        : (commit.error ?? 'States.ALL'),
+    cause: recorded.reason,
   };
 }
 

@@ -195,7 +195,7 @@ const noSecrets: SecretStore = {
 };
 
 /** `logger` with `tenant` on every line. */
-function withTenant(logger: WorkflowLogger, tenant: string): WorkflowLogger {
+export function withTenant(logger: WorkflowLogger, tenant: string): WorkflowLogger {
   const { info, warn, error } = logger;
   return {
     // The tenant last: a member of `data` never names another tenant on the line.

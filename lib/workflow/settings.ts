@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isIanaZone } from '../calendar';
 import type { SummaryMismatchPolicy } from '../export';
 import {
   DATASETS,
@@ -8,7 +9,6 @@ import {
   type PromotedType,
   tableSchema,
 } from '../export';
-import { isIanaZone } from '../calendar';
 import { InvalidConfigError } from './errors';
 import { MAX_EXECUTION_INPUT_BYTES } from './input';
 import { SETTINGS_DEFAULTS } from './settings-defaults';
@@ -93,6 +93,8 @@ export const STATE_DATA_LIMIT_BYTES = 262_144;
 export const MAX_REPORT_FIELD_CHARS = 100;
 /** Longest error message a handler throws: the Catch's Cause lands in the job's result. */
 export const MAX_ERROR_CAUSE_CHARS = 1_000;
+/** Longest reason the Commit task gives for a job (an invalid staged run's): it travels in the state. */
+export const MAX_COMMIT_REASON_CHARS = 400;
 
 /**
  * Worst-case bytes one job adds to the state (test/unit/workflow/state-size.test.ts builds
@@ -100,28 +102,54 @@ export const MAX_ERROR_CAUSE_CHARS = 1_000;
  * MAX_PARTIAL_DAYS_LISTED partial days, MAX_MISMATCHES_LISTED mismatches, a Cause of
  * MAX_ERROR_CAUSE_CHARS) with ids and names at their longest (a tenant's 32-character id in
  * the job and its result included), plus its entry in the plan's jobs and continuation
- * (about 11.7 KB), and per report request a queued and a ready piece (about 240 bytes).
+ * (about 11.7 KB) and its entry in the Commit task's output (COMMIT_JOB_STATE_BYTES); per
+ * report request a queued piece and either a ready piece or a staged run (a request's result
+ * is one or the other: a ready piece is exported, staged, with the day's last one), the staged
+ * run's key at most MAX_STAGED_KEY_CHARS; and per day of the job's window (plus one per
+ * request, a day two pieces share) the day in a staged run's list.
  */
 const JOB_STATE_BYTES = 11_500;
-const PIECE_STATE_BYTES = 240;
+const QUEUED_PIECE_STATE_BYTES = 100;
+const EXPORTED_PIECE_STATE_BYTES = 400;
+const STAGED_DAY_STATE_BYTES = 13;
+/** A job's entry in the Commit task's output: its outcome, snapshots and a reason of at most MAX_COMMIT_REASON_CHARS. */
+export const COMMIT_JOB_STATE_BYTES = 700;
 /** What the state holds besides the jobs: the 32 KiB input (or its filters) and the plan's own fields. */
 const STATE_OVERHEAD_BYTES = MAX_EXECUTION_INPUT_BYTES + 2_048;
 
 /** Jobs whose worst-case results, with the input and the plan, fit the state quota. */
-function jobsWithinStateLimit(maxRequestsPerJob: number): number {
-  const perJob = JOB_STATE_BYTES + PIECE_STATE_BYTES * (2 * maxRequestsPerJob + 1);
+function jobsWithinStateLimit(maxRequestsPerJob: number, maxWindowDays: number): number {
+  const perJob =
+    JOB_STATE_BYTES +
+    COMMIT_JOB_STATE_BYTES +
+    QUEUED_PIECE_STATE_BYTES * (maxRequestsPerJob + 1) +
+    EXPORTED_PIECE_STATE_BYTES * maxRequestsPerJob +
+    STAGED_DAY_STATE_BYTES * (maxWindowDays + maxRequestsPerJob);
   return Math.floor((STATE_DATA_LIMIT_BYTES - STATE_OVERHEAD_BYTES) / perJob);
 }
 
-/** Events of an execution outside its jobs: start, Plan, Map, Finalize, notify/fail, continuation. */
-export const EXECUTION_OVERHEAD_EVENTS = 60;
+/**
+ * Events of an execution outside its jobs: start, Plan, Map, Commit (its lease waits and
+ * retries), Finalize, notify/fail, continuation.
+ */
+export const EXECUTION_OVERHEAD_EVENTS = 120;
 
-/** Jobs per execution that keep the worst case within the history budget and the state quota. */
-export function jobsWithinBudget(settings: Pick<WorkflowSettings, 'poll' | 'maxRequestsPerJob'>): number {
+/**
+ * Jobs per execution that keep the worst case within the history budget and the state quota.
+ * `maxWindowDays` (the days a job's staged runs list) defaults to SETTINGS_DEFAULTS'.
+ */
+export function jobsWithinBudget(
+  settings: Pick<WorkflowSettings, 'poll' | 'maxRequestsPerJob'> &
+    Partial<Pick<WorkflowSettings, 'maxWindowDays'>>,
+): number {
   const byHistory = Math.floor(
     (HISTORY_EVENT_BUDGET - EXECUTION_OVERHEAD_EVENTS) / worstCaseEventsPerJob(settings),
   );
-  return Math.max(1, Math.min(jobsWithinStateLimit(settings.maxRequestsPerJob), byHistory));
+  const byState = jobsWithinStateLimit(
+    settings.maxRequestsPerJob,
+    settings.maxWindowDays ?? SETTINGS_DEFAULTS.maxWindowDays,
+  );
+  return Math.max(1, Math.min(byState, byHistory));
 }
 
 export { SETTINGS_DEFAULTS } from './settings-defaults';
@@ -240,7 +268,11 @@ function deploymentSettings(e: z.infer<typeof DEPLOYMENT_ENV_SCHEMA>): {
     factor: 2,
     maxPollsPerJob: e.MAX_POLLS_PER_JOB,
   };
-  const budget = jobsWithinBudget({ poll, maxRequestsPerJob: e.MAX_REQUESTS_PER_JOB });
+  const budget = jobsWithinBudget({
+    poll,
+    maxRequestsPerJob: e.MAX_REQUESTS_PER_JOB,
+    maxWindowDays: e.MAX_WINDOW_DAYS,
+  });
   if (e.MAX_JOBS_PER_EXECUTION !== undefined && e.MAX_JOBS_PER_EXECUTION > budget) {
     throw new InvalidConfigError(
       `Invalid workflow settings: MAX_JOBS_PER_EXECUTION ${e.MAX_JOBS_PER_EXECUTION} exceeds the history budget (${budget} jobs at these poll and request limits)`,

@@ -1,0 +1,212 @@
+import type {
+  commitStagedRuns,
+  Dataset,
+  ExportLogger,
+  LakeTables,
+  StagedCommitResult,
+  StagedRunRef,
+} from '../export';
+import { TENANT_ID_PATTERN, TENANT_ID_RULE } from '../export';
+import type { Lease, LeaseStore, ObjectStore } from '../stores';
+import { describeLeaseHolder } from '../stores';
+import { InvalidInputError, LeaseBusyError } from './errors';
+import { PUBLISH_LEASE_TTL_MS, publishLease } from './export-task';
+import type { StagedRun, TableSnapshotRef } from './job-cursor';
+import { MAX_COMMIT_REASON_CHARS } from './settings';
+
+/** What a Map iteration returns, as far as the Commit task reads it. */
+interface CommitJobResult {
+  jobId: string;
+  reportId: string;
+  progress?: { staged?: StagedRun[]; dataset?: Dataset } | null;
+}
+
+/** The Commit task's event: the execution's run, its tenant, and every job's result. */
+export interface CommitTaskInput {
+  runId: string;
+  /** The plan's tenant; null in a single-tenant deployment. */
+  tenant: string | null;
+  executionName: string;
+  results?: CommitJobResult[];
+}
+
+/**
+ * What the Commit task did for one job that staged runs: `committed` (every run landed in its
+ * table's snapshot) or `invalid` (the committer refused at least one run: `reason` names the
+ * first; the job's other runs landed). A job that staged nothing (every partition held, a
+ * failure before its first window) has no entry.
+ */
+export interface JobCommit {
+  jobId: string;
+  status: 'committed' | 'invalid';
+  /** Its runs committed, and refused. */
+  runs: number;
+  invalidRuns: number;
+  /** The snapshots of the tables its runs landed in (one per table, the execution's). */
+  snapshots: TableSnapshotRef[];
+  /** The first refused run's reason, at most MAX_COMMIT_REASON_CHARS. */
+  reason?: string;
+}
+
+/**
+ * The Commit task's output (`$.commit`): small, whatever the run. `NOTHING`: no job staged a
+ * run (a held-only run, the Hive layout): no snapshot. `FAILED` is the state machine's (its
+ * Catch), with the error's name and cause; the staged runs are kept for a later run's retry.
+ */
+export interface CommitOutput {
+  status: 'COMMITTED' | 'NOTHING' | 'FAILED';
+  /** One snapshot per table committed (none for NOTHING or FAILED). */
+  tables?: TableSnapshotRef[];
+  jobs?: JobCommit[];
+  error?: string;
+  cause?: string;
+}
+
+export interface CommitTaskDeps {
+  /** The core's commitStagedRuns (a port: tests give their own). */
+  commit: typeof commitStagedRuns;
+  /** The committer's own stores: the function's role, never a tenant's session. */
+  store: ObjectStore;
+  prefix: string;
+  tables: LakeTables | undefined;
+  leases: LeaseStore;
+  owner: string;
+  /** Lease lifetime. Default PUBLISH_LEASE_TTL_MS (the same leases ExportResults takes). */
+  leaseTtlMs?: number;
+  logger?: ExportLogger;
+  /** Fires shortly before the task's deadline. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Commit: every run the execution's jobs staged lands in one snapshot per table, its CSV
+ * promoted with it (the core validates each run against its files first and sets an invalid
+ * one aside). The partitions' leases are taken once the valid runs are known, in ascending
+ * key order as ExportResults takes them; a busy one is a LeaseBusyError (the state machine
+ * waits and retries). Nothing staged: no call, no snapshot.
+ */
+export async function commitRun(input: CommitTaskInput, deps: CommitTaskDeps): Promise<CommitOutput> {
+  const tenant = executionTenant(input.tenant);
+  const byJob = new Map<string, { result: CommitJobResult; refs: StagedRunRef[] }>();
+  for (const result of input.results ?? []) {
+    const staged = result.progress?.staged ?? [];
+    if (staged.length === 0) continue;
+    byJob.set(result.jobId, {
+      result,
+      refs: staged.map((s) => ({
+        key: s.key,
+        reportId: result.reportId,
+        runId: s.runId,
+        ...(tenant === undefined ? {} : { tenant }),
+        dts: s.dts,
+      })),
+    });
+  }
+  const refs = [...byJob.values()].flatMap((j) => j.refs);
+  if (refs.length === 0 || deps.tables === undefined) return { status: 'NOTHING', tables: [], jobs: [] };
+  const outcome = await deps.commit(
+    {
+      store: deps.store,
+      prefix: deps.prefix,
+      tables: deps.tables,
+      ...(tenant === undefined ? {} : { tenant }),
+    },
+    refs,
+    {
+      ...(deps.signal === undefined ? {} : { signal: deps.signal }),
+      ...(deps.logger === undefined ? {} : { logger: deps.logger }),
+      summary: { 'report-export.execution': input.executionName, 'report-export.run-id': input.runId },
+      lock: (partitions) => lockPartitions(partitions, tenant, deps),
+    },
+  );
+  const tables = outcome.tables.map((t) => ({ table: t.table, snapshotId: t.snapshotId }));
+  const jobs = [...byJob.values()].map(({ result, refs: own }) => jobCommit(result, own, outcome));
+  for (const job of jobs) {
+    if (job.status === 'invalid') {
+      deps.logger?.warn('a staged run was refused and not committed', {
+        jobId: job.jobId,
+        invalidRuns: job.invalidRuns,
+        reason: job.reason,
+      });
+    }
+  }
+  return { status: tables.length === 0 ? 'NOTHING' : 'COMMITTED', tables, jobs };
+}
+
+/** The execution's tenant, checked as a tenant id (it names the staging area and the leases). */
+function executionTenant(tenant: string | null): string | undefined {
+  if (tenant === null) return undefined;
+  if (!TENANT_ID_PATTERN.test(tenant)) {
+    throw new InvalidInputError(
+      `tenant must be ${TENANT_ID_RULE} (got ${JSON.stringify(tenant.slice(0, 64))})`,
+    );
+  }
+  return tenant;
+}
+
+/** One job's outcome from the core's answer for its runs. */
+function jobCommit(
+  result: CommitJobResult,
+  refs: readonly StagedRunRef[],
+  outcome: StagedCommitResult,
+): JobCommit {
+  const byKey = new Map(outcome.runs.map((r) => [r.key, r]));
+  let committed = 0;
+  let reason: string | undefined;
+  for (const ref of refs) {
+    const run = byKey.get(ref.key);
+    if (run?.status === 'committed') committed++;
+    else reason ??= run?.reason ?? `the committer gave no outcome for the staged run ${ref.key}`;
+  }
+  const dataset = result.progress?.dataset;
+  const own = outcome.tables.filter((t) => dataset === undefined || t.dataset === dataset);
+  const landed = committed === 0 ? [] : own.length > 0 ? own : outcome.tables;
+  return {
+    jobId: result.jobId,
+    status: reason === undefined ? 'committed' : 'invalid',
+    runs: committed,
+    invalidRuns: refs.length - committed,
+    snapshots: landed.map((t) => ({ table: t.table, snapshotId: t.snapshotId })),
+    ...(reason === undefined ? {} : { reason: bounded(reason) }),
+  };
+}
+
+function bounded(text: string): string {
+  return text.length <= MAX_COMMIT_REASON_CHARS ? text : `${text.slice(0, MAX_COMMIT_REASON_CHARS - 1)}…`;
+}
+
+/**
+ * The leases of every partition the valid runs replace, taken in ascending key order (as
+ * ExportResults takes them, so two holders never wait on each other in a cycle); released
+ * by the function it resolves with. A busy one releases those taken and fails LeaseBusyError.
+ */
+async function lockPartitions(
+  partitions: ReadonlyArray<{ reportId: string; dt: string }>,
+  tenant: string | undefined,
+  deps: CommitTaskDeps,
+): Promise<() => Promise<void>> {
+  const keys = [...new Set(partitions.map((p) => publishLease(p.reportId, p.dt, tenant)))].sort();
+  const held: Lease[] = [];
+  const release = async () => {
+    await Promise.all(held.map((l) => l.release().catch(() => {})));
+  };
+  try {
+    for (const key of keys) {
+      const lease = await deps.leases.acquire(key, {
+        ttlMs: deps.leaseTtlMs ?? PUBLISH_LEASE_TTL_MS,
+        owner: deps.owner,
+      });
+      if (lease === undefined) {
+        const holder = await describeLeaseHolder(deps.leases, key);
+        throw new LeaseBusyError(
+          `Another execution is publishing ${key}${holder === undefined ? '' : ` (${holder})`}; the commit is retried later`,
+        );
+      }
+      held.push(lease);
+    }
+  } catch (error) {
+    await release();
+    throw error;
+  }
+  return release;
+}
