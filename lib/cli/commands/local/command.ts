@@ -12,7 +12,7 @@ import { type CallSummary, summarizeCalls, summarizeSummaryReports } from './cal
 import type { LocalExportOptions, LocalExportResult } from './export';
 import { type LocalReadBack, renderLocalExportReport } from './report';
 import { LOCAL_EXPORT_COMMAND, LOCAL_EXPORT_USAGE } from './spec';
-import { renderTenantsSummaryPage, writeSummaryPage } from './summary-page';
+import { renderTenantsSummaryPage, writeSummaryPage, writtenTenantSections } from './summary-page';
 
 export { UsageError } from '../../../command-line';
 
@@ -79,7 +79,7 @@ export function parseLocalExportArgs(
  * Reads back what the run published, per tenant that succeeded (its rows of the one lake:
  * `tenant = '<id>'`): the per-day sample query, and the summary page with a section per tenant.
  */
-async function readBack(result: LocalExportResult): Promise<LocalReadBack | undefined> {
+async function readBack(result: LocalExportResult, oneTenant: boolean): Promise<LocalReadBack | undefined> {
   const published = result.tenants.filter((t) => t.status === 'SUCCEEDED');
   if (published.length === 0) return undefined;
   const db = await openLake(result.outDir);
@@ -104,7 +104,10 @@ async function readBack(result: LocalExportResult): Promise<LocalReadBack | unde
         context: { generatedAt, timeZone: t.timeZone, reports: t.reports, summaryReports, outcome: t },
       });
     }
-    const html = renderTenantsSummaryPage(sections, `Calls of ${sections.length} tenant(s)`);
+    // --tenant: the page keeps the other tenants' sections (their last runs), this one's replaced.
+    const kept = oneTenant ? await writtenTenantSections(result.outDir) : [];
+    const count = new Set([...kept.map((k) => k.tenant), ...sections.map((s) => s.tenant)]).size;
+    const html = renderTenantsSummaryPage(sections, `Calls of ${count} tenant(s)`, kept);
     return { summaries, page: await writeSummaryPage(result.outDir, html) };
   } finally {
     db.close();
@@ -195,7 +198,7 @@ async function runCommand(
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
   }
-  const readBackResult = await readBack(result);
+  const readBackResult = await readBack(result, options.tenant !== undefined);
   bar.done();
   const seconds = (performance.now() - started) / 1000;
   if (json) {

@@ -36,20 +36,48 @@ export function renderSummaryPage(summary: CallSummary, context: SummaryContext 
   return summaryDocument(context.title, summarySection(summary, context));
 }
 
-/** The summary page of several tenants: a section of each, under its name, in its own zone. */
+/** A tenant's section of the page as written (its tenant's id, and its HTML). */
+export interface TenantSection {
+  tenant: string;
+  html: string;
+}
+
+/**
+ * The summary page of several tenants: a section of each, under its name, in its own zone.
+ * `kept`: sections of an earlier page (of tenants this run did not export, `--tenant`), in
+ * that page's order, each replaced by this run's section of its tenant; new tenants after.
+ */
 export function renderTenantsSummaryPage(
   tenants: readonly { tenant: string; tenantName: string; summary: CallSummary; context: SummaryContext }[],
   title: string,
+  kept: readonly TenantSection[] = [],
 ): string {
-  const sections = tenants.map(({ tenant, tenantName, summary, context }) => {
-    // The section's headings one level down, under the tenant's.
-    const section = summarySection(summary, context).replaceAll('<h2', '<h3').replaceAll('</h2>', '</h3>');
-    return `<section data-tenant="${escapeHtml(tenant)}">
+  const fresh = new Map(
+    tenants.map(({ tenant, tenantName, summary, context }) => {
+      // The section's headings one level down, under the tenant's.
+      const section = summarySection(summary, context).replaceAll('<h2', '<h3').replaceAll('</h2>', '</h3>');
+      const html = `<section data-tenant="${escapeHtml(tenant)}">
 <h2>Tenant ${escapeHtml(tenant)}: ${escapeHtml(tenantName)}</h2>
 ${section}
 </section>`;
-  });
-  return summaryDocument(title, sections.join('\n'));
+      return [tenant, html];
+    }),
+  );
+  const ordered = kept.map((k) => fresh.get(k.tenant) ?? k.html);
+  for (const [tenant, html] of fresh) if (!kept.some((k) => k.tenant === tenant)) ordered.push(html);
+  return summaryDocument(title, ordered.join('\n'));
+}
+
+/** A tenant's section as {@link renderTenantsSummaryPage} writes it (sections do not nest). */
+const TENANT_SECTION = /<section data-tenant="([a-z0-9-]+)">[\s\S]*?\n<\/section>/g;
+
+/**
+ * The tenants' sections of the page in `outDir`, in its order (none when there is no page,
+ * or it is not one this program wrote): what a `--tenant` run keeps of the other tenants.
+ */
+export async function writtenTenantSections(outDir: string): Promise<TenantSection[]> {
+  const html = await fs.readFile(path.join(outDir, SUMMARY_PAGE_NAME), 'utf8').catch(() => '');
+  return [...html.matchAll(TENANT_SECTION)].map((m) => ({ tenant: m[1] as string, html: m[0] }));
 }
 
 /** One window's charts, totals, summary reports and outcome (the body of a page or of a tenant's section). */

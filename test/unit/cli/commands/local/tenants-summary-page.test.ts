@@ -1,6 +1,13 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CallSummary } from '../../../../../lib/cli/commands/local/call-summary';
-import { renderTenantsSummaryPage } from '../../../../../lib/cli/commands/local/summary-page';
+import {
+  renderTenantsSummaryPage,
+  writeSummaryPage,
+  writtenTenantSections,
+} from '../../../../../lib/cli/commands/local/summary-page';
 
 /** A window of `days` days from 2026-03-02 with 10 calls a day, 5 answered. */
 function summary(days: number): CallSummary {
@@ -45,5 +52,48 @@ describe('renderTenantsSummaryPage', () => {
     expect(sections[0]?.match(/data-chart="calls-per-day"/g)).toHaveLength(1);
     expect(sections[0]).toContain('<h3>Calls per day</h3>');
     expect(sections[0]).not.toMatch(/<h2>Calls per day/);
+  });
+
+  it("keeps the other tenants' sections of the page in the lake, in its order, when one tenant is exported again (--tenant)", async () => {
+    // Prepare: the page of a run of three tenants.
+    const dir = await mkdtemp(path.join(tmpdir(), 'summary-page-'));
+    const of = (tenant: string, days: number, zone: string) => ({
+      tenant,
+      tenantName: tenant.toUpperCase(),
+      summary: summary(days),
+      context: { generatedAt: 'first', timeZone: zone },
+    });
+    try {
+      await writeSummaryPage(
+        dir,
+        renderTenantsSummaryPage(
+          [
+            of('london', 3, 'Europe/London'),
+            of('new-york', 1, 'America/New_York'),
+            of('sydney', 2, 'Australia/Sydney'),
+          ],
+          'Calls of 3 tenant(s)',
+        ),
+      );
+
+      // Act: new-york exported again, alone, with four days.
+      const kept = await writtenTenantSections(dir);
+      const html = renderTenantsSummaryPage(
+        [of('new-york', 4, 'America/New_York')],
+        'Calls of 3 tenant(s)',
+        kept,
+      );
+
+      // Assess: every tenant still there, in the page's order; new-york's section this run's.
+      expect(kept.map((k) => k.tenant)).toEqual(['london', 'new-york', 'sydney']);
+      const sections = html.split('<section data-tenant=').slice(1);
+      expect(sections.map((s) => /^"([a-z-]+)"/.exec(s)?.[1])).toEqual(['london', 'new-york', 'sydney']);
+      expect(sections[0]).toBe(`${kept[0]?.html.slice('<section data-tenant='.length)}\n`);
+      expect(sections[1]).toContain('2026-03-05');
+      expect(sections[2]).toContain('in Australia/Sydney');
+      expect(html.match(/<html/g)).toHaveLength(1);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
