@@ -189,8 +189,9 @@ export async function commitStaged(
       tables: committed,
       ...(setAside.length === 0 ? {} : { setAside }),
     };
-    if (mode.keepOnFailure) await writeRecord(target.store, recordKey, result);
-    succeeded = true;
+    // Without its record a retry must find the staged runs to find the snapshots landed: the
+    // staging goes only once the record is written.
+    succeeded = !mode.keepOnFailure || (await writeRecord(target.store, recordKey, result));
     return result;
   } catch (error) {
     keepStaging = error instanceof ExportError && error.code === EXPORT_ERROR_CODES.rollbackFailed;
@@ -237,11 +238,17 @@ async function readRecord(store: ObjectStore, key: string): Promise<StagedCommit
   }
 }
 
-/** Best effort: without it a retry re-validates and finds the snapshots landed. */
-async function writeRecord(store: ObjectStore, key: string, result: StagedCommitResult): Promise<void> {
-  await store
-    .put(key, `${JSON.stringify(result)}\n`, { contentType: 'application/json' })
-    .catch(() => undefined);
+/**
+ * Best effort: false when it could not be written; a retry then re-validates the staged runs
+ * (kept) and finds the snapshots landed by their commit id.
+ */
+async function writeRecord(store: ObjectStore, key: string, result: StagedCommitResult): Promise<boolean> {
+  try {
+    await store.put(key, `${JSON.stringify(result)}\n`, { contentType: 'application/json' });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 interface Checked {

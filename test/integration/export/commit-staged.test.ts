@@ -278,6 +278,38 @@ describe('commitStagedRuns (the committer: one snapshot per table for an executi
     expect(await staging(store)).toEqual([]);
   });
 
+  it('finds its snapshot landed on a retry whose first attempt lost its record, and lands nothing twice', async () => {
+    // Prepare: the first attempt commits but cannot write its result record (its reply "lost").
+    const store = await lake();
+    const refs = [
+      await defer(store, 'r1', callsOn(DAYS, 2, 'r1'), 'req-1'),
+      await defer(store, 'r2', callsOn(DAYS, 1, 'r2'), 'req-2'),
+    ];
+    const noRecords = overriding(store, {
+      put: async (key, body, options) => {
+        if (key.startsWith('_commits/')) throw new Error('connection reset (test)');
+        return await store.put(key, body, options);
+      },
+    });
+    const first = await commitStagedRuns(target(noRecords), refs);
+    const stagingKept = await staging(store);
+
+    // Act
+    const retried = await commitStagedRuns(target(store), [...refs].reverse());
+
+    // Assess: the same snapshot, found by the commit id (the references, in any order); one snapshot.
+    expect(stagingKept).toEqual(expect.arrayContaining(refs.map((r) => r.key)));
+    expect(retried.tables).toEqual([
+      expect.objectContaining({ snapshotId: first.tables[0]?.snapshotId, attempts: 0 }),
+    ]);
+    expect(retried.runs.map((r) => r.status)).toEqual(['committed', 'committed']);
+    expect((await listSnapshots(calls(store))).snapshots).toHaveLength(1);
+    expect(await tableRows(store)).toEqual(
+      [...tagged('r1', callsOn(DAYS, 2, 'r1')), ...tagged('r2', callsOn(DAYS, 1, 'r2'))].sort(),
+    );
+    expect(await staging(store)).toEqual([]);
+  });
+
   it('commits nothing, and adds no snapshot, when no staged run is valid or none is given', async () => {
     // Prepare
     const store = await lake();
