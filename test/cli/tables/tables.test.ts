@@ -1,8 +1,11 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
 import { GetTableCommand, GlueClient, UpdateTableCommand } from '@aws-sdk/client-glue';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it, vi } from 'vitest';
+import { tablesRollback } from '../../../lib/cli/commands/tables/rollback';
+import type { IOStreams } from '../../../lib/cli/shared/io-streams';
 import { startLocalS3 } from '../../integration/stores/local-s3';
 import { runInProcess } from '../../support/cli-in-process';
 import { runCli } from '../../support/cli-process';
@@ -252,6 +255,54 @@ describe('report-export tables', () => {
     expect(refused.stderr).toMatch(
       new RegExp(`a snapshot changing the table landed after snapshot ${second}`),
     );
+  });
+
+  it('asks on a terminal after the plan, and rolls back only when the answer is yes', async () => {
+    // Prepare
+    const { lake: root, first } = await lake();
+    const args = ['tables', 'rollback', String(first), '--dir', root];
+    const count = async () =>
+      (JSON.parse((await runInProcess(['tables', 'snapshots', '--dir', root, '--json'])).stdout) as unknown[])
+        .length;
+
+    // A terminal: stdin a person types into, stderr a stream readline can write the question to.
+    const onTerminal = async (answer: string) => {
+      let stdout = '';
+      let stderr = '';
+      const err = new PassThrough();
+      err.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      const io: IOStreams = {
+        stdin: Object.assign(Readable.from([Buffer.from(answer)]), { isTTY: true }),
+        stdout: {
+          write: (chunk: string) => {
+            stdout += chunk;
+            return true;
+          },
+        },
+        stderr: err,
+        env: { NO_COLOR: '1' },
+        cwd: root,
+      };
+      const code = await tablesRollback(args.slice(2), io);
+      return { code, stdout, stderr };
+    };
+
+    // Act
+    const declined = await onTerminal('no\n');
+    const afterDecline = await count();
+    const accepted = await onTerminal('yes\n');
+
+    // Assess
+    expect(declined.code).toBe(1);
+    expect(declined.stdout).toContain(`Plan: the tables back to calls snapshot ${first}`);
+    expect(declined.stderr).toContain('Type yes to confirm');
+    expect(declined.stderr).toContain('Not confirmed: nothing rolled back');
+    expect(afterDecline).toBe(2);
+    expect(accepted.code, accepted.stderr).toBe(0);
+    expect(accepted.stdout).toContain(`Rolled back calls to snapshot ${first}`);
+    expect(await count()).toBe(3);
   });
 
   it('commits nothing when the table is at that snapshot already', async () => {
