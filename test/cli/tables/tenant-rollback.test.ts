@@ -73,6 +73,8 @@ describe('report-export tables rollback --tenant (a multi-tenant lake)', () => {
     const out = JSON.parse(run.stdout) as { rolledBack: boolean; tables: TableOutcome[] };
     expect(out.rolledBack).toBe(true);
     expect(await snapshotCount(root)).toBe(before + 2);
+    const listed = await runInProcess(['tables', 'snapshots', 'calls', '--dir', root]);
+    expect(listed.stdout).toMatch(/rollback of acme to \d+.*current/);
     const [calls, summaries] = out.tables as [TableOutcome, TableOutcome];
     expect(calls.discarded.map((s) => s.runId)).toHaveLength(1);
     expect(summaries.discarded).toHaveLength(1);

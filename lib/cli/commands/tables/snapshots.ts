@@ -22,6 +22,7 @@ function snapshotEntry(table: string, s: Snapshot, currentId: number | string | 
     deletedRows: n('deleted-records'),
     totalRows: n('total-records'),
     rollbackTo: s.summary['report-export.rollback-to'] ?? null,
+    rollbackTenant: s.summary['report-export.rollback-tenant'] ?? null,
     current: currentId !== null && String(currentId) === String(s['snapshot-id']),
     summary: s.summary,
   };
@@ -54,7 +55,10 @@ export async function tablesSnapshots(argv: readonly string[], io: IOStreams): P
     snapshot: String(e.snapshotId),
     committed: e.committedAt.replace('T', ' ').slice(0, 19),
     operation: e.operation,
-    run: e.rollbackTo === null ? (e.runId ?? '') : `rollback to ${e.rollbackTo}`,
+    run:
+      e.rollbackTo === null
+        ? (e.runId ?? '')
+        : `rollback${e.rollbackTenant === null ? '' : ` of ${e.rollbackTenant}`} to ${e.rollbackTo}`,
     request: e.requestId ?? '',
     added: count(e.addedRows),
     deleted: count(e.deletedRows),
