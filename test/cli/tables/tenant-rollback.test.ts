@@ -132,17 +132,31 @@ describe('report-export tables rollback --tenant (a multi-tenant lake)', () => {
     expect(DAYS).toContain(SUMMARY_DAY);
   });
 
-  it('refuses without --tenant, naming the tenants the tables hold (exit 2), and rolls nothing back', async () => {
+  it('refuses without --tenant, and an unknown tenant, naming the tenants the tables hold (exit 2), and rolls nothing back', async () => {
     // Prepare
     const { root, target } = await lake();
     const before = await snapshotCount(root);
 
     // Act
     const run = await runInProcess(['tables', 'rollback', String(target), '--force', '--dir', root]);
+    const unknown = await runInProcess([
+      'tables',
+      'rollback',
+      String(target),
+      '--tenant',
+      'acmee',
+      '--force',
+      '--dir',
+      root,
+    ]);
 
     // Assess
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/--tenant <id>.*the tables hold acme, bruin/);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(
+      /--tenant acmee: the tables hold no rows of it.*\(they hold acme, bruin\)/,
+    );
     expect(await snapshotCount(root)).toBe(before);
   });
 

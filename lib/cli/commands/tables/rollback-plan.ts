@@ -123,5 +123,15 @@ export async function planRollback(
     });
     tables.push({ dataset: e.dataset, table: e.table, plan });
   }
+  // A tenant with no file now nor at the target is none the tables know (a mistyped id).
+  if (
+    request.tenant !== undefined &&
+    tables.every((t) => t.plan.restore.length === 0 && t.plan.partitions.length === 0)
+  ) {
+    const tenants = await tenantsOf(existing.map((e) => e.table));
+    throw new UsageError(
+      `tables rollback: --tenant ${request.tenant}: the tables hold no rows of it, now or at snapshot ${request.id} (they hold ${tenants.length === 0 ? 'no tenant now' : tenants.join(', ')})`,
+    );
+  }
   return { dataset: owner.dataset, target, tenant: request.tenant, tables };
 }
