@@ -36,8 +36,10 @@ interface CreateOnlyIcebergTableProps {
  * snapshot committed since. Here a changed setting changes the resource's `CreateTableInput`,
  * which only a Create reads.
  *
- * An existing table of that name is adopted untouched (`AlreadyExistsException` ignored):
- * the upgrade from the stacks whose `AWS::Glue::Table` (DeletionPolicy Retain) held it.
+ * An existing Iceberg table of that name is adopted untouched (`AlreadyExistsException`, then
+ * GetTable: `table_type=ICEBERG`): the upgrade from the stacks whose `AWS::Glue::Table`
+ * (DeletionPolicy Retain) held it. Another table of the name (a Hive table not yet deleted)
+ * fails the deployment, naming it.
  * What names the table (database, name, prefix) is in the construct id, so moving the lake
  * or the database makes a new resource that creates the table there.
  */
@@ -53,7 +55,8 @@ export class CreateOnlyIcebergTable extends Construct {
     const provider = creator(this);
     provider.addToRolePolicy({
       Effect: 'Allow',
-      Action: 'glue:CreateTable',
+      // GetTable: an existing table is adopted only if it is an Iceberg table.
+      Action: ['glue:CreateTable', 'glue:GetTable'],
       Resource: glueTableArns(stack, props.databaseName, [d.name]),
     });
     // Glue writes the table's first metadata file with the caller's permissions.

@@ -21,26 +21,36 @@ type Event = {
   PhysicalResourceId?: string;
   ResourceProperties: { CreateTableInput: string };
 };
+type Glue = {
+  createTable(input: Record<string, unknown>): Promise<unknown>;
+  getTable(input: Record<string, unknown>): Promise<{ Table?: { Parameters?: Record<string, string> } }>;
+};
 type Handler = {
   createOnlyTable(
     event: Event,
-    glue: { createTable(input: Record<string, unknown>): Promise<unknown> },
+    glue: Glue,
   ): Promise<{ PhysicalResourceId: string; Data?: Record<string, string> }>;
 };
 const handler = createRequire(import.meta.url)('../../lib/infra/table-creator/index.js') as Handler;
 
-/** A Glue that records its CreateTable requests and answers each with `answer`. */
-function recordingGlue(answer: () => Promise<unknown> = async () => ({})) {
+/**
+ * A Glue that records its CreateTable requests and answers each with `answer`, and answers
+ * GetTable with a table of `existingType` (recorded too).
+ */
+function recordingGlue(answer: () => Promise<unknown> = async () => ({}), existingType = 'ICEBERG') {
   const calls: Record<string, unknown>[] = [];
-  return {
-    calls,
-    glue: {
-      createTable: (input: Record<string, unknown>) => {
-        calls.push(input);
-        return answer();
-      },
+  const reads: Record<string, unknown>[] = [];
+  const glue: Glue = {
+    createTable: (input) => {
+      calls.push(input);
+      return answer();
+    },
+    getTable: async (input) => {
+      reads.push(input);
+      return { Table: { Parameters: { table_type: existingType } } };
     },
   };
+  return { calls, reads, glue };
 }
 
 type Resource = { Type: string; Properties?: Record<string, unknown>; DeletionPolicy?: string };
@@ -202,7 +212,21 @@ describe('the table creator (lib/infra/table-creator)', () => {
 
     // Assess
     expect(glue.calls).toHaveLength(1);
+    expect(glue.reads).toEqual([
+      { CatalogId: '{{Ref:AWS::AccountId}}', DatabaseName: 'report_export', Name: 'calls' },
+    ]);
     expect(reply).toEqual({ PhysicalResourceId: 'report_export/calls', Data: { Adopted: 'true' } });
+  });
+
+  it('fails the Create when the existing table of the name is not an Iceberg table (a Hive table left)', async () => {
+    // Prepare
+    const exists = Object.assign(new Error('Table already exists.'), { name: 'AlreadyExistsException' });
+    const glue = recordingGlue(() => Promise.reject(exists), 'EXTERNAL_TABLE');
+
+    // Act / Assess
+    await expect(
+      handler.createOnlyTable({ RequestType: 'Create', ResourceProperties: props }, glue.glue),
+    ).rejects.toThrow(/report_export\/calls exists and is not an Iceberg table/);
   });
 
   it('fails the Create on any other Glue error', async () => {
@@ -227,7 +251,7 @@ describe('the table creator (lib/infra/table-creator)', () => {
     );
 
     // Assess
-    expect(glue.calls).toEqual([]);
+    expect([...glue.calls, ...glue.reads]).toEqual([]);
     expect(reply).toEqual({ PhysicalResourceId: 'report_export/calls' });
   });
 });

@@ -13,7 +13,8 @@ const ALREADY_EXISTS = 'AlreadyExistsException';
 /**
  * @param {{ RequestType: 'Create' | 'Update' | 'Delete', PhysicalResourceId?: string,
  *   ResourceProperties: { CreateTableInput: string } }} event
- * @param {{ createTable(input: Record<string, unknown>): Promise<unknown> }} glue
+ * @param {{ createTable(input: Record<string, unknown>): Promise<unknown>,
+ *   getTable(input: Record<string, unknown>): Promise<{ Table?: { Parameters?: Record<string, string> } }> }} glue
  */
 async function createOnlyTable(event, glue) {
   const input = JSON.parse(event.ResourceProperties.CreateTableInput);
@@ -23,10 +24,20 @@ async function createOnlyTable(event, glue) {
     await glue.createTable(input);
     return { PhysicalResourceId: id, Data: { Adopted: 'false' } };
   } catch (e) {
-    if (e instanceof Error && e.name === ALREADY_EXISTS)
-      return { PhysicalResourceId: id, Data: { Adopted: 'true' } };
-    throw e;
+    if (!(e instanceof Error) || e.name !== ALREADY_EXISTS) throw e;
   }
+  const { Table } = await glue.getTable({
+    CatalogId: input.CatalogId,
+    DatabaseName: input.DatabaseName,
+    Name: input.Name,
+  });
+  const type = Table?.Parameters?.table_type ?? 'none';
+  if (type.toUpperCase() !== 'ICEBERG') {
+    throw new Error(
+      `Table ${id} exists and is not an Iceberg table (table_type ${type}): delete it (the move from the Hive layout, docs/aws-tables.md) and deploy again`,
+    );
+  }
+  return { PhysicalResourceId: id, Data: { Adopted: 'true' } };
 }
 
 /** Glue through the runtime's own SDK, loaded when a table is created. */
@@ -34,6 +45,10 @@ const runtimeGlue = {
   createTable(input) {
     const { GlueClient, CreateTableCommand } = require('@aws-sdk/client-glue');
     return new GlueClient({}).send(new CreateTableCommand(input));
+  },
+  getTable(input) {
+    const { GlueClient, GetTableCommand } = require('@aws-sdk/client-glue');
+    return new GlueClient({}).send(new GetTableCommand(input));
   },
 };
 
