@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { GetTableCommand, GlueClient } from '@aws-sdk/client-glue';
 import {
   CreateScheduleCommand,
   DeleteScheduleCommand,
@@ -331,6 +332,47 @@ describe('report-export tenants --stack (a multi-tenant stack; AWS mocked, the l
     });
     expect(out()).toContain('data kept in s3://tenants-lake/exports (tenant=acme/)');
     expect(await s3.store().head('_tenants/acme.json')).toBeUndefined();
+  });
+
+  it("deletes its data with --delete-data --yes: its CSV and its leases in the bucket's _leases, not the tables' data files earlier snapshots list", async () => {
+    // Prepare: the lake has no tables yet in Glue; acme's and bruin's objects.
+    const glue = mockClient(GlueClient);
+    glue
+      .on(GetTableCommand)
+      .rejects(Object.assign(new Error('no table'), { name: 'EntityNotFoundException' }));
+    scheduler.on(DeleteScheduleCommand).resolves({});
+    sm.on(DeleteSecretCommand).resolves({});
+    const store = s3.store();
+    const keys = {
+      csv: 'exports/calls/format=csv/tenant=acme/report_id=r-1/dt=2026-11-20/part-00000.csv',
+      tableFile: 'exports/tables/calls/data/tenant=acme/report_id=r-1/dt=2026-11-20/run-1-00000.parquet',
+      lease: '_leases/tenant=acme/publish/r-1/2026-11-20.lease',
+      otherLease: '_leases/tenant=bruin/publish/r-1/2026-11-20.lease',
+      otherCsv: 'exports/calls/format=csv/tenant=bruin/report_id=r-1/dt=2026-11-20/part-00000.csv',
+    };
+    for (const key of Object.values(keys)) await store.put(key, 'x');
+    const { io, out } = streams();
+
+    try {
+      // Act
+      const code = await tenantsRemove(
+        ['acme', '--stack', 'ReportExport', '--delete-data', '--yes'],
+        io,
+        deps,
+      );
+
+      // Assess
+      expect(code).toBe(0);
+      expect(out()).toContain('data deleted: 2 objects, 0 table commits');
+      expect(out()).toContain('its 1 table data files stay while earlier snapshots list them');
+      expect(await store.head(keys.csv)).toBeUndefined();
+      expect(await store.head(keys.lease)).toBeUndefined();
+      expect(await store.head(keys.tableFile)).toBeDefined();
+      expect(await store.head(keys.otherLease)).toBeDefined();
+      expect(await store.head(keys.otherCsv)).toBeDefined();
+    } finally {
+      glue.restore();
+    }
   });
 
   it('says the tenant is not there when removed again (its secret already scheduled for deletion)', async () => {
