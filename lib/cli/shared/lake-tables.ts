@@ -1,5 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError } from '../../command-line';
 import {
   type AsOf,
   DATASETS,
@@ -53,6 +55,29 @@ export interface TableRead {
 export class LakeHistoryError extends Error {
   override readonly name = 'LakeHistoryError';
   readonly code = 'CLI_LAKE_HISTORY';
+}
+
+/**
+ * A lake directory moved or copied elsewhere: its tables' metadata name every file by the
+ * absolute URI of the place it was written (`file:///old/lake/tables/calls/...`), which a
+ * reader here must not follow out of the directory. Exit 2, naming the old place and the
+ * remedy, rather than a table that "names a file outside it".
+ */
+export class MovedLakeError extends ConfigError {
+  override readonly name = 'MovedLakeError';
+}
+
+/** Refuses a table whose metadata was written at another location (see {@link MovedLakeError}). */
+function checkNotMoved(table: IcebergTable, metadata: TableMetadata, dataset: Dataset): void {
+  const here = table.location.uri;
+  const written = metadata.location;
+  if (written === here || !written.startsWith('file:') || !here.startsWith('file:')) return;
+  const suffix = `/tables/${dataset}`;
+  const root = (uri: string) => fileURLToPath(uri.endsWith(suffix) ? uri.slice(0, -suffix.length) : uri);
+  const [from, to] = [root(written), root(here)];
+  throw new MovedLakeError(
+    `the lake at ${to} was moved or copied from ${from}: its tables' metadata name their files by absolute file:// URIs under ${from}, which this directory is not; read it at its old place (move it back, or ln -s ${to} ${from} and pass --dir ${from}), or export into ${to} afresh`,
+  );
 }
 
 /** The snapshot current at `timestampMs` (the snapshot log's last entry at or before it); undefined before the first. */
@@ -110,6 +135,7 @@ export async function readTables(
   for (const dataset of datasets) {
     const table = lakeTable(lake, dataset);
     const state = await loadTable(table);
+    if (state !== undefined) checkNotMoved(table, state.metadata, dataset);
     if (state !== undefined) loaded.push({ dataset, table, metadata: state.metadata });
   }
   const snapshots = snapshotsAsOf(loaded, options.asOf, options.listHint);
