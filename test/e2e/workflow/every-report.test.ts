@@ -78,7 +78,7 @@ describe('every report and every column (workflow, local service, S3 on fauxqs, 
     const lastId = before?.['last-column-id'] as number;
     expect(fieldsOf(after)).toEqual([
       ...(fieldsOf(before) ?? []),
-      { id: lastId + 1, name: 'accountCode', type: 'string', required: false },
+      { id: lastId + 1, name: 'account_code', type: 'string', required: false },
       { id: lastId + 2, name: 'recorded', type: 'boolean', required: false },
     ]);
     const live = (await liveFiles(calls)).files;
@@ -96,11 +96,15 @@ describe('every report and every column (workflow, local service, S3 on fauxqs, 
     const rows = allCalls.filter((r) => r.report_id === details);
     const oldRead = rows
       .filter((r) => dayOf(r) === '2026-11-15')
-      .map((r) => ({ accountCode: r.accountCode, recorded: r.recorded, extra: JSON.parse(String(r.extra)) }));
+      .map((r) => ({
+        account_code: r.account_code,
+        recorded: r.recorded,
+        extra: JSON.parse(String(r.extra)),
+      }));
     // icebird reads a column the file has no field id for as undefined (Iceberg's null).
     expect(oldRead).toStrictEqual(
       old.map(() => ({
-        accountCode: undefined,
+        account_code: undefined,
         recorded: undefined,
         extra: { accountCode: 'OLD', recorded: true },
       })),
