@@ -288,7 +288,7 @@ describe('commitStagedRuns (the committer: one snapshot per table for an executi
     const noRecords = overriding(store, {
       put: async (key, body, options) => {
         if (key.startsWith('_commits/')) throw new Error('connection reset (test)');
-        return await store.put(key, body, options);
+        return await (store as ObjectStore).put(key, body, options);
       },
     });
     const first = await commitStagedRuns(target(noRecords), refs);
@@ -308,6 +308,59 @@ describe('commitStagedRuns (the committer: one snapshot per table for an executi
       [...tagged('r1', callsOn(DAYS, 2, 'r1')), ...tagged('r2', callsOn(DAYS, 1, 'r2'))].sort(),
     );
     expect(await staging(store)).toEqual([]);
+  });
+
+  it("groups two tenants' executions committing at once, each landing whole, with exact totals", async () => {
+    // Prepare: two executions of two reports each.
+    const store = await lake();
+    const refsOf = async (tenant: string) => [
+      await defer(store, 'r1', callsOn(DAYS, 2, `${tenant}-r1`), `req-${tenant}-1`, tenant),
+      await defer(store, 'r2', callsOn(DAYS, 1, `${tenant}-r2`), `req-${tenant}-2`, tenant),
+    ];
+    const acme = await refsOf('acme');
+    const globex = await refsOf('globex');
+
+    // Act
+    const [a, g] = await Promise.all([
+      commitStagedRuns(target(store), acme),
+      commitStagedRuns({ ...target(store), tenant: 'globex' }, globex),
+    ]);
+
+    // Assess: every run committed; at most one snapshot per execution; 2 x 9 rows in all.
+    expect([...(a?.runs ?? []), ...(g?.runs ?? [])].map((r) => r.status)).toEqual(Array(4).fill('committed'));
+    const { snapshots } = await listSnapshots(calls(store));
+    expect(snapshots.length).toBeLessThanOrEqual(2);
+    expect(snapshots.at(-1)?.summary['total-records']).toBe('18');
+    expect(await tableRows(store)).toHaveLength(18);
+  });
+
+  it('stages nothing for a run whose every day is held, and refuses defer without tables', async () => {
+    // Prepare: a published run of 3 calls a day; a deferred re-run of 1 a day (below the shrink guard's share).
+    const store = await lake();
+    await commitStagedRuns(target(store), [await defer(store, 'r1', callsOn(DAYS, 3, 'r1'), 'req-1')]);
+    const options = {
+      source: resultStreamOf(callsOn(DAYS, 1, 'r1'), { requestId: 'req-2' }),
+      store,
+      reportId: 'r1',
+      tenant: TENANT,
+      windowDates: DAYS,
+      encodeWorker: false as const,
+    };
+
+    // Act
+    const held = await exportReportResult({
+      ...options,
+      tables: { catalog: catalogOf(store), namespace: '' },
+      commit: 'defer',
+    });
+    const refused = await exportReportResult({ ...options, commit: 'defer' }).catch((e: unknown) => e);
+
+    // Assess
+    expect(held.held).toHaveLength(3);
+    expect(held.staged).toBeUndefined();
+    expect(await staging(store)).toEqual([]);
+    expect(refused).toMatchObject({ code: EXPORT_ERROR_CODES.configInvalid });
+    expect((await listSnapshots(calls(store))).snapshots).toHaveLength(1);
   });
 
   it('commits nothing, and adds no snapshot, when no staged run is valid or none is given', async () => {
