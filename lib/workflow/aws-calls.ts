@@ -11,6 +11,7 @@ import {
   partitionPrefix,
   partKey,
   stagedKey,
+  stagedRunKey,
   stagingRoot,
 } from '../export';
 import {
@@ -47,6 +48,7 @@ export const WORKFLOW_FUNCTIONS = [
   'requestReport',
   'checkStatus',
   'exportResults',
+  'commit',
   'finalize',
 ] as const;
 export type WorkflowFunctionName = (typeof WORKFLOW_FUNCTIONS)[number];
@@ -146,9 +148,15 @@ const list = (why: string, prefix: string): StoreUse => ({
 
 /**
  * ExportResults on one report's partition of the sample date: the publish protocol's steps
- * (publish.ts) for `formats` (both in the Hive layout; the CSV alone beside tables).
+ * (publish.ts) for `formats` (both in the Hive layout, which publishes at once): staged
+ * under the partition's lease, then promoted.
  */
 function exportUses(layout: TenantLayout, formats: readonly OutputFormat[]): StoreUse[] {
+  return [...stageUses(layout, formats), ...formats.flatMap((format) => promoteUses(layout, format))];
+}
+
+/** Staging a report's partition (its lease held): the run's staging area cleaned, each part staged. */
+function stageUses(layout: TenantLayout, formats: readonly OutputFormat[]): StoreUse[] {
   const { dt, runId } = SAMPLE;
   const lease = publishLease(layout.reportId, dt, layout.tenant);
   return [
@@ -156,51 +164,68 @@ function exportUses(layout: TenantLayout, formats: readonly OutputFormat[]): Sto
     { why: 'release the partition lease', store: 'leases', operation: 'release', key: lease },
     list('clean the staging area', `${stagingRoot(layout, runId)}/`),
     ...formats.flatMap((format) => {
-      const part = partKey(layout, format, dt, 0);
-      const staged = stagedKey(layout, runId, part);
-      const manifest = manifestKey(layout, format, dt);
+      const staged = stagedKey(layout, runId, partKey(layout, format, dt, 0));
       return [
         onKey('putFile', `stage a ${format} part`, staged),
         onKey('head', `check the staged ${format} part's size`, staged),
-        list(`list the ${format} partition`, `${partitionPrefix(layout, format, dt)}/`),
-        copy(`back up the ${format} partition's part`, part, backupKey(layout, runId, part)),
-        copy(`back up the ${format} partition's manifest`, manifest, backupKey(layout, runId, manifest)),
-        copy(`promote the staged ${format} part`, staged, part),
-        onKey('put', `write the ${format} manifest`, manifest),
-        ...(format === OUTPUT_FORMATS.parquet
-          ? [onKey('get', 'read the published rows (shrink guard)', manifest)]
-          : []),
-        onKey('deleteMany', `delete a stale ${format} part`, partKey(layout, format, dt, 1)),
-        copy(`roll back the ${format} part`, backupKey(layout, runId, part), part),
-        copy(`roll back the ${format} manifest`, backupKey(layout, runId, manifest), manifest),
-        onKey('deleteMany', `roll back a new ${format} manifest`, manifest),
         onKey('deleteMany', `delete the ${format} staging`, staged),
-        onKey('deleteMany', `delete the backup of the ${format} part`, backupKey(layout, runId, part)),
-        onKey(
-          'deleteMany',
-          `delete the backup of the ${format} manifest`,
-          backupKey(layout, runId, manifest),
-        ),
       ];
     }),
   ];
 }
 
-/** The file catalog's uses of a table's metadata folder (lib/stores/file-catalog.ts). */
-function fileCatalogUses(root: string, dataset: Dataset): StoreUse[] {
+/** Promoting a staged partition of one format (publish.ts): backed up, copied in, rolled back on failure. */
+function promoteUses(layout: TenantLayout, format: OutputFormat): StoreUse[] {
+  const { dt, runId } = SAMPLE;
+  const part = partKey(layout, format, dt, 0);
+  const staged = stagedKey(layout, runId, part);
+  const manifest = manifestKey(layout, format, dt);
+  return [
+    onKey('head', `check the staged ${format} part's size`, staged),
+    list(`list the ${format} partition`, `${partitionPrefix(layout, format, dt)}/`),
+    copy(`back up the ${format} partition's part`, part, backupKey(layout, runId, part)),
+    copy(`back up the ${format} partition's manifest`, manifest, backupKey(layout, runId, manifest)),
+    copy(`promote the staged ${format} part`, staged, part),
+    onKey('put', `write the ${format} manifest`, manifest),
+    ...(format === OUTPUT_FORMATS.parquet
+      ? [onKey('get', 'read the published rows (shrink guard)', manifest)]
+      : []),
+    onKey('deleteMany', `delete a stale ${format} part`, partKey(layout, format, dt, 1)),
+    copy(`roll back the ${format} part`, backupKey(layout, runId, part), part),
+    copy(`roll back the ${format} manifest`, backupKey(layout, runId, manifest), manifest),
+    onKey('deleteMany', `roll back a new ${format} manifest`, manifest),
+    onKey('deleteMany', `delete the ${format} staging`, staged),
+    onKey('deleteMany', `delete the backup of the ${format} part`, backupKey(layout, runId, part)),
+    onKey('deleteMany', `delete the backup of the ${format} manifest`, backupKey(layout, runId, manifest)),
+  ];
+}
+
+/**
+ * The file catalog's uses of a table's metadata folder (lib/stores/file-catalog.ts): reading
+ * it, and with `writes` (the committer) committing to it.
+ */
+function fileCatalogUses(root: string, dataset: Dataset, writes: boolean): StoreUse[] {
   const version = versionMetadataKey(root, 1);
   return [
     onKey('get', `read the ${dataset} table's version hint`, versionHintKey(root)),
     onKey('head', `look for the ${dataset} table's next versions`, version),
     list(`list the ${dataset} table's versions (no usable hint)`, `${root}/metadata/v`),
     onKey('get', `read the ${dataset} table's metadata`, version),
-    onKey('putIfAbsent', `commit to the ${dataset} table (create its next version)`, version),
-    onKey('put', `write the ${dataset} table's version hint`, versionHintKey(root)),
+    ...(writes
+      ? [
+          onKey('putIfAbsent', `commit to the ${dataset} table (create its next version)`, version),
+          onKey('put', `write the ${dataset} table's version hint`, versionHintKey(root)),
+        ]
+      : []),
   ];
 }
 
-/** The Glue catalog's calls on a table, and its uses of the metadata files (lib/stores/glue-catalog.ts). */
-function glueCatalogUses(root: string, dataset: Dataset): StoreUse[] {
+/**
+ * The Glue catalog's calls on a table, and its uses of the metadata files
+ * (lib/stores/glue-catalog.ts): loading it, and with `writes` (the committer) committing to
+ * it, its metadata created only where none is (If-None-Match).
+ */
+function glueCatalogUses(root: string, dataset: Dataset, writes: boolean): StoreUse[] {
   const metadata = `${root}/metadata/${metadataName(undefined, SAMPLE.uuid)}`;
   return [
     {
@@ -210,56 +235,75 @@ function glueCatalogUses(root: string, dataset: Dataset): StoreUse[] {
       table: dataset,
     },
     onKey('get', `read the ${dataset} table's metadata`, metadata),
-    onKey('put', `write the ${dataset} table's next metadata`, metadata),
-    { why: `commit to the ${dataset} table`, store: 'catalog', operation: 'commit', table: dataset },
-    onKey('deleteMany', `delete the ${dataset} table's metadata of a refused commit`, metadata),
+    ...(writes
+      ? [
+          onKey('putIfAbsent', `write the ${dataset} table's next metadata`, metadata),
+          {
+            why: `commit to the ${dataset} table`,
+            store: 'catalog',
+            operation: 'commit',
+            table: dataset,
+          } as const,
+          onKey('deleteMany', `delete the ${dataset} table's metadata of a refused commit`, metadata),
+        ]
+      : []),
   ];
 }
 
 /**
- * ExportResults on one dataset's Iceberg table (lib/export/table): the catalog's uses
- * (loading the table for the shrink guard, the shape check and each commit attempt; the
- * commit), the commit's manifests and manifest list (named as
- * lib/export/table/snapshot-builder.ts names them), and the deletion of what an attempt that
- * did not land wrote.
+ * A table read (ExportResults' shrink guard and shape check: the catalog, the manifest list,
+ * the manifests) and, by the committer, committed to: its manifests and manifest list
+ * created (named as lib/export/table/snapshot-builder.ts names them) only where none is,
+ * what an attempt that did not land wrote deleted, and in a multi-tenant lake the grouped
+ * commit's requests.
  */
 function tableUses(
   root: string,
   dataset: Dataset,
   catalog: Exclude<CatalogSetting, { kind: 'hive' }>,
-  tenant: string | undefined,
+  committer: { readonly tenant: string | undefined } | undefined,
 ): StoreUse[] {
   const manifest = `${root}/metadata/${SAMPLE.uuid}-m0.avro`;
   const manifestList = `${root}/metadata/snap-${SAMPLE.snapshotId}-1-${SAMPLE.uuid}.avro`;
+  const writes = committer !== undefined;
   return [
-    ...(catalog.kind === 'file' ? fileCatalogUses(root, dataset) : glueCatalogUses(root, dataset)),
+    ...(catalog.kind === 'file'
+      ? fileCatalogUses(root, dataset, writes)
+      : glueCatalogUses(root, dataset, writes)),
     onKey('get', `read the ${dataset} table's manifest list`, manifestList),
     onKey('get', `read the ${dataset} table's manifests`, manifest),
-    onKey('put', `write a ${dataset} table's manifest`, manifest),
-    onKey('put', `write the ${dataset} table's manifest list`, manifestList),
-    onKey('deleteMany', `delete the manifests of a ${dataset} commit that did not land`, manifest),
-    onKey('deleteMany', `delete the manifest list of a ${dataset} commit that did not land`, manifestList),
-    ...(tenant === undefined ? [] : commitRequestUses(root, dataset, tenant)),
+    ...(committer === undefined
+      ? []
+      : [
+          onKey('putIfAbsent', `write a ${dataset} table's manifest`, manifest),
+          onKey('putIfAbsent', `write the ${dataset} table's manifest list`, manifestList),
+          onKey('deleteMany', `delete the manifests of a ${dataset} commit that did not land`, manifest),
+          onKey(
+            'deleteMany',
+            `delete the manifest list of a ${dataset} commit that did not land`,
+            manifestList,
+          ),
+          ...(committer.tenant === undefined ? [] : commitRequestUses(root, dataset, committer.tenant)),
+        ]),
   ];
 }
 
 /**
- * A tenant run's grouped commit (lib/export/table/group-commit.ts): its commit request
- * written, the table's pending requests listed and read, the committed ones deleted. The
- * requests of other tenants it reads and deletes are keyed alike (`<id>.<tenant>.json`).
+ * A tenant's grouped commit, by the committer (lib/export/table/group-commit.ts): its commit
+ * request written, the table's pending requests listed, sized and read, an invalid one moved
+ * aside (commit-requests-invalid/), the committed ones deleted. The requests of other
+ * tenants it reads and deletes are keyed alike (`<id>.<tenant>.json`).
  */
 function commitRequestUses(root: string, dataset: Dataset, tenant: string): StoreUse[] {
   const folder = `${root}/${COMMIT_REQUESTS_FOLDER}/`;
   const request = `${folder}${SAMPLE.uuid}.${tenant}.json`;
+  const setAside = `${root}/${COMMIT_REQUESTS_FOLDER}-invalid/${SAMPLE.uuid}.${tenant}.json`;
   return [
     onKey('put', `write the run's ${dataset} commit request`, request),
-    {
-      why: `list the ${dataset} table's commit requests`,
-      store: 'objects',
-      operation: 'list',
-      prefix: folder,
-    },
+    list(`list the ${dataset} table's commit requests`, folder),
+    onKey('head', `check a pending ${dataset} commit request's size`, request),
     onKey('get', `read a pending ${dataset} commit request`, request),
+    onKey('putIfAbsent', `set an invalid ${dataset} commit request aside`, setAside),
     onKey('deleteMany', `delete the ${dataset} commit requests a commit carried`, request),
   ];
 }
@@ -297,15 +341,13 @@ interface RunKeys {
 /** A report's layout in a dataset, with the run's tenant (its keys under `tenant=<t>/`). */
 type TenantLayout = OutputLayout & { readonly tenant?: string };
 
-/** ExportResults's store uses for the reports and the catalog of its run. */
-function exportResultsUses(run: RunKeys): StoreUse[] {
-  const { prefix, catalog } = run;
+/** The layouts of a run's reports, one per report and dataset. */
+function runLayouts(run: RunKeys): TenantLayout[] {
   const csvExtension = run.csvGzip ? '.csv.gz' : '.csv';
-  const datasets = Object.values(DATASETS);
-  const layouts = run.reports.flatMap((r) =>
-    datasets.map(
+  return run.reports.flatMap((r) =>
+    Object.values(DATASETS).map(
       (dataset): TenantLayout => ({
-        prefix,
+        prefix: run.prefix,
         dataset,
         reportId: r.id,
         csvExtension,
@@ -313,14 +355,78 @@ function exportResultsUses(run: RunKeys): StoreUse[] {
       }),
     ),
   );
+}
+
+/**
+ * ExportResults's store uses for the reports and the catalog of its run: the Hive layout
+ * publishes at once; beside tables it stages the CSV and writes the data files and its
+ * staged run, reads the tables (never writes their metadata) and leaves the rest to Commit.
+ */
+function exportResultsUses(run: RunKeys): StoreUse[] {
+  const { prefix, catalog } = run;
+  const layouts = runLayouts(run);
   if (catalog.kind === 'hive')
     return layouts.flatMap((layout) => exportUses(layout, Object.values(OUTPUT_FORMATS)));
+  const staging = { prefix, ...(run.tenant === undefined ? {} : { tenant: run.tenant }) };
   return [
     ...layouts.flatMap((layout) => [
-      ...exportUses(layout, [OUTPUT_FORMATS.csv]),
+      ...stageUses(layout, [OUTPUT_FORMATS.csv]),
       ...dataFileUses(tableRootKey(prefix, layout.dataset), layout),
     ]),
-    ...datasets.flatMap((dataset) => tableUses(tableRootKey(prefix, dataset), dataset, catalog, run.tenant)),
+    onKey('put', 'write the staged run for the Commit task', stagedRunKey(staging, SAMPLE.runId)),
+    ...Object.values(DATASETS).flatMap((dataset) =>
+      tableUses(tableRootKey(prefix, dataset), dataset, catalog, undefined),
+    ),
+  ];
+}
+
+/**
+ * Commit's store uses (lib/export/publish/commit-staged.ts), as the committer: each staged
+ * run sized and read, its data files sized and their footers read, its staged CSV sized; the
+ * partitions' leases; the CSV promoted; one commit per table; the staging removed; the
+ * commit's record kept for a retry (`_commits/`).
+ */
+function commitUses(run: RunKeys): StoreUse[] {
+  const { prefix, catalog } = run;
+  if (catalog.kind === 'hive') return [];
+  const staging = { prefix, ...(run.tenant === undefined ? {} : { tenant: run.tenant }) };
+  const stagedRun = stagedRunKey(staging, SAMPLE.runId);
+  const record = [
+    prefix,
+    '_commits',
+    ...(run.tenant === undefined ? [] : [`tenant=${run.tenant}`]),
+    `${SAMPLE.uuid}.json`,
+  ]
+    .filter((p) => p !== '')
+    .join('/');
+  return [
+    onKey('get', "look for the commit's record (a retry)", record),
+    onKey('put', "keep the commit's record", record),
+    onKey('head', "check the staged run's size", stagedRun),
+    onKey('get', 'read the staged run', stagedRun),
+    list("list the run's staging (removed once committed)", `${stagingRoot(staging, SAMPLE.runId)}/`),
+    onKey('deleteMany', "remove the run's staging", stagedRun),
+    ...runLayouts(run).flatMap((layout) => {
+      const lease = publishLease(layout.reportId, SAMPLE.dt, layout.tenant);
+      const file = dataFileKey(tableRootKey(prefix, layout.dataset), {
+        reportId: layout.reportId,
+        dt: SAMPLE.dt,
+        runId: SAMPLE.runId,
+        attempt: SAMPLE.attempt,
+        part: 0,
+        ...(layout.tenant === undefined ? {} : { tenant: layout.tenant }),
+      });
+      return [
+        { why: 'take the partition lease', store: 'leases', operation: 'acquire', key: lease } as const,
+        { why: 'release the partition lease', store: 'leases', operation: 'release', key: lease } as const,
+        onKey('head', `check a staged ${layout.dataset} data file's size`, file),
+        onKey('get', `read a staged ${layout.dataset} data file's footer`, file),
+        ...promoteUses(layout, OUTPUT_FORMATS.csv),
+      ];
+    }),
+    ...Object.values(DATASETS).flatMap((dataset) =>
+      tableUses(tableRootKey(prefix, dataset), dataset, catalog, { tenant: run.tenant }),
+    ),
   ];
 }
 
@@ -335,6 +441,8 @@ function runStoreUses(fn: WorkflowFunctionName, run: RunKeys): StoreUse[] {
       return tokenUses(run.tenant);
     case 'exportResults':
       return [...tokenUses(run.tenant), ...exportResultsUses(run)];
+    case 'commit':
+      return commitUses(run);
     case 'finalize': {
       const record = { runId: SAMPLE.runId, startedAt: SAMPLE.startedAt, ...tenant };
       const failed = { runId: SAMPLE.executionName, startedAt: SAMPLE.startedAt, ...tenant };
@@ -501,6 +609,13 @@ export function tenantRunAwsCalls(
     catalog: parseCatalogSetting('TABLE_CATALOG', env.TABLE_CATALOG ?? DEFAULT_TABLE_CATALOG),
     tenant: run.tenant,
   };
+  // The committer never takes a tenant's session: every call of Commit is its own role's.
+  if (fn === 'commit') {
+    return {
+      tenantSession: [],
+      ownRole: runStoreUses(fn, keys).flatMap((use) => storeUseCalls(use, at, place)),
+    };
+  }
   const uses: StoreUse[] = [
     {
       why: "read the tenant's registry entry",

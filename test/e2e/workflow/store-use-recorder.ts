@@ -32,6 +32,7 @@ const FUNCTION_OF_STATE: Readonly<Record<string, WorkflowFunctionName>> = {
   [STATE_NAMES.requestReport]: 'requestReport',
   [STATE_NAMES.checkStatus]: 'checkStatus',
   [STATE_NAMES.exportResults]: 'exportResults',
+  [STATE_NAMES.commit]: 'commit',
   [STATE_NAMES.finalize]: 'finalize',
   [STATE_NAMES.recordFailure]: 'finalize',
 };
