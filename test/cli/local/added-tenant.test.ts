@@ -144,5 +144,5 @@ describe('report-export (npm start) with a tenant added by tenants add and tenan
     expect(rows.code, rows.stderr).toBe(0);
     expect(JSON.parse(rows.stdout)).toEqual([{ tenant: 'acme', n: expect.any(Number) }]);
     expect(JSON.parse(rows.stdout)[0].n).toBeGreaterThan(0);
-  }, 180_000);
+  }, 420_000);
 });
