@@ -6,19 +6,21 @@ import { tenantSegment } from '../layout';
 import { DATASETS, type Dataset, tableSchema } from '../schema';
 import {
   type CommitResult,
+  checkDataFile,
   commitOverwrite,
+  commitOverwriteGrouped,
+  DataFileMismatch,
   type IcebergTable,
   type LakeTablesLocation,
   lakeTable,
   loadTable,
   type NewDataFile,
+  type ReportDays,
+  type ReportsOverwrite,
+  type SetAsideRequest,
   type Snapshot,
   tableName,
 } from '../table';
-import type { ReportDays, ReportsOverwrite } from '../table/commit';
-import type { SetAsideRequest } from '../table/commit-batch';
-import { checkDataFile, DataFileMismatch } from '../table/data-file-check';
-import { commitOverwriteGrouped } from '../table/group-commit';
 import { checkTenantId } from '../tenant';
 import type { ExportLogger, PartitionOutput } from '../types';
 import { forEachLimited } from './concurrency';

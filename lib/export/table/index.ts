@@ -1,14 +1,31 @@
 // The Iceberg tables' surface: locations, loading and creating a table, the overwrite commit,
 // history (snapshots, time travel, rollback, retention) and the types of the format.
 
-export { type CommitResult, commitOverwrite, type NewDataFile, type OverwriteChange } from './commit';
-export { COMMIT_REQUEST_COUNTS_KEY, COMMIT_REQUESTS_KEY } from './commit-batch';
+export {
+  type CommitResult,
+  commitOverwrite,
+  type NewDataFile,
+  type OverwriteChange,
+  type ReportDays,
+  type ReportsOverwrite,
+  reportsOf,
+  type TableOverwrite,
+} from './commit';
+export { COMMIT_REQUEST_COUNTS_KEY, COMMIT_REQUESTS_KEY, type SetAsideRequest } from './commit-batch';
 export { COMMIT_DEFAULTS, type CommitCounts, type CommitOptions } from './commit-loop';
-export { COMMIT_REQUESTS_FOLDER, type CommitRequest } from './commit-requests';
+export {
+  COMMIT_REQUESTS_FOLDER,
+  type CommitRequest,
+  INVALID_REQUESTS_FOLDER,
+  MAX_REQUEST_BYTES,
+  REQUEST_CLOCK_SKEW_MS,
+} from './commit-requests';
+export { checkDataFile, DataFileMismatch, footerRows } from './data-file-check';
 export {
   commitOverwriteGrouped,
   GROUP_COMMIT_DEFAULTS,
   type GroupCommitOptions,
+  type GroupCommitResult,
 } from './group-commit';
 export { keyOf, type TableLocation, tableLocation, uriOf } from './location';
 export {
@@ -47,6 +64,15 @@ export {
   rollbackTo,
 } from './snapshots';
 export {
+  ensureTable,
+  type IcebergTable,
+  type LakeTablesLocation,
+  type LoadedTable,
+  lakeTable,
+  loadTable,
+  tableName,
+} from './table';
+export {
   changedSince,
   commitTenantRollback,
   type PartitionRestore,
@@ -60,15 +86,6 @@ export {
   type TenantRollbackPlan,
   type TenantRollbackResult,
 } from './tenant-rollback';
-export {
-  ensureTable,
-  type IcebergTable,
-  type LakeTablesLocation,
-  type LoadedTable,
-  lakeTable,
-  loadTable,
-  tableName,
-} from './table';
 export type {
   DataFile,
   IcebergField,
