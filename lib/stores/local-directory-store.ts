@@ -148,6 +148,25 @@ export class LocalDirectoryStore implements ObjectStore, MachineLocalStore {
     }
   }
 
+  /** Bytes `start` to `end` (exclusive) of an object: a committer reads a Parquet footer so. */
+  async getRange(key: string, start: number, end: number): Promise<Uint8Array> {
+    const chunks: Uint8Array[] = [];
+    if (end > start) {
+      for await (const chunk of await this.#range(key, start, end - 1)) chunks.push(chunk as Uint8Array);
+    }
+    return Buffer.concat(chunks);
+  }
+
+  async #range(key: string, start: number, last: number): Promise<AsyncIterable<Uint8Array>> {
+    const file = this.#path(key);
+    try {
+      const handle = await fs.open(file, 'r');
+      return createReadStream(file, { fd: handle, autoClose: true, start, end: last });
+    } catch (cause) {
+      throw wrap(cause, 'get', key);
+    }
+  }
+
   async head(key: string): Promise<ObjectInfo | undefined> {
     try {
       const stat = await fs.stat(this.#path(key));

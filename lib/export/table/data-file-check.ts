@@ -78,7 +78,10 @@ interface RangedStore {
 async function readTail(store: ObjectStore, key: string, size: number, n: number): Promise<Buffer> {
   const ranged = (store as Partial<RangedStore>).getRange;
   if (typeof ranged === 'function') {
-    return Buffer.from(await ranged.call(store, key, size - n, size));
+    const bytes = Buffer.from(await ranged.call(store, key, size - n, size));
+    if (bytes.length !== n)
+      throw new DataFileMismatch(key, `changed while read (${bytes.length} of ${n} tail bytes)`);
+    return bytes;
   }
   const tail = Buffer.alloc(n);
   let filled = 0;
