@@ -137,7 +137,10 @@ export const AWS_CALLS = {
   putObjectIfNoneMatch: {
     service: 's3',
     operations: ['PutObject'],
-    permissions: onObject('s3:PutObject'),
+    // The request's header as IAM sees it: a create-only grant (s3:if-none-match) allows it.
+    permissions: (t: S3ObjectTarget) => [
+      { action: 's3:PutObject', resource: objectArn(t.bucket, t.key), context: { 's3:if-none-match': '*' } },
+    ],
   } satisfies AwsCall<S3ObjectTarget>,
   /** Replaces one version of an object (`If-Match: <ETag>`): an expired lease taken over. */
   putObjectIfMatch: {

@@ -37,9 +37,9 @@ const functions = iam.ofType('AWS::Lambda::Function').flatMap(([id, r]) => {
     | Record<string, string>
     | undefined;
   if (env?.TENANT_ROLE_ARN === undefined) return [];
-  // The handler by its construct (PlanFunction…, ExportResultsFunction…).
+  // The handler by its construct (PlanFunction…, ExportResultsFunction…, WorkflowCommitFunction…).
   const name = WORKFLOW_FUNCTIONS.find((n): n is WorkflowFunctionName =>
-    id.toLowerCase().startsWith(`${n.toLowerCase()}function`),
+    new RegExp(`^(workflow)?${n.toLowerCase()}function`).test(id.toLowerCase()),
   );
   if (name === undefined) throw new Error(`no workflow function for ${id}`);
   return [{ id, name, env, role: iam.role(iam.resolve(r.Properties?.Role) as string, id) }];
@@ -76,6 +76,19 @@ const commitRequest = (t: string, dataset = 'calls') =>
   `${lake.prefix}/tables/${dataset}/commit-requests/01a21a02-945e-7062-bcd7-fff413916338.${t}.json`;
 const METADATA = `${lake.prefix}/tables/calls/metadata/00002-3f1c2d4e-0a1b-4c5d-8e9f-0a1b2c3d4e5f.metadata.json`;
 const MANIFEST = `${lake.prefix}/tables/summaries/metadata/3f1c2d4e-0a1b-4c5d-8e9f-0a1b2c3d4e5f-m0.avro`;
+const TABLES = [
+  'catalog',
+  'database/report_export',
+  'table/report_export/calls',
+  'table/report_export/summaries',
+].map((r) => glue(r));
+/** A tenant's staged run (lib/export: `<prefix>/_staging/tenant=<t>/<runId>/_staged-run.json`). */
+const stagedRun = (t: string) => `${lake.prefix}/_staging/tenant=${t}/req-1/_staged-run.json`;
+/** The committer's record of a commit (`<prefix>/_commits/tenant=<t>/<commit id>.json`). */
+const commitRecord = (t: string) =>
+  `${lake.prefix}/_commits/tenant=${t}/0a1b2c3d4e5f60718293a4b5c6d7e8f9.json`;
+/** The request headers of a create-only write (`If-None-Match: *`). */
+const CREATE_ONLY = { 's3:if-none-match': '*' };
 
 interface Row {
   who: string;
@@ -123,28 +136,58 @@ const ALLOWED: Row[] = [
     (p) =>
       acmeMay('list its prefix', 's3:ListBucket', `arn:aws:s3:::${lake.bucket}`, { 's3:prefix': `${p}/` }),
   ),
-  ...[METADATA, MANIFEST].flatMap((key) =>
-    ['s3:GetObject', 's3:PutObject'].map((a) => acmeMay('the shared table metadata', a, object(key))),
+  ...[METADATA, MANIFEST].map((key) =>
+    acmeMay('read the shared table metadata', 's3:GetObject', object(key)),
+  ),
+  ...TABLES.map((arn) =>
+    acmeMay('read the tables (the shrink guard, the shape check)', 'glue:GetTable', arn),
+  ),
+  acmeMay('write its staged run, in its own staging', 's3:PutObject', object(stagedRun('acme'))),
+];
+
+/**
+ * One committer (issue 28): a tenant's session writes no table metadata, moves no table's
+ * pointer and reads, writes or deletes no commit request, its own or another's. The bucket
+ * policy refuses an overwrite (no If-None-Match) or a deletion of metadata explicitly, whatever
+ * a role's own policy says; a create-only write is refused for want of a grant.
+ */
+const acmeRefused = (why: string, action: string, resource: string, context?: RequestContext) =>
+  row('acme session', acme, why, action, resource, 'ExplicitlyDenied', context);
+const TENANT_TABLE_REFUSALS: Row[] = [
+  ...[METADATA, MANIFEST].flatMap((key) => [
+    acmeRefused('overwrite the shared table metadata (bucket policy)', 's3:PutObject', object(key)),
+    acmeMayNot(
+      'create table metadata (only the committer writes it)',
+      's3:PutObject',
+      object(key),
+      CREATE_ONLY,
+    ),
+    acmeRefused('delete the shared table metadata (bucket policy)', 's3:DeleteObject', object(key)),
+  ]),
+  ...TABLES.flatMap((arn) =>
+    ['glue:UpdateTable', 'glue:CreateTable', 'glue:DeleteTable'].map((a) =>
+      acmeMayNot("move a table's pointer or redefine it", a, arn),
+    ),
   ),
   ...['calls', 'summaries'].flatMap((dataset) => [
-    ...['s3:GetObject', 's3:PutObject', 's3:DeleteObject'].map((a) =>
-      acmeMay('its commit request (grouped commits)', a, object(commitRequest('acme', dataset))),
+    ...['acme', 'bruin'].flatMap((t) =>
+      ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'].flatMap((a) => [
+        acmeMayNot(`${t}'s commit request (committers only)`, a, object(commitRequest(t, dataset))),
+        acmeMayNot(
+          `${t}'s set-aside commit request (committers only)`,
+          a,
+          object(commitRequest(t, dataset).replace('/commit-requests/', '/commit-requests-invalid/')),
+        ),
+      ]),
     ),
-    ...['s3:GetObject', 's3:DeleteObject'].map((a) =>
-      acmeMay("bruin's commit request, carried by acme's commit", a, object(commitRequest('bruin', dataset))),
-    ),
-    acmeMay("list a table's commit requests", 's3:ListBucket', `arn:aws:s3:::${lake.bucket}`, {
+    acmeMayNot("list a table's commit requests", 's3:ListBucket', `arn:aws:s3:::${lake.bucket}`, {
       's3:prefix': `${lake.prefix}/tables/${dataset}/commit-requests/`,
     }),
   ]),
-  ...['glue:GetTable', 'glue:UpdateTable'].flatMap((a) =>
-    [
-      glue('catalog'),
-      glue('database/report_export'),
-      glue('table/report_export/calls'),
-      glue('table/report_export/summaries'),
-    ].map((arn) => acmeMay('commit to the tables', a, arn)),
+  ...['s3:GetObject', 's3:PutObject', 's3:DeleteObject'].map((a) =>
+    acmeMayNot("the committer's record of its commit", a, object(commitRecord('acme'))),
   ),
+  acmeMayNot("bruin's staged run", 's3:PutObject', object(stagedRun('bruin'))),
 ];
 
 const DENIED: Row[] = [
@@ -193,8 +236,7 @@ const DENIED: Row[] = [
       `${lake.prefix}/calls/format=parquet/tenant=acme/report_id=rep-1/dt=2026-11-18/part-00000.parquet`,
     ),
   ),
-  acmeMayNot("write bruin's commit request", 's3:PutObject', object(commitRequest('bruin'))),
-  acmeMayNot('delete the shared table metadata', 's3:DeleteObject', object(METADATA)),
+  ...TENANT_TABLE_REFUSALS,
   acmeMayNot('change the run records table', 'glue:UpdateTable', glue('table/report_export/runs')),
   acmeMayNot('create a table', 'glue:CreateTable', glue('database/report_export')),
   acmeMayNot('take the role again for bruin', 'sts:AssumeRole', tenantRoleArn, {
@@ -214,9 +256,13 @@ const DENIED: Row[] = [
  * removes the file).
  */
 const refusedByDesign = (p: { action: string; resource: string; context?: RequestContext }): boolean =>
-  (p.action === 's3:ListBucket' && p.context?.['s3:prefix'] === undefined) ||
-  (p.action === 's3:DeleteObject' && /\/tables\/[^/]+\/metadata\//.test(p.resource));
-const declaredRows = (who: string, principal: RolePrincipal, calls: readonly DeclaredCall[]): Row[] =>
+  p.action === 's3:ListBucket' && p.context?.['s3:prefix'] === undefined;
+const declaredRows = (
+  who: string,
+  principal: RolePrincipal,
+  calls: readonly DeclaredCall[],
+  inSession: boolean,
+): Row[] =>
   calls.flatMap((c) =>
     c.permissions.map((p) =>
       row(
@@ -225,7 +271,7 @@ const declaredRows = (who: string, principal: RolePrincipal, calls: readonly Dec
         c.why,
         p.action,
         p.resource,
-        refusedByDesign(p) ? 'ImplicitlyDenied' : 'Allowed',
+        inSession && refusedByDesign(p) ? 'ImplicitlyDenied' : 'Allowed',
         p.context,
       ),
     ),
@@ -241,8 +287,8 @@ const declared = functions.map((f) => ({
 }));
 const DECLARED: Row[] = distinctRows(
   declared.flatMap(({ f, calls }) => [
-    ...declaredRows(`${f.name} as acme`, acme, calls.tenantSession),
-    ...declaredRows(f.name, f.role, calls.ownRole),
+    ...declaredRows(`${f.name} as acme`, acme, calls.tenantSession, true),
+    ...declaredRows(f.name, f.role, calls.ownRole, false),
   ]),
 );
 
@@ -256,9 +302,16 @@ function distinctRows(all: readonly Row[]): Row[] {
   return [...seen.values()];
 }
 
+/** The committer: the Commit function, in its own role (never a tenant's session). */
+const committerFn = functions.find((f) => f.name === 'commit');
+if (committerFn === undefined) throw new Error('no Commit function with TENANT_ROLE_ARN');
+const committer = committerFn.role;
+/** The functions that act for a tenant in its session (all but the committer). */
+const sessionFunctions = functions.filter((f) => f !== committerFn);
+
 /** A function's role taking TenantAccess with a request's tags. */
 const assume = (tags: Record<string, string>, expected: EvaluationResult, why: string): Row[] =>
-  functions.flatMap((f) =>
+  sessionFunctions.flatMap((f) =>
     ['sts:AssumeRole', 'sts:TagSession'].map((action) =>
       row(f.id, f.role, why, action, tenantRoleArn, expected, {
         ...Object.fromEntries(Object.entries(tags).map(([k, v]) => [`aws:RequestTag/${k}`, v])),
@@ -286,7 +339,7 @@ const TRUST: Row[] = [
   ),
 ];
 
-const FUNCTIONS_DENIED: Row[] = functions.flatMap((f) => [
+const FUNCTIONS_DENIED: Row[] = sessionFunctions.flatMap((f) => [
   row(
     f.id,
     f.role,
@@ -338,6 +391,126 @@ const FUNCTIONS_DENIED: Row[] = functions.flatMap((f) => [
   row(f.id, f.role, 'writing a lease directly', 's3:PutObject', object(own.lease), 'ImplicitlyDenied'),
 ]);
 
+/** What the committer's own role may do, for every tenant, and what it may not. */
+const committerMay = (why: string, action: string, resource: string, context?: RequestContext) =>
+  row('committer', committer, why, action, resource, 'Allowed', context);
+const committerMayNot = (why: string, action: string, resource: string, context?: RequestContext) =>
+  row('committer', committer, why, action, resource, 'ImplicitlyDenied', context);
+const COMMITTER: Row[] = [
+  ...[METADATA, MANIFEST].flatMap((key) => [
+    committerMay('create table metadata (If-None-Match)', 's3:PutObject', object(key), CREATE_ONLY),
+    committerMay('read table metadata', 's3:GetObject', object(key)),
+    committerMay('delete the metadata of a commit that did not land', 's3:DeleteObject', object(key)),
+    committerMayNot('overwrite table metadata (no If-None-Match)', 's3:PutObject', object(key)),
+  ]),
+  ...TABLES.flatMap((arn) =>
+    ['glue:GetTable', 'glue:UpdateTable'].map((a) => committerMay('commit to the tables', a, arn)),
+  ),
+  ...['acme', 'bruin'].flatMap((t) => [
+    ...['s3:GetObject', 's3:PutObject', 's3:DeleteObject'].map((a) =>
+      committerMay(`${t}'s grouped commit request`, a, object(commitRequest(t))),
+    ),
+    committerMay(
+      `set aside ${t}'s invalid request`,
+      's3:PutObject',
+      object(commitRequest(t).replace('/commit-requests/', '/commit-requests-invalid/')),
+    ),
+    ...['s3:GetObject', 's3:DeleteObject'].map((a) =>
+      committerMay(`${t}'s staged run`, a, object(stagedRun(t))),
+    ),
+    committerMay(`promote ${t}'s staged CSV`, 's3:GetObject', object(keysOf(t).staging)),
+    committerMay(`promote ${t}'s CSV`, 's3:PutObject', object(keysOf(t).csv)),
+    committerMay(`take ${t}'s partition lease`, 's3:PutObject', object(keysOf(t).lease)),
+    committerMay(`record ${t}'s commit`, 's3:PutObject', object(commitRecord(t))),
+    committerMay(`read ${t}'s data files' sizes and footers`, 's3:GetObject', object(keysOf(t).tableData)),
+    committerMayNot(
+      `write ${t}'s data files (the run writes them)`,
+      's3:PutObject',
+      object(keysOf(t).tableData),
+    ),
+    committerMayNot(
+      `read ${t}'s registry entry`,
+      's3:GetObject',
+      object(`${TENANT_REGISTRY_PREFIX}/${t}.json`),
+    ),
+    committerMayNot(`read ${t}'s secret`, 'secretsmanager:GetSecretValue', secret(t)),
+    committerMayNot(`take ${t}'s session`, 'sts:AssumeRole', tenantRoleArn, {
+      'aws:RequestTag/tenant': t,
+      'aws:TagKeys': ['tenant'],
+    }),
+  ]),
+  committerMayNot('change the run records table', 'glue:UpdateTable', glue('table/report_export/runs')),
+  committerMayNot('create a table', 'glue:CreateTable', glue('database/report_export')),
+  committerMayNot('write outside the lake', 's3:PutObject', object('other/x.json')),
+];
+
+/**
+ * The bucket policy, for principals whose own policy allows every S3 action (an operator's
+ * role): a create-only metadata write passes, an overwrite or a deletion is refused; Glue's
+ * optimizers, which rewrite and expire metadata in their own roles, are not refused.
+ */
+const operator: RolePrincipal = {
+  logicalId: 'Operator',
+  roleArn: `arn:aws:iam::${ACCOUNT}:role/Operator`,
+  sessionArn: `arn:aws:sts::${ACCOUNT}:assumed-role/Operator/someone`,
+  policies: [
+    { name: 's3-admin', policy: { Statement: [{ Effect: 'Allow', Action: 's3:*', Resource: '*' }] } },
+  ],
+};
+const optimizerRoles = iam.ofType('AWS::Glue::TableOptimizer').map(([, o]) => {
+  const p = o.Properties as { Type: string; TableOptimizerConfiguration: { RoleArn: unknown } };
+  return {
+    type: p.Type,
+    role: iam.role(iam.resolve(p.TableOptimizerConfiguration.RoleArn) as string, 'glue'),
+  };
+});
+const BUCKET_POLICY: Row[] = [
+  ...[METADATA, MANIFEST].flatMap((key) => [
+    row('operator', operator, 'overwrite table metadata', 's3:PutObject', object(key), 'ExplicitlyDenied'),
+    row('operator', operator, 'delete table metadata', 's3:DeleteObject', object(key), 'ExplicitlyDenied'),
+    row(
+      'operator',
+      operator,
+      'delete a version of table metadata',
+      's3:DeleteObjectVersion',
+      object(key),
+      'ExplicitlyDenied',
+    ),
+    row(
+      'operator',
+      operator,
+      'create table metadata (If-None-Match)',
+      's3:PutObject',
+      object(key),
+      'Allowed',
+      CREATE_ONLY,
+    ),
+  ]),
+  row(
+    'operator',
+    operator,
+    'replace a CSV part (outside the tables)',
+    's3:PutObject',
+    object(own.csv),
+    'Allowed',
+  ),
+  ...optimizerRoles.flatMap(({ type, role }) => [
+    row(
+      `${type} optimizer`,
+      role,
+      'expire or rewrite table metadata',
+      's3:DeleteObject',
+      object(METADATA),
+      'Allowed',
+    ),
+    ...(type === 'orphan_file_deletion'
+      ? []
+      : [
+          row(`${type} optimizer`, role, 'write table metadata', 's3:PutObject', object(METADATA), 'Allowed'),
+        ]),
+  ]),
+];
+
 /** The role the CLI's per-tenant schedules start runs with. */
 const schedulerRoleId = iam
   .ofType('AWS::IAM::Role')
@@ -379,20 +552,28 @@ const titled = (all: readonly Row[]) =>
   });
 
 describe('IAM of a multi-tenant stack', () => {
-  it.each(titled([...DECLARED, ...ALLOWED, ...DENIED, ...TRUST, ...FUNCTIONS_DENIED, ...SCHEDULER]))(
-    'evaluates %s',
-    async (_, r) => {
-      // Act
-      const result = await iam.evaluate(r.principal, {
-        action: r.action,
-        resource: r.resource,
-        ...(r.context === undefined ? {} : { context: r.context }),
-      });
+  it.each(
+    titled([
+      ...DECLARED,
+      ...ALLOWED,
+      ...DENIED,
+      ...TRUST,
+      ...FUNCTIONS_DENIED,
+      ...COMMITTER,
+      ...BUCKET_POLICY,
+      ...SCHEDULER,
+    ]),
+  )('evaluates %s', async (_, r) => {
+    // Act
+    const result = await iam.evaluate(r.principal, {
+      action: r.action,
+      resource: r.resource,
+      ...(r.context === undefined ? {} : { context: r.context }),
+    });
 
-      // Assess
-      expect(result, `${r.who}: ${r.why}`).toBe(r.expected);
-    },
-  );
+    // Assess
+    expect(result, `${r.who}: ${r.why}`).toBe(r.expected);
+  });
 
   // Not through the simulator: @cloud-copilot/iam-simulate 0.1.173 does not resolve a
   // condition key whose variable part follows a colon (kms:EncryptionContext:<key>), so it
@@ -429,20 +610,44 @@ describe('IAM of a multi-tenant stack', () => {
     expect(worst.length).toBeLessThan(2048);
   });
 
-  it("declares for every handler a tenant's registry entry in its session and the role it takes", () => {
+  it("declares for every handler a tenant's registry entry in its session and the role it takes, the committer none", () => {
     // Assess
     expect(declared.map(({ f }) => f.name).sort()).toEqual([...WORKFLOW_FUNCTIONS].sort());
-    for (const { calls } of declared) {
+    for (const { f, calls } of declared) {
+      if (f === committerFn) {
+        expect(calls.tenantSession).toEqual([]);
+        expect(calls.ownRole.map((c) => c.call)).not.toContain('stsAssumeRole');
+        expect(calls.ownRole.flatMap((c) => c.permissions.map((p) => p.action))).toContain(
+          'glue:UpdateTable',
+        );
+        continue;
+      }
       expect(calls.tenantSession.map((c) => c.why)).toContain("read the tenant's registry entry");
       expect(calls.ownRole.map((c) => c.call)).toContain('stsAssumeRole');
+      // The session writes no table metadata and calls no UpdateTable (the committer does).
+      expect(
+        calls.tenantSession.flatMap((c) =>
+          c.permissions.filter(
+            (p) =>
+              p.action === 'glue:UpdateTable' ||
+              (p.action !== 's3:GetObject' && /\/tables\/[^/]+\/(metadata|commit-requests)/.test(p.resource)),
+          ),
+        ),
+      ).toEqual([]);
     }
     expect(DECLARED.filter((r) => r.who === 'exportResults as acme').length).toBeGreaterThan(30);
   });
 
-  it('finds the five functions, each with only the TenantAccess role and the runtime it needs', () => {
+  it('finds the functions, each with only the TenantAccess role and the runtime it needs, and the committer', () => {
     // Assess
-    expect(functions).toHaveLength(5);
-    for (const f of functions) {
+    expect(functions).toHaveLength(WORKFLOW_FUNCTIONS.length);
+    const committerActions = committer.policies.flatMap((p) =>
+      (p.policy.Statement as { Action: string | string[] }[]).flatMap((st) => [st.Action].flat()),
+    );
+    expect(committerActions.filter((a) => a.startsWith('secretsmanager:') || a.startsWith('sts:'))).toEqual(
+      [],
+    );
+    for (const f of sessionFunctions) {
       const actions = f.role.policies.flatMap((p) =>
         (p.policy.Statement as { Action: string | string[] }[]).flatMap((s) => [s.Action].flat()),
       );
