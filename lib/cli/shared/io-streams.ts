@@ -1,3 +1,4 @@
+import { processInterrupt } from './interrupt';
 import type { TerminalStream } from './terminal';
 
 /**
@@ -18,15 +19,26 @@ export interface IOStreams {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The working directory: where the config file is looked for, and relative defaults resolve. */
   readonly cwd: string;
+  /**
+   * Aborts when the user interrupts the command (Ctrl+C, a TERM): the program's one handler
+   * of the signals (interrupt.ts). A command that stops gracefully reads it; none in tests
+   * that do not interrupt.
+   */
+  readonly signal?: AbortSignal | undefined;
 }
 
-/** The process's own streams and environment: what the installed program runs with. */
+/** The process's own streams, environment and interrupt: what the installed program runs with. */
 export function processStreams(): IOStreams {
+  const interrupt = processInterrupt();
   return {
     stdin: process.stdin,
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,
     cwd: process.cwd(),
+    // On first read only: the signals' handlers are installed for a command that asks.
+    get signal() {
+      return interrupt();
+    },
   };
 }

@@ -87,10 +87,8 @@ export async function directorySync(argv: readonly string[], io: IOStreams): Pro
   bar.log(
     `${path.basename(v.csv)}: ${sheet.rows.length + sheet.bad.length} rows (${sheet.bad.length} bad) -> directory '${directory.name}'${v['dry-run'] ? ' (dry run)' : ''}`,
   );
-  const interrupt = new AbortController();
-  const onSigint = () => interrupt.abort();
-  // A signal reaches the process, not a command: Ctrl-C stops the sync wherever it runs.
-  process.once('SIGINT', onSigint);
+  // Ctrl-C (the program's io.signal) stops the sync between items: what is done is reported.
+  const signal = io.signal;
   let report: SyncReport;
   try {
     report = await syncDirectory(api.directories, {
@@ -99,13 +97,12 @@ export async function directorySync(argv: readonly string[], io: IOStreams): Pro
       deleteMissing: v['delete-missing'],
       dryRun: v['dry-run'],
       concurrency: v.concurrency,
-      signal: interrupt.signal,
+      ...(signal === undefined ? {} : { signal }),
       onProgress: (r, done, total) => {
         if (done % step === 0 || done === total) bar.update(`${done}/${total}: ${counts(r)}`);
       },
     });
   } finally {
-    process.off('SIGINT', onSigint);
     bar.done();
   }
   if (v.json) {

@@ -2,6 +2,7 @@ import { ConfigError, parseCommandLine, UsageError } from '../../../command-line
 import { DATASETS } from '../../../export';
 import { LAKE_DIR_DEFAULT } from '../../shared/defaults';
 import { partialDayWarning, refuseFutureDates } from '../../shared/future-dates';
+import { INTERRUPTED_EXIT_CODE } from '../../shared/interrupt';
 import type { IOStreams } from '../../shared/io-streams';
 import { reserveStdout } from '../../shared/json-output';
 import { openLake } from '../../shared/lake-database';
@@ -114,9 +115,6 @@ async function readBack(result: LocalExportResult, oneTenant: boolean): Promise<
   }
 }
 
-/** As shells report a process ended by SIGINT (128 + 2). */
-const INTERRUPTED_EXIT_CODE = 130;
-
 /** Runs the command on `io`'s streams, environment and directory; returns the process exit code. */
 export async function localExportCommand(argv: readonly string[], io: IOStreams): Promise<number> {
   const args = parseLocalExportArgs(argv, io.env);
@@ -160,18 +158,12 @@ async function runCommand(
   const started = performance.now();
   const bar = progress(io.stderr, io.env);
   const c = colors(io.stderr, io.env);
-  // Ctrl+C (or a TERM): stop the run and let the tasks in flight clean up (nothing
-  // half-published, leases released, staging removed) before exiting; a second signal
-  // does not wait. The signals (and that exit) are the process's, whoever's streams the
-  // command writes to.
-  const interrupt = new AbortController();
-  const onSignal = () => {
-    if (interrupt.signal.aborted) process.exit(INTERRUPTED_EXIT_CODE);
-    bar.update('interrupted: stopping the tasks in flight');
-    interrupt.abort(new Error('interrupted'));
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  // Ctrl+C (or a TERM, the program's io.signal): stop the run and let the tasks in flight
+  // clean up (nothing half-published, leases released, staging removed) before exiting.
+  const signal = io.signal;
+  signal?.addEventListener('abort', () => bar.update('interrupted: stopping the tasks in flight'), {
+    once: true,
+  });
   let result: LocalExportResult;
   try {
     // Loaded on use: the workflow (CDK synthesis, handlers) is the heaviest import of the CLI.
@@ -186,17 +178,14 @@ async function runCommand(
       },
       progress: bar,
       progressDetail: isInteractive(io.stderr, io.env),
-      signal: interrupt.signal,
+      ...(signal === undefined ? {} : { signal }),
     });
     bar.update('reading the export back with DuckDB');
   } catch (error) {
-    if (!interrupt.signal.aborted) throw error;
+    if (signal?.aborted !== true) throw error;
     bar.done();
     io.stderr.write(`${c.yellow('interrupted')}: partitions already published stay; run again to finish\n`);
     return INTERRUPTED_EXIT_CODE;
-  } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
   }
   const readBackResult = await readBack(result, options.tenant !== undefined);
   bar.done();

@@ -5,13 +5,15 @@ import { SIM_CLI_COMMAND } from './spec';
 
 /**
  * Starts the local service, prints its connection details on `io.stdout`, and serves until
- * SIGINT or SIGTERM; then closes it and resolves 0. `signal` stops it too (tests).
+ * the program's interrupt (`io.signal`: SIGINT or SIGTERM) or `signal` (tests); then closes
+ * it and resolves 0.
  */
 export async function simCommand(
   argv: readonly string[],
   io: IOStreams,
   signal?: AbortSignal,
 ): Promise<number> {
+  const stopped = [io.signal, signal].filter((s) => s !== undefined);
   const cli = parseSimArgs(argv);
   if (cli.help) {
     io.stdout.write(renderHelp(SIM_CLI_COMMAND));
@@ -24,18 +26,9 @@ export async function simCommand(
   const sim = await startSimulator(cli.options);
   const details = connectionDetails(sim);
   io.stdout.write(cli.json ? formatDetailsJson(details) : formatDetailsText(details));
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.removeListener('SIGINT', stop);
-      process.removeListener('SIGTERM', stop);
-      signal?.removeEventListener('abort', stop);
-      resolve();
-    };
-    // The signals are the process's, whoever's streams the command writes to.
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    signal?.addEventListener('abort', stop, { once: true });
-  });
+  const until = AbortSignal.any(stopped);
+  if (!until.aborted)
+    await new Promise((resolve) => until.addEventListener('abort', resolve, { once: true }));
   await sim.close();
   return 0;
 }

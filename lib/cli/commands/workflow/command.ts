@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseOrHelp, UsageError } from '../../../command-line';
 import type { LocalWorkflowResult } from '../../../local';
+import { INTERRUPTED_EXIT_CODE } from '../../shared/interrupt';
 import type { IOStreams } from '../../shared/io-streams';
 import { acquireOutDirLock } from '../../shared/out-dir-lock';
 import { outcomeWarnings, type RunOutcome, runExitCode, runOutcome } from '../../shared/run-outcome';
@@ -51,9 +52,6 @@ export function workflowLine(result: LocalWorkflowResult, out: string): Workflow
   };
 }
 
-/** As shells report a process ended by SIGINT (128 + 2). */
-const INTERRUPTED_EXIT_CODE = 130;
-
 export async function workflowCommand(argv: readonly string[], io: IOStreams): Promise<number> {
   const v = parseOrHelp(WORKFLOW_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
@@ -61,18 +59,12 @@ export async function workflowCommand(argv: readonly string[], io: IOStreams): P
   const out = path.resolve(io.cwd, v.out);
   // One run at a time into a lake: a second is refused, not raced.
   const lock = await acquireOutDirLock(out);
-  // Ctrl+C (or a TERM): the tasks in flight abort and clean up, then the temporary directory
-  // (the secret file with the client secret and tokens) goes; a second signal does not wait.
-  const interrupt = new AbortController();
-  // The signals (and the exit on a second one) are the process's, whoever's streams the
-  // command writes to.
-  const onSignal = () => {
-    if (interrupt.signal.aborted) process.exit(INTERRUPTED_EXIT_CODE);
-    io.stderr.write('interrupted: stopping the tasks in flight\n');
-    interrupt.abort(new Error('interrupted'));
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  // Ctrl+C (or a TERM, the program's io.signal): the tasks in flight abort and clean up, then
+  // the temporary directory (the secret file with the client secret and tokens) goes.
+  const signal = io.signal;
+  signal?.addEventListener('abort', () => io.stderr.write('interrupted: stopping the tasks in flight\n'), {
+    once: true,
+  });
   let workDir: string | undefined;
   try {
     workDir = await fs.mkdtemp(path.join(os.tmpdir(), 'report-export-workflow-'));
@@ -89,7 +81,7 @@ export async function workflowCommand(argv: readonly string[], io: IOStreams): P
     try {
       const result = await deployment.run(v.input, {
         waitMs: v['wait-ms'],
-        signal: interrupt.signal,
+        ...(signal === undefined ? {} : { signal }),
         onEvent: (e) => {
           if (e.type === 'StateEntered' && e.state !== undefined) io.stderr.write(`${e.state.name}\n`);
           if (e.type === 'StateRetried' && e.state !== undefined)
@@ -110,12 +102,10 @@ export async function workflowCommand(argv: readonly string[], io: IOStreams): P
       await deployment.close();
     }
   } catch (error) {
-    if (!interrupt.signal.aborted) throw error;
+    if (signal?.aborted !== true) throw error;
     io.stderr.write('interrupted: partitions already published stay; run again to finish\n');
     return INTERRUPTED_EXIT_CODE;
   } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
     if (workDir !== undefined) await fs.rm(workDir, { recursive: true, force: true });
     await lock.release();
   }
