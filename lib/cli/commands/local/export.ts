@@ -11,6 +11,7 @@ import { acquireOutDirLock } from '../../shared/out-dir-lock';
 import { type RunOutcome, runOutcome } from '../../shared/run-outcome';
 import { heldInRunRecords } from '../../shared/run-records';
 import { type ExportTenant, exportTenants, missingLogin, selectTenants } from './export-tenants';
+import { removeOrphanDataFiles } from './orphan-files';
 import { ExportProgressTracker, type ProgressSink } from './progress';
 import { lakeTableDirs, type ReportDays, readReportDays } from './report-days';
 import { TenantLogLines } from './tenant-log-lines';
@@ -162,11 +163,18 @@ export async function runLocalExport(options: LocalExportOptions = {}): Promise<
       // A killed run's staging (and half-done promotion) is recovered before this one starts.
       ...(progress === undefined ? {} : { onStagingRecovery: (_, message: string) => progress.log(message) }),
     });
+    let result: LocalExportResult;
     try {
-      return await runOnDeployment(deployment, options, { outDir, stateDir: workDir });
+      result = await runOnDeployment(deployment, options, { outDir, stateDir: workDir });
     } finally {
       await deployment.close();
     }
+    // The lake's maintenance, as Glue's optimizers do it in AWS: data files no snapshot names.
+    for (const { table, removed } of await removeOrphanDataFiles(outDir)) {
+      if (removed.length > 0)
+        progress?.log(`${table}: removed ${removed.length} data file(s) no snapshot names (orphans)`);
+    }
+    return result;
   } finally {
     await lock.release();
   }
