@@ -106,6 +106,23 @@ describe.each(ADAPTERS)('ObjectStore contract: $name', (adapter) => {
     expect(await store.head(key)).toBeUndefined();
   });
 
+  it('reads a byte range of an object with getRange (a Parquet footer: the tail)', async () => {
+    // Prepare
+    const store = adapter.store() as ReturnType<Adapter['store']> & {
+      getRange(key: string, start: number, end: number): Promise<Uint8Array>;
+    };
+    const key = `${space()}/f.bin`;
+    await store.put(key, '0123456789abcdef');
+
+    // Act
+    const tail = await store.getRange(key, 10, 16);
+    const middle = await store.getRange(key, 2, 5);
+
+    // Assess
+    expect(Buffer.from(tail).toString('utf8')).toBe('abcdef');
+    expect(Buffer.from(middle).toString('utf8')).toBe('234');
+  });
+
   it('creates an object with putIfAbsent when no object has the key', async () => {
     // Prepare
     const store = adapter.store();
