@@ -394,12 +394,26 @@ function tableChange(
     reports,
     summary: {
       ...ours(extra),
-      'report-export.run-id': runs.map((v) => v.run.runId).join(','),
-      'report-export.request-id': [...new Set(runs.map((v) => v.run.requestId))].join(','),
+      'report-export.run-id': capped(runs.map((v) => v.run.runId)),
+      'report-export.request-id': capped([...new Set(runs.map((v) => v.run.requestId))]),
       'report-export.rows': String(rows),
       [STAGED_COMMIT_KEY]: commitId,
     },
   };
+}
+
+/** A summary value's longest list (a commit request refuses values over 8,000 characters). */
+const MAX_LISTED_CHARS = 4_000;
+
+/** `a,b,c`, or as many as fit and `+<n> more`: the staged runs' own records name every run. */
+function capped(values: readonly string[]): string {
+  let out = '';
+  for (const [i, v] of values.entries()) {
+    const next = out === '' ? v : `${out},${v}`;
+    if (next.length > MAX_LISTED_CHARS) return `${out},+${values.length - i} more`;
+    out = next;
+  }
+  return out;
 }
 
 /** The caller's summary values, `report-export.*` only. */
