@@ -261,6 +261,11 @@ describe('report-export tenants --stack (a multi-tenant stack; AWS mocked, the l
       start,
     );
     const without = sfnStartCommand(['--date', '2026-11-20', '--stack', 'ReportExport'], streams().io, start);
+    const unknown = sfnStartCommand(
+      ['--date', '2026-11-20', '--stack', 'ReportExport', '--tenant', 'acne'],
+      streams().io,
+      start,
+    );
 
     // Assess
     expect(code).toBe(0);
@@ -272,6 +277,10 @@ describe('report-export tenants --stack (a multi-tenant stack; AWS mocked, the l
       { tenant: 'acme', executionArn: expect.stringContaining(':acme-'), error: null },
     ]);
     await expect(without).rejects.toThrow(/--stack ReportExport serves many tenants: give --tenant <id>/);
+    await expect(unknown).rejects.toThrow(
+      "--tenant 'acne' is not a tenant of the stack ReportExport (its tenants: acme",
+    );
+    expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(1);
     sfn.restore();
   });
 

@@ -6,6 +6,7 @@ import { s3ClientFactory } from '../../aws/s3-client';
 import { type SfnDependencies, startExecution } from '../../aws/sfn-executions';
 import { type StackOutputsDependencies, stackOutputs } from '../../aws/stack-outputs';
 import type { IOStreams } from '../../shared/io-streams';
+import { registeredEntry } from '../../shared/known-tenants';
 
 /** What `start --stack` may replace besides Step Functions: CloudFormation and S3 (the registry). */
 export interface StartDependencies extends SfnDependencies, StackOutputsDependencies {
@@ -44,10 +45,14 @@ export async function stackStart(
       `--stack ${stack} serves many tenants: give --tenant <id> (report-export tenants list --stack ${stack}) or --all-tenants`,
     );
   }
-  if (!v.allTenants) return { arn, tenants: undefined };
   const registry = tenantRegistryFromUri('TenantRegistryUri', registryUri, {
     s3: deps.s3 ?? s3ClientFactory({}, io.env),
   });
+  // A tenant the registry does not hold: exit 2 naming the ones it does, before anything starts.
+  if (v.tenant !== undefined) {
+    await registeredEntry(registry, v.tenant, `stack ${stack}`);
+    return { arn, tenants: undefined };
+  }
   const tenants = (await registry.list()).filter((t) => t.enabled).map((t) => t.id);
   return { arn, tenants };
 }
