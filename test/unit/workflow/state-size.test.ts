@@ -6,10 +6,12 @@ import {
   MAX_HELD_LISTED,
   MAX_MISMATCHES_LISTED,
   MAX_PARTIAL_DAYS_LISTED,
+  MAX_STAGED_KEY_CHARS,
 } from '../../../lib/workflow/job-cursor';
 import type { WorkflowRuntime } from '../../../lib/workflow/runtime-types';
 import {
   jobsWithinBudget,
+  MAX_COMMIT_REASON_CHARS,
   MAX_ERROR_CAUSE_CHARS,
   MAX_REPORT_FIELD_CHARS,
   settingsFromEnvironment,
@@ -36,7 +38,16 @@ function plannedJob(i: number) {
   };
 }
 
-/** A Map iteration's result at its largest: a failed job with every list full. */
+/** The longest run id the export core makes (defaultRunId: 40 characters, a hash, a uuid's start). */
+const runId = text(66);
+/** The days a job's staged runs list at most: its window (SETTINGS_DEFAULTS' 7 days) and one per request. */
+const stagedDays = (maxRequestsPerJob: number) => 7 + maxRequestsPerJob;
+
+/**
+ * A Map iteration's result at its largest: a failed job with every list full. A request's
+ * result is either a ready piece or a staged run (exported with the day's last piece): every
+ * one a staged run, the larger, with the days spread over them.
+ */
 function worstJobResult(i: number, maxRequestsPerJob: number) {
   const piece = { requestId: text(36), from: instant, to: instant, requestedAt: instant };
   const quality = { nullConnId: big, duplicateConnId: big, negativeTime: big, flagOutOfRange: big };
@@ -57,7 +68,16 @@ function worstJobResult(i: number, maxRequestsPerJob: number) {
         to: instant,
         day: '2026-11-18',
       })),
-      ready: Array.from({ length: maxRequestsPerJob }, () => piece),
+      ready: [] as (typeof piece)[],
+      staged: Array.from({ length: maxRequestsPerJob }, (_, k) => ({
+        key: text(MAX_STAGED_KEY_CHARS),
+        runId,
+        dts: Array.from(
+          { length: Math.ceil(stagedDays(maxRequestsPerJob) / maxRequestsPerJob) + (k === 0 ? 1 : 0) },
+          () => '2026-11-18',
+        ),
+      })),
+      dataset: 'summaries',
       requestId: text(36),
       requestedAt: instant,
       status: text(20),
@@ -113,7 +133,7 @@ describe('the state at the settings extremes', () => {
     [500, 1],
     [500, 200],
   ])(
-    'keeps the Map output and the Finalize payload under 256 KiB at %i polls and %i requests a job',
+    'keeps the state after Commit and the Finalize payload under 256 KiB at %i polls and %i requests a job',
     (maxPollsPerJob, maxRequestsPerJob) => {
       // Prepare: the largest input Plan accepts, its filters in the plan's options.
       const jobs = jobsWithinBudget({ poll: { maxPollsPerJob } as never, maxRequestsPerJob });
@@ -154,16 +174,34 @@ describe('the state at the settings extremes', () => {
         hasContinuation: true,
       };
       const results = planned.map((_, i) => worstJobResult(i, maxRequestsPerJob));
+      // The Commit task's output: every job's runs partly refused, with the longest reason.
+      const snapshots = [
+        { table: 'calls', snapshotId: big },
+        { table: 'summaries', snapshotId: big },
+      ];
+      const commit = {
+        status: 'COMMITTED',
+        tables: snapshots,
+        jobs: planned.map((j) => ({
+          jobId: j.jobId,
+          status: 'invalid',
+          runs: big,
+          invalidRuns: big,
+          snapshots,
+          reason: text(MAX_COMMIT_REASON_CHARS),
+        })),
+      };
       // Act
-      const mapOutput = bytes({ ...context, plan, results });
+      const commitOutput = bytes({ ...context, plan, results, commit });
       const finalizePayload = bytes({
         input,
         ...context,
         plan: { ...plan, jobs: undefined, options: undefined },
         results,
+        commit,
       });
       // Assess
-      expect(mapOutput).toBeLessThanOrEqual(STATE_DATA_LIMIT_BYTES);
+      expect(commitOutput).toBeLessThanOrEqual(STATE_DATA_LIMIT_BYTES);
       expect(finalizePayload).toBeLessThanOrEqual(STATE_DATA_LIMIT_BYTES);
     },
   );
