@@ -195,7 +195,8 @@ const JOB_TYPES: { [K in keyof RunRecordJob]: string } = {
   partialDays: PARTIAL_DAYS_TYPE,
   snapshot: 'struct<table:string,snapshotid:bigint>',
   commits: 'int',
-  commit: 'struct<status:string,runs:int,invalidruns:int,snapshots:array<struct<table:string,snapshotid:bigint>>,reason:string>',
+  commit:
+    'struct<status:string,runs:int,invalidruns:int,snapshots:array<struct<table:string,snapshotid:bigint>>,reason:string>',
   firstDate: 'string',
   lastDate: 'string',
   durationMs: 'bigint',
