@@ -112,6 +112,8 @@ export const SAMPLE = {
   uuid: '9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a',
   /** A snapshot id in its manifest list's name. */
   snapshotId: 5318008271828182,
+  /** A staged commit's id (32 hex digits of a hash of its runs), its record's name under `_commits/`. */
+  commitId: '7c3e9a1b5d2f4e6a8c0b1d3f5a7e9c2b',
 } as const;
 
 /** Every task that calls the service reads the token, and refreshes it under a lease (its secret's). */
@@ -125,7 +127,7 @@ function tokenUses(tenant: string | undefined): StoreUse[] {
   ];
 }
 
-type KeyOperation = 'put' | 'putIfAbsent' | 'putFile' | 'head' | 'get' | 'deleteMany';
+type KeyOperation = 'put' | 'putIfAbsent' | 'putFile' | 'putFileIfAbsent' | 'head' | 'get' | 'deleteMany';
 const onKey = (operation: KeyOperation, why: string, key: string): StoreUse => ({
   why,
   store: 'objects',
@@ -202,7 +204,7 @@ function promoteUses(layout: TenantLayout, format: OutputFormat): StoreUse[] {
 
 /**
  * The file catalog's uses of a table's metadata folder (lib/stores/file-catalog.ts): reading
- * it, and with `writes` (the committer) committing to it.
+ * it, creating it when there is none, and with `writes` (the committer) committing to it.
  */
 function fileCatalogUses(root: string, dataset: Dataset, writes: boolean): StoreUse[] {
   const version = versionMetadataKey(root, 1);
@@ -211,12 +213,13 @@ function fileCatalogUses(root: string, dataset: Dataset, writes: boolean): Store
     onKey('head', `look for the ${dataset} table's next versions`, version),
     list(`list the ${dataset} table's versions (no usable hint)`, `${root}/metadata/v`),
     onKey('get', `read the ${dataset} table's metadata`, version),
-    ...(writes
-      ? [
-          onKey('putIfAbsent', `commit to the ${dataset} table (create its next version)`, version),
-          onKey('put', `write the ${dataset} table's version hint`, versionHintKey(root)),
-        ]
-      : []),
+    // A local lake's table is made by its first export (the stack makes the deployed ones).
+    onKey(
+      'putIfAbsent',
+      `${writes ? 'commit to' : 'create'} the ${dataset} table (its next version)`,
+      version,
+    ),
+    onKey('put', `write the ${dataset} table's version hint`, versionHintKey(root)),
   ];
 }
 
@@ -321,9 +324,10 @@ function dataFileUses(root: string, layout: TenantLayout): StoreUse[] {
   };
   const key = dataFileKey(root, file);
   return [
-    onKey('putFile', `write a ${dataset} data file`, key),
+    // Create-only (If-None-Match), never deleted by the run: a committed file cannot be
+    // swapped or removed, and a failed run's files are orphans for Glue's orphan deletion.
+    onKey('putFileIfAbsent', `write a ${dataset} data file`, key),
     onKey('head', `check a ${dataset} data file's size`, key),
-    onKey('deleteMany', `delete the ${dataset} data files of a run that did not commit`, key),
     // The shrink guard counts a published summary day's calls in its files.
     ...(dataset === DATASETS.summaries ? [onKey('get', 'read the published calls (shrink guard)', key)] : []),
   ];
@@ -395,7 +399,7 @@ function commitUses(run: RunKeys): StoreUse[] {
     prefix,
     '_commits',
     ...(run.tenant === undefined ? [] : [`tenant=${run.tenant}`]),
-    `${SAMPLE.uuid}.json`,
+    `${SAMPLE.commitId}.json`,
   ]
     .filter((p) => p !== '')
     .join('/');

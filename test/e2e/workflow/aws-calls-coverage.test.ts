@@ -152,8 +152,17 @@ describe('declared AWS calls of the workflow (lib/workflow/aws-calls.ts)', () =>
       // Assess
       expect(again.status).toBe('SUCCEEDED');
       expect(await listAll(harness.s3.store(), stalePart)).toEqual([]);
-      for (const operation of ['copy', 'deleteMany', 'putFile', 'head', 'list', 'put', ...operations])
+      for (const operation of ['deleteMany', 'putFile', 'head', 'list', 'put', ...operations])
         expect(performed(recorder, 'exportResults', 'objects', operation)).toBe(true);
+      // Beside tables the Commit task promotes the CSV and commits; the Hive layout publishes at once.
+      const promoter = tableCatalog === 'hive' ? 'exportResults' : 'commit';
+      for (const operation of [
+        'copy',
+        'put',
+        'deleteMany',
+        ...(tableCatalog === 'hive' ? [] : ['putIfAbsent']),
+      ])
+        expect(performed(recorder, promoter, 'objects', operation)).toBe(true);
       expect(performed(recorder, 'finalize', 'objects', 'put')).toBe(true);
       if (tableCatalog === undefined) {
         const readsSummaryFile = (u: RecordedUse) =>

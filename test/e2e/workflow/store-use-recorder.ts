@@ -166,6 +166,7 @@ const WILDCARDS: readonly (readonly [source: string, pattern: string])[] = [
       [SAMPLE.dt, DATE],
       [SAMPLE.attempt, HEX(8)],
       [SAMPLE.uuid, UUID],
+      [SAMPLE.commitId, HEX(32)],
       [String(SAMPLE.snapshotId), '\\d+'],
     ] as const
   ).map(([sample, pattern]) => [regexLiteral(sample), pattern] as const),
