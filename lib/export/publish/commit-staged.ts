@@ -11,6 +11,7 @@ import {
   commitOverwriteGrouped,
   DataFileMismatch,
   type IcebergTable,
+  isDataFileKey,
   type LakeTablesLocation,
   lakeTable,
   loadTable,
@@ -150,6 +151,7 @@ export async function commitStaged(
     now().getTime(),
     options.stagedRunTtlMs ?? STAGED_RUN_TTL_MS,
   );
+  refuseSharedFiles(checked);
   const valid = checked.flatMap((c) => (c.valid === undefined ? [] : [c.valid]));
   for (const c of checked) {
     if (c.outcome.status === 'invalid') {
@@ -253,6 +255,24 @@ async function writeRecord(store: ObjectStore, key: string, result: StagedCommit
   }
 }
 
+/** A data file two runs name would be added twice: the later run is invalid. */
+function refuseSharedFiles(checked: Checked[]): void {
+  const named = new Map<string, string>();
+  for (const c of checked) {
+    const shared = c.valid?.files.find((f) => named.has(f.key));
+    if (shared !== undefined) {
+      const reason = new StagedRunInvalid(
+        c.outcome.key,
+        `its data file ${shared.key} is the staged run ${named.get(shared.key)}'s too`,
+      ).message;
+      c.outcome = { ...c.outcome, status: 'invalid', reason, rows: 0, partitions: 0 };
+      delete c.valid;
+      continue;
+    }
+    for (const f of c.valid?.files ?? []) named.set(f.key, c.outcome.key);
+  }
+}
+
 interface Checked {
   outcome: StagedRunOutcome;
   valid?: ValidRun;
@@ -315,13 +335,10 @@ async function validateRun(
   const under = `${tableDataPrefix(table.location.key, run.tenant)}/report_id=${run.reportId}/`;
   const files: NewDataFile[] = [];
   for (const claimed of run.files) {
-    if (
-      !run.dts.includes(claimed.dt) ||
-      !claimed.key.startsWith(`${under}dt=${claimed.dt}/`) ||
-      claimed.key.split('/').some((s) => s === '' || s === '.' || s === '..')
-    ) {
-      throw bad(`the data file ${claimed.key} is not under ${under}dt=<one of its days>/`);
+    if (!run.dts.includes(claimed.dt) || !isDataFileKey(claimed.key, `${under}dt=${claimed.dt}/`)) {
+      throw bad(`the data file ${claimed.key} is not a file name under ${under}dt=<one of its days>/`);
     }
+    if (files.some((f) => f.key === claimed.key)) throw bad(`it lists the data file ${claimed.key} twice`);
     try {
       files.push(await checkDataFile(target.store, claimed));
     } catch (error) {

@@ -168,6 +168,12 @@ export async function readStagedRun(
     throw error;
   }
   if (typeof raw !== 'object' || raw === null) throw bad('it is not an object');
+  try {
+    // What is copied into manifests must be writable again (a value nested too deep is not).
+    JSON.stringify(raw);
+  } catch {
+    throw bad('it nests too deep to be written again');
+  }
   if (raw.version !== STAGED_RUN_VERSION)
     throw bad(`its version is ${String(raw.version)}, not ${STAGED_RUN_VERSION}`);
   if (raw.tenant !== tenant || raw.reportId !== ref.reportId || raw.runId !== ref.runId) {

@@ -228,6 +228,8 @@ export class Batching {
       const read = await readRequest(this.t.location, key);
       // Vanished (carried and deleted by another committer meanwhile): nothing to carry.
       if (read === undefined) request = null;
+      // Expired: never carried (the plan drops and deletes it), so not worth checking.
+      else if (read.expiresAt <= this.now()) request = read;
       else {
         changePlan(this.t, read);
         request = await validateRequest(this.t.location, key, read, this.now(), this.ttlMs);

@@ -3,7 +3,7 @@ import { readObject } from '../../stores';
 import { ExportConfigError } from '../errors';
 import { TENANT_ID_PATTERN } from '../tenant';
 import { type NewDataFile, type ReportDays, reportsOf, type TableOverwrite } from './commit';
-import { checkDataFile, DataFileMismatch } from './data-file-check';
+import { checkDataFile, DataFileMismatch, isDataFileKey } from './data-file-check';
 import type { TableLocation } from './location';
 
 /**
@@ -164,6 +164,7 @@ export function checkRequest(location: TableLocation, key: string, raw: unknown)
     throw invalid(key, `reports must be a list of 1 to ${MAX_REPORTS}`);
   }
   const seen = new Set<string>();
+  const keys = new Set<string>();
   let fileCount = 0;
   const reports = rawReports.map((raw: Partial<RequestReport> | null): RequestReport => {
     const reportId = raw?.reportId;
@@ -190,8 +191,8 @@ export function checkRequest(location: TableLocation, key: string, raw: unknown)
         typeof f?.key === 'string' &&
         typeof f.dt === 'string' &&
         dts.includes(f.dt) &&
-        f.key.startsWith(`${under}dt=${f.dt}/`) &&
-        !f.key.split('/').some((s) => s === '' || s === '.' || s === '..') &&
+        isDataFileKey(f.key, `${under}dt=${f.dt}/`) &&
+        !keys.has(f.key) &&
         Number.isSafeInteger(f.rows) &&
         (f.rows as number) >= 0 &&
         Number.isSafeInteger(f.bytes) &&
@@ -199,8 +200,9 @@ export function checkRequest(location: TableLocation, key: string, raw: unknown)
       if (!ok)
         throw invalid(
           key,
-          `a file is not one of the tenant's report's days under ${under}: ${JSON.stringify(f).slice(0, 300)}`,
+          `a file is not one of the tenant's report's days under ${under} (or is listed twice): ${JSON.stringify(f).slice(0, 300)}`,
         );
+      keys.add(f.key as string);
     }
     return {
       reportId,

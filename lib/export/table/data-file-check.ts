@@ -6,8 +6,21 @@ import type { NewDataFile } from './commit';
 // request): only what the object itself says. Its size comes from a HEAD, its record count
 // from its Parquet footer; a claim that differs makes the file (and what names it) invalid.
 
-/** A Parquet footer longer than this is not read (ours are a few kB per row group). */
-export const MAX_FOOTER_BYTES = 8 * 1024 * 1024;
+/**
+ * A Parquet footer longer than this is not read (ours are a few kB per row group; the bound
+ * also bounds what decoding it can allocate).
+ */
+export const MAX_FOOTER_BYTES = 256 * 1024;
+/** A data file's name: one plain segment (no `%`, no dot segment), as a run names its files. */
+const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}\.parquet$/;
+
+/**
+ * Whether `key` is a data file directly under `dayPrefix` (`.../dt=<day>/`) by a strict
+ * grammar: a reader that decodes `%2e%2e` (a URL) must not be led into another tenant's files.
+ */
+export function isDataFileKey(key: string, dayPrefix: string): boolean {
+  return key.startsWith(dayPrefix) && FILE_NAME.test(key.slice(dayPrefix.length));
+}
 /** Parquet's trailer: the footer's length (4 bytes LE) and the magic `PAR1`. */
 const TRAILER = 8;
 

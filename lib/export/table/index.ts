@@ -20,7 +20,13 @@ export {
   MAX_REQUEST_BYTES,
   REQUEST_CLOCK_SKEW_MS,
 } from './commit-requests';
-export { checkDataFile, DataFileMismatch, footerRows } from './data-file-check';
+export {
+  checkDataFile,
+  DataFileMismatch,
+  footerRows,
+  isDataFileKey,
+  MAX_FOOTER_BYTES,
+} from './data-file-check';
 export {
   commitOverwriteGrouped,
   GROUP_COMMIT_DEFAULTS,

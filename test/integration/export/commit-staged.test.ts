@@ -221,6 +221,70 @@ describe('commitStagedRuns (the committer: one snapshot per table for an executi
     expect(await listAll(store, 'calls/format=csv/tenant=acme/report_id=r2/')).toEqual([]);
   });
 
+  it('refuses a data file key with %2e%2e, one listed twice, and one another run of the execution names too', async () => {
+    // Prepare: four runs; three edited after staging.
+    const store = await lake();
+    const refs: StagedRunRef[] = [];
+    for (const r of ['r1', 'r2', 'r3', 'r4'])
+      refs.push(await defer(store, r, callsOn(DAYS, 2, r), `req-${r}`));
+    const [encoded, twice, first, copier] = refs as [StagedRunRef, StagedRunRef, StagedRunRef, StagedRunRef];
+    type Body = {
+      files: { key: string; dt: string; rows: number; bytes: number }[];
+      partitions: { rows: number }[];
+    };
+    const read = async (ref: StagedRunRef) =>
+      JSON.parse(Buffer.from(await readObject(store, ref.key)).toString('utf8')) as Body;
+    const edit = async (ref: StagedRunRef, change: (body: Body) => void) => {
+      const body = await read(ref);
+      change(body);
+      await store.put(ref.key, JSON.stringify(body));
+    };
+    await edit(encoded, (b) => {
+      const f = b.files[0] as Body['files'][0];
+      b.files[0] = { ...f, key: f.key.replace(/[^/]+$/, '%2e%2e/%2e%2e/x.parquet') };
+    });
+    await edit(twice, (b) => {
+      b.files.push(b.files[0] as Body['files'][0]);
+      (b.partitions[0] as { rows: number }).rows *= 2;
+    });
+    const firstFile = (await read(first)).files[0] as Body['files'][0];
+    await edit(copier, (b) => {
+      // r4 names r1's file: a key outside its report, so refused anyway; the same report's run is the real case.
+      b.files[0] = { ...firstFile };
+    });
+
+    // Act
+    const result = await commitStagedRuns(target(store), refs);
+
+    // Assess
+    const reasons = result.runs.map((r) => `${r.status} ${r.reason ?? ''}`);
+    expect(reasons[0]).toMatch(/^invalid .*is not a file name under/);
+    expect(reasons[1]).toMatch(/^invalid .*lists the data file .* twice/);
+    expect(reasons[2]).toMatch(/^committed/);
+    expect(reasons[3]).toMatch(/^invalid /);
+    expect((await listSnapshots(calls(store))).snapshots.at(-1)?.summary['total-records']).toBe('6');
+  });
+
+  it('refuses the later of two runs of an execution that name the same data file', async () => {
+    // Prepare: two runs of one report; the second's staged object names the first's file for its first day.
+    const store = await lake();
+    const one = await defer(store, 'r1', callsOn(DAYS, 2, 'one'), 'req-1');
+    const two = await defer(store, 'r1', callsOn(DAYS, 2, 'two'), 'req-2');
+    const body = (ref: StagedRunRef) =>
+      readObject(store, ref.key).then((b) => JSON.parse(Buffer.from(b).toString('utf8')));
+    const [b1, b2] = [await body(one), await body(two)];
+    b2.files[0] = b1.files[0];
+    await store.put(two.key, JSON.stringify(b2));
+
+    // Act
+    const result = await commitStagedRuns(target(store), [one, two]);
+
+    // Assess: the first lands alone; the second is named; its file counted once.
+    expect(result.runs.map((r) => r.status)).toEqual(['committed', 'invalid']);
+    expect(result.runs[1]?.reason).toMatch(/is the staged run .* too/);
+    expect((await listSnapshots(calls(store))).snapshots.at(-1)?.summary['total-records']).toBe('6');
+  });
+
   it("refuses another tenant's staged run and a reference to another run's object", async () => {
     // Prepare
     const store = await lake();
