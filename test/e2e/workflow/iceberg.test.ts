@@ -109,5 +109,5 @@ describe('the calls table through the workflow (file catalog on fauxqs, read bac
     expect(
       snapshots.find((s) => s['snapshot-id'] === currentSnapshotId)?.summary['report-export.request-id'],
     ).toBe(secondRequest);
-  });
+  }, 180_000);
 });
