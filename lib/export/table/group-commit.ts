@@ -1,9 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EXPORT_ERROR_CODES, ExportConfigError, ExportError, TableCommitFailedError } from '../errors';
-import { type CommitResult, changePlan, commitSnapshot, overwriteWhat, type TableOverwrite } from './commit';
+import {
+  type CommitResult,
+  changePlan,
+  commitOverwrite,
+  commitSnapshot,
+  overwriteWhat,
+  type TableOverwrite,
+} from './commit';
 import { Batching, type SetAsideRequest } from './commit-batch';
 import { COMMIT_DEFAULTS, type CommitOptions } from './commit-loop';
-import { checkRequest, newRequest, requestKey } from './commit-requests';
+import { checkRequest, MAX_REQUEST_BYTES, newRequest, requestKey } from './commit-requests';
 import type { IcebergTable } from './table-ref';
 
 /** How a grouped commit batches. */
@@ -82,7 +89,20 @@ export async function commitOverwriteGrouped(
     settings.requestTtlMs,
     options.onSetAside,
   );
-  await store.put(ownKey, JSON.stringify(own), { contentType: 'application/json' });
+  const body = JSON.stringify(own);
+  // A request other committers would refuse as too large (thousands of files) commits alone.
+  if (Buffer.byteLength(body) > MAX_REQUEST_BYTES) {
+    const { signal, maxAttempts: attempts, baseDelayMs, now: clock, expire } = options;
+    const alone = await commitOverwrite(t, change, {
+      ...(signal === undefined ? {} : { signal }),
+      ...(attempts === undefined ? {} : { maxAttempts: attempts }),
+      ...(baseDelayMs === undefined ? {} : { baseDelayMs }),
+      ...(clock === undefined ? {} : { now: clock }),
+      ...(expire === undefined ? {} : { expire }),
+    });
+    return { ...alone, setAside: [] };
+  }
+  await store.put(ownKey, body, { contentType: 'application/json' });
   batching.requests++;
   const total = batching.counts;
   const cleanup: string[] = [];

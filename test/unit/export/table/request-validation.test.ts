@@ -208,4 +208,33 @@ describe('grouped commit requests, validated by every committer that reads them'
       /not the time of its key|dated in the future/,
     );
   });
+
+  it('commits alone, writing no request, a change whose request others would refuse as too large', async () => {
+    // Prepare: 8,000 files (their keys alone pass MAX_REQUEST_BYTES).
+    const { table, loaded, store } = await lake('large');
+    const base = await change(table, loaded, 'acme');
+    const file = base.files[0] as NewDataFile;
+    const files = Array.from({ length: 8_000 }, (_, i) => ({
+      ...file,
+      key: file.key.replace(/run\.parquet$/, `run-${String(i).padStart(5, '0')}-${'x'.repeat(100)}.parquet`),
+    }));
+    let requestPuts = 0;
+    const counting = overriding(store, {
+      put: (key, body, options) => {
+        if (key.startsWith(requestsPrefix(table.location))) requestPuts++;
+        return store.put(key, body, options);
+      },
+    });
+
+    // Act
+    const result = await commitOverwriteGrouped(
+      { ...table, location: { ...table.location, store: counting } },
+      { ...base, files },
+    );
+
+    // Assess
+    expect(requestPuts).toBe(0);
+    expect(result).toMatchObject({ addedFiles: 8_000, setAside: [] });
+    expect((await listSnapshots(table)).snapshots).toHaveLength(1);
+  });
 });
