@@ -17,7 +17,12 @@ import { LakeCatalog } from './lake-catalog';
 import { acknowledge, arnOf } from './nag-acknowledgements';
 import { ServiceCredentials } from './service-credentials';
 import { type ReportExportConfig, type ResolvedStackConfig, resolveStackConfig } from './stack-config';
-import { grantTableCommitter, protectTableMetadata, refuseTableWrites } from './table-committer';
+import {
+  grantTableCommitter,
+  protectTableData,
+  protectTableMetadata,
+  refuseTableWrites,
+} from './table-committer';
 import { glueTableArns, TableMaintenance } from './table-maintenance';
 import { TenantAccess, tenantSecretName } from './tenant-access';
 import { TenantSchedules } from './tenant-schedules';
@@ -315,8 +320,8 @@ export class ReportExportStack extends Stack {
    * One committer (table-committer.ts): the Commit function alone writes the tables' metadata
    * and calls UpdateTable; single-tenant ExportResults, whose grant spans the lake prefix, is
    * refused those writes and only reads the tables (GetTable); a tenant's session only reads
-   * them (TenantAccess). The bucket policy keeps the metadata create-only for every other
-   * principal. No CreateTable for any of them: the stack creates the tables.
+   * them (TenantAccess). The bucket policy keeps the metadata and the data files create-only
+   * for every other principal. No CreateTable for any of them: the stack creates the tables.
    */
   #committer(exportResults: lambda.IFunction, c: ResolvedStackConfig): void {
     const tables = [...this.catalog.icebergTables.keys()];
@@ -341,11 +346,19 @@ export class ReportExportStack extends Stack {
     }
     const optimizers = Object.values(this.tableMaintenance?.roles ?? {}).map((r) => r.roleArn);
     const creator = tableCreatorRoleArn(this);
-    protectTableMetadata(keys, [
-      (committer.role as iam.IRole).roleArn,
-      ...optimizers,
-      ...(creator === undefined ? [] : [creator]),
-    ]);
+    const committerArn = (committer.role as iam.IRole).roleArn;
+    protectTableMetadata(keys, [committerArn, ...optimizers, ...(creator === undefined ? [] : [creator])]);
+    // The data files: deleted only by the optimizers (they expire and remove files), written
+    // without If-None-Match only by those that write (orphan-file deletion writes nothing). The
+    // committer is exempt as for the metadata; its own policy lets it only read them.
+    const roles = this.tableMaintenance?.roles;
+    protectTableData(keys, {
+      deleters: [committerArn, ...optimizers],
+      rewriters: [
+        committerArn,
+        ...(roles === undefined ? [] : [roles.compaction.roleArn, roles.retention.roleArn]),
+      ],
+    });
     acknowledgeTableCreator(
       this,
       tables.map((d) => `Resource::${arnOf(this.bucket)}/${tableMetadataPrefix(c.prefix, d)}/*`),

@@ -24,6 +24,25 @@ const COMMIT_RECORDS_FOLDER = '_commits';
 /** The IAM condition of a create-only write: the request carries `If-None-Match` (S3 sends only `*`). */
 export const CREATE_ONLY = { Null: { 's3:if-none-match': 'false' } } as const;
 
+/**
+ * The IAM condition of a multipart upload's CreateMultipartUpload and UploadPart (and
+ * UploadPartCopy): S3 takes no conditional header on them, and they create no object (AWS,
+ * "Enforce conditional writes on Amazon S3 buckets"). With CREATE_ONLY on the rest, a large
+ * file is created only through a CompleteMultipartUpload that carries If-None-Match.
+ */
+export const MULTIPART_STEPS = { Bool: { 's3:ObjectCreationOperation': 'false' } } as const;
+
+/**
+ * The condition of a write that may replace an object: no If-None-Match on a request that
+ * creates one (PutObject, CompleteMultipartUpload, CopyObject). IfExists: a request whose
+ * s3:ObjectCreationOperation is absent is counted as one, so only a multipart upload's
+ * steps, which say false, are let through.
+ */
+const OVERWRITE = {
+  Null: { 's3:if-none-match': 'true' },
+  BoolIfExists: { 's3:ObjectCreationOperation': 'true' },
+} as const;
+
 /** What the committer's grants and the others' refusals are about. */
 export interface TableKeys {
   readonly bucket: s3.IBucket;
@@ -34,6 +53,11 @@ export interface TableKeys {
   readonly databaseName: string;
   /** The Iceberg tables. */
   readonly tables: readonly Dataset[];
+}
+
+/** Objects of a table's data files, every tenant's: `<table>/data/*`. */
+function tableDataObjects(k: Pick<TableKeys, 'bucket' | 'prefix' | 'tables'>): string[] {
+  return k.tables.map((d) => k.bucket.arnForObjects(`${tableRootKey(k.prefix, d)}/data/*`));
 }
 
 /** Key prefixes (no trailing `/`) of a table's commit requests and the requests set aside (`commit-requests*`). */
@@ -76,7 +100,7 @@ export function grantTableCommitter(committer: iam.IGrantable & IConstruct, k: T
     new iam.PolicyStatement({
       sid: 'TableDataFiles',
       actions: ['s3:GetObject'],
-      resources: k.tables.map((d) => object(`${tableRootKey(k.prefix, d)}/data/*`)),
+      resources: tableDataObjects(k),
     }),
     new iam.PolicyStatement({
       sid: 'TableMetadataRead',
@@ -121,8 +145,9 @@ export function grantTableCommitter(committer: iam.IGrantable & IConstruct, k: T
 /**
  * What a principal other than the committer may not do to the tables, as a statement of its
  * own policy: write or delete their metadata or commit requests, or the committer's records,
- * or move a table's pointer. For a role whose other grants cover the whole lake prefix
- * (single-tenant ExportResults), so that the tables stay read-only to it.
+ * or move a table's pointer; delete a data file, or write one but create-only. For a role
+ * whose other grants cover the whole lake prefix (single-tenant ExportResults), so that the
+ * tables stay read-only to it but for new data files.
  */
 export function refuseTableWrites(principal: iam.IGrantable, k: TableKeys): void {
   const stack = Stack.of(k.bucket);
@@ -138,6 +163,23 @@ export function refuseTableWrites(principal: iam.IGrantable, k: TableKeys): void
         ...k.tables.map((d) => object(commitRequestObjects(k.prefix, d))),
         object(`${k.prefix}/${COMMIT_RECORDS_FOLDER}/*`),
       ],
+    }),
+  );
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'NoTableDataDeletes',
+      effect: iam.Effect.DENY,
+      actions: ['s3:DeleteObject', 's3:DeleteObjectVersion'],
+      resources: tableDataObjects(k),
+    }),
+  );
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'NoTableDataOverwrites',
+      effect: iam.Effect.DENY,
+      actions: ['s3:PutObject'],
+      resources: tableDataObjects(k),
+      conditions: OVERWRITE,
     }),
   );
   role.addToPrincipalPolicy(
@@ -182,6 +224,42 @@ export function protectTableMetadata(
       actions: ['s3:PutObject'],
       resources: metadata,
       conditions: { ...others, Null: { 's3:if-none-match': 'true' } },
+    }),
+  );
+}
+
+/**
+ * The bucket policy's part for the tables' data files (every tenant's): a file a snapshot
+ * names must stay as it was validated and committed, so no principal but `deleters` (the
+ * committer and Glue's three optimizers: snapshot retention deletes expired files, orphan-file
+ * deletion unreferenced ones, compaction as AWS documents it) may delete one, and none but
+ * `rewriters` (the committer, compaction and snapshot retention, the optimizers that write)
+ * may write one without If-None-Match. A run's session or role, an operator's, any other
+ * principal may only create new files, which no table reads until a commit names them.
+ */
+export function protectTableData(
+  k: Pick<TableKeys, 'bucket' | 'prefix' | 'tables'>,
+  writers: { readonly deleters: readonly string[]; readonly rewriters: readonly string[] },
+): void {
+  const data = tableDataObjects(k);
+  k.bucket.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'TableDataNoDelete',
+      effect: iam.Effect.DENY,
+      principals: [new iam.AnyPrincipal()],
+      actions: ['s3:DeleteObject', 's3:DeleteObjectVersion'],
+      resources: data,
+      conditions: { ArnNotEquals: { 'aws:PrincipalArn': [...writers.deleters] } },
+    }),
+  );
+  k.bucket.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'TableDataNoOverwrite',
+      effect: iam.Effect.DENY,
+      principals: [new iam.AnyPrincipal()],
+      actions: ['s3:PutObject'],
+      resources: data,
+      conditions: { ArnNotEquals: { 'aws:PrincipalArn': [...writers.rewriters] }, ...OVERWRITE },
     }),
   );
 }

@@ -16,6 +16,7 @@ import { tableRootKey } from '../stores';
 import { runRecordsPrefix } from '../workflow';
 import { tableMetadataPrefix } from './iceberg-tables';
 import { acknowledge, arnOf } from './nag-acknowledgements';
+import { CREATE_ONLY, MULTIPART_STEPS } from './table-committer';
 import { glueTableArns } from './table-maintenance';
 
 /** The session tag a tenant's run is tagged with, and the policy variable that reads it. */
@@ -82,11 +83,20 @@ export function tenantPrefixes(k: TenantKeys, tenant: string): string[] {
   const datasets = Object.values(DATASETS);
   return [
     ...datasets.map((dataset) => tenantPrefix({ prefix: k.prefix, dataset, tenant }, OUTPUT_FORMATS.csv)),
-    ...datasets.map((d) => tableDataPrefix(tableRootKey(k.prefix, d), tenant)),
+    ...tenantDataPrefixes(k, tenant),
     stagingArea(k.prefix, tenant),
     runRecordsPrefix(k.prefix, tenant).replace(/\/$/, ''),
     `${k.leasePrefix}/${tenantSegment(tenant)}`,
   ];
+}
+
+/**
+ * The prefixes (no trailing `/*`) of a tenant's Iceberg data files, one per table: created
+ * only (If-None-Match), never overwritten nor deleted by its session (a committed file is
+ * the table's; a failed run's files are orphans, removed by Glue's orphan-file deletion).
+ */
+export function tenantDataPrefixes(k: Pick<TenantKeys, 'prefix'>, tenant: string): string[] {
+  return Object.values(DATASETS).map((d) => tableDataPrefix(tableRootKey(k.prefix, d), tenant));
 }
 
 /** A tenant's secret name: `report-export/<stack>/tenants/<tenant>` (TENANT_SECRET_URI's template). */
@@ -138,6 +148,8 @@ export class TenantAccess extends Construct {
 
     const object = (key: string) => props.bucket.arnForObjects(key);
     const own = tenantPrefixes(props, tag);
+    const data = tenantDataPrefixes(props, tag);
+    const mutable = own.filter((p) => !data.includes(p));
     const secretArn = stack.formatArn({
       service: 'secretsmanager',
       resource: 'secret',
@@ -172,7 +184,28 @@ export class TenantAccess extends Construct {
       new iam.PolicyStatement({
         sid: 'TenantObjects',
         actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
-        resources: own.map((p) => object(`${p}/*`)),
+        resources: mutable.map((p) => object(`${p}/*`)),
+      }),
+      // Its data files: read, and created only. A PutObject or CompleteMultipartUpload must
+      // carry If-None-Match (S3 then refuses a key that exists); a multipart upload's
+      // CreateMultipartUpload and UploadPart, which carry no conditional header and create
+      // nothing, pass on s3:ObjectCreationOperation false. No DeleteObject.
+      new iam.PolicyStatement({
+        sid: 'TenantDataFiles',
+        actions: ['s3:GetObject', 's3:AbortMultipartUpload'],
+        resources: data.map((p) => object(`${p}/*`)),
+      }),
+      new iam.PolicyStatement({
+        sid: 'TenantDataFilesCreateOnly',
+        actions: ['s3:PutObject'],
+        resources: data.map((p) => object(`${p}/*`)),
+        conditions: CREATE_ONLY,
+      }),
+      new iam.PolicyStatement({
+        sid: 'TenantDataFileUploadParts',
+        actions: ['s3:PutObject'],
+        resources: data.map((p) => object(`${p}/*`)),
+        conditions: MULTIPART_STEPS,
       }),
       new iam.PolicyStatement({
         sid: 'TenantListings',

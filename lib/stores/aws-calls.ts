@@ -142,6 +142,29 @@ export const AWS_CALLS = {
       { action: 's3:PutObject', resource: objectArn(t.bucket, t.key), context: { 's3:if-none-match': '*' } },
     ],
   } satisfies AwsCall<S3ObjectTarget>,
+  /**
+   * Upload of a file that creates the object only if none exists (a table's data file): one
+   * PutObject or CompleteMultipartUpload with `If-None-Match: *` (S3's object-creating
+   * requests, `s3:ObjectCreationOperation` true), and for a multipart upload its
+   * CreateMultipartUpload and UploadPart, which take no conditional header
+   * (`s3:ObjectCreationOperation` false) and create nothing by themselves.
+   */
+  uploadStreamIfNoneMatch: {
+    service: 's3',
+    operations: ['PutObject', 'CreateMultipartUpload', 'UploadPart', 'CompleteMultipartUpload'],
+    permissions: (t: S3ObjectTarget) => [
+      {
+        action: 's3:PutObject',
+        resource: objectArn(t.bucket, t.key),
+        context: { 's3:if-none-match': '*', 's3:ObjectCreationOperation': 'true' },
+      },
+      {
+        action: 's3:PutObject',
+        resource: objectArn(t.bucket, t.key),
+        context: { 's3:ObjectCreationOperation': 'false' },
+      },
+    ],
+  } satisfies AwsCall<S3ObjectTarget>,
   /** Replaces one version of an object (`If-Match: <ETag>`): an expired lease taken over. */
   putObjectIfMatch: {
     service: 's3',
@@ -240,6 +263,8 @@ export const STORE_OPERATION_CALLS = {
     /** `put` of a stream, and `putFile`: Upload (PutObject or multipart), aborted on failure. */
     putStream: ['uploadStream', 'abortMultipartUpload'],
     putFile: ['uploadStream', 'abortMultipartUpload'],
+    /** `putFile` create-only (a table's data file): never over an existing object, multipart too. */
+    putFileIfAbsent: ['uploadStreamIfNoneMatch', 'abortMultipartUpload'],
     get: ['getObject'],
     head: ['headObject'],
     list: ['listObjectsV2'],

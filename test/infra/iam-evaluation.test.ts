@@ -310,6 +310,12 @@ const needs = (call: AwsCallName, target: unknown): readonly IamPermission[] =>
 
 /** The request headers of a create-only write (`If-None-Match: *`). */
 const CREATE_ONLY = { 's3:if-none-match': '*' };
+/** A PutObject or CompleteMultipartUpload with `If-None-Match: *`. */
+const CREATE_FILE = { 's3:if-none-match': '*', 's3:ObjectCreationOperation': 'true' };
+/** A multipart upload's CreateMultipartUpload or UploadPart (no conditional header). */
+const UPLOAD_PART = { 's3:ObjectCreationOperation': 'false' };
+/** An object-creating request without If-None-Match: it may replace an object. */
+const OVERWRITE = { 's3:ObjectCreationOperation': 'true' };
 const committer = deployment.committer;
 
 /**
@@ -347,10 +353,8 @@ const commitRows = (dataset: 'calls' | 'summaries'): Row[] => {
   ].flatMap(as('commit', committer.role, `commit to the ${dataset} table`));
   const exported = [
     ...glue.load.map((call) => ({ call, target: table })),
-    ...[...s3.putFile, ...s3.get, ...s3.deleteMany].map((call) => ({
-      call,
-      target: { bucket, key: k.data },
-    })),
+    // Data files created only (If-None-Match, multipart too), never deleted (orphans instead).
+    ...[...s3.putFileIfAbsent, ...s3.get].map((call) => ({ call, target: { bucket, key: k.data } })),
     ...metadataKeys.flatMap((key) => s3.get.map((call) => ({ call, target: { bucket, key } }))),
   ].flatMap(as('exportResults', exporter.role, `write ${dataset} data files, read the table`));
   return [...committed, ...exported];
@@ -375,6 +379,8 @@ const optimizerRows = (type: string, dataset: 'calls' | 'summaries'): Row[] => {
     row(permission('s3:GetObject', objectArn(k.data))),
     row(permission('s3:DeleteObject', objectArn(k.data))),
     ...(commits ? [row(permission('s3:PutObject', objectArn(k.metadata)))] : []),
+    // Compaction and retention write data files as Glue does, without If-None-Match.
+    ...(commits ? [row(permission('s3:PutObject', objectArn(k.data), OVERWRITE))] : []),
     row(permission('s3:ListBucket', `arn:aws:s3:::${lake.bucket}`, { 's3:prefix': `${k.root}/` })),
     row(
       permission(
@@ -504,6 +510,102 @@ const ONE_COMMITTER = [
     's3:PutObject',
     objectArn(tableKeys('calls').data),
   ),
+  // Data files are created only (finding 1 of the committer's review): a committed file is
+  // never replaced nor deleted but by Glue's optimizers, whatever a role's own policy says.
+  ...(['calls', 'summaries'] as const).flatMap((d) => {
+    const data = objectArn(tableKeys(d).data);
+    return [
+      exportRefuses('deleting a data file', 's3:DeleteObject', data, 'ExplicitlyDenied'),
+      exportRefuses('deleting a version of a data file', 's3:DeleteObjectVersion', data, 'ExplicitlyDenied'),
+      exportRefuses('replacing a data file (no If-None-Match)', 's3:PutObject', data, 'ExplicitlyDenied'),
+      exportRefuses(
+        'replacing a data file (object-creating, no If-None-Match)',
+        's3:PutObject',
+        data,
+        'ExplicitlyDenied',
+        OVERWRITE,
+      ),
+      refuse(
+        'exportResults',
+        exporter.role,
+        'creating a data file',
+        's3:PutObject',
+        data,
+        'Allowed',
+        CREATE_FILE,
+      ),
+      refuse(
+        'exportResults',
+        exporter.role,
+        'a multipart step of a new data file',
+        's3:PutObject',
+        data,
+        'Allowed',
+        UPLOAD_PART,
+      ),
+      committerRefuses('deleting a data file', 's3:DeleteObject', data),
+      refuse(
+        'operator',
+        operator,
+        'deleting a data file (bucket policy)',
+        's3:DeleteObject',
+        data,
+        'ExplicitlyDenied',
+      ),
+      refuse(
+        'operator',
+        operator,
+        'deleting a version of a data file (bucket policy)',
+        's3:DeleteObjectVersion',
+        data,
+        'ExplicitlyDenied',
+      ),
+      refuse(
+        'operator',
+        operator,
+        'replacing a data file (bucket policy)',
+        's3:PutObject',
+        data,
+        'ExplicitlyDenied',
+      ),
+      refuse(
+        'operator',
+        operator,
+        'replacing a data file (object-creating, bucket policy)',
+        's3:PutObject',
+        data,
+        'ExplicitlyDenied',
+        OVERWRITE,
+      ),
+      refuse(
+        'operator',
+        operator,
+        'creating a data file (If-None-Match)',
+        's3:PutObject',
+        data,
+        'Allowed',
+        CREATE_FILE,
+      ),
+      refuse(
+        'operator',
+        operator,
+        'a multipart step of a new data file',
+        's3:PutObject',
+        data,
+        'Allowed',
+        UPLOAD_PART,
+      ),
+      refuse(
+        'orphan_file_deletion optimizer',
+        optimizer('orphan_file_deletion'),
+        'replacing a data file (it only deletes)',
+        's3:PutObject',
+        data,
+        'ExplicitlyDenied',
+        OVERWRITE,
+      ),
+    ];
+  }),
   committerRefuses('reading the service secret', 'secretsmanager:GetSecretValue', ownSecret),
   committerRefuses('changing the run records table', 'glue:UpdateTable', GLUE.runs),
   committerRefuses('creating a table', 'glue:CreateTable', GLUE.database),

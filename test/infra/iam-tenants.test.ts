@@ -89,6 +89,12 @@ const commitRecord = (t: string) =>
   `${lake.prefix}/_commits/tenant=${t}/0a1b2c3d4e5f60718293a4b5c6d7e8f9.json`;
 /** The request headers of a create-only write (`If-None-Match: *`). */
 const CREATE_ONLY = { 's3:if-none-match': '*' };
+/** A PutObject or CompleteMultipartUpload that creates only: If-None-Match, an object-creating request. */
+const CREATE_FILE = { 's3:if-none-match': '*', 's3:ObjectCreationOperation': 'true' };
+/** A multipart upload's CreateMultipartUpload or UploadPart: no conditional header, creates nothing. */
+const UPLOAD_PART = { 's3:ObjectCreationOperation': 'false' };
+/** A plain PutObject (or CompleteMultipartUpload) without If-None-Match: it may replace a file. */
+const OVERWRITE = { 's3:ObjectCreationOperation': 'true' };
 
 interface Row {
   who: string;
@@ -122,15 +128,29 @@ const acmeMayNot = (why: string, action: string, resource: string, context?: Req
   row('acme session', acme, why, action, resource, 'ImplicitlyDenied', context);
 
 const own = keysOf('acme');
+/** The kinds of keysOf that are table data files: created only, never replaced or deleted. */
+const DATA_KINDS: readonly string[] = ['tableData', 'summaryData'];
 const other = keysOf('bruin');
 const ALLOWED: Row[] = [
   acmeMay('read its registry entry', 's3:GetObject', object(`${TENANT_REGISTRY_PREFIX}/acme.json`)),
   ...['GetSecretValue', 'PutSecretValue', 'DescribeSecret'].map((a) =>
     acmeMay('use its secret', `secretsmanager:${a}`, secret('acme')),
   ),
-  ...Object.entries(own).flatMap(([kind, key]) =>
-    ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'].map((a) => acmeMay(`its ${kind}`, a, object(key))),
-  ),
+  ...Object.entries(own)
+    .filter(([kind]) => !DATA_KINDS.includes(kind))
+    .flatMap(([kind, key]) =>
+      ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'].map((a) => acmeMay(`its ${kind}`, a, object(key))),
+    ),
+  ...[own.tableData, own.summaryData].flatMap((key) => [
+    acmeMay('read its data file', 's3:GetObject', object(key)),
+    acmeMay('create its data file (If-None-Match)', 's3:PutObject', object(key), CREATE_FILE),
+    acmeMay(
+      'start and send parts of a multipart upload of its data file',
+      's3:PutObject',
+      object(key),
+      UPLOAD_PART,
+    ),
+  ]),
   acmeMay('abort an upload of its data file', 's3:AbortMultipartUpload', object(own.tableData)),
   ...tenantPrefixes({ prefix: lake.prefix, leasePrefix: leases.prefix, registryPrefix: '' }, 'acme').map(
     (p) =>
@@ -188,6 +208,28 @@ const TENANT_TABLE_REFUSALS: Row[] = [
     acmeMayNot("the committer's record of its commit", a, object(commitRecord('acme'))),
   ),
   acmeMayNot("bruin's staged run", 's3:PutObject', object(stagedRun('bruin'))),
+  // Its own data files, once written, are the tables' (finding 1 of the committer's review):
+  // no deletion, no replacement, whatever the role's policy says (the bucket policy refuses).
+  ...[own.tableData, own.summaryData].flatMap((key) => [
+    acmeRefused('delete its committed data file (bucket policy)', 's3:DeleteObject', object(key)),
+    acmeRefused('delete a version of its data file (bucket policy)', 's3:DeleteObjectVersion', object(key)),
+    acmeRefused('replace its data file (no If-None-Match)', 's3:PutObject', object(key)),
+    acmeRefused(
+      'replace its data file (a put without If-None-Match)',
+      's3:PutObject',
+      object(key),
+      OVERWRITE,
+    ),
+    acmeRefused('replace its data file (a copy onto it)', 's3:PutObject', object(key), {
+      ...OVERWRITE,
+      's3:x-amz-copy-source': `${lake.bucket}/${own.csv}`,
+    }),
+  ]),
+  ...[other.tableData, other.summaryData].flatMap((key) => [
+    acmeMayNot("create bruin's data file", 's3:PutObject', object(key), CREATE_FILE),
+    acmeMayNot("start a multipart upload of bruin's data file", 's3:PutObject', object(key), UPLOAD_PART),
+    acmeMayNot("read bruin's data file", 's3:GetObject', object(key)),
+  ]),
 ];
 
 const DENIED: Row[] = [
@@ -211,7 +253,10 @@ const DENIED: Row[] = [
   ),
   ...Object.entries(other).flatMap(([kind, key]) =>
     ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'].map((a) =>
-      acmeMayNot(`bruin's ${kind}`, a, object(key)),
+      // A data file's overwrite or deletion is refused by the bucket policy too.
+      DATA_KINDS.includes(kind) && a !== 's3:GetObject'
+        ? acmeRefused(`bruin's ${kind}`, a, object(key))
+        : acmeMayNot(`bruin's ${kind}`, a, object(key)),
     ),
   ),
   ...tenantPrefixes({ prefix: lake.prefix, leasePrefix: leases.prefix, registryPrefix: '' }, 'bruin').map(
@@ -351,10 +396,19 @@ const FUNCTIONS_DENIED: Row[] = sessionFunctions.flatMap((f) => [
   row(
     f.id,
     f.role,
-    "writing a tenant's table data directly",
+    "writing a tenant's table data directly (no grant; no If-None-Match: the bucket policy)",
+    's3:PutObject',
+    object(own.tableData),
+    'ExplicitlyDenied',
+  ),
+  row(
+    f.id,
+    f.role,
+    "creating a tenant's data file directly",
     's3:PutObject',
     object(own.tableData),
     'ImplicitlyDenied',
+    CREATE_FILE,
   ),
   row(
     f.id,
@@ -428,6 +482,8 @@ const COMMITTER: Row[] = [
       's3:PutObject',
       object(keysOf(t).tableData),
     ),
+    committerMayNot(`create ${t}'s data files`, 's3:PutObject', object(keysOf(t).tableData), CREATE_FILE),
+    committerMayNot(`delete ${t}'s data files`, 's3:DeleteObject', object(keysOf(t).tableData)),
     committerMayNot(
       `read ${t}'s registry entry`,
       's3:GetObject',
@@ -486,6 +542,38 @@ const BUCKET_POLICY: Row[] = [
       CREATE_ONLY,
     ),
   ]),
+  // The data files: created only, never replaced or deleted but by Glue's optimizers.
+  ...[own.tableData, other.summaryData].flatMap((key) => [
+    row('operator', operator, 'delete a data file', 's3:DeleteObject', object(key), 'ExplicitlyDenied'),
+    row(
+      'operator',
+      operator,
+      'delete a version of a data file',
+      's3:DeleteObjectVersion',
+      object(key),
+      'ExplicitlyDenied',
+    ),
+    row('operator', operator, 'replace a data file', 's3:PutObject', object(key), 'ExplicitlyDenied'),
+    row(
+      'operator',
+      operator,
+      'replace a data file (object-creating, no If-None-Match)',
+      's3:PutObject',
+      object(key),
+      'ExplicitlyDenied',
+      OVERWRITE,
+    ),
+    row('operator', operator, 'create a data file', 's3:PutObject', object(key), 'Allowed', CREATE_FILE),
+    row(
+      'operator',
+      operator,
+      'upload a part of a new data file',
+      's3:PutObject',
+      object(key),
+      'Allowed',
+      UPLOAD_PART,
+    ),
+  ]),
   row(
     'operator',
     operator,
@@ -503,10 +591,32 @@ const BUCKET_POLICY: Row[] = [
       object(METADATA),
       'Allowed',
     ),
+    // Snapshot retention deletes expired snapshots' files, orphan-file deletion the files no
+    // snapshot names; compaction has the same grants as retention (AWS's prerequisites).
+    row(`${type} optimizer`, role, 'delete a data file', 's3:DeleteObject', object(own.tableData), 'Allowed'),
     ...(type === 'orphan_file_deletion'
-      ? []
+      ? [
+          row(
+            `${type} optimizer`,
+            role,
+            'write a data file (it only deletes; the bucket policy refuses too)',
+            's3:PutObject',
+            object(own.tableData),
+            'ExplicitlyDenied',
+            OVERWRITE,
+          ),
+        ]
       : [
           row(`${type} optimizer`, role, 'write table metadata', 's3:PutObject', object(METADATA), 'Allowed'),
+          row(
+            `${type} optimizer`,
+            role,
+            'write a data file (compaction rewrites, no If-None-Match)',
+            's3:PutObject',
+            object(own.tableData),
+            'Allowed',
+            OVERWRITE,
+          ),
         ]),
   ]),
 ];
@@ -634,8 +744,32 @@ describe('IAM of a multi-tenant stack', () => {
           ),
         ),
       ).toEqual([]);
+      // Its data files are created only and never deleted: every write of one is If-None-Match
+      // or a multipart step, and no call deletes one (a failed run's files are orphans).
+      const data = calls.tenantSession.flatMap((c) =>
+        c.permissions.filter((p) => /\/tables\/[^/]+\/data\//.test(p.resource)),
+      );
+      expect(data.filter((p) => p.action === 's3:DeleteObject')).toEqual([]);
+      expect(
+        data.filter(
+          (p) =>
+            p.action === 's3:PutObject' &&
+            p.context?.['s3:if-none-match'] !== '*' &&
+            p.context?.['s3:ObjectCreationOperation'] !== 'false',
+        ),
+      ).toEqual([]);
     }
     expect(DECLARED.filter((r) => r.who === 'exportResults as acme').length).toBeGreaterThan(30);
+    // ExportResults writes data files, so the check above is not vacuous: create-only, multipart too.
+    const dataWrites = DECLARED.filter(
+      (r) =>
+        r.who === 'exportResults as acme' &&
+        r.action === 's3:PutObject' &&
+        /\/tables\/[^/]+\/data\//.test(r.resource),
+    );
+    expect(new Set(dataWrites.map((r) => JSON.stringify(r.context)))).toEqual(
+      new Set([JSON.stringify(CREATE_FILE), JSON.stringify(UPLOAD_PART)]),
+    );
   });
 
   it('finds the functions, each with only the TenantAccess role and the runtime it needs, and the committer', () => {
