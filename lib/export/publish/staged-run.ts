@@ -1,4 +1,4 @@
-import { type ObjectStore, readObject } from '../../stores';
+import type { ObjectStore } from '../../stores';
 import { EXPORT_ERROR_CODES, PublishError } from '../errors';
 import type { StagedRunRef } from '../export-summary';
 import {
@@ -11,7 +11,7 @@ import {
 } from '../layout';
 import type { Reconciliation } from '../reconcile';
 import { DATASETS, type Dataset, type PromotedColumn } from '../schema';
-import type { NewDataFile } from '../table';
+import { type NewDataFile, readBounded } from '../table';
 import type { CallTotals, QualityCounts } from '../types';
 
 // A staged run: what a deferred export (ExportOptions.commit 'defer', in the tenant's session)
@@ -162,7 +162,10 @@ export async function readStagedRun(
     throw bad(`it is ${info.size} bytes, larger than ${MAX_STAGED_RUN_BYTES}: not read`);
   let raw: Partial<StagedRun> | null;
   try {
-    raw = JSON.parse(Buffer.from(await readObject(store, key)).toString('utf8')) as Partial<StagedRun> | null;
+    const bytes = await readBounded(store, key, MAX_STAGED_RUN_BYTES);
+    if (bytes === undefined)
+      throw bad(`it grew past ${MAX_STAGED_RUN_BYTES} bytes while read: not read further`);
+    raw = JSON.parse(bytes.toString('utf8')) as Partial<StagedRun> | null;
   } catch (error) {
     if (error instanceof SyntaxError) throw bad('it is not JSON');
     throw error;

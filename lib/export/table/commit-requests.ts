@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { readObject } from '../../stores';
 import { ExportConfigError } from '../errors';
 import { TENANT_ID_PATTERN } from '../tenant';
 import { type NewDataFile, type ReportDays, reportsOf, type TableOverwrite } from './commit';
-import { checkDataFile, DataFileMismatch, isDataFileKey } from './data-file-check';
+import { checkDataFile, DataFileMismatch, isDataFileKey, readBounded } from './data-file-check';
 import type { TableLocation } from './location';
 
 /**
@@ -123,14 +122,14 @@ export async function readRequest(location: TableLocation, key: string): Promise
   if (info === undefined) return undefined;
   if (info.size > MAX_REQUEST_BYTES)
     throw invalid(key, `it is ${info.size} bytes, larger than ${MAX_REQUEST_BYTES}`);
-  let bytes: Uint8Array;
+  let bytes: Uint8Array | undefined;
   try {
-    bytes = await readObject(location.store, key);
+    bytes = await readBounded(location.store, key, MAX_REQUEST_BYTES);
   } catch (error) {
     if ((error as { code?: unknown }).code === 'STORE_NOT_FOUND') return undefined;
     throw error;
   }
-  if (bytes.byteLength > MAX_REQUEST_BYTES) throw invalid(key, `larger than ${MAX_REQUEST_BYTES} bytes`);
+  if (bytes === undefined) throw invalid(key, `larger than ${MAX_REQUEST_BYTES} bytes`);
   let raw: unknown;
   try {
     raw = JSON.parse(Buffer.from(bytes).toString('utf8'));

@@ -115,3 +115,18 @@ async function readTail(store: ObjectStore, key: string, size: number, n: number
   if (total !== size) throw new DataFileMismatch(key, `changed while read (${total} bytes, not ${size})`);
   return filled === n ? tail : tail.subarray(0, filled);
 }
+
+/**
+ * An object's bytes, read only up to `max`: undefined when it holds more (a HEAD checked the
+ * size first, but the object may have been replaced since). Bounds the memory whatever it is.
+ */
+export async function readBounded(store: ObjectStore, key: string, max: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of await store.get(key)) {
+    total += chunk.byteLength;
+    if (total > max) return undefined;
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks);
+}

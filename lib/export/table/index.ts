@@ -26,6 +26,7 @@ export {
   footerRows,
   isDataFileKey,
   MAX_FOOTER_BYTES,
+  readBounded,
 } from './data-file-check';
 export {
   commitOverwriteGrouped,
