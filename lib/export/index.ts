@@ -52,6 +52,7 @@ export {
   tenantSegment,
 } from './layout';
 export {
+  COMMITS_FOLDER,
   type CommitStagedOptions,
   type CommitTarget,
   commitStagedRuns,

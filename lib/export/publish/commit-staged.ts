@@ -94,7 +94,7 @@ export interface StagedCommitResult {
 /** Summary key naming the staged commit that made a snapshot (found again by a retry). */
 export const STAGED_COMMIT_KEY = 'report-export.staged-commit';
 /** Where a staged commit's result is kept once landed: a retry after a lost reply returns it. */
-const COMMITS_FOLDER = '_commits';
+export const COMMITS_FOLDER = '_commits';
 
 /**
  * Validates every staged run (`runs`: the references of an execution's jobs) against the
