@@ -1,10 +1,15 @@
-import { parquetMetadata } from 'hyparquet';
+import { type ColumnChunk, type FileMetaData, parquetMetadata, type SchemaElement } from 'hyparquet';
+import { parquetHeader } from 'hyparquet/src/column.js';
 import type { ObjectStore } from '../../stores';
+import { PARTITION_COLUMN, TENANT_COLUMN } from '../schema';
 import type { NewDataFile } from './commit';
 
 // What a committer trusts of a data file another principal wrote (a tenant's run, a commit
 // request): only what the object itself says. Its size comes from a HEAD, its record count
 // from its Parquet footer; a claim that differs makes the file (and what names it) invalid.
+// Its rows' own `tenant` and `dt` are read from the pages (never from statistics, which a
+// forged file may set at will, while readers show what the pages hold): a tenant must not
+// write rows that readers attribute to another tenant or another day.
 
 /**
  * A Parquet footer longer than this is not read (ours are a few kB per row group; the bound
@@ -21,6 +26,20 @@ const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}\.parquet$/;
 export function isDataFileKey(key: string, dayPrefix: string): boolean {
   return key.startsWith(dayPrefix) && FILE_NAME.test(key.slice(dayPrefix.length));
 }
+/**
+ * A constant column's chunk (`tenant`, `dt`) longer than this is not read: ours is one
+ * dictionary page of one value and one short RLE page per row group (tens of bytes).
+ */
+export const MAX_CONSTANT_CHUNK_BYTES = 4 * 1024;
+/** A tenanted key's segments after the table's data folder: `tenant=<t>/report_id=<r>/dt=<d>/<file>`. */
+const TENANTED_KEY = /\/data\/tenant=([^/]+)\/report_id=[^/]+\/dt=[^/]+\/[^/]+$/;
+
+/** What the table expects of a data file besides its claims (the table's current schema). */
+export interface DataFileExpectation {
+  /** The table's current field id of each column by name (fileSchema(loaded).fieldIds). */
+  fieldIds?: Readonly<Record<string, number>> | undefined;
+}
+
 /** Parquet's trailer: the footer's length (4 bytes LE) and the magic `PAR1`. */
 const TRAILER = 8;
 
@@ -41,24 +60,54 @@ export class DataFileMismatch extends Error {
  * one, it is no Parquet file, or its footer counts other rows; a store failure passes as it is
  * (it may be transient).
  */
-export async function checkDataFile(store: ObjectStore, claimed: NewDataFile): Promise<NewDataFile> {
+export async function checkDataFile(
+  store: ObjectStore,
+  claimed: NewDataFile,
+  expected: DataFileExpectation = {},
+): Promise<NewDataFile> {
   const info = await store.head(claimed.key);
   if (info === undefined) throw new DataFileMismatch(claimed.key, 'does not exist');
   if (info.size !== claimed.bytes) {
     throw new DataFileMismatch(claimed.key, `is ${info.size} bytes, not the ${claimed.bytes} claimed`);
   }
-  const rows = await footerRows(store, claimed.key, info.size);
+  const metadata = await footerMetadata(store, claimed.key, info.size);
+  const rows = footerRowCount(claimed.key, metadata);
   if (rows !== claimed.rows) {
     throw new DataFileMismatch(
       claimed.key,
       `holds ${rows} rows by its footer, not the ${claimed.rows} claimed`,
     );
   }
+  // The key's tenant: the callers accept only keys under the run's (request's) tenant's
+  // folder by a strict grammar, so the segment is that tenant. A key without one is a
+  // single-tenant lake's: it has no other tenant to forge.
+  const tenant = TENANTED_KEY.exec(claimed.key)?.[1];
+  await checkConstantColumns(store, claimed, info.size, metadata, tenant, expected.fieldIds);
   return { key: claimed.key, dt: claimed.dt, rows, bytes: info.size };
 }
 
 /** The rows a stored Parquet file's footer declares. */
 export async function footerRows(store: ObjectStore, key: string, size: number): Promise<number> {
+  return footerRowCount(key, await footerMetadata(store, key, size));
+}
+
+function footerRowCount(key: string, metadata: FileMetaData): number {
+  const rows = Number(metadata.num_rows);
+  if (!Number.isSafeInteger(rows) || rows < 0) {
+    throw new DataFileMismatch(
+      key,
+      `has a footer that cannot be read (num_rows ${String(metadata.num_rows)})`,
+    );
+  }
+  return rows;
+}
+
+/**
+ * The file's footer, decoded from at most MAX_FOOTER_BYTES: a Thrift list in it cannot
+ * claim more elements than its bytes hold (each element is at least one byte, and decoding
+ * past the footer's end throws), so the cap bounds what decoding allocates.
+ */
+async function footerMetadata(store: ObjectStore, key: string, size: number): Promise<FileMetaData> {
   if (size < TRAILER + 4) throw new DataFileMismatch(key, `is ${size} bytes: no Parquet file`);
   const trailer = await readTail(store, key, size, TRAILER);
   if (trailer.subarray(4).toString('latin1') !== 'PAR1')
@@ -69,18 +118,225 @@ export async function footerRows(store: ObjectStore, key: string, size: number):
   }
   const footer = await readTail(store, key, size, length + TRAILER);
   try {
-    const metadata = parquetMetadata(new Uint8Array(footer).buffer);
-    const rows = Number(metadata.num_rows);
-    if (!Number.isSafeInteger(rows) || rows < 0) throw new Error(`num_rows ${String(metadata.num_rows)}`);
-    return rows;
+    const bytes = new Uint8Array(footer);
+    return parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
   } catch (cause) {
     throw new DataFileMismatch(key, `has a footer that cannot be read (${(cause as Error).message})`);
   }
 }
 
+/**
+ * The file's `dt` column (and a tenanted key's `tenant` column) holds only the claimed day
+ * (the key's tenant) in every row, as readers read it: a top-level required column of its
+ * type (with the table's field id when given), and in every row group an uncompressed chunk
+ * of one PLAIN dictionary page holding exactly that one value, then only RLE_DICTIONARY
+ * data pages, so no row can hold another value. Every read is a bounded ranged read.
+ */
+async function checkConstantColumns(
+  store: ObjectStore,
+  claimed: NewDataFile,
+  size: number,
+  metadata: FileMetaData,
+  tenant: string | undefined,
+  fieldIds: Readonly<Record<string, number>> | undefined,
+): Promise<void> {
+  const key = claimed.key;
+  const columns = metadata.schema.slice(1);
+  if (columns.some((e) => e.num_children !== undefined && e.num_children > 0)) {
+    throw new DataFileMismatch(key, 'has nested columns: not a data file of the table');
+  }
+  const ids = new Set<number>();
+  for (const e of columns) {
+    if (fieldIds !== undefined) {
+      const id = Object.hasOwn(fieldIds, e.name) ? fieldIds[e.name] : undefined;
+      if (id === undefined || e.field_id !== id) {
+        throw new DataFileMismatch(
+          key,
+          `has column ${e.name} with field id ${String(e.field_id)}, not the table's ${String(id)}`,
+        );
+      }
+    }
+    if (e.field_id !== undefined) {
+      if (ids.has(e.field_id)) throw new DataFileMismatch(key, `has field id ${e.field_id} twice`);
+      ids.add(e.field_id);
+    }
+  }
+  const day = epochDay(claimed.dt);
+  const dayBytes = Buffer.alloc(4);
+  dayBytes.writeInt32LE(day);
+  await checkConstantColumn(
+    store,
+    key,
+    size,
+    metadata,
+    PARTITION_COLUMN,
+    'INT32',
+    dayBytes,
+    claimed.dt,
+    fieldIds,
+  );
+  if (tenant !== undefined) {
+    const value = Buffer.from(tenant, 'utf8');
+    const plain = Buffer.alloc(4 + value.length);
+    plain.writeUInt32LE(value.length);
+    value.copy(plain, 4);
+    await checkConstantColumn(
+      store,
+      key,
+      size,
+      metadata,
+      TENANT_COLUMN,
+      'BYTE_ARRAY',
+      plain,
+      tenant,
+      fieldIds,
+    );
+  }
+}
+
+async function checkConstantColumn(
+  store: ObjectStore,
+  key: string,
+  size: number,
+  metadata: FileMetaData,
+  name: string,
+  type: SchemaElement['type'],
+  plain: Buffer,
+  shown: string,
+  fieldIds: Readonly<Record<string, number>> | undefined,
+): Promise<void> {
+  const columns = metadata.schema.slice(1);
+  const named = columns.filter((e) => e.name === name);
+  const element = named[0];
+  if (named.length !== 1 || element === undefined) {
+    throw new DataFileMismatch(key, `has ${named.length} ${name} columns, not one`);
+  }
+  if (element.type !== type || element.repetition_type !== 'REQUIRED') {
+    throw new DataFileMismatch(
+      key,
+      `has a ${name} column of ${String(element.repetition_type)} ${String(element.type)}, not REQUIRED ${type}`,
+    );
+  }
+  if (fieldIds === undefined && element.field_id === undefined) {
+    throw new DataFileMismatch(key, `has a ${name} column without a field id`);
+  }
+  const index = columns.indexOf(element);
+  for (const [g, group] of metadata.row_groups.entries()) {
+    const chunk = group.columns[index];
+    const refuse = (why: string) =>
+      new DataFileMismatch(key, `row group ${g}: its ${name} column ${why}, so not only ${shown}`);
+    await checkConstantChunk(store, key, size, chunk, name, Number(group.num_rows), plain, refuse);
+  }
+}
+
+async function checkConstantChunk(
+  store: ObjectStore,
+  key: string,
+  size: number,
+  chunk: ColumnChunk | undefined,
+  name: string,
+  rows: number,
+  plain: Buffer,
+  refuse: (why: string) => DataFileMismatch,
+): Promise<void> {
+  const meta = chunk?.meta_data;
+  if (chunk === undefined || meta === undefined || chunk.file_path !== undefined) {
+    throw refuse('has no chunk in the file');
+  }
+  if (meta.path_in_schema.length !== 1 || meta.path_in_schema[0] !== name) {
+    throw refuse(`chunk is of ${meta.path_in_schema.join('.')}`);
+  }
+  if (meta.codec !== 'UNCOMPRESSED') throw refuse(`chunk is ${meta.codec}, not UNCOMPRESSED`);
+  if (meta.dictionary_page_offset === undefined) throw refuse('has no dictionary page');
+  const start = Number(meta.dictionary_page_offset);
+  const length = Number(meta.total_compressed_size);
+  if (Number(meta.data_page_offset) < start) throw refuse('has a data page before its dictionary');
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(length) || start < 4 || length <= 0) {
+    throw refuse('has no readable extent');
+  }
+  if (length > MAX_CONSTANT_CHUNK_BYTES) {
+    throw refuse(`is ${length} bytes, more than the ${MAX_CONSTANT_CHUNK_BYTES} a constant column takes`);
+  }
+  if (start + length > size - TRAILER) throw refuse('ends past the data');
+  const bytes = await readRange(store, key, size, start, start + length);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const reader = { view, offset: 0 };
+  let values = 0;
+  let first = true;
+  while (reader.offset < bytes.length) {
+    let header: ReturnType<typeof parquetHeader>;
+    try {
+      header = parquetHeader(reader);
+    } catch {
+      throw refuse('has a page header that cannot be read');
+    }
+    const bodyLength = header.compressed_page_size;
+    if (!Number.isSafeInteger(bodyLength) || bodyLength < 0 || reader.offset + bodyLength > bytes.length) {
+      throw refuse('has a page past its chunk');
+    }
+    if (first) {
+      first = false;
+      const dictionary = header.dictionary_page_header;
+      if (header.type !== 'DICTIONARY_PAGE' || dictionary === undefined)
+        throw refuse('does not start with a dictionary');
+      const body = bytes.subarray(reader.offset, reader.offset + bodyLength);
+      if (dictionary.num_values !== 1 || dictionary.encoding !== 'PLAIN' || !body.equals(plain)) {
+        throw refuse(`has a dictionary of ${dictionary.num_values} values that is not that value`);
+      }
+    } else if (header.type === 'DATA_PAGE' && header.data_page_header !== undefined) {
+      if (header.data_page_header.encoding !== 'RLE_DICTIONARY') {
+        throw refuse(`has a ${header.data_page_header.encoding} data page`);
+      }
+      values += header.data_page_header.num_values;
+    } else if (header.type === 'DATA_PAGE_V2' && header.data_page_header_v2 !== undefined) {
+      if (header.data_page_header_v2.encoding !== 'RLE_DICTIONARY') {
+        throw refuse(`has a ${header.data_page_header_v2.encoding} data page`);
+      }
+      values += header.data_page_header_v2.num_values;
+    } else {
+      throw refuse(`has a ${header.type} page where only data pages may follow`);
+    }
+    reader.offset += bodyLength;
+  }
+  if (first) throw refuse('has no pages');
+  if (values !== rows) throw refuse(`has data pages of ${values} values for ${rows} rows`);
+}
+
+/** Days since 1970-01-01 of a `YYYY-MM-DD` day (the DATE value a file's `dt` holds). */
+function epochDay(dt: string): number {
+  return Date.UTC(Number(dt.slice(0, 4)), Number(dt.slice(5, 7)) - 1, Number(dt.slice(8, 10))) / 86_400_000;
+}
+
 /** A store that can read a byte range (S3's ranged GET); others are streamed. */
 interface RangedStore {
   getRange(key: string, start: number, end: number): Promise<Uint8Array>;
+}
+
+/** Bytes `start` to `end` of an object of `size` bytes: ranged where the store can, else streamed. */
+async function readRange(
+  store: ObjectStore,
+  key: string,
+  size: number,
+  start: number,
+  end: number,
+): Promise<Buffer> {
+  const ranged = (store as Partial<RangedStore>).getRange;
+  if (typeof ranged === 'function') {
+    const bytes = Buffer.from(await ranged.call(store, key, start, end));
+    if (bytes.length !== end - start) throw new DataFileMismatch(key, 'changed while read');
+    return bytes;
+  }
+  const out = Buffer.alloc(end - start);
+  let at = 0;
+  for await (const chunk of await store.get(key)) {
+    const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const from = Math.max(start - at, 0);
+    const to = Math.min(end - at, bytes.length);
+    if (to > from) bytes.copy(out, at + from - start, from, to);
+    at += bytes.length;
+  }
+  if (at !== size) throw new DataFileMismatch(key, `changed while read (${at} bytes, not ${size})`);
+  return out;
 }
 
 /**
