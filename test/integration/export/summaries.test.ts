@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseReportResultStream } from '../../../lib/api';
+import { windowForDates } from '../../../lib/calendar';
 import {
   EXPORT_ERROR_CODES,
   type ExportOptions,
@@ -10,7 +11,6 @@ import {
   type PartitionManifest,
 } from '../../../lib/export';
 import { COLUMNS } from '../../../lib/export/schema';
-import { windowForDates } from '../../../lib/calendar';
 import { LocalDirectoryStore, listAll, readObject } from '../../../lib/stores';
 import { duckdbQuery, sqlString } from '../../support/duckdb';
 import { snapshot } from './failing-store';
