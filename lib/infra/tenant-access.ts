@@ -76,7 +76,7 @@ export interface TenantKeys {
 /**
  * Key prefixes (no trailing `/*`) a tenant's run reads and writes, with `tenant` in place of
  * its id: its CSV partitions, its Iceberg data files, its staging, its run records and its
- * leases (lib/infra/README.md, "Many tenants"). Only the CSV format: a multi-tenant
+ * leases (docs/many-tenants.md). Only the CSV format: a multi-tenant
  * deployment keeps its Parquet in the Iceberg tables.
  */
 export function tenantPrefixes(k: TenantKeys, tenant: string): string[] {
@@ -122,7 +122,8 @@ interface TenantAccessProps extends TenantKeys {
  * registry entry, A's secret and A's keys, and nothing of B's. Shared, and only read: the
  * tables' metadata and GetTable. A session writes no table metadata, moves no table's
  * pointer and sees no commit request: the committer (table-committer.ts) does that, from the
- * staged run the session leaves in its staging.
+ * staged run the session leaves in its staging. Its data files it creates only: a file a
+ * commit names is the table's, never replaced nor deleted by the session that wrote it.
  */
 export class TenantAccess extends Construct {
   readonly role: iam.Role;
