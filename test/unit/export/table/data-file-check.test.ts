@@ -1,3 +1,4 @@
+import type { SchemaElement } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
 import { checkDataFile, DataFileMismatch } from '../../../../lib/export/table';
@@ -10,12 +11,55 @@ const streamed = (inner: ObjectStore): ObjectStore => ({
   put: (k, b, o) => inner.put(k, b, o),
   putIfAbsent: (k, b, o) => inner.putIfAbsent(k, b, o),
   putFile: (k, f, o) => inner.putFile(k, f, o),
+  putFileIfAbsent: (k, f, o) => inner.putFileIfAbsent(k, f, o),
   get: (k) => inner.get(k),
   head: (k) => inner.head(k),
   list: (p) => inner.list(p),
   deleteMany: (k) => inner.deleteMany(k),
   copy: (f, t) => inner.copy(f, t),
 });
+
+const DAY = '2025-12-01';
+/** 2025-12-01 as a DATE (days since 1970-01-01). */
+const DAY_VALUE = 20_423;
+
+/**
+ * A data file as a tenanted table's (tenant, conn_id, dt; field ids 1-3) by hyparquet-writer,
+ * its constant columns dictionary-encoded as our encoder writes them, with what `tenant` and
+ * `dt` its rows hold.
+ */
+function dataFile(rows: number, tenant: string | undefined, day: number): Uint8Array {
+  const ids = Array.from({ length: rows }, (_, i) => `conn-${i}-${'x'.repeat(50)}`);
+  const columns = [
+    ...(tenant === undefined ? [] : [{ name: 'tenant', data: Array(rows).fill(tenant) }]),
+    { name: 'conn_id', data: ids },
+    { name: 'dt', data: new Int32Array(rows).fill(day) },
+  ];
+  const schema = [
+    { name: 'root', num_children: columns.length },
+    ...(tenant === undefined
+      ? []
+      : [
+          {
+            name: 'tenant',
+            type: 'BYTE_ARRAY',
+            repetition_type: 'REQUIRED',
+            converted_type: 'UTF8',
+            field_id: 1,
+          },
+        ]),
+    { name: 'conn_id', type: 'BYTE_ARRAY', repetition_type: 'OPTIONAL', converted_type: 'UTF8', field_id: 2 },
+    { name: 'dt', type: 'INT32', repetition_type: 'REQUIRED', converted_type: 'DATE', field_id: 3 },
+  ] as SchemaElement[];
+  return new Uint8Array(
+    parquetWriteBuffer({
+      columnData: columns,
+      schema,
+      codec: 'UNCOMPRESSED',
+      rowGroupSize: 100,
+    }),
+  );
+}
 
 describe('checkDataFile (what a committer trusts of a data file: the object itself)', () => {
   const dir = useTempDir('data-file-check-');
@@ -28,12 +72,11 @@ describe('checkDataFile (what a committer trusts of a data file: the object itse
     async ({ wrap }) => {
       // Prepare: 1,000 rows in several row groups, so the footer is not at the start of the stream.
       const local = new LocalDirectoryStore(dir());
-      const rows = Array.from({ length: 1_000 }, (_, i) => `conn-${i}-${'x'.repeat(50)}`);
-      const bytes = parquetWriteBuffer({ columnData: [{ name: 'conn_id', data: rows }], rowGroupSize: 100 });
-      await local.put('t/data/f.parquet', new Uint8Array(bytes));
+      const bytes = dataFile(1_000, undefined, DAY_VALUE);
+      await local.put('t/data/f.parquet', bytes);
       await local.put('t/data/not.parquet', 'just text, not parquet');
       const store = wrap(local);
-      const file = { key: 't/data/f.parquet', dt: '2026-11-25', rows: 1_000, bytes: bytes.byteLength };
+      const file = { key: 't/data/f.parquet', dt: DAY, rows: 1_000, bytes: bytes.byteLength };
 
       // Act
       const checked = await checkDataFile(store, file);
@@ -54,6 +97,54 @@ describe('checkDataFile (what a committer trusts of a data file: the object itse
         expect.stringMatching(/bytes, not the .* claimed/),
         expect.stringMatching(/does not exist/),
         expect.stringMatching(/no Parquet file/),
+      ]);
+    },
+  );
+
+  it.each([
+    { name: 'a ranged read', wrap: (s: ObjectStore) => s },
+    { name: 'a streamed read', wrap: streamed },
+  ])(
+    'refuses a file whose rows say another tenant or day than its key and claim ($name)',
+    async ({ wrap }) => {
+      // Prepare: acme stages at its own key an honest file, one whose rows say globex, one whose
+      // rows say another day (sizes and row counts all true).
+      const local = new LocalDirectoryStore(dir());
+      const under = `t/data/tenant=acme/report_id=r1/dt=${DAY}/`;
+      const put = async (name: string, bytes: Uint8Array) => {
+        await local.put(`${under}${name}`, bytes);
+        return { key: `${under}${name}`, dt: DAY, rows: 250, bytes: bytes.byteLength };
+      };
+      const honest = await put('honest.parquet', dataFile(250, 'acme', DAY_VALUE));
+      const forged = await put('forged.parquet', dataFile(250, 'globex', DAY_VALUE));
+      const otherDay = await put('day.parquet', dataFile(250, 'acme', DAY_VALUE + 1));
+      const noTenant = await put('untenanted.parquet', dataFile(250, undefined, DAY_VALUE));
+      const store = wrap(local);
+      const table = { fieldIds: { tenant: 1, conn_id: 2, dt: 3 } };
+
+      // Act
+      const accepted = await Promise.all([checkDataFile(store, honest), checkDataFile(store, honest, table)]);
+      const refusals = await Promise.all(
+        [
+          checkDataFile(store, forged),
+          checkDataFile(store, forged, table),
+          checkDataFile(store, otherDay),
+          checkDataFile(store, noTenant),
+          checkDataFile(store, honest, { fieldIds: { tenant: 2, conn_id: 1, dt: 3 } }),
+        ].map((p) => p.catch((e: unknown) => e)),
+      );
+
+      // Assess
+      expect(accepted).toEqual([honest, honest]);
+      for (const r of refusals) expect(r).toBeInstanceOf(DataFileMismatch);
+      expect(refusals.map((r) => (r as Error).message)).toEqual([
+        expect.stringMatching(
+          /forged\.parquet row group 0: its tenant column has a dictionary .* not only acme/,
+        ),
+        expect.stringMatching(/forged\.parquet row group 0: its tenant column .* not only acme/),
+        expect.stringMatching(/day\.parquet row group 0: its dt column .* not only 2025-12-01/),
+        expect.stringMatching(/untenanted\.parquet has 0 tenant columns, not one/),
+        expect.stringMatching(/has column tenant with field id 1, not the table's 2/),
       ]);
     },
   );
