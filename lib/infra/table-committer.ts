@@ -2,7 +2,14 @@ import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type { IConstruct } from 'constructs';
-import { COMMIT_REQUESTS_FOLDER, type Dataset, OUTPUT_FORMATS, stagingArea, tenantPrefix } from '../export';
+import {
+  COMMIT_REQUESTS_FOLDER,
+  COMMITS_FOLDER,
+  type Dataset,
+  OUTPUT_FORMATS,
+  stagingArea,
+  tenantPrefix,
+} from '../export';
 import { tableRootKey } from '../stores';
 import { tableMetadataPrefix } from './iceberg-tables';
 import { acknowledge, arnOf } from './nag-acknowledgements';
@@ -14,12 +21,6 @@ import { glueTableArns } from './table-maintenance';
  * (glue:UpdateTable). These are its grants, what the other roles are refused, and the bucket
  * policy that keeps the metadata create-only for everyone else.
  */
-
-/**
- * Where the committer records what it committed, for a retry to find (lib/export's
- * commit-staged.ts, COMMITS_FOLDER: not exported by lib/export).
- */
-const COMMIT_RECORDS_FOLDER = '_commits';
 
 /** The IAM condition of a create-only write: the request carries `If-None-Match` (S3 sends only `*`). */
 export const CREATE_ONLY = { Null: { 's3:if-none-match': 'false' } } as const;
@@ -74,7 +75,7 @@ export function committerPrefixes(k: Pick<TableKeys, 'prefix' | 'leasePrefix' | 
   return [
     stagingArea(k.prefix),
     ...k.tables.map((dataset) => tenantPrefix({ prefix: k.prefix, dataset }, OUTPUT_FORMATS.csv)),
-    `${k.prefix}/${COMMIT_RECORDS_FOLDER}`,
+    `${k.prefix}/${COMMITS_FOLDER}`,
     k.leasePrefix,
   ];
 }
@@ -161,7 +162,7 @@ export function refuseTableWrites(principal: iam.IGrantable, k: TableKeys): void
       resources: [
         ...k.tables.map((d) => object(`${tableMetadataPrefix(k.prefix, d)}/*`)),
         ...k.tables.map((d) => object(commitRequestObjects(k.prefix, d))),
-        object(`${k.prefix}/${COMMIT_RECORDS_FOLDER}/*`),
+        object(`${k.prefix}/${COMMITS_FOLDER}/*`),
       ],
     }),
   );
