@@ -10,6 +10,7 @@ import {
   commitOverwrite,
   commitOverwriteGrouped,
   DataFileMismatch,
+  fileSchema,
   type IcebergTable,
   isDataFileKey,
   type LakeTablesLocation,
@@ -333,6 +334,10 @@ async function validateRun(
   }
   const table = lakeTable({ store: target.store, prefix: target.prefix, ...target.tables }, run.dataset);
   const under = `${tableDataPrefix(table.location.key, run.tenant)}/report_id=${run.reportId}/`;
+  // The table's current field ids, which every file's columns must carry: readers resolve a
+  // column by its id, so a file must not give the `tenant` id to another column.
+  const loaded = await loadTable(table);
+  const expected = { fieldIds: loaded === undefined ? undefined : fileSchema(loaded).fieldIds };
   const files: NewDataFile[] = [];
   for (const claimed of run.files) {
     if (!run.dts.includes(claimed.dt) || !isDataFileKey(claimed.key, `${under}dt=${claimed.dt}/`)) {
@@ -340,7 +345,7 @@ async function validateRun(
     }
     if (files.some((f) => f.key === claimed.key)) throw bad(`it lists the data file ${claimed.key} twice`);
     try {
-      files.push(await checkDataFile(target.store, claimed));
+      files.push(await checkDataFile(target.store, claimed, expected));
     } catch (error) {
       if (error instanceof DataFileMismatch) throw bad(error.message);
       throw error;
