@@ -80,29 +80,12 @@ export class LocalDirectoryStore implements ObjectStore, MachineLocalStore {
   }
 
   async putFile(key: string, file: string): Promise<ObjectInfo> {
-    return this.#replace(key, 'putFile', async (temp) => {
-      try {
-        await fs.copyFile(file, temp, fs.constants.COPYFILE_EXCL);
-      } catch (cause) {
-        // ENOENT of a file that is there: the temp's directory was pruned (tried again).
-        if (
-          !isNotFound(cause) ||
-          (await fs.access(file).then(
-            () => true,
-            () => false,
-          ))
-        )
-          throw cause;
-        throw new ObjectStoreError(
-          OBJECT_STORE_ERROR_CODES.failed,
-          `putFile: no local file ${file} for ${key}`,
-          {
-            key,
-            cause,
-          },
-        );
-      }
-    });
+    return this.#replace(key, 'putFile', copyFrom(file, key, 'putFile'));
+  }
+
+  /** Copies the file to a temp file, then link(2)s it to the key, as putIfAbsent does. */
+  async putFileIfAbsent(key: string, file: string): Promise<ObjectInfo | undefined> {
+    return this.#write(key, 'putFileIfAbsent', copyFrom(file, key, 'putFileIfAbsent'), createExclusive);
   }
 
   /** A write that replaces the key (put, putFile): it always places its file. */
@@ -384,4 +367,31 @@ function wrap(cause: unknown, operation: string, key: string): ObjectStoreError 
     key,
     cause,
   });
+}
+
+/** Fills a temp file with a copy of a local file (in the kernel); names the file when it is missing. */
+function copyFrom(file: string, key: string, operation: string): (temp: string) => Promise<void> {
+  return async (temp) => {
+    try {
+      await fs.copyFile(file, temp, fs.constants.COPYFILE_EXCL);
+    } catch (cause) {
+      // ENOENT of a file that is there: the temp's directory was pruned (tried again).
+      if (
+        !isNotFound(cause) ||
+        (await fs.access(file).then(
+          () => true,
+          () => false,
+        ))
+      )
+        throw cause;
+      throw new ObjectStoreError(
+        OBJECT_STORE_ERROR_CODES.failed,
+        `${operation}: no local file ${file} for ${key}`,
+        {
+          key,
+          cause,
+        },
+      );
+    }
+  };
 }

@@ -43,6 +43,12 @@ export interface ObjectStore {
    * kernel, no bytes pass through JS memory).
    */
   putFile(key: string, file: string, options?: PutOptions): Promise<ObjectInfo>;
+  /**
+   * Writes an object from a local file only if no object has the key, as putIfAbsent (S3:
+   * `If-None-Match: *` on the PutObject or the CompleteMultipartUpload; streamed, not read
+   * into memory): a table's data file, which no later write may replace.
+   */
+  putFileIfAbsent(key: string, file: string, options?: PutOptions): Promise<ObjectInfo | undefined>;
   /** Reads an object as a stream; rejects with code STORE_NOT_FOUND when missing. */
   get(key: string): Promise<AsyncIterable<Uint8Array>>;
   /** Size of an object, or undefined when missing. */

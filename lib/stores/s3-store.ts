@@ -99,26 +99,7 @@ export class S3Store implements ObjectStore {
         );
         return { key, size: bytes.length };
       }
-      let size = 0;
-      const counted = Readable.from(
-        countBytes(body, (n) => {
-          size += n;
-        }),
-      );
-      const upload = new Upload({
-        client: this.#client,
-        params: { Bucket: this.#bucket, Key: key, Body: counted, ...contentType },
-        partSize: this.#partSize,
-        queueSize: this.#queueSize,
-        leavePartsOnError: false,
-      });
-      const timer = setTimeout(() => void upload.abort(), this.#timeoutMs);
-      try {
-        await upload.done();
-      } finally {
-        clearTimeout(timer);
-      }
-      return { key, size };
+      return { key, size: await this.#upload(key, body, contentType) };
     } catch (cause) {
       const calls = typeof body === 'string' || body instanceof Uint8Array ? CALLS.put : CALLS.putStream;
       throw wrap(cause, 'put', key, permissionsOf(calls, this.#object(key)));
@@ -155,6 +136,38 @@ export class S3Store implements ObjectStore {
       if (isConditionFailure(cause)) return undefined;
       throw wrap(cause, 'putIfAbsent', key, permissionsOf(CALLS.putIfAbsent, this.#object(key)));
     }
+  }
+
+  /**
+   * Upload (one PutObject, or multipart when bigger than a part; the parts aborted on a
+   * failure) of a stream; resolves with the bytes sent. `IfNoneMatch` goes on the PutObject
+   * or on the CompleteMultipartUpload (the request that creates the object).
+   */
+  async #upload(
+    key: string,
+    body: Readable | AsyncIterable<Uint8Array>,
+    extra: { ContentType?: string; IfNoneMatch?: string },
+  ): Promise<number> {
+    let size = 0;
+    const counted = Readable.from(
+      countBytes(body, (n) => {
+        size += n;
+      }),
+    );
+    const upload = new Upload({
+      client: this.#client,
+      params: { Bucket: this.#bucket, Key: key, Body: counted, ...extra },
+      partSize: this.#partSize,
+      queueSize: this.#queueSize,
+      leavePartsOnError: false,
+    });
+    const timer = setTimeout(() => void upload.abort(), this.#timeoutMs);
+    try {
+      await upload.done();
+    } finally {
+      clearTimeout(timer);
+    }
+    return size;
   }
 
   /** The target of an object call, for the permissions of aws-calls.ts. */
@@ -261,6 +274,27 @@ export class S3Store implements ObjectStore {
   async putFile(key: string, file: string, options: PutOptions = {}): Promise<ObjectInfo> {
     checkKey(key); // before the file is opened
     return this.put(key, createReadStream(file), options);
+  }
+
+  /**
+   * Streams the file up create-only: `If-None-Match: *` on the PutObject, or on the
+   * CompleteMultipartUpload of a multipart upload (S3 then refuses to complete over an
+   * existing object, and the parts are aborted). Undefined when the key has an object.
+   */
+  async putFileIfAbsent(
+    key: string,
+    file: string,
+    options: PutOptions = {},
+  ): Promise<ObjectInfo | undefined> {
+    checkKey(key); // before the file is opened
+    const contentType = options.contentType === undefined ? {} : { ContentType: options.contentType };
+    try {
+      const size = await this.#upload(key, createReadStream(file), { ...contentType, IfNoneMatch: '*' });
+      return { key, size };
+    } catch (cause) {
+      if (isConditionFailure(cause)) return undefined;
+      throw wrap(cause, 'putFileIfAbsent', key, permissionsOf(CALLS.putFileIfAbsent, this.#object(key)));
+    }
   }
 
   async copy(fromKey: string, toKey: string): Promise<void> {

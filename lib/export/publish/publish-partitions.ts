@@ -109,7 +109,9 @@ async function publishToTable(
   also: Emptied | undefined,
 ): Promise<Published> {
   if (partitions.length === 0) return { published: partitions, held, commit: undefined };
-  let dataFiles: string[] = [];
+  // The data keys this run wrote or began to: a run that is its own committer removes them
+  // on a failure; a deferred one (a tenant's session) may not, they are orphans.
+  const dataFiles: string[] = [];
   let staged: StagedRunRef;
   try {
     throwIfAborted(run.signal, run.requestId);
@@ -122,8 +124,8 @@ async function publishToTable(
     const files = await writeDataFiles(
       { ...run, table: table.table, tenant: run.layout.tenant, reportId: run.layout.reportId },
       partitions,
+      { written: dataFiles },
     );
-    dataFiles = files.map((f) => f.key);
     staged = await writeStagedRun(run.store, run.layout, {
       version: STAGED_RUN_VERSION,
       ...(run.layout.tenant === undefined ? {} : { tenant: run.layout.tenant }),
@@ -154,8 +156,9 @@ async function publishToTable(
     });
     run.phase('stage');
   } catch (error) {
-    // Data files no staged run names are nobody's.
-    await deleteDataFiles(table.table.location.store, dataFiles);
+    // Data files no staged run names are nobody's: orphans under 'defer' (orphan-file
+    // deletion removes them), deleted here by a run that commits them itself.
+    if (run.commit !== 'defer') await deleteDataFiles(table.table.location.store, dataFiles);
     await cleanStaging(run.store, run.layout, run.runId);
     throw error;
   }

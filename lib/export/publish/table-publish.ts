@@ -81,8 +81,12 @@ export function tableDataPrefix(tableKey: string, tenant?: string): string {
 }
 
 /**
- * Uploads every Parquet file of `partitions` to its data key and checks the stored size.
- * Resolves with the files as the commit adds them; on a failure deletes what it wrote.
+ * Uploads every Parquet file of `partitions` to its data key, create-only (the store's
+ * putFileIfAbsent: a data file once written is never replaced, by this run or another
+ * session), and checks the stored size. Resolves with the files as the commit adds them.
+ * On a failure it deletes nothing: a tenant's session may not delete data files (what a
+ * failed run wrote is an orphan, removed by the table's orphan-file deletion); a caller
+ * that is its own committer (commit 'now') may delete `written` with deleteDataFiles.
  */
 export async function writeDataFiles(
   run: {
@@ -93,8 +97,13 @@ export async function writeDataFiles(
     requestId: string;
   },
   partitions: readonly PartitionOutput[],
-  concurrency = 4,
+  options: {
+    concurrency?: number;
+    /** Each key is pushed here before its write starts: what a failed run may have left. */
+    written?: string[];
+  } = {},
 ): Promise<NewDataFile[]> {
+  const { concurrency = 4, written = [] } = options;
   const attempt = randomBytes(4).toString('hex');
   const store = run.table.location.store;
   const jobs = partitions.flatMap((p) =>
@@ -113,32 +122,31 @@ export async function writeDataFiles(
         }),
       })),
   );
-  const written: string[] = [];
-  try {
-    await forEachLimited(jobs, concurrency, async ({ file, key }) => {
-      let sizes: [number, number | undefined];
-      try {
-        written.push(key);
-        const info = await store.putFile(key, file.path, { contentType: 'application/vnd.apache.parquet' });
-        sizes = [info.size, (await store.head(key))?.size];
-      } catch (cause) {
-        throw new PublishError(EXPORT_ERROR_CODES.stagingFailed, `Writing data file ${key} failed`, {
-          cause,
-          requestId: run.requestId,
-        });
-      }
-      if (sizes[0] !== file.bytes || sizes[1] !== file.bytes) {
-        throw new VerificationError(
-          EXPORT_ERROR_CODES.verifyFailed,
-          `Data file ${key}: ${sizes[0]} bytes sent, ${sizes[1] ?? 'no object'} stored, ${file.bytes} written`,
-          { requestId: run.requestId },
-        );
-      }
-    });
-  } catch (error) {
-    await deleteDataFiles(store, written);
-    throw error;
-  }
+  await forEachLimited(jobs, concurrency, async ({ file, key }) => {
+    let sizes: [number | undefined, number | undefined];
+    try {
+      written.push(key);
+      const info = await store.putFileIfAbsent(key, file.path, {
+        contentType: 'application/vnd.apache.parquet',
+      });
+      // Undefined: the key had an object. Its name carries this run's id and a random attempt,
+      // so it is this write's own (a request the SDK retried after its reply was lost) or
+      // nobody's; the stored size below tells which it can be.
+      sizes = [info?.size ?? file.bytes, (await store.head(key))?.size];
+    } catch (cause) {
+      throw new PublishError(EXPORT_ERROR_CODES.stagingFailed, `Writing data file ${key} failed`, {
+        cause,
+        requestId: run.requestId,
+      });
+    }
+    if (sizes[0] !== file.bytes || sizes[1] !== file.bytes) {
+      throw new VerificationError(
+        EXPORT_ERROR_CODES.verifyFailed,
+        `Data file ${key}: ${sizes[0]} bytes sent, ${sizes[1] ?? 'no object'} stored, ${file.bytes} written`,
+        { requestId: run.requestId },
+      );
+    }
+  });
   return jobs.map(({ file, dt, key }) => ({ key, dt, rows: file.rows, bytes: file.bytes }));
 }
 

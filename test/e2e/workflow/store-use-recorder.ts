@@ -77,6 +77,10 @@ export function storeUseRecorder(options: StoreUseRecorderOptions = {}): StoreUs
       record('objects', 'putFile', key);
       return s.putFile(key, file, options);
     },
+    putFileIfAbsent: (key, file, options) => {
+      record('objects', 'putFileIfAbsent', key);
+      return s.putFileIfAbsent(key, file, options);
+    },
     get: (key) => {
       record('objects', 'get', key);
       return s.get(key);

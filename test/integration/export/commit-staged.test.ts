@@ -31,6 +31,7 @@ function overriding(inner: ObjectStore, overrides: Partial<ObjectStore>): Object
     put: (key, body, options) => inner.put(key, body, options),
     putIfAbsent: (key, body, options) => inner.putIfAbsent(key, body, options),
     putFile: (key, file, options) => inner.putFile(key, file, options),
+    putFileIfAbsent: (key, file, options) => inner.putFileIfAbsent(key, file, options),
     get: (key) => inner.get(key),
     head: (key) => inner.head(key),
     list: (prefix) => inner.list(prefix),

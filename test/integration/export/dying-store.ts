@@ -61,6 +61,9 @@ export class DyingStore implements ObjectStore {
   putFile(key: string, file: string) {
     return this.#mutate('put', key, () => this.#inner.putFile(key, file));
   }
+  putFileIfAbsent(key: string, file: string) {
+    return this.#mutate('put', key, () => this.#inner.putFileIfAbsent(key, file));
+  }
   get(key: string) {
     return this.#inner.get(key);
   }

@@ -59,6 +59,9 @@ export class FailingStore implements ObjectStore {
   async putFile(key: string, file: string) {
     return this.put(key, createReadStream(file));
   }
+  async putFileIfAbsent(key: string, file: string) {
+    return this.putIfAbsent(key, createReadStream(file));
+  }
   get(key: string) {
     return this.#inner.get(key);
   }

@@ -22,8 +22,12 @@ export async function startLocalS3(bucket = 'test-bucket'): Promise<{
   app.addHook('preHandler', (request: PutRequest, reply: PreconditionReply, done: () => void) => {
     const params = request.params as { bucket?: string; '*'?: string } | undefined;
     const key = params?.['*'];
+    // A PutObject, or a CompleteMultipartUpload (POST ?uploadId=): S3 honours If-None-Match on both.
+    const completes =
+      request.method === 'POST' &&
+      (request.query as { uploadId?: string } | undefined)?.uploadId !== undefined;
     if (
-      request.method === 'PUT' &&
+      (request.method === 'PUT' || completes) &&
       request.headers['if-none-match'] === '*' &&
       request.headers['x-amz-copy-source'] === undefined &&
       params?.bucket !== undefined &&
@@ -87,6 +91,7 @@ interface PutRequest {
   method: string;
   headers: Record<string, string | string[] | undefined>;
   params: unknown;
+  query?: unknown;
 }
 interface PreconditionReply {
   status(code: number): PreconditionReply;

@@ -106,6 +106,31 @@ describe.each(ADAPTERS)('ObjectStore contract: $name', (adapter) => {
     expect(await store.head(key)).toBeUndefined();
   });
 
+  it.each([
+    ['one request', 300_000],
+    ['multipart', 12 * 1024 * 1024],
+  ])('creates an object from a file with putFileIfAbsent only where no object is (%s)', async (_, length) => {
+    // Prepare
+    const store = adapter.store();
+    const fresh = `${space()}/data/fresh.parquet`;
+    const taken = `${space()}/data/taken.parquet`;
+    const file = join(root, `source-${run}.bin`);
+    const bytes = Buffer.from(Array.from({ length }, (_, i) => (i * 13) % 256));
+    await writeFile(file, bytes);
+    await store.put(taken, 'committed');
+
+    // Act
+    const created = await store.putFileIfAbsent(fresh, file, { contentType: 'application/octet-stream' });
+    const refused = await store.putFileIfAbsent(taken, file);
+
+    // Assess
+    expect(created).toEqual({ key: fresh, size: length });
+    expect(Buffer.from(await readObject(store, fresh)).equals(bytes)).toBe(true);
+    expect(refused).toBeUndefined();
+    expect(Buffer.from(await readObject(store, taken)).toString('utf8')).toBe('committed');
+    expect((await listAll(store, taken)).map((o) => o.key)).toEqual([taken]);
+  });
+
   it('reads a byte range of an object with getRange (a Parquet footer: the tail)', async () => {
     // Prepare
     const store = adapter.store() as ReturnType<Adapter['store']> & {

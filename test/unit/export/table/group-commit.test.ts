@@ -214,6 +214,7 @@ describe('commitOverwriteGrouped', () => {
       put: (...a) => store.put(...a),
       putIfAbsent: (...a) => store.putIfAbsent(...a),
       putFile: (...a) => store.putFile(...a),
+      putFileIfAbsent: (...a) => store.putFileIfAbsent(...a),
       get: (key) => store.get(key),
       head: (key) => store.head(key),
       deleteMany: (keys) => store.deleteMany(keys),
