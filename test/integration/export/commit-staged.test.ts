@@ -399,6 +399,41 @@ describe('commitStagedRuns (the committer: one snapshot per table for an executi
     expect(await tableRows(store)).toHaveLength(18);
   });
 
+  it("keeps the data files of a deferred run that fails, deleting none (orphans, not the tenant's to delete)", async () => {
+    // Prepare: the staged run's write fails, after the data files are written.
+    const store = await lake();
+    const deleted: string[] = [];
+    const failing = overriding(store, {
+      put: (key, body, options) =>
+        key.endsWith('_staged-run.json')
+          ? Promise.reject(new Error('injected: staged run write refused'))
+          : store.put(key, body, options),
+      deleteMany: (keys) => {
+        deleted.push(...keys);
+        return store.deleteMany(keys);
+      },
+    });
+
+    // Act
+    const failure = await exportReportResult({
+      source: resultStreamOf(callsOn(DAYS, 2, 'r1'), { requestId: 'req-1' }),
+      store: failing,
+      reportId: 'r1',
+      tenant: TENANT,
+      windowDates: DAYS,
+      encodeWorker: false,
+      tables: { catalog: catalogOf(failing), namespace: '' },
+      commit: 'defer',
+    }).catch((e: unknown) => e);
+
+    // Assess
+    expect(failure).toBeInstanceOf(Error);
+    const dataFiles = (await listAll(store, `tables/calls/data/tenant=${TENANT}/`)).map((o) => o.key);
+    expect(dataFiles).toHaveLength(DAYS.length);
+    expect(deleted.filter((k) => k.includes('/data/'))).toEqual([]);
+    expect(await staging(store)).toEqual([]);
+  });
+
   it('stages nothing for a run whose every day is held, and refuses defer without tables', async () => {
     // Prepare: a published run of 3 calls a day; a deferred re-run of 1 a day (below the shrink guard's share).
     const store = await lake();
