@@ -404,10 +404,10 @@ describe('commitStagedRuns (the committer: one snapshot per table for an executi
     const store = await lake();
     const deleted: string[] = [];
     const failing = overriding(store, {
-      put: (key, body, options) =>
+      put: (key, body) =>
         key.endsWith('_staged-run.json')
           ? Promise.reject(new Error('injected: staged run write refused'))
-          : store.put(key, body, options),
+          : store.put(key, body),
       deleteMany: (keys) => {
         deleted.push(...keys);
         return store.deleteMany(keys);
