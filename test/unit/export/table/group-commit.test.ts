@@ -32,7 +32,7 @@ async function tenantFile(
   dt: string,
   tag: string,
 ): Promise<NewDataFile> {
-  const file = await writeDataFile(table, loaded, 'r1', dt, testRows(`${tenant}/${dt}/${tag}`, 3));
+  const file = await writeDataFile(table, loaded, 'r1', dt, testRows(`${tenant}/${dt}/${tag}`, 3), tenant);
   const key = `${table.location.key}/data/tenant=${tenant}/report_id=r1/dt=${dt}/${tag}.parquet`;
   await table.location.store.copy(file.key, key);
   await table.location.store.deleteMany([file.key]);

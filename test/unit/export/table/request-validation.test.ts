@@ -37,7 +37,7 @@ async function tenantFile(
   dt: string,
   tag: string,
 ): Promise<NewDataFile> {
-  const file = await writeDataFile(t, loaded, 'r1', dt, testRows(`${tenant}/${dt}/${tag}`, 3));
+  const file = await writeDataFile(t, loaded, 'r1', dt, testRows(`${tenant}/${dt}/${tag}`, 3), tenant);
   const key = `${t.location.key}/data/tenant=${tenant}/report_id=r1/dt=${dt}/${tag}.parquet`;
   await t.location.store.copy(file.key, key);
   await t.location.store.deleteMany([file.key]);

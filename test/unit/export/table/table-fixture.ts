@@ -48,16 +48,31 @@ export async function writeDataFile(
   reportId: string,
   dt: string,
   rows: readonly TestRow[],
+  tenant?: string,
 ): Promise<NewDataFile> {
   const { fieldIds, schemaJson } = fileSchema(loaded);
-  const names = ['conn_id', 'duration', 'report_id', 'dt'];
+  const names = [...(tenant === undefined ? [] : ['tenant']), 'conn_id', 'duration', 'report_id', 'dt'];
   const schema = JSON.parse(schemaJson) as { fields: { name: string }[] };
   const written = { ...schema, fields: schema.fields.filter((f) => names.includes(f.name)) };
   const id = (name: string) => fieldIds[name] as number;
   const bytes = new Uint8Array(
     parquetWriteBuffer({
+      // Uncompressed, so the constant columns are one plain dictionary page each, as our
+      // encoder writes them and as a committer checks them (data-file-check.ts).
+      codec: 'UNCOMPRESSED',
       schema: [
-        { name: 'table', num_children: 4 },
+        { name: 'table', num_children: names.length },
+        ...(tenant === undefined
+          ? []
+          : [
+              {
+                name: 'tenant',
+                type: 'BYTE_ARRAY' as const,
+                converted_type: 'UTF8' as const,
+                repetition_type: 'REQUIRED' as const,
+                field_id: id('tenant'),
+              },
+            ]),
         {
           name: 'conn_id',
           type: 'BYTE_ARRAY',
@@ -82,6 +97,7 @@ export async function writeDataFile(
         },
       ],
       columnData: [
+        ...(tenant === undefined ? [] : [{ name: 'tenant', data: rows.map(() => tenant) }]),
         { name: 'conn_id', data: rows.map((r) => r.conn_id) },
         { name: 'duration', data: rows.map((r) => r.duration) },
         { name: 'report_id', data: rows.map(() => reportId) },
