@@ -17,29 +17,13 @@ import {
   type ObjectStore,
   readObject,
 } from '../../../lib/stores';
+import { overriding } from '../../support/overriding-store';
 import { callsOn, resultStreamOf } from '../../support/result-stream';
 import { useServedLakes } from './served-lakes';
 
 const DAYS = ['2026-11-20', '2026-11-21', '2026-11-22'];
 const TENANT = 'acme';
 const REPORTS = ['r1', 'r2', 'r3', 'r4', 'r5'];
-
-/** `inner` with some operations replaced (a store as a test wants it to answer). */
-function overriding(inner: ObjectStore, overrides: Partial<ObjectStore>): ObjectStore {
-  return {
-    rootUri: inner.rootUri,
-    put: (key, body, options) => inner.put(key, body, options),
-    putIfAbsent: (key, body, options) => inner.putIfAbsent(key, body, options),
-    putFile: (key, file, options) => inner.putFile(key, file, options),
-    putFileIfAbsent: (key, file, options) => inner.putFileIfAbsent(key, file, options),
-    get: (key) => inner.get(key),
-    head: (key) => inner.head(key),
-    list: (prefix) => inner.list(prefix),
-    deleteMany: (keys) => inner.deleteMany(keys),
-    copy: (from, to) => inner.copy(from, to),
-    ...overrides,
-  };
-}
 
 describe('commitStagedRuns (the committer: one snapshot per table for an execution)', () => {
   const lake = useServedLakes('commit-staged-');

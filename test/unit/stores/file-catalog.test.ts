@@ -15,25 +15,9 @@ import {
   objectUri,
   readObject,
 } from '../../../lib/stores';
+import { overriding } from '../../support/overriding-store';
 
 const CALLS = { namespace: 'lake', name: 'calls' };
-
-/** `inner` with some operations replaced. */
-function overriding(inner: ObjectStore, overrides: Partial<ObjectStore>): ObjectStore {
-  return {
-    rootUri: inner.rootUri,
-    put: (key, body, options) => inner.put(key, body, options),
-    putIfAbsent: (key, body, options) => inner.putIfAbsent(key, body, options),
-    putFile: (key, file, options) => inner.putFile(key, file, options),
-    putFileIfAbsent: (key, file, options) => inner.putFileIfAbsent(key, file, options),
-    get: (key) => inner.get(key),
-    head: (key) => inner.head(key),
-    list: (prefix) => inner.list(prefix),
-    deleteMany: (keys) => inner.deleteMany(keys),
-    copy: (from, to) => inner.copy(from, to),
-    ...overrides,
-  };
-}
 
 describe('FileCatalog', () => {
   let root: string;

@@ -3,21 +3,11 @@ import { parquetWriteBuffer } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
 import { checkDataFile, DataFileMismatch } from '../../../../lib/export/table';
 import { LocalDirectoryStore, type ObjectStore } from '../../../../lib/stores';
+import { overriding } from '../../../support/overriding-store';
 import { useTempDir } from '../../../support/test-scope';
 
 /** The store without its ranged read: a tail is then streamed. */
-const streamed = (inner: ObjectStore): ObjectStore => ({
-  rootUri: inner.rootUri,
-  put: (k, b, o) => inner.put(k, b, o),
-  putIfAbsent: (k, b, o) => inner.putIfAbsent(k, b, o),
-  putFile: (k, f, o) => inner.putFile(k, f, o),
-  putFileIfAbsent: (k, f, o) => inner.putFileIfAbsent(k, f, o),
-  get: (k) => inner.get(k),
-  head: (k) => inner.head(k),
-  list: (p) => inner.list(p),
-  deleteMany: (k) => inner.deleteMany(k),
-  copy: (f, t) => inner.copy(f, t),
-});
+const streamed = (inner: ObjectStore): ObjectStore => overriding(inner);
 
 const DAY = '2025-12-01';
 /** 2025-12-01 as a DATE (days since 1970-01-01). */

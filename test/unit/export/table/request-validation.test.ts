@@ -19,6 +19,7 @@ import {
   timeOrderedId,
 } from '../../../../lib/export/table/commit-requests';
 import { listAll, type ObjectStore } from '../../../../lib/stores';
+import { overriding } from '../../../support/overriding-store';
 import { useStoreFetch } from '../../../support/store-fetch';
 import { useTempDir } from '../../../support/test-scope';
 import { fileTable, testRows, writeDataFile } from './table-fixture';
@@ -51,23 +52,6 @@ async function change(
 ): Promise<OverwriteChange & { tenant: string }> {
   const files = await Promise.all(DAYS.map((dt) => tenantFile(t, loaded, tenant, dt, 'run')));
   return { tenant, reportId: 'r1', dts: DAYS, files, summary: { 'report-export.run-id': `${tenant}-run` } };
-}
-
-/** `inner` with some operations replaced. */
-function overriding(inner: ObjectStore, overrides: Partial<ObjectStore>): ObjectStore {
-  return {
-    rootUri: inner.rootUri,
-    put: (key, body, options) => inner.put(key, body, options),
-    putIfAbsent: (key, body, options) => inner.putIfAbsent(key, body, options),
-    putFile: (key, file, options) => inner.putFile(key, file, options),
-    putFileIfAbsent: (key, file, options) => inner.putFileIfAbsent(key, file, options),
-    get: (key) => inner.get(key),
-    head: (key) => inner.head(key),
-    list: (prefix) => inner.list(prefix),
-    deleteMany: (keys) => inner.deleteMany(keys),
-    copy: (from, to) => inner.copy(from, to),
-    ...overrides,
-  };
 }
 
 describe('grouped commit requests, validated by every committer that reads them', () => {
