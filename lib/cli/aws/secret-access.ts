@@ -280,7 +280,7 @@ export async function serviceClientFromSecret(
   const location = secretLocation(config, io.cwd);
   if (location.kind === 'file' && (await stat(location.file).catch(() => undefined)) === undefined) {
     throw new ConfigError(
-      `the secret file ${path.resolve(location.file)} (${location.where === 'default' ? '--secret-file' : location.where}) does not exist: sign in first (report-export login, or report-export tenants login <id> for a tenant), or pass the --secret-file it wrote`,
+      `the secret file ${path.resolve(location.file)} (${location.where === 'default' ? '--secret-file' : location.where}) does not exist: run report-export login first (report-export tenants login <id> for a tenant), or pass the --secret-file it wrote`,
     );
   }
   if (location.kind === 'file') await warnIfSecretFileOpen(location.file, (text) => io.stderr.write(text));
