@@ -11,8 +11,10 @@ import type { Lease, LeaseStore, ObjectStore } from '../stores';
 import { describeLeaseHolder } from '../stores';
 import { InvalidInputError, LeaseBusyError } from './errors';
 import { PUBLISH_LEASE_TTL_MS, publishLease } from './export-task';
-import type { StagedRun, TableSnapshotRef } from './job-cursor';
+import type { CommitOutput, JobCommit, StagedRun } from './job-cursor';
 import { MAX_COMMIT_REASON_CHARS } from './settings';
+
+export type { CommitOutput, JobCommit } from './job-cursor';
 
 /** What a Map iteration returns, as far as the Commit task reads it. */
 interface CommitJobResult {
@@ -28,38 +30,6 @@ export interface CommitTaskInput {
   tenant: string | null;
   executionName: string;
   results?: CommitJobResult[];
-}
-
-/**
- * What the Commit task did for one job that staged runs: `committed` (every run landed in its
- * table's snapshot) or `invalid` (the committer refused at least one run: `reason` names the
- * first; the job's other runs landed). A job that staged nothing (every partition held, a
- * failure before its first window) has no entry.
- */
-export interface JobCommit {
-  jobId: string;
-  status: 'committed' | 'invalid';
-  /** Its runs committed, and refused. */
-  runs: number;
-  invalidRuns: number;
-  /** The snapshots of the tables its runs landed in (one per table, the execution's). */
-  snapshots: TableSnapshotRef[];
-  /** The first refused run's reason, at most MAX_COMMIT_REASON_CHARS. */
-  reason?: string;
-}
-
-/**
- * The Commit task's output (`$.commit`): small, whatever the run. `NOTHING`: no job staged a
- * run (a held-only run, the Hive layout): no snapshot. `FAILED` is the state machine's (its
- * Catch), with the error's name and cause; the staged runs are kept for a later run's retry.
- */
-export interface CommitOutput {
-  status: 'COMMITTED' | 'NOTHING' | 'FAILED';
-  /** One snapshot per table committed (none for NOTHING or FAILED). */
-  tables?: TableSnapshotRef[];
-  jobs?: JobCommit[];
-  error?: string;
-  cause?: string;
 }
 
 export interface CommitTaskDeps {

@@ -182,3 +182,35 @@ export function cursorOf(input: JobTaskInput, now: Date): JobCursor {
     ? { ...firstCursor(input.job, now), ...(c as JobCursor) }
     : firstCursor(input.job, now);
 }
+
+/**
+ * What the Commit task did for one job that staged runs: `committed` (every run landed in its
+ * table's snapshot) or `invalid` (the committer refused at least one run: `reason` names the
+ * first; the job's other runs landed). A job that staged nothing (every partition held, a
+ * failure before its first window) has no entry.
+ */
+export interface JobCommit {
+  jobId: string;
+  status: 'committed' | 'invalid';
+  /** Its runs committed, and refused. */
+  runs: number;
+  invalidRuns: number;
+  /** The snapshots of the tables its runs landed in (one per table, the execution's). */
+  snapshots: TableSnapshotRef[];
+  /** The first refused run's reason, at most MAX_COMMIT_REASON_CHARS. */
+  reason?: string;
+}
+
+/**
+ * The Commit task's output (`$.commit`): small, whatever the run. `NOTHING`: no job staged a
+ * run (a held-only run, the Hive layout): no snapshot. `FAILED` is the state machine's (its
+ * Catch), with the error's name and cause; the staged runs are kept for a later run's retry.
+ */
+export interface CommitOutput {
+  status: 'COMMITTED' | 'NOTHING' | 'FAILED';
+  /** One snapshot per table committed (none for NOTHING or FAILED). */
+  tables?: TableSnapshotRef[];
+  jobs?: JobCommit[];
+  error?: string;
+  cause?: string;
+}

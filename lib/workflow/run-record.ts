@@ -1,10 +1,16 @@
 import type { HeldPartition, QualityCounts } from '../export';
 import { emptyQuality, tenantSegment } from '../export';
-import type { CommitOutput, JobCommit } from './commit-task';
 import { TASK_ERROR_NAMES } from './error-table';
 import { WORKFLOW_ERROR_CODES } from './errors';
 import type { ExecutionInput } from './input';
-import type { JobCursor, PartialDay, SummaryMismatch, TableSnapshotRef } from './job-cursor';
+import type {
+  CommitOutput,
+  JobCommit,
+  JobCursor,
+  PartialDay,
+  SummaryMismatch,
+  TableSnapshotRef,
+} from './job-cursor';
 
 export type { PartialDay } from './job-cursor';
 
