@@ -37,7 +37,13 @@ type ColumnSource =
   | { from: 'reportId' }
   | { from: 'requestId' }
   /** The row's members that no column takes, as one JSON object text. */
-  | { from: 'otherMembers' };
+  | { from: 'otherMembers' }
+  /**
+   * A value of another dataset's own record (a contact version's `full_name`, `valid_from`),
+   * under the key `member`: that dataset's module fills it; the report rows' mapper never
+   * sees such a column.
+   */
+  | { from: 'record'; member: string };
 
 /** One output column. */
 export interface ColumnDefinition {
@@ -212,10 +218,18 @@ export interface PromotedColumn {
   readonly type: PromotedType;
 }
 
-/** The columns of one dataset as a deployment configures it: what every file of it holds. */
-export interface TableSchema {
-  readonly dataset: Dataset;
+/**
+ * The columns of a file, whatever its dataset: all that the encoders and the derived schemas
+ * (Parquet, CSV header, Glue columns) read. The report datasets' is a `TableSchema`; the
+ * contact directories' (lib/export/contacts) carry their own.
+ */
+export interface ColumnSet {
   readonly columns: readonly ColumnDefinition[];
+}
+
+/** The columns of one dataset as a deployment configures it: what every file of it holds. */
+export interface TableSchema extends ColumnSet {
+  readonly dataset: Dataset;
   /** Members some column takes: all others go to `extra`. */
   readonly knownMembers: ReadonlySet<string>;
   /** Index of `start` (what partitions a call), -1 for a summary. */
@@ -308,7 +322,7 @@ export function tableSchema(
 export const CALLS_SCHEMA: TableSchema = tableSchema();
 
 /** The CSV header line's fields, in column order. */
-export function csvHeader(schema: TableSchema = CALLS_SCHEMA): string[] {
+export function csvHeader(schema: ColumnSet = CALLS_SCHEMA): string[] {
   return schema.columns.map((c) => c.name);
 }
 
@@ -338,7 +352,7 @@ export interface GlueColumn {
  */
 export function glueColumns(
   format: 'parquet' | 'csv' = 'parquet',
-  schema: TableSchema = CALLS_SCHEMA,
+  schema: ColumnSet = CALLS_SCHEMA,
 ): GlueColumn[] {
   const keys: readonly string[] = PARTITION_KEYS;
   return schema.columns
@@ -410,6 +424,6 @@ function parquetElement(c: ColumnDefinition): SchemaElement {
 }
 
 /** The Parquet schema (root first), derived from the column list. */
-export function parquetSchema(schema: TableSchema = CALLS_SCHEMA): SchemaElement[] {
+export function parquetSchema(schema: ColumnSet = CALLS_SCHEMA): SchemaElement[] {
   return [{ name: 'schema', num_children: schema.columns.length }, ...schema.columns.map(parquetElement)];
 }

@@ -1,6 +1,6 @@
 import type { SchemaElement } from 'hyparquet';
 import { ExportConfigError } from '../errors';
-import { PARTITION_COLUMN, parquetSchema, type TableSchema, TENANT_COLUMN } from '../schema';
+import { type ColumnSet, PARTITION_COLUMN, parquetSchema, TENANT_COLUMN } from '../schema';
 
 /** What an Iceberg table's data file carries beyond the Hive-layout file (lib/export/formats). */
 export interface IcebergFileSchema {
@@ -29,7 +29,7 @@ export function epochDay(dt: string): number {
 }
 
 /** The file schema of each (table schema, Iceberg schema), made once per thread (read only). */
-const ELEMENTS = new WeakMap<IcebergFileSchema, { schema: TableSchema; elements: SchemaElement[] }>();
+const ELEMENTS = new WeakMap<IcebergFileSchema, { schema: ColumnSet; elements: SchemaElement[] }>();
 
 /**
  * The Parquet schema (root first) of an Iceberg data file of the table: the Hive-layout
@@ -39,7 +39,7 @@ const ELEMENTS = new WeakMap<IcebergFileSchema, { schema: TableSchema; elements:
  * tenant's file has its `tenant` (a required STRING) first, as the table's schema does.
  * A column without a field id is an ExportConfigError naming it.
  */
-export function icebergElements(schema: TableSchema, iceberg: IcebergFileSchema): SchemaElement[] {
+export function icebergElements(schema: ColumnSet, iceberg: IcebergFileSchema): SchemaElement[] {
   const cached = ELEMENTS.get(iceberg);
   if (cached?.schema === schema) return cached.elements;
   const [root, ...columns] = parquetSchema(schema);

@@ -1,6 +1,6 @@
 import type { CompressionCodec, SchemaElement } from 'hyparquet';
 import { type BufferedColumn, type ColumnBuffer, textStart } from '../rows/column-buffer';
-import { CALLS_SCHEMA, type ColumnDefinition, parquetSchema, type TableSchema } from '../schema';
+import { CALLS_SCHEMA, type ColumnDefinition, type ColumnSet, parquetSchema } from '../schema';
 import { ChunkedOutput, recycleChunks } from './chunk-pool';
 import {
   epochDay,
@@ -45,7 +45,7 @@ interface ParquetEncoderOptions {
   /** Rows per data page; pages of about 1 MiB suit every reader. Default 16,384. */
   rowsPerPage?: number;
   /** The dataset's columns. Default `calls` without promoted columns. */
-  schema?: TableSchema | undefined;
+  schema?: ColumnSet | undefined;
   /**
    * Set: the file is a data file of an Iceberg table, holding rows of the partition `dt`
    * (YYYY-MM-DD): field ids, timestamps in micros, `extra` a STRING, a constant `dt`
@@ -124,9 +124,9 @@ function compressorFor(codec: ParquetCodec): Compressor {
 }
 
 /** The file schema of each table schema, made once: every encoder of a thread shares it (read only). */
-const FILE_SCHEMAS = new WeakMap<TableSchema, SchemaElement[]>();
+const FILE_SCHEMAS = new WeakMap<ColumnSet, SchemaElement[]>();
 
-function fileSchema(schema: TableSchema): SchemaElement[] {
+function fileSchema(schema: ColumnSet): SchemaElement[] {
   let elements = FILE_SCHEMAS.get(schema);
   if (elements === undefined) {
     elements = parquetSchema(schema);

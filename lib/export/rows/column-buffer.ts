@@ -1,4 +1,4 @@
-import { CALLS_SCHEMA, type TableSchema } from '../schema';
+import { CALLS_SCHEMA, type ColumnSet } from '../schema';
 import type { ArrayPool, ArrayRecycler } from './array-pool';
 
 /**
@@ -86,11 +86,11 @@ class StringDictionary {
  */
 export class RunDictionaries {
   /** The columns of the run's dataset. */
-  readonly schema: TableSchema;
+  readonly schema: ColumnSet;
   readonly columns: (StringDictionary | undefined)[];
   readonly #utf8: (Uint8Array | undefined)[][];
 
-  constructor(schema: TableSchema = CALLS_SCHEMA) {
+  constructor(schema: ColumnSet = CALLS_SCHEMA) {
     this.schema = schema;
     this.columns = schema.columns.map((c) => (c.kind === 'string' ? new StringDictionary() : undefined));
     this.#utf8 = schema.columns.map(() => []);
