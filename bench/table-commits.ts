@@ -30,8 +30,8 @@ import {
   loadTable,
   TABLE_RETENTION,
 } from '../lib/export/table/index';
-import { readManifestList, tableIo } from '../lib/export/table/manifest-io';
-import { dateToDays, daysToDate } from '../lib/export/table/partition-values';
+import { readManifestList, tableIo } from '../lib/export/table/manifest/manifest-io';
+import { dateToDays, daysToDate } from '../lib/export/table/manifest/partition-values';
 import { fileCatalogOf, LocalDirectoryStore, type ObjectStore } from '../lib/stores/index';
 import { callsOn, resultStreamOf } from '../test/support/result-stream';
 

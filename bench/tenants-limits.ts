@@ -9,7 +9,7 @@
  * names the page it comes from (README "Many tenants: what limits a deployment").
  */
 
-import { GROUP_COMMIT_DEFAULTS } from '../lib/export/table/group-commit';
+import { GROUP_COMMIT_DEFAULTS } from '../lib/export/table/commit/group-commit';
 
 /** What one run of bench/tenants.ts measured. */
 export interface TenantNightFigures {

@@ -1,8 +1,8 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DATASETS, type Dataset, tableSchema } from '../../lib/export/schema';
-import { tableLocation } from '../../lib/export/table/location';
-import { initialSchema, partitionSpec } from '../../lib/export/table/schema-mapping';
+import { tableLocation } from '../../lib/export/table/metadata/location';
+import { initialSchema, partitionSpec } from '../../lib/export/table/metadata/schema-mapping';
 import { TABLE_RETENTION } from '../../lib/infra/iceberg-tables';
 import type { ObjectStore } from '../../lib/stores';
 import { synthStack } from './stack-synth';

@@ -10,16 +10,16 @@ export {
   type ReportsOverwrite,
   reportsOf,
   type TableOverwrite,
-} from './commit';
-export { COMMIT_REQUEST_COUNTS_KEY, COMMIT_REQUESTS_KEY, type SetAsideRequest } from './commit-batch';
-export { COMMIT_DEFAULTS, type CommitCounts, type CommitOptions } from './commit-loop';
+} from './commit/commit';
+export { COMMIT_REQUEST_COUNTS_KEY, COMMIT_REQUESTS_KEY, type SetAsideRequest } from './commit/commit-batch';
+export { COMMIT_DEFAULTS, type CommitCounts, type CommitOptions } from './commit/commit-loop';
 export {
   COMMIT_REQUESTS_FOLDER,
   type CommitRequest,
   INVALID_REQUESTS_FOLDER,
   MAX_REQUEST_BYTES,
   REQUEST_CLOCK_SKEW_MS,
-} from './commit-requests';
+} from './commit/commit-requests';
 export {
   checkDataFile,
   DataFileMismatch,
@@ -27,41 +27,13 @@ export {
   isDataFileKey,
   MAX_FOOTER_BYTES,
   readBounded,
-} from './data-file-check';
+} from './commit/data-file-check';
 export {
   commitOverwriteGrouped,
   GROUP_COMMIT_DEFAULTS,
   type GroupCommitOptions,
   type GroupCommitResult,
-} from './group-commit';
-export { keyOf, type TableLocation, tableLocation, uriOf } from './location';
-export {
-  catalogColumns,
-  fileSchema,
-  PREVIOUS_VERSIONS_MAX,
-  TABLE_PROPERTIES,
-  tableProperties,
-} from './metadata';
-export { parseMetadata, stringifyMetadata } from './metadata-json';
-export {
-  expireSnapshots,
-  MAX_SNAPSHOT_AGE_MS,
-  MIN_SNAPSHOTS_TO_KEEP,
-  RETENTION_PROPERTIES,
-  TABLE_RETENTION,
-  tableRetention,
-} from './retention';
-export {
-  DT_TYPE,
-  GLUE_TYPE_OF,
-  ICEBERG_TYPES,
-  initialSchema,
-  partitionSpec,
-  type TableColumn,
-  type Tenancy,
-  tableColumns,
-} from './schema-mapping';
-export { COMMIT_ID_KEY, checkTenancy, currentSnapshot, isTenantedTable } from './snapshot-builder';
+} from './commit/group-commit';
 export {
   type AsOf,
   type LiveFile,
@@ -69,7 +41,7 @@ export {
   liveFiles,
   resolveSnapshot,
   rollbackTo,
-} from './snapshots';
+} from './commit/snapshots';
 export {
   ensureTable,
   type IcebergTable,
@@ -78,7 +50,7 @@ export {
   lakeTable,
   loadTable,
   tableName,
-} from './table';
+} from './commit/table';
 export {
   changedSince,
   commitTenantRollback,
@@ -92,7 +64,34 @@ export {
   RollbackRefusedError,
   type TenantRollbackPlan,
   type TenantRollbackResult,
-} from './tenant-rollback';
+} from './commit/tenant-rollback';
+export { keyOf, type TableLocation, tableLocation, uriOf } from './metadata/location';
+export {
+  catalogColumns,
+  fileSchema,
+  PREVIOUS_VERSIONS_MAX,
+  TABLE_PROPERTIES,
+  tableProperties,
+} from './metadata/metadata';
+export { parseMetadata, stringifyMetadata } from './metadata/metadata-json';
+export {
+  expireSnapshots,
+  MAX_SNAPSHOT_AGE_MS,
+  MIN_SNAPSHOTS_TO_KEEP,
+  RETENTION_PROPERTIES,
+  TABLE_RETENTION,
+  tableRetention,
+} from './metadata/retention';
+export {
+  DT_TYPE,
+  GLUE_TYPE_OF,
+  ICEBERG_TYPES,
+  initialSchema,
+  partitionSpec,
+  type TableColumn,
+  type Tenancy,
+  tableColumns,
+} from './metadata/schema-mapping';
 export type {
   DataFile,
   IcebergField,
@@ -105,4 +104,5 @@ export type {
   PartitionValue,
   Snapshot,
   TableMetadata,
-} from './types';
+} from './metadata/types';
+export { COMMIT_ID_KEY, checkTenancy, currentSnapshot, isTenantedTable } from './snapshot/snapshot-builder';

@@ -21,7 +21,7 @@ import {
 import { ParquetFileEncoder } from '../../../lib/export/formats/parquet-encoder';
 import { RowMapper } from '../../../lib/export/rows/row-mapper';
 import { type TableSchema, tableSchema } from '../../../lib/export/schema';
-import { currentSchema } from '../../../lib/export/table/metadata';
+import { currentSchema } from '../../../lib/export/table/metadata/metadata';
 import type { ResultRow } from '../../../lib/spec/types';
 import { readObject } from '../../../lib/stores';
 import { useStoreFetch } from '../../support/store-fetch';

@@ -8,7 +8,7 @@ import {
   decodeAvroFile,
   decodeAvroHeader,
   encodeAvroFile,
-} from '../../../../lib/export/table/avro';
+} from '../../../../lib/export/table/avro/avro';
 import { icebirdRead, icebirdWrite } from './icebird-avro';
 
 const SYNC = Uint8Array.from({ length: 16 }, (_, i) => i * 7 + 1);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EXPORT_ERROR_CODES } from '../../../../lib/export';
 import { tableLocation } from '../../../../lib/export/table';
-import { tableIo, writeTableFile } from '../../../../lib/export/table/manifest-io';
+import { tableIo, writeTableFile } from '../../../../lib/export/table/manifest/manifest-io';
 import { LocalDirectoryStore, readObject } from '../../../../lib/stores';
 import { useTempDir } from '../../../support/test-scope';
 

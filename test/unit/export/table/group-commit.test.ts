@@ -14,7 +14,7 @@ import {
   type NewDataFile,
   type OverwriteChange,
 } from '../../../../lib/export/table';
-import { newRequest, requestKey, requestsPrefix } from '../../../../lib/export/table/commit-requests';
+import { newRequest, requestKey, requestsPrefix } from '../../../../lib/export/table/commit/commit-requests';
 import { listAll, type ObjectStore } from '../../../../lib/stores';
 import { useStoreFetch } from '../../../support/store-fetch';
 import { useTempDir } from '../../../support/test-scope';

@@ -5,7 +5,7 @@ import {
   type AvroSchema,
   decodeAvroHeader,
   encodeAvroFile,
-} from '../../../../lib/export/table/avro';
+} from '../../../../lib/export/table/avro/avro';
 import {
   dateToDays,
   daysToDate,
@@ -16,14 +16,14 @@ import {
   MANIFEST_FILE_SCHEMA,
   manifestEntrySchema,
   partitionSummaries,
-} from '../../../../lib/export/table/manifest-codec';
+} from '../../../../lib/export/table/manifest/manifest-codec';
 import type {
   DataFile,
   IcebergSchema,
   ManifestEntry,
   ManifestFile,
   PartitionSpec,
-} from '../../../../lib/export/table/types';
+} from '../../../../lib/export/table/metadata/types';
 import { icebirdRead } from './icebird-avro';
 
 // The table schema: the partition columns are not the first ones, so their ids differ from the positions.

@@ -18,8 +18,7 @@ import {
   stringifyMetadata,
   uriOf,
 } from '../../../../lib/export/table';
-import { keyOf } from '../../../../lib/export/table/location';
-import { readManifestList, tableIo } from '../../../../lib/export/table/manifest-io';
+import { readManifestList, tableIo } from '../../../../lib/export/table/manifest/manifest-io';
 import {
   MANIFEST_MERGE_DEFAULTS,
   MANIFEST_MERGE_ENABLED,
@@ -27,8 +26,13 @@ import {
   MANIFEST_TARGET_SIZE_BYTES,
   manifestMergePolicy,
   mergeGroups,
-} from '../../../../lib/export/table/manifest-merge';
-import { dateToDays, daysToDate, singleValueBytes } from '../../../../lib/export/table/partition-values';
+} from '../../../../lib/export/table/manifest/manifest-merge';
+import {
+  dateToDays,
+  daysToDate,
+  singleValueBytes,
+} from '../../../../lib/export/table/manifest/partition-values';
+import { keyOf } from '../../../../lib/export/table/metadata/location';
 import { listAll, readObject } from '../../../../lib/stores';
 import { useStoreFetch } from '../../../support/store-fetch';
 import { icebirdRead } from './icebird-avro';

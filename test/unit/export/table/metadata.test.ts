@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { tableSchema } from '../../../../lib/export/schema';
 import { keyOf, parseMetadata, stringifyMetadata, tableLocation, uriOf } from '../../../../lib/export/table';
-import { newTableMetadata, nextMetadata, PREVIOUS_VERSIONS_MAX } from '../../../../lib/export/table/metadata';
+import {
+  newTableMetadata,
+  nextMetadata,
+  PREVIOUS_VERSIONS_MAX,
+} from '../../../../lib/export/table/metadata/metadata';
 import type { ObjectStore } from '../../../../lib/stores';
 
 const STORE = { rootUri: 's3://bucket' } as ObjectStore;

@@ -17,7 +17,7 @@ import {
   requestKey,
   requestsPrefix,
   timeOrderedId,
-} from '../../../../lib/export/table/commit-requests';
+} from '../../../../lib/export/table/commit/commit-requests';
 import { listAll, type ObjectStore } from '../../../../lib/stores';
 import { overriding } from '../../../support/overriding-store';
 import { useStoreFetch } from '../../../support/store-fetch';

@@ -7,7 +7,7 @@ import {
   type NewDataFile,
   tableLocation,
 } from '../../../../lib/export/table';
-import { dateToDays } from '../../../../lib/export/table/manifest-codec';
+import { dateToDays } from '../../../../lib/export/table/manifest/manifest-codec';
 import {
   type Catalog,
   type CatalogCommit,

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { TableInvalidError } from '../errors';
-import { dateToDays, encodeManifest, encodeManifestList } from './manifest-codec';
+import { TableInvalidError } from '../../errors';
+import { dateToDays, encodeManifest, encodeManifestList } from '../manifest/manifest-codec';
 import {
   deleteWritten,
   discardWritten,
@@ -8,12 +8,12 @@ import {
   readManifestList,
   type TableIo,
   writeTableFile,
-} from './manifest-io';
-import { listEntry, sum } from './manifest-list-entry';
-import { manifestMergePolicy, mergeManifests } from './manifest-merge';
-import { currentSchema, nextMetadata, withSnapshot } from './metadata';
-import { snapshotIdToLong } from './metadata-json';
-import type { LoadedTable } from './table-ref';
+} from '../manifest/manifest-io';
+import { listEntry, sum } from '../manifest/manifest-list-entry';
+import { manifestMergePolicy, mergeManifests } from '../manifest/manifest-merge';
+import { currentSchema, nextMetadata, withSnapshot } from '../metadata/metadata';
+import { snapshotIdToLong } from '../metadata/metadata-json';
+import type { LoadedTable } from '../metadata/table-ref';
 import {
   type DataFile,
   ENTRY_STATUS,
@@ -22,7 +22,7 @@ import {
   type PartitionSpec,
   type Snapshot,
   type TableMetadata,
-} from './types';
+} from '../metadata/types';
 
 /** Our summary key naming one commit, found again after a commit whose outcome was unknown. */
 export const COMMIT_ID_KEY = 'report-export.commit-id';

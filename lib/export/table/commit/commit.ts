@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { ExportConfigError } from '../errors';
-import { type CommitCounts, type CommitOptions, commitWithRetry } from './commit-loop';
-import { uriOf } from './location';
-import { dateToDays } from './manifest-codec';
-import { type TableIo, tableIo } from './manifest-io';
-import { expireSnapshots, tableRetention } from './retention';
+import { ExportConfigError } from '../../errors';
+import { dateToDays } from '../manifest/manifest-codec';
+import { type TableIo, tableIo } from '../manifest/manifest-io';
+import { uriOf } from '../metadata/location';
+import { expireSnapshots, tableRetention } from '../metadata/retention';
+import type { DataFile, FieldSummary, ManifestFile, PartitionValue, Snapshot } from '../metadata/types';
 import {
   buildOverwrite,
   COMMIT_ID_KEY,
@@ -12,9 +12,9 @@ import {
   dataFile,
   type Overwrite,
   type OverwriteCounts,
-} from './snapshot-builder';
+} from '../snapshot/snapshot-builder';
+import { type CommitCounts, type CommitOptions, commitWithRetry } from './commit-loop';
 import { type IcebergTable, type LoadedTable, loadTable, tableName } from './table';
-import type { DataFile, FieldSummary, ManifestFile, PartitionValue, Snapshot } from './types';
 
 /** A data file a run wrote, to be added by a commit. */
 export interface NewDataFile {

@@ -1,4 +1,4 @@
-import type { Catalog, CatalogTable, TableIdentifier } from '../../stores';
+import type { Catalog, CatalogTable, TableIdentifier } from '../../../stores';
 import type { TableLocation } from './location';
 import type { TableMetadata } from './types';
 

@@ -1,5 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ExportConfigError } from '../errors';
+import { ExportConfigError } from '../../errors';
+import { dateToDays } from '../manifest/manifest-codec';
+import { tableIo } from '../manifest/manifest-io';
+import type { PartitionValue, Snapshot, TableMetadata } from '../metadata/types';
+import { checkTenancy, type OverwriteCounts } from '../snapshot/snapshot-builder';
 import {
   type ChangePlan,
   type CommitResult,
@@ -17,11 +21,7 @@ import {
   requestsPrefix,
   validateRequest,
 } from './commit-requests';
-import { dateToDays } from './manifest-codec';
-import { tableIo } from './manifest-io';
-import { checkTenancy, type OverwriteCounts } from './snapshot-builder';
 import { type IcebergTable, type LoadedTable, loadTable, tableName } from './table';
-import type { PartitionValue, Snapshot, TableMetadata } from './types';
 
 // A grouped commit's batches (group-commit.ts): which pending requests an attempt carries,
 // and how a writer finds its request in a snapshot.

@@ -1,12 +1,12 @@
-import { ExportConfigError } from '../errors';
+import { ExportConfigError } from '../../errors';
+import { daysToDate } from '../manifest/manifest-codec';
+import { forEachManifest, readManifestList, type TableIo, tableIo } from '../manifest/manifest-io';
+import { keyOf } from '../metadata/location';
+import { type DataFile, ENTRY_STATUS, type Snapshot, type TableMetadata } from '../metadata/types';
+import { currentSnapshot } from '../snapshot/snapshot-builder';
 import { type CommitResult, commitSnapshot } from './commit';
 import type { CommitOptions } from './commit-loop';
-import { keyOf } from './location';
-import { daysToDate } from './manifest-codec';
-import { forEachManifest, readManifestList, type TableIo, tableIo } from './manifest-io';
-import { currentSnapshot } from './snapshot-builder';
 import { type IcebergTable, type LoadedTable, loadTable, tableName } from './table';
-import { type DataFile, ENTRY_STATUS, type Snapshot, type TableMetadata } from './types';
 
 /** A data file of a snapshot. */
 export interface LiveFile {

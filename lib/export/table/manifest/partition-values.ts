@@ -1,4 +1,10 @@
-import type { FieldSummary, IcebergPrimitive, IcebergSchema, ManifestEntry, PartitionSpec } from './types';
+import type {
+  FieldSummary,
+  IcebergPrimitive,
+  IcebergSchema,
+  ManifestEntry,
+  PartitionSpec,
+} from '../metadata/types';
 
 /**
  * Partition values: the manifest list's field summaries (bounds in Iceberg's single-value

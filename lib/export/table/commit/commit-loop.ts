@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CommitConflictError, CommitStateUnknownError } from '../../stores';
-import { EXPORT_ERROR_CODES, ExportError, TableCommitFailedError, TableInvalidError } from '../errors';
-import { deleteWritten, type TableIo } from './manifest-io';
-import { catalogColumns } from './metadata';
-import { stringifyMetadata } from './metadata-json';
-import type { IcebergTable, LoadedTable } from './table-ref';
-import type { TableMetadata } from './types';
+import { CommitConflictError, CommitStateUnknownError } from '../../../stores';
+import { EXPORT_ERROR_CODES, ExportError, TableCommitFailedError, TableInvalidError } from '../../errors';
+import { deleteWritten, type TableIo } from '../manifest/manifest-io';
+import { catalogColumns } from '../metadata/metadata';
+import { stringifyMetadata } from '../metadata/metadata-json';
+import type { IcebergTable, LoadedTable } from '../metadata/table-ref';
+import type { TableMetadata } from '../metadata/types';
 
 /** How a commit retries. */
 export interface CommitOptions {

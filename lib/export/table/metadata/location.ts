@@ -1,5 +1,5 @@
-import { type ObjectStore, tableRootKey } from '../../stores';
-import { TableInvalidError } from '../errors';
+import { type ObjectStore, tableRootKey } from '../../../stores';
+import { TableInvalidError } from '../../errors';
 
 /**
  * Where a table lives: its root key in the store, and the same root as the absolute URI its

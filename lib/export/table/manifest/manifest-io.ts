@@ -1,8 +1,8 @@
-import { readObject } from '../../stores';
-import { TableInvalidError } from '../errors';
-import { keyOf, metadataKey, type TableLocation, uriOf } from './location';
+import { readObject } from '../../../stores';
+import { TableInvalidError } from '../../errors';
+import { keyOf, metadataKey, type TableLocation, uriOf } from '../metadata/location';
+import type { ManifestEntry, ManifestFile, Snapshot } from '../metadata/types';
 import { decodeManifest, decodeManifestList } from './manifest-codec';
-import type { ManifestEntry, ManifestFile, Snapshot } from './types';
 
 /**
  * The object store requests of one table operation, and the files it wrote (deleted again

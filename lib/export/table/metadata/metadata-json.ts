@@ -1,4 +1,4 @@
-import { TableInvalidError } from '../errors';
+import { TableInvalidError } from '../../errors';
 import type { TableMetadata } from './types';
 
 /**

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { ExportConfigError } from '../errors';
-import { TENANT_ID_PATTERN } from '../tenant';
+import { ExportConfigError } from '../../errors';
+import { TENANT_ID_PATTERN } from '../../tenant';
+import type { TableLocation } from '../metadata/location';
 import { type NewDataFile, type ReportDays, reportsOf, type TableOverwrite } from './commit';
 import { checkDataFile, DataFileMismatch, isDataFileKey, readBounded } from './data-file-check';
-import type { TableLocation } from './location';
 
 /**
  * A grouped commit's request (group-commit.ts): one committer's change to a table (every run

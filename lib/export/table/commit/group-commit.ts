@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EXPORT_ERROR_CODES, ExportConfigError, ExportError, TableCommitFailedError } from '../errors';
+import { EXPORT_ERROR_CODES, ExportConfigError, ExportError, TableCommitFailedError } from '../../errors';
+import type { IcebergTable } from '../metadata/table-ref';
 import {
   type CommitResult,
   changePlan,
@@ -11,7 +12,6 @@ import {
 import { Batching, type SetAsideRequest } from './commit-batch';
 import { COMMIT_DEFAULTS, type CommitOptions } from './commit-loop';
 import { checkRequest, MAX_REQUEST_BYTES, newRequest, requestKey } from './commit-requests';
-import type { IcebergTable } from './table-ref';
 
 /** How a grouped commit batches. */
 export interface GroupCommitOptions extends CommitOptions {

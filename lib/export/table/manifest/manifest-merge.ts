@@ -1,5 +1,5 @@
+import { ENTRY_STATUS, type ManifestEntry, type ManifestFile } from '../metadata/types';
 import { forEachManifest, type TableIo } from './manifest-io';
-import { ENTRY_STATUS, type ManifestEntry, type ManifestFile } from './types';
 
 /**
  * Manifest merging on commit, as Iceberg's own writers do it (the table properties and

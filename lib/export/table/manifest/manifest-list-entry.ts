@@ -1,11 +1,11 @@
-import { partitionSummaries } from './partition-values';
 import {
   ENTRY_STATUS,
   type IcebergSchema,
   type ManifestEntry,
   type ManifestFile,
   type PartitionSpec,
-} from './types';
+} from '../metadata/types';
+import { partitionSummaries } from './partition-values';
 
 export const sum = (values: Iterable<bigint>): bigint => {
   let total = 0n;

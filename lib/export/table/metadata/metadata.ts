@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { CatalogColumn } from '../../stores';
-import { ExportConfigError, TableInvalidError } from '../errors';
-import { columnName, type TableSchema } from '../schema';
+import type { CatalogColumn } from '../../../stores';
+import { ExportConfigError, TableInvalidError } from '../../errors';
+import { columnName, type TableSchema } from '../../schema';
 import { RETENTION_PROPERTIES } from './retention';
 import { GLUE_TYPE_OF, initialSchema, partitionSpec, type Tenancy, tableColumns } from './schema-mapping';
 import type { IcebergField, IcebergSchema, Snapshot, TableMetadata } from './types';

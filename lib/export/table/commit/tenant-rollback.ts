@@ -1,12 +1,18 @@
-import { ExportConfigError } from '../errors';
+import { ExportConfigError } from '../../errors';
+import { forEachManifest, readManifestList, type TableIo, tableIo } from '../manifest/manifest-io';
+import { keyOf } from '../metadata/location';
+import {
+  type DataFile,
+  ENTRY_STATUS,
+  type PartitionValue,
+  type Snapshot,
+  type TableMetadata,
+} from '../metadata/types';
+import { checkTenancy, currentSnapshot } from '../snapshot/snapshot-builder';
 import { type CommitResult, commitSnapshot } from './commit';
 import type { CommitOptions } from './commit-loop';
-import { keyOf } from './location';
-import { forEachManifest, readManifestList, type TableIo, tableIo } from './manifest-io';
-import { checkTenancy, currentSnapshot } from './snapshot-builder';
 import { type AsOf, type LiveFile, liveFile, resolveSnapshot, snapshotFiles } from './snapshots';
 import { type IcebergTable, type LoadedTable, loadTable, tableName } from './table';
-import { type DataFile, ENTRY_STATUS, type PartitionValue, type Snapshot, type TableMetadata } from './types';
 
 /**
  * A rollback of ONE tenant's partitions of a table (a multi-tenant lake's tables hold every

@@ -1,4 +1,4 @@
-import { type ColumnKind, PARTITION_COLUMN, type TableSchema, TENANT_COLUMN } from '../schema';
+import { type ColumnKind, PARTITION_COLUMN, type TableSchema, TENANT_COLUMN } from '../../schema';
 import type { IcebergField, IcebergPrimitive, IcebergSchema, PartitionSpec } from './types';
 
 /**

@@ -1,14 +1,14 @@
-import type { Catalog, ObjectStore } from '../../stores';
-import type { TableSchema } from '../schema';
+import type { Catalog, ObjectStore } from '../../../stores';
+import type { TableSchema } from '../../schema';
+import { type TableIo, tableIo } from '../manifest/manifest-io';
+import { tableLocation } from '../metadata/location';
+import { evolvedSchema, newTableMetadata, nextMetadata, withSchema } from '../metadata/metadata';
+import { parseMetadata } from '../metadata/metadata-json';
+import type { IcebergTable, LoadedTable } from '../metadata/table-ref';
+import { checkTenancy } from '../snapshot/snapshot-builder';
 import { type CommitOptions, commitWithRetry } from './commit-loop';
-import { tableLocation } from './location';
-import { type TableIo, tableIo } from './manifest-io';
-import { evolvedSchema, newTableMetadata, nextMetadata, withSchema } from './metadata';
-import { parseMetadata } from './metadata-json';
-import { checkTenancy } from './snapshot-builder';
-import type { IcebergTable, LoadedTable } from './table-ref';
 
-export type { IcebergTable, LoadedTable } from './table-ref';
+export type { IcebergTable, LoadedTable } from '../metadata/table-ref';
 
 /** Where a lake's tables are: its store and key prefix, and the catalog they are registered in. */
 export interface LakeTablesLocation {

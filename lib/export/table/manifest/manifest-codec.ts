@@ -1,5 +1,4 @@
-import { AvroError, decodeAvroFile, emptyRecord, encodeAvroFile } from './avro';
-import { MANIFEST_FILE_SCHEMA, manifestEntrySchema, partitionColumns } from './manifest-schemas';
+import { AvroError, decodeAvroFile, emptyRecord, encodeAvroFile } from '../avro/avro';
 import type {
   DataFile,
   EntryStatus,
@@ -9,7 +8,8 @@ import type {
   ManifestFile,
   PartitionSpec,
   PartitionValue,
-} from './types';
+} from '../metadata/types';
+import { MANIFEST_FILE_SCHEMA, manifestEntrySchema, partitionColumns } from './manifest-schemas';
 
 /**
  * Iceberg v2 manifests and manifest lists as Avro files (https://iceberg.apache.org/spec/,

@@ -1,7 +1,7 @@
 import { type ColumnChunk, type FileMetaData, parquetMetadata, type SchemaElement } from 'hyparquet';
 import { parquetHeader } from 'hyparquet/src/column.js';
-import type { ObjectStore } from '../../stores';
-import { PARTITION_COLUMN, TENANT_COLUMN } from '../schema';
+import type { ObjectStore } from '../../../stores';
+import { PARTITION_COLUMN, TENANT_COLUMN } from '../../schema';
 import type { NewDataFile } from './commit';
 
 // What a committer trusts of a data file another principal wrote (a tenant's run, a commit

@@ -1,5 +1,5 @@
-import type { AvroField, AvroRecordSchema, AvroSchema } from './avro';
-import type { IcebergPrimitive, IcebergSchema, PartitionSpec } from './types';
+import type { AvroField, AvroRecordSchema, AvroSchema } from '../avro/avro';
+import type { IcebergPrimitive, IcebergSchema, PartitionSpec } from '../metadata/types';
 
 /**
  * The Avro schemas of Iceberg v2 manifests and manifest lists (https://iceberg.apache.org/spec/,
