@@ -283,6 +283,9 @@ export async function startLocalDeployment(options: LocalDeploymentOptions): Pro
       close: async () => {
         await prepared?.catch(() => undefined);
         await Promise.all(fleets.map((f) => f.close()));
+        // What an interrupted execution staged for its Commit state (its functions' processes
+        // now ended) is nobody's: swept as at the next start, before the lake is let go.
+        if (objectStoreUri.startsWith('file:')) await recoverLake(fileURLToPath(objectStoreUri), options);
         await sim.close();
       },
     };
