@@ -67,3 +67,8 @@ export async function writeTenantLake(store: LocalDirectoryStore): Promise<Tenan
   const calls = await run('bruin', 'calls-1', callsOn(['2026-11-22'], 4, 'b2'), ['2026-11-22'], 'req-b2');
   return { target, calls, summaries };
 }
+
+/** `tables rollback <target> --tenant <tenant> --force --dir <root>`, then `extra`. */
+export function forcedRollback(root: string, target: number, tenant: string, ...extra: string[]): string[] {
+  return ['tables', 'rollback', String(target), '--tenant', tenant, '--force', '--dir', root, ...extra];
+}

@@ -8,7 +8,7 @@ import { callsOn, resultStreamOf } from '../../support/result-stream';
 import { useStoreFetch } from '../../support/store-fetch';
 import { useTempDir } from '../../support/test-scope';
 import { csvDays, csvRows, tableRows } from './tenant-check';
-import { DAYS, SUMMARY_DAY, writeTenantLake } from './tenant-lake';
+import { DAYS, forcedRollback, SUMMARY_DAY, writeTenantLake } from './tenant-lake';
 
 interface TableOutcome {
   table: string;
@@ -56,17 +56,7 @@ describe('report-export tables rollback --tenant (a multi-tenant lake)', () => {
     const before = await snapshotCount(root);
 
     // Act
-    const run = await runInProcess([
-      'tables',
-      'rollback',
-      String(target),
-      '--tenant',
-      'acme',
-      '--force',
-      '--dir',
-      root,
-      '--json',
-    ]);
+    const run = await runInProcess(forcedRollback(root, target, 'acme', '--json'));
 
     // Assess: one new snapshot per table; each discards acme's later snapshot only.
     expect(run.code, run.stderr).toBe(0);
@@ -139,16 +129,7 @@ describe('report-export tables rollback --tenant (a multi-tenant lake)', () => {
 
     // Act
     const run = await runInProcess(['tables', 'rollback', String(target), '--force', '--dir', root]);
-    const unknown = await runInProcess([
-      'tables',
-      'rollback',
-      String(target),
-      '--tenant',
-      'acmee',
-      '--force',
-      '--dir',
-      root,
-    ]);
+    const unknown = await runInProcess(forcedRollback(root, target, 'acmee'));
 
     // Assess
     expect(run.code).toBe(2);

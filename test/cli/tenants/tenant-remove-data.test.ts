@@ -6,7 +6,7 @@ import { runInProcess } from '../../support/cli-in-process';
 import { useStoreFetch } from '../../support/store-fetch';
 import { useTempDir } from '../../support/test-scope';
 import { csvParts, csvRows, tableRows } from '../tables/tenant-check';
-import { writeTenantLake } from '../tables/tenant-lake';
+import { forcedRollback, writeTenantLake } from '../tables/tenant-lake';
 
 const PER_TENANT = 'SELECT tenant, count(*)::INTEGER AS n FROM calls GROUP BY ALL ORDER BY ALL';
 
@@ -63,16 +63,7 @@ describe('report-export tenants remove --delete-data, then the history (a local 
     expect(await tableRows(root, 'calls', 'bruin', ['conn_id', 'start'])).toEqual(bruin);
 
     // Act: roll acme back to before its removal: its rows and its CSV come back.
-    const back = await runInProcess([
-      'tables',
-      'rollback',
-      String(target),
-      '--tenant',
-      'acme',
-      '--force',
-      '--dir',
-      root,
-    ]);
+    const back = await runInProcess(forcedRollback(root, target, 'acme'));
 
     // Assess
     expect(back.code, back.stderr).toBe(0);
@@ -84,16 +75,7 @@ describe('report-export tenants remove --delete-data, then the history (a local 
     // rollback again to the target after acme's partitions are emptied once more.
     const removedAgain = await runInProcess(['tenants', 'remove', 'acme', '--delete-data', '--yes'], { cwd });
     await rm(acmeFiles, { recursive: true });
-    const refused = await runInProcess([
-      'tables',
-      'rollback',
-      String(target),
-      '--tenant',
-      'acme',
-      '--force',
-      '--dir',
-      root,
-    ]);
+    const refused = await runInProcess(forcedRollback(root, target, 'acme'));
 
     // Assess: refused naming the missing files; the table stays readable for everyone.
     expect(removedAgain.code, removedAgain.stderr).toBe(0);
