@@ -1,0 +1,40 @@
+/**
+ * The contact directories in the lake (issue 29), AWS-free: the `contacts` and
+ * `contact_phones` columns, a directory read whole, its versions (SCD2), its phones in
+ * E.164 and the Parquet of both tables. See README.md.
+ */
+export {
+  CONTACT_DATASETS,
+  CONTACT_FIELD_ORDER,
+  type ContactColumn,
+  type ContactColumns,
+  type ContactDataset,
+  type ContactPhoneRow,
+  type ContactRow,
+  type ContactValue,
+  contactPhonesColumns,
+  contactsColumns,
+  type OmittableField,
+  omittedFields,
+  PHONE_MATCHES,
+  type PhoneMatch,
+  personalColumns,
+} from './columns';
+export { encodeContactsParquet } from './contacts-parquet';
+export { type ContactContent, contactContent } from './content';
+export { ContactHistoryError, DirectoryListingIncompleteError, DirectoryReadError } from './errors';
+export { callNumberE164, contactPhoneRows, type NormalisedPhone, normalisePhone } from './phones';
+export {
+  type DirectoryReader,
+  looksCapped,
+  readWholeDirectory,
+  type WholeDirectory,
+  type WholeDirectoryOptions,
+} from './read-directory';
+export {
+  type DirectorySyncCounts,
+  type DirectorySyncInput,
+  type DirectorySyncResult,
+  versionDirectory,
+} from './versioning';
+export { countryOfZone } from './zone-country';
