@@ -78,6 +78,10 @@ export const SIM_OPTIONS = {
     help: 'persist directory items across restarts',
     parse: nonEmptyValue,
   },
+  'living-directories': {
+    type: 'boolean',
+    help: 'directory items are added, edited and deleted as days pass (from the seed and the day)',
+  },
   tenants: {
     type: 'string',
     value: '<n>',
@@ -111,6 +115,7 @@ export const SIM_COMMAND = defineCommand({
   examples: [
     'npm run sim -- --port 0 --json --auto-approve',
     'npm run sim -- --port 8080 --report-latency-ms 0 --data-dir .sim-data',
+    'npm run sim -- --port 8080 --living-directories --data-dir .report-export/service',
   ],
   notes: `Once listening it prints the connection details (baseUrl, authUrl, clientId,
 clientSecret, redirectUri, username, password, tenantId, workspaceId, reportIds,
@@ -146,6 +151,7 @@ export function parseSimArgs(argv: readonly string[]): SimCli {
   set('extraTemplates', v['extra-templates'] ? true : undefined);
   set('summaryMismatch', v['summary-mismatch'] ? true : undefined);
   set('dataDir', v['data-dir']);
+  set('livingDirectories', v['living-directories'] ? true : undefined);
   set('tenants', v.tenants);
   set('seed', v.seed);
   set('accessTokenTtlSeconds', v['access-token-ttl']);

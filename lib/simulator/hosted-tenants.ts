@@ -1,10 +1,17 @@
 import { join } from 'node:path';
+import { type DirectoryItemFields, PHONE_FIELD_NAMES } from '../spec';
+import type { Clock } from './clock';
 import { DirectoryStore } from './directories/directory-store';
+import { DirectoryTimeline } from './directories/directory-timeline';
+import { phoneCountry } from './directories/phone-plans';
 import { NotFoundError } from './http/errors';
+import { labelSeed, mixSeed } from './prng';
 import { CallGenerator } from './reporting/call-generator';
+import { ExternalNumbers } from './reporting/external-numbers';
 import type { StoredReportRequest } from './reporting/report-requests';
 import type { SeedData, SeedWorkspace } from './seed';
 import { tenantSeed } from './tenant-seeds';
+import { localEpochDayAt } from './time-zone';
 
 interface HostedTenantOptions {
   /** The service's seed; the tenant's calls derive from it and the tenant's position. */
@@ -14,6 +21,32 @@ interface HostedTenantOptions {
   rowsPerDay: number;
   /** The service's data directory, if any; tenants after the first keep theirs under `tenants/<id>/`. */
   dataDir: string | undefined;
+  /** Its directories change as days pass (see DirectoryTimeline); else they hold the seed's items on every day. */
+  livingDirectories: boolean;
+  /** The day the directories are served for is the clock's, in the tenant's zone. */
+  clock: Clock;
+}
+
+/** The data directory of tenant `index`: the service's for the first, `tenants/<id>/` under it for the others. */
+export function tenantDataDir(
+  dataDir: string | undefined,
+  index: number,
+  tenantId: string,
+): string | undefined {
+  return dataDir === undefined || index === 0 ? dataDir : join(dataDir, 'tenants', tenantId);
+}
+
+/** The seeded items of a tenant's directories on each day (no API write): what its calls are made with. */
+export function tenantTimeline(
+  seed: SeedData,
+  options: { seed: number; index: number; living: boolean },
+): DirectoryTimeline {
+  return new DirectoryTimeline({
+    seed: mixSeed(tenantSeed(options.seed, options.index), labelSeed('directories')),
+    country: phoneCountry(seed.tenant.countryCode),
+    directories: seed.directories,
+    living: options.living,
+  });
 }
 
 /**
@@ -27,6 +60,7 @@ export class HostedTenant {
   readonly requests = new Map<string, StoredReportRequest>();
   readonly #options: HostedTenantOptions;
   #generator: CallGenerator | undefined;
+  #timeline: DirectoryTimeline | undefined;
   #store: Promise<DirectoryStore> | undefined;
 
   constructor(seed: SeedData, options: HostedTenantOptions) {
@@ -48,22 +82,42 @@ export class HostedTenant {
     return this.#generator !== undefined;
   }
 
-  /** Its calls, in its zone, from its own seed. */
+  /** Its calls, in its zone, from its own seed; their external numbers partly its contacts'. */
   get generator(): CallGenerator {
-    this.#generator ??= new CallGenerator({
-      seed: tenantSeed(this.#options.seed, this.#options.index),
-      rowsPerDay: this.#options.rowsPerDay,
-      timeZone: this.seed.tenant.timeZoneId,
-    });
+    if (this.#generator === undefined) {
+      const seed = tenantSeed(this.#options.seed, this.#options.index);
+      const timeline = this.timeline;
+      const phones = (day: number) =>
+        timeline.directories.flatMap(({ directory }) =>
+          (timeline.itemsOn(directory.id, day) ?? []).map((item) => phonesOf(item.fields)),
+        );
+      this.#generator = new CallGenerator({
+        seed,
+        rowsPerDay: this.#options.rowsPerDay,
+        timeZone: this.seed.tenant.timeZoneId,
+        externalNumbers: new ExternalNumbers(seed, phoneCountry(this.seed.tenant.countryCode), phones),
+      });
+    }
     return this.#generator;
+  }
+
+  /** The seeded items of its directories on each day. */
+  get timeline(): DirectoryTimeline {
+    const { seed, index, livingDirectories } = this.#options;
+    this.#timeline ??= tenantTimeline(this.seed, { seed, index, living: livingDirectories });
+    return this.#timeline;
   }
 
   /** Its directories, opened (and with a data directory, read or written) on first use. */
   directoryStore(): Promise<DirectoryStore> {
     if (this.#store === undefined) {
-      const { dataDir, index } = this.#options;
-      const dir = dataDir === undefined || index === 0 ? dataDir : join(dataDir, 'tenants', this.id);
-      const opening = DirectoryStore.open(this.seed.directories, dir);
+      const { dataDir, index, clock } = this.#options;
+      const zone = this.seed.tenant.timeZoneId;
+      const opening = DirectoryStore.open({
+        timeline: this.timeline,
+        today: () => localEpochDayAt(zone, clock.now()),
+        dataDir: tenantDataDir(dataDir, index, this.id),
+      });
       // A failed open is not kept: the next request tries again (and answers the same if it fails).
       opening.catch(() => {
         if (this.#store === opening) this.#store = undefined;
@@ -72,6 +126,16 @@ export class HostedTenant {
     }
     return this.#store;
   }
+}
+
+/** The phone numbers of an item, phone1 first. */
+function phonesOf(fields: DirectoryItemFields): string[] {
+  const phones: string[] = [];
+  for (const name of PHONE_FIELD_NAMES) {
+    const phone = fields[name];
+    if (phone !== undefined) phones.push(phone);
+  }
+  return phones;
 }
 
 /** Every tenant the service hosts, found by the tenant id a token carries. */

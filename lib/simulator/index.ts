@@ -19,6 +19,11 @@ import { DEFAULT_SEED } from './seed';
 import { API_PREFIX, createRequestHandler } from './server';
 import { createTenantSeeds, type SimTenantSpec } from './tenant-seeds';
 
+export {
+  type DirectoryGroundTruthOptions,
+  directoryItemsOn,
+  type SimDirectoryState,
+} from './directory-ground-truth';
 export type { FaultController, FaultRoute, FaultRule } from './faults';
 export type { RowFormat } from './reporting/result-document';
 export { InvalidTenantsError, type SimTenantSpec } from './tenant-seeds';
@@ -35,8 +40,17 @@ export interface SimulatorOptions {
   reportLatencyMs?: number;
   /** Calls on a full weekday (weekends get 15% and 8%). Default 500. */
   rowsPerDay?: number;
-  /** Directory state persisted here across restarts (atomic writes). Default: memory only. */
+  /**
+   * The directories' writes (items created, replaced, deleted through the API) persisted here
+   * across restarts (atomic writes). Default: memory only.
+   */
   dataDir?: string;
+  /**
+   * The directories change as days pass, by the clock's day in each tenant's zone: items
+   * generated from the seed are added, edited and deleted (see {@link directoryItemsOn}).
+   * Default false: the seed's items on every day.
+   */
+  livingDirectories?: boolean;
   /** Time source for token expiry, refresh idle expiry, presets and report latency. Default: system clock. */
   clock?: Clock;
   /** Seed of every id and of the call generator. Default 20260101. */
@@ -136,7 +150,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     createTenantSeeds(seedNumber, options.tenants ?? DEFAULT_TENANT_COUNT, {
       extraTemplates: options.extraTemplates ?? false,
     }),
-    { seed: seedNumber, rowsPerDay: options.rowsPerDay ?? DEFAULT_ROWS_PER_DAY, dataDir: options.dataDir },
+    {
+      seed: seedNumber,
+      rowsPerDay: options.rowsPerDay ?? DEFAULT_ROWS_PER_DAY,
+      dataDir: options.dataDir,
+      livingDirectories: options.livingDirectories ?? false,
+      clock,
+    },
   );
   const rowLimit = options.rowLimit ?? DEFAULT_ROW_LIMIT;
   let oauth: OAuthServer | undefined;

@@ -3,6 +3,7 @@ import { labelSeed, mixSeed, Prng } from '../prng';
 import { dateOfEpochDay, localEpochDayAt, offsetMinutesAt, startOfLocalDay } from '../time-zone';
 import { type CallPopulation, createCallPopulation } from './call-population';
 import { CallDraft, type CallTally, emptyTally } from './call-rows';
+import type { ExternalNumbers } from './external-numbers';
 import type { CallFilter } from './report-templates';
 import { addToUser, sortedUsers, type UserTotals } from './user-totals';
 
@@ -18,6 +19,8 @@ interface CallGeneratorOptions {
   rowsPerDay: number;
   /** IANA zone: days, business hours and the rows' `start` are local to it. */
   timeZone: string;
+  /** The external parties' numbers in `cli` (default: the call population's, in E.164). */
+  externalNumbers?: ExternalNumbers;
 }
 
 interface RowBatchOptions {
@@ -144,6 +147,10 @@ export class CallGenerator {
       for (let i = from; i < to && tally.rows < limit; i++) {
         const call = this.#callAt(day, i);
         if (filter === undefined || filter(call)) {
+          const party = call.partyNumber;
+          const numbers = this.#options.externalNumbers;
+          if (party !== undefined && numbers !== undefined)
+            call.writeExternalNumber(numbers.numberFor(day, i, party));
           const row = call.render(rng, clock(times[i] as number), tally, details);
           batch = batch.length === 0 ? row : `${batch},${row}`;
         }

@@ -43,12 +43,14 @@ export class CallDraft implements CallShape {
   #group: HuntGroup | undefined;
   #agent: Agent | undefined;
   #other: Agent | undefined;
+  #externalNumber: string | undefined;
 
   /** Draws the call's parties and outcome from `rng`, already seeded for this call. */
   draft(rng: Prng, population: CallPopulation): this {
     const { agents, huntGroups, externals } = population;
     this.#id = [rng.nextUint32(), rng.nextUint32(), rng.nextUint32(), rng.nextUint32()];
     this.ref = 0;
+    this.#externalNumber = undefined;
     const kind = rng.next();
     if (kind < 0.62) {
       this.direction = 'inbound';
@@ -88,6 +90,16 @@ export class CallDraft implements CallShape {
     return this.user ? this.#agent : undefined;
   }
 
+  /** The external party's number in the call population (undefined for an internal call). */
+  get partyNumber(): string | undefined {
+    return this.direction === 'internal' ? undefined : this.#party?.number;
+  }
+
+  /** What `cli` holds for the external party instead of its population number (until the next draft). */
+  writeExternalNumber(number: string): void {
+    this.#externalNumber = number;
+  }
+
   /**
    * Writes the drafted call as a JSON row (same `rng`, right after {@link draft}) and adds it
    * to `tally`. With `details`, the detail members of `CallListWithDetails` follow docId.
@@ -109,7 +121,7 @@ export class CallDraft implements CallShape {
       ring = ref ? rng.int(6) : Math.min(180, Math.round(rng.logNormal(ans ? 8 : 22, 0.6)));
       if (ans) duration = Math.min(7200, Math.max(1, Math.round(rng.logNormal(150, 0.9))));
       if (this.user) s += `,"userName":${agent.nameJson},"userNum":"${agent.extension}"`;
-      s += `,"cli":"${caller.number}"`;
+      s += `,"cli":"${this.#externalNumber ?? caller.number}"`;
       if (caller.nameJson) s += `,"cliName":${caller.nameJson}`;
       if (group) s += `,"hgNum":"${group.number}","hgName":${group.nameJson}`;
       if (ans) tail = `,"calledUserNum":"${agent.extension}","calledUserName":${agent.nameJson}`;
@@ -119,7 +131,7 @@ export class CallDraft implements CallShape {
       callDir = CALL_DIRECTION.outbound;
       ring = Math.min(120, Math.round(rng.logNormal(12, 0.5)));
       if (ans) duration = Math.min(7200, Math.max(1, Math.round(rng.logNormal(200, 0.8))));
-      s += `,"userName":${agent.nameJson},"userNum":"${agent.extension}","cli":"${callee.number}"`;
+      s += `,"userName":${agent.nameJson},"userNum":"${agent.extension}","cli":"${this.#externalNumber ?? callee.number}"`;
       if (callee.nameJson) s += `,"cliName":${callee.nameJson}`;
       tail = `,"callUserName":${agent.nameJson},"callUserNum":"${agent.extension}"`;
     } else {

@@ -74,6 +74,8 @@ describe('HostedTenants', () => {
       seed: DEFAULT_SEED,
       rowsPerDay: 5,
       dataDir: undefined,
+      livingDirectories: false,
+      clock: new ManualClock(0),
     });
     const before = tenants.all.filter((t) => t.generatesCalls).length;
     // Act
@@ -90,6 +92,8 @@ describe('HostedTenants', () => {
       seed: DEFAULT_SEED,
       rowsPerDay: 5,
       dataDir: undefined,
+      livingDirectories: false,
+      clock: new ManualClock(0),
     });
     const second = tenants.all[1]?.id as string;
     // Act

@@ -107,6 +107,9 @@ export interface LocalExportResult {
   csvExtension: 'csv' | 'csv.gz';
 }
 
+/** The local service's state (its directories' writes) in the deployment's state directory. */
+const LOCAL_SERVICE_DIR = 'service';
+
 /** As lib/local's default: a chain longer than this is not run. */
 const MAX_EXECUTIONS = 200;
 
@@ -150,6 +153,9 @@ export async function runLocalExport(options: LocalExportOptions = {}): Promise<
         rowsPerDay: options.rowsPerDay ?? CLI_DEFAULTS.rowsPerDay,
         reportLatencyMs: 300,
         extraTemplates: true,
+        // Its directories change as days pass and keep their API writes between runs.
+        livingDirectories: true,
+        dataDir: path.join(workDir, LOCAL_SERVICE_DIR),
       },
       settings: {
         ...options.settings,
