@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { REGIONS } from '../api';
+import { REGIONS, requireRegion } from '../api';
 import { isIanaZone } from '../calendar';
 import { checkTenantId, TENANT_ID_PATTERN, TENANT_ID_RULE } from '../export';
 import { type ObjectStore, readObjectIfPresent } from '../stores';
@@ -34,6 +34,25 @@ export interface TenantEntry {
   lookBackDays: number;
   /** A disabled tenant's executions fail at Plan (TenantDisabledError). */
   enabled: boolean;
+  /**
+   * ISO 3166 alpha-2 country (`GB`) its national phone numbers are read in, for contacts'
+   * E.164; absent: the country of its time zone, where one zone names one country.
+   */
+  country?: string;
+  /** The contact directories it exports to the lake, by id; absent: every directory it has. */
+  directories?: string[];
+}
+
+/** Most directories an entry may name. */
+export const MAX_TENANT_DIRECTORIES = 100;
+
+function isPhoneCountry(code: string): boolean {
+  try {
+    requireRegion(code);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -58,6 +77,17 @@ function entrySchema(maxReports: number) {
     hour: z.number().int().min(0).max(23),
     lookBackDays: z.number().int().min(0).max(90),
     enabled: z.boolean(),
+    country: z
+      .string()
+      .regex(/^[A-Z]{2}$/, 'must be an ISO 3166 alpha-2 code in capitals, such as GB')
+      .refine(isPhoneCountry, 'is not a country phone numbers can be read in')
+      .optional(),
+    directories: z
+      .array(field)
+      .min(1, 'names no directory (leave it out to export every directory)')
+      .max(MAX_TENANT_DIRECTORIES, `names more than ${MAX_TENANT_DIRECTORIES} directories`)
+      .refine((ids) => new Set(ids).size === ids.length, 'names a directory twice')
+      .optional(),
   });
 }
 
@@ -67,7 +97,15 @@ function entrySchema(maxReports: number) {
  */
 export function parseTenantEntry(raw: unknown, options: { maxReports?: number } = {}): TenantEntry {
   const parsed = entrySchema(options.maxReports ?? DEFAULT_MAX_TENANT_REPORTS).safeParse(raw);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    // Optional members stay absent (never `undefined`), as the entry is written back.
+    const { country, directories, ...entry } = parsed.data;
+    return {
+      ...entry,
+      ...(country === undefined ? {} : { country }),
+      ...(directories === undefined ? {} : { directories }),
+    };
+  }
   const id = (raw as { id?: unknown } | null)?.id;
   const whose = typeof id === 'string' && TENANT_ID_PATTERN.test(id) ? ` '${id}'` : '';
   throw new TenantConfigError(

@@ -166,6 +166,26 @@ describe('report-export tenants (a local deployment)', () => {
     });
   });
 
+  it('sets a country and the directories to export, names a bad country with its flag, and puts the defaults back', async () => {
+    // Act
+    const set = await run(['tenants', 'set', 'acme', '--country', 'ie', '--directories', 'd-1,d-2']);
+    const named = JSON.parse((await run(['tenants', 'list', '--json'])).stdout)[0];
+    const bad = await run(['tenants', 'set', 'acme', '--country', 'Ireland']);
+    const back = await run(['tenants', 'set', 'acme', '--country', 'auto', '--directories', 'all']);
+    const table = await run(['tenants', 'list']);
+    const plain = JSON.parse((await run(['tenants', 'list', '--json'])).stdout)[0];
+
+    // Assess
+    expect(set.code, set.stderr).toBe(0);
+    expect(named).toMatchObject({ country: 'IE', directories: ['d-1', 'd-2'] });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/country must be an ISO 3166 alpha-2 code.*\(fix --country\)/);
+    expect(back.code, back.stderr).toBe(0);
+    expect(plain).not.toHaveProperty('country');
+    expect(plain).not.toHaveProperty('directories');
+    expect(table.stdout).toMatch(/\bauto\s+all\b/);
+  });
+
   it("shows each tenant's last run, newest day and login from its own run records and secret", async () => {
     // Prepare: acme's runs (the newest failed) and another tenant's newer run, which is not acme's.
     const runs = (tenant: string, dt: string) =>

@@ -25,6 +25,10 @@ describe('parseTenantEntry', () => {
     ['reports', { reports: [] }, /reports /],
     ['a report id', { reports: [{ id: '', name: 'x' }] }, /reports\.0\.id /],
     ['enabled', { enabled: 'yes' }, /enabled .*\(got "yes"\)/],
+    ['country', { country: 'gb' }, /country must be an ISO 3166 alpha-2 code .*\(got "gb"\)/],
+    ['an unknown country', { country: 'XX' }, /country is not a country phone numbers can be read in/],
+    ['directories', { directories: [] }, /directories names no directory/],
+    ['a directory twice', { directories: ['d-1', 'd-1'] }, /directories names a directory twice/],
   ])('names the member and its value when %s is invalid', (_, override, message) => {
     // Act
     let error: { code?: string; message?: string } | undefined;
@@ -43,6 +47,16 @@ describe('parseTenantEntry', () => {
     expect(() => parseTenantEntry(tenantEntry(id))).toThrow(
       /id must be 1-32 lowercase letters, digits and inner hyphens/,
     );
+  });
+
+  it('keeps a country and the directories named, and leaves them absent when not given', () => {
+    // Act
+    const named = parseTenantEntry({ ...tenantEntry('acme'), country: 'GB', directories: ['d-1', 'd-2'] });
+    const plain = parseTenantEntry(tenantEntry('acme'));
+    // Assess
+    expect(named).toMatchObject({ country: 'GB', directories: ['d-1', 'd-2'] });
+    expect(Object.keys(plain)).not.toContain('country');
+    expect(Object.keys(plain)).not.toContain('directories');
   });
 
   it('refuses a member it does not know (a misspelt lookBackDays)', () => {

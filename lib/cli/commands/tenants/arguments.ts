@@ -10,6 +10,8 @@ export interface EntryFlags {
   reports?: string[] | undefined;
   hour?: string | undefined;
   'look-back'?: string | undefined;
+  country?: string | undefined;
+  directories?: string[] | undefined;
 }
 
 /** The flag of each entry member, for errors. */
@@ -21,6 +23,8 @@ const FLAG_OF: Readonly<Record<string, string>> = {
   reports: '--reports',
   hour: '--hour',
   lookBackDays: '--look-back',
+  country: '--country',
+  directories: '--directories',
   enabled: '--enabled/--disabled',
 };
 
@@ -29,18 +33,22 @@ function numberOrText(raw: string): number | string {
   return /^-?\d{1,6}$/.test(raw.trim()) ? Number(raw) : raw;
 }
 
-/** `id[=name],...` (repeatable): the reports; a name defaults to the id. */
-function reportsOf(values: readonly string[]): { id: string; name: string }[] {
+/** `a,b` (repeatable): the items, trimmed, empty ones dropped. */
+function listOf(values: readonly string[]): string[] {
   return values
     .flatMap((v) => v.split(','))
     .map((item) => item.trim())
-    .filter((item) => item !== '')
-    .map((item) => {
-      const at = item.indexOf('=');
-      return at === -1
-        ? { id: item, name: item }
-        : { id: item.slice(0, at).trim(), name: item.slice(at + 1).trim() };
-    });
+    .filter((item) => item !== '');
+}
+
+/** `id[=name],...` (repeatable): the reports; a name defaults to the id. */
+function reportsOf(values: readonly string[]): { id: string; name: string }[] {
+  return listOf(values).map((item) => {
+    const at = item.indexOf('=');
+    return at === -1
+      ? { id: item, name: item }
+      : { id: item.slice(0, at).trim(), name: item.slice(at + 1).trim() };
+  });
 }
 
 /** The members the flags give (only those given). */
@@ -53,6 +61,15 @@ export function entryMembers(v: EntryFlags): Partial<Record<keyof TenantEntry, u
   if (v.reports !== undefined) out.reports = reportsOf(v.reports);
   if (v.hour !== undefined) out.hour = numberOrText(v.hour);
   if (v['look-back'] !== undefined) out.lookBackDays = numberOrText(v['look-back']);
+  // `auto` and `all` put back the default: the member is removed (undefined, dropped on write).
+  if (v.country !== undefined) {
+    const country = v.country.trim().toUpperCase();
+    out.country = country === 'AUTO' ? undefined : country;
+  }
+  if (v.directories !== undefined) {
+    const ids = listOf(v.directories);
+    out.directories = ids.length === 1 && ids[0] === 'all' ? undefined : ids;
+  }
   return out;
 }
 

@@ -141,6 +141,8 @@ export async function tenantsList(
         'look-back': t.lookBackDays,
         workspace: t.workspaceId,
         reports: t.reports.map((r) => r.name).join(', '),
+        country: t.country ?? 'auto',
+        directories: t.directories === undefined ? 'all' : t.directories.join(', '),
         enabled: t.enabled ? 'yes' : 'no',
       })),
       [
@@ -152,6 +154,8 @@ export async function tenantsList(
         { key: 'look-back', align: 'right' },
         'workspace',
         'reports',
+        'country',
+        'directories',
         { key: 'enabled', format: (s) => (s === 'yes' ? String(s) : c.yellow(String(s))) },
       ],
       { header: c.bold },

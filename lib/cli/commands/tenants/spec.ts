@@ -38,6 +38,19 @@ const ENTRY = {
     help: 'earlier days each nightly run exports again (0-90)',
     parse: nonEmptyValue,
   },
+  country: {
+    type: 'string',
+    value: '<CC>',
+    help: "ISO country its contacts' national phone numbers are read in (default, or auto: its zone's)",
+    parse: nonEmptyValue,
+  },
+  directories: {
+    type: 'string',
+    value: '<id,...>',
+    help: 'the contact directories it exports to the lake (default, or all: every one; repeatable)',
+    parse: nonEmptyValue,
+    multiple: true,
+  },
 } as const;
 
 export const TENANTS_ADD_COMMAND = defineCommand({
@@ -89,7 +102,8 @@ ${TENANTS_WHERE}`,
 export const TENANTS_LIST_COMMAND = defineCommand({
   name: 'list',
   usage: 'Usage: report-export tenants list [--json] [options]',
-  summary: 'Lists the registered tenants: id, name, region, zone, hour, look-back, reports, enabled.',
+  summary:
+    'Lists the registered tenants: id, name, region, zone, hour, look-back, reports, country, directories, enabled.',
   description: TENANTS_WHERE,
   options: { ...TENANTS_DEPLOYMENT_OPTIONS, ...JSON_OPTION, ...HELP_OPTION },
   examples: ['report-export tenants list', 'report-export tenants list --stack ReportExport --json'],
