@@ -1,16 +1,7 @@
 // The Iceberg tables' surface: locations, loading and creating a table, the overwrite commit,
 // history (snapshots, time travel, rollback, retention) and the types of the format.
 
-export {
-  type CommitResult,
-  commitOverwrite,
-  type NewDataFile,
-  type OverwriteChange,
-  type ReportDays,
-  type ReportsOverwrite,
-  reportsOf,
-  type TableOverwrite,
-} from './commit/commit';
+export { COMMIT_ID_KEY, type CommitResult, commitOverwrite } from './commit/commit';
 export { COMMIT_REQUEST_COUNTS_KEY, COMMIT_REQUESTS_KEY, type SetAsideRequest } from './commit/commit-batch';
 export { COMMIT_DEFAULTS, type CommitCounts, type CommitOptions } from './commit/commit-loop';
 export {
@@ -34,14 +25,7 @@ export {
   type GroupCommitOptions,
   type GroupCommitResult,
 } from './commit/group-commit';
-export {
-  type AsOf,
-  type LiveFile,
-  listSnapshots,
-  liveFiles,
-  resolveSnapshot,
-  rollbackTo,
-} from './commit/snapshots';
+export { listSnapshots, liveFiles, rollbackTo } from './commit/snapshots';
 export {
   ensureTable,
   type IcebergTable,
@@ -52,14 +36,12 @@ export {
   tableName,
 } from './commit/table';
 export {
-  changedSince,
   commitTenantRollback,
   type PartitionRestore,
   partitionName,
   planTenantRollback,
   ROLLBACK_REFUSALS,
   ROLLBACK_TENANT_KEY,
-  ROLLBACK_TO_KEY,
   type RollbackRefusal,
   RollbackRefusedError,
   type TenantRollbackPlan,
@@ -68,6 +50,7 @@ export {
 export { keyOf, type TableLocation, tableLocation, uriOf } from './metadata/location';
 export {
   catalogColumns,
+  currentSnapshot,
   fileSchema,
   PREVIOUS_VERSIONS_MAX,
   TABLE_PROPERTIES,
@@ -92,6 +75,7 @@ export {
   type Tenancy,
   tableColumns,
 } from './metadata/schema-mapping';
+export { checkTenancy, isTenantedTable } from './metadata/tenancy';
 export type {
   DataFile,
   IcebergField,
@@ -105,4 +89,13 @@ export type {
   Snapshot,
   TableMetadata,
 } from './metadata/types';
-export { COMMIT_ID_KEY, checkTenancy, currentSnapshot, isTenantedTable } from './snapshot/snapshot-builder';
+export { type AsOf, changedSince, type LiveFile, resolveSnapshot } from './snapshot/history';
+export {
+  type NewDataFile,
+  type OverwriteChange,
+  type ReportDays,
+  type ReportsOverwrite,
+  reportsOf,
+  type TableOverwrite,
+} from './snapshot/replace-partitions';
+export { ROLLBACK_TO_KEY } from './snapshot/restore';

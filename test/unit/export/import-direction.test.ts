@@ -31,8 +31,8 @@ const TABLE = path.join(EXPORT, 'table');
 /**
  * table/'s folders, lowest first, as pyiceberg stacks its modules: the Avro container files,
  * the format's types and the metadata JSON, manifests and manifest lists (and the table's
- * file IO), the snapshot producer, and the committer (catalog compare-and-swap, requests,
- * history's rollbacks) over them; table/index.ts, the folder's surface, above all.
+ * file IO), the overwrite producer and the history it reads, and the committer (catalog
+ * compare-and-swap, requests, rollbacks) over them; table/index.ts, the surface, above all.
  */
 const TABLE_FOLDERS = ['avro', 'metadata', 'manifest', 'snapshot', 'commit'];
 

@@ -2,15 +2,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ExportConfigError } from '../../errors';
 import { dateToDays } from '../manifest/manifest-codec';
 import { tableIo } from '../manifest/manifest-io';
+import { checkTenancy } from '../metadata/tenancy';
 import type { PartitionValue, Snapshot, TableMetadata } from '../metadata/types';
-import { checkTenancy, type OverwriteCounts } from '../snapshot/snapshot-builder';
-import {
-  type ChangePlan,
-  type CommitResult,
-  changePlan,
-  type Landing,
-  type PlannedOverwrite,
-} from './commit';
+import type { OverwriteCounts } from '../snapshot/overwrite';
+import { type ChangePlan, changePlan } from '../snapshot/replace-partitions';
+import type { CommitResult, Landing, PlannedOverwrite } from './commit';
 import type { CommitCounts } from './commit-loop';
 import {
   type CommitRequest,
@@ -137,7 +133,7 @@ export class Batching {
       for (const p of partitions) seen.add(p);
       if (!free || batch.length >= this.maxBatch) continue;
       batch.push(request);
-      plans.push(changePlan(this.t, request));
+      plans.push(changePlan(this.t.location, request));
     }
     const index = new Map<string, number>();
     for (const [i, r] of batch.entries()) {
@@ -231,7 +227,7 @@ export class Batching {
       // Expired: never carried (the plan drops and deletes it), so not worth checking.
       else if (read.expiresAt <= this.now()) request = read;
       else {
-        changePlan(this.t, read);
+        changePlan(this.t.location, read);
         request = await validateRequest(this.t.location, key, read, this.now(), this.ttlMs);
       }
     } catch (error) {

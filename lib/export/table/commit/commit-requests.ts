@@ -2,7 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { ExportConfigError } from '../../errors';
 import { TENANT_ID_PATTERN } from '../../tenant';
 import type { TableLocation } from '../metadata/location';
-import { type NewDataFile, type ReportDays, reportsOf, type TableOverwrite } from './commit';
+import {
+  type NewDataFile,
+  type ReportDays,
+  reportsOf,
+  type TableOverwrite,
+} from '../snapshot/replace-partitions';
 import { checkDataFile, DataFileMismatch, isDataFileKey, readBounded } from './data-file-check';
 
 /**

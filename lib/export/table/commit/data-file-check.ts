@@ -2,7 +2,7 @@ import { type ColumnChunk, type FileMetaData, parquetMetadata, type SchemaElemen
 import { parquetHeader } from 'hyparquet/src/column.js';
 import type { ObjectStore } from '../../../stores';
 import { PARTITION_COLUMN, TENANT_COLUMN } from '../../schema';
-import type { NewDataFile } from './commit';
+import type { NewDataFile } from '../snapshot/replace-partitions';
 
 // What a committer trusts of a data file another principal wrote (a tenant's run, a commit
 // request): only what the object itself says. Its size comes from a HEAD, its record count

@@ -1,14 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EXPORT_ERROR_CODES, ExportConfigError, ExportError, TableCommitFailedError } from '../../errors';
 import type { IcebergTable } from '../metadata/table-ref';
-import {
-  type CommitResult,
-  changePlan,
-  commitOverwrite,
-  commitSnapshot,
-  overwriteWhat,
-  type TableOverwrite,
-} from './commit';
+import { changePlan, type TableOverwrite } from '../snapshot/replace-partitions';
+import { type CommitResult, commitOverwrite, commitSnapshot, overwriteWhat } from './commit';
 import { Batching, type SetAsideRequest } from './commit-batch';
 import { COMMIT_DEFAULTS, type CommitOptions } from './commit-loop';
 import { checkRequest, MAX_REQUEST_BYTES, newRequest, requestKey } from './commit-requests';
@@ -70,7 +64,7 @@ export async function commitOverwriteGrouped(
   const { tenant } = change;
   if (tenant === undefined)
     throw new ExportConfigError("A grouped commit is a tenant's: the change names no tenant");
-  changePlan(t, change);
+  changePlan(t.location, change);
   const settings = { ...GROUP_COMMIT_DEFAULTS, ...definedOf(options) };
   const maxAttempts = options.maxAttempts ?? COMMIT_DEFAULTS.maxAttempts;
   const now = options.now ?? Date.now;

@@ -5,7 +5,7 @@ import { tableLocation } from '../metadata/location';
 import { evolvedSchema, newTableMetadata, nextMetadata, withSchema } from '../metadata/metadata';
 import { parseMetadata } from '../metadata/metadata-json';
 import type { IcebergTable, LoadedTable } from '../metadata/table-ref';
-import { checkTenancy } from '../snapshot/snapshot-builder';
+import { checkTenancy } from '../metadata/tenancy';
 import { type CommitOptions, commitWithRetry } from './commit-loop';
 
 export type { IcebergTable, LoadedTable } from '../metadata/table-ref';

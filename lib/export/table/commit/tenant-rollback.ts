@@ -1,17 +1,21 @@
 import { ExportConfigError } from '../../errors';
-import { forEachManifest, readManifestList, type TableIo, tableIo } from '../manifest/manifest-io';
+import { type TableIo, tableIo } from '../manifest/manifest-io';
 import { keyOf } from '../metadata/location';
+import { currentSnapshot } from '../metadata/metadata';
+import { checkTenancy } from '../metadata/tenancy';
+import type { DataFile, Snapshot, TableMetadata } from '../metadata/types';
 import {
-  type DataFile,
-  ENTRY_STATUS,
-  type PartitionValue,
-  type Snapshot,
-  type TableMetadata,
-} from '../metadata/types';
-import { checkTenancy, currentSnapshot } from '../snapshot/snapshot-builder';
+  type AsOf,
+  changedSince,
+  inScope,
+  type LiveFile,
+  liveFile,
+  resolveSnapshot,
+  snapshotFiles,
+} from '../snapshot/history';
+import { ROLLBACK_TO_KEY, restoreFiles } from '../snapshot/restore';
 import { type CommitResult, commitSnapshot } from './commit';
 import type { CommitOptions } from './commit-loop';
-import { type AsOf, type LiveFile, liveFile, resolveSnapshot, snapshotFiles } from './snapshots';
 import { type IcebergTable, type LoadedTable, loadTable, tableName } from './table';
 
 /**
@@ -84,10 +88,6 @@ export class RollbackRefusedError extends ExportConfigError {
 
 /** Summary key of a rollback snapshot: the tenant whose partitions it restored. */
 export const ROLLBACK_TENANT_KEY = 'report-export.rollback-tenant';
-/** Summary key of a rollback snapshot: the snapshot it restored (`none`: before the table's first). */
-export const ROLLBACK_TO_KEY = 'report-export.rollback-to';
-
-const inScope = (tenant: string | undefined) => (p: PartitionValue) => p.tenant === tenant;
 
 /**
  * Plans the rollback of `tenant`'s partitions of the table to `asOf` (undefined: to before
@@ -206,45 +206,6 @@ function partitionChanges(now: readonly LiveFile[], target: readonly LiveFile[])
     );
 }
 
-/**
- * The snapshots of the current ancestry after sequence number `after` that added or deleted
- * a file of the scope, oldest first. Only the manifests each snapshot wrote are read (its
- * ADDED and DELETED entries are there, with its id).
- */
-export async function changedSince(
-  io: TableIo,
-  metadata: TableMetadata,
-  after: number,
-  tenant: string | undefined,
-): Promise<Snapshot[]> {
-  const scope = inScope(tenant);
-  const changed: Snapshot[] = [];
-  for (const s of ancestry(metadata).filter((s) => s['sequence-number'] > after)) {
-    const id = BigInt(s['snapshot-id']);
-    const own = (await readManifestList(io, s)).filter((m) => m.added_snapshot_id === id);
-    let touched = false;
-    await forEachManifest(io, own, (entries) => {
-      touched ||= entries.some(
-        (e) => e.status !== ENTRY_STATUS.existing && e.snapshot_id === id && scope(e.data_file.partition),
-      );
-    });
-    if (touched) changed.push(s);
-  }
-  return changed;
-}
-
-/** The current snapshot and its ancestors, oldest first. */
-function ancestry(metadata: TableMetadata): Snapshot[] {
-  const byId = new Map(metadata.snapshots.map((s) => [String(s['snapshot-id']), s]));
-  const out: Snapshot[] = [];
-  for (let s = currentSnapshot(metadata); s !== undefined; ) {
-    out.push(s);
-    const parent = s['parent-snapshot-id'];
-    s = parent == null ? undefined : byId.get(String(parent));
-  }
-  return out.reverse();
-}
-
 /** What a committed rollback did: the commit's result, and the snapshots whose changes it discarded. */
 export interface TenantRollbackResult extends CommitResult {
   discarded: Snapshot[];
@@ -265,23 +226,14 @@ export async function commitTenantRollback(
 ): Promise<TenantRollbackResult> {
   const { table: t, tenant } = plan;
   const scope = inScope(tenant);
-  const want = new Set(plan.restore.map((f) => f.file_path));
   const planned = plan.currentSnapshotId;
   const result = await commitSnapshot(
     t,
     async (current: LoadedTable, io: TableIo) => {
       checkTenancy(current.metadata, tenant, tableName(t));
       await refuseLanded(t, io, current.metadata, planned, tenant);
-      const now = currentSnapshot(current.metadata);
-      const live = new Set(
-        (now === undefined ? [] : await snapshotFiles(io, now))
-          .filter((f) => scope(f.partition))
-          .map((f) => f.file_path),
-      );
       return {
-        mayDelete: () => true,
-        deletes: ({ data_file: f }) => scope(f.partition) && !want.has(f.file_path),
-        adds: plan.restore.filter((f) => !live.has(f.file_path)),
+        ...(await restoreFiles(io, current.metadata, scope, plan.restore)),
         summary: {
           ...summary,
           [ROLLBACK_TO_KEY]: plan.target === undefined ? 'none' : String(plan.target['snapshot-id']),

@@ -218,3 +218,16 @@ export function catalogColumns(metadata: TableMetadata, table: string): CatalogC
     required: f.required,
   }));
 }
+
+/** The snapshot current in `metadata`, undefined before the first. */
+export function currentSnapshot(metadata: TableMetadata): Snapshot | undefined {
+  const id = metadata['current-snapshot-id'];
+  if (id === null) return undefined;
+  const snapshot = metadata.snapshots.find((s) => s['snapshot-id'] === id);
+  if (snapshot === undefined) {
+    throw new TableInvalidError(
+      `Table ${metadata.location}: its current snapshot ${id} is not among its snapshots`,
+    );
+  }
+  return snapshot;
+}

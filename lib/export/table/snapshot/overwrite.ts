@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { TableInvalidError } from '../../errors';
-import { dateToDays, encodeManifest, encodeManifestList } from '../manifest/manifest-codec';
+import { encodeManifest, encodeManifestList } from '../manifest/manifest-codec';
 import {
   deleteWritten,
   discardWritten,
@@ -11,21 +11,18 @@ import {
 } from '../manifest/manifest-io';
 import { listEntry, sum } from '../manifest/manifest-list-entry';
 import { manifestMergePolicy, mergeManifests } from '../manifest/manifest-merge';
-import { currentSchema, nextMetadata, withSnapshot } from '../metadata/metadata';
+import { currentSchema, currentSnapshot, nextMetadata, withSnapshot } from '../metadata/metadata';
 import { snapshotIdToLong } from '../metadata/metadata-json';
 import type { LoadedTable } from '../metadata/table-ref';
+import { ourSpec } from '../metadata/tenancy';
 import {
   type DataFile,
   ENTRY_STATUS,
   type ManifestEntry,
   type ManifestFile,
-  type PartitionSpec,
   type Snapshot,
   type TableMetadata,
 } from '../metadata/types';
-
-/** Our summary key naming one commit, found again after a commit whose outcome was unknown. */
-export const COMMIT_ID_KEY = 'report-export.commit-id';
 
 /** What an `overwrite` snapshot changes: which live files it deletes, which it adds. */
 export interface Overwrite {
@@ -50,87 +47,6 @@ export interface OverwriteCounts {
   deletedRows: number;
 }
 
-/** The snapshot current in `metadata`, undefined before the first. */
-export function currentSnapshot(metadata: TableMetadata): Snapshot | undefined {
-  const id = metadata['current-snapshot-id'];
-  if (id === null) return undefined;
-  const snapshot = metadata.snapshots.find((s) => s['snapshot-id'] === id);
-  if (snapshot === undefined) {
-    throw new TableInvalidError(
-      `Table ${metadata.location}: its current snapshot ${id} is not among its snapshots`,
-    );
-  }
-  return snapshot;
-}
-
-const SPEC = 'report_id:identity,dt:identity';
-const TENANTED_SPEC = `tenant:identity,${SPEC}`;
-
-/**
- * The table's partition spec, refused unless it is ours: identity on report_id, then dt;
- * a multi-tenant lake's table identity on tenant first.
- */
-export function ourSpec(metadata: TableMetadata): PartitionSpec {
-  const spec = metadata['partition-specs'].find((s) => s['spec-id'] === metadata['default-spec-id']);
-  const names = spec?.fields.map((f) => `${f.name}:${f.transform}`).join(',');
-  if (spec === undefined || (names !== SPEC && names !== TENANTED_SPEC)) {
-    throw new TableInvalidError(
-      `Table ${metadata.location}: its partition spec ${metadata['default-spec-id']} is ${names ?? 'missing'}, not identity(report_id), identity(dt) (nor identity(tenant) before them)`,
-    );
-  }
-  return spec;
-}
-
-/** Whether the table is a multi-tenant lake's: its spec partitions by identity(tenant) first. */
-export function isTenantedTable(metadata: TableMetadata): boolean {
-  return ourSpec(metadata).fields[0]?.name === 'tenant';
-}
-
-/**
- * Refuses (EXPORT_TABLE_INVALID) a tenant's export to a table without the tenant partition,
- * and an export without a tenant to a table with it: the one would mix tenants' rows in
- * partitions no tenant owns, the other would write files of no tenant.
- */
-export function checkTenancy(metadata: TableMetadata, tenant: string | undefined, table: string): void {
-  const tenanted = isTenantedTable(metadata);
-  if (tenanted === (tenant !== undefined)) return;
-  throw new TableInvalidError(
-    tenanted
-      ? `Table ${table} is partitioned by tenant (a multi-tenant lake's table) but the export names no tenant: export with the tenant (a multi-tenant deployment's run), or to a lake prefix whose tables have no tenant`
-      : `Table ${table} has no tenant partition (a single-tenant lake's table) but the export is tenant '${tenant}'s: export tenants to a lake prefix of their own, whose tables are created for tenants (tenant, report_id, dt); a single-tenant table is not converted`,
-  );
-}
-
-/** A partition of a table: the report's day, of a tenant in a multi-tenant lake. */
-export interface TablePartition {
-  tenant?: string | undefined;
-  reportId: string;
-  dt: string;
-}
-
-/** A data file for a new manifest entry, at `uri`, of the (tenant, report, day) partition. */
-export function dataFile(uri: string, partition: TablePartition, rows: number, bytes: number): DataFile {
-  return {
-    content: 0,
-    file_path: uri,
-    file_format: 'PARQUET',
-    partition: {
-      ...(partition.tenant === undefined ? {} : { tenant: partition.tenant }),
-      report_id: partition.reportId,
-      dt: dateToDays(partition.dt),
-    },
-    record_count: BigInt(rows),
-    file_size_in_bytes: BigInt(bytes),
-    column_sizes: null,
-    value_counts: null,
-    null_value_counts: null,
-    lower_bounds: null,
-    upper_bounds: null,
-    split_offsets: null,
-    sort_order_id: null,
-  };
-}
-
 /** A positive snapshot id no snapshot of the table has: 53 random bits (exact in JSON). */
 function newSnapshotId(metadata: TableMetadata): number {
   for (;;) {
@@ -148,9 +64,13 @@ const isLive = (e: ManifestEntry): boolean => e.status !== ENTRY_STATUS.deleted;
  * sequence numbers), manifests without live files are dropped, the others carried over
  * unchanged, and one new manifest holds the ADDED files. When the list then holds enough
  * manifests (the table's `commit.manifest.*` properties), the small ones are merged
- * (manifest-merge.ts). Resolves with the new metadata.
+ * (manifest-merge.ts). Resolves with the new metadata; commits nothing.
+ *
+ * The one producer of our snapshots (pyiceberg's `_OverwriteFiles`): a run's partitions
+ * replaced (replace-partitions.ts), a grouped commit's batch, a rollback's file set restored
+ * (restore.ts) all come here, run again on each attempt of the commit (commitSnapshot).
  */
-export async function buildOverwrite(
+export async function produceOverwrite(
   io: TableIo,
   current: LoadedTable,
   change: Overwrite,
