@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { type ObjectStore, readObjectIfPresent } from '../../stores';
 import { EXPORT_ERROR_CODES, ExportError } from '../errors';
 import type { StagedRunRef, TableCommitSummary } from '../export-summary';
-import { tenantSegment } from '../layout';
+import { manifestKey, tenantSegment } from '../layout';
 import { DATASETS, type Dataset, tableSchema } from '../schema';
 import {
   type CommitResult,
@@ -82,6 +82,11 @@ export interface StagedRunOutcome {
   /** Rows from the files' footers, never from the staged object's claims (0 when invalid). */
   rows: number;
   partitions: number;
+  /**
+   * Its days a later export had published by the time it was committed (that day's CSV
+   * manifest has a later `exportedAt`): left as they are, not replaced by this older run's.
+   */
+  superseded?: string[];
 }
 
 export interface StagedCommitResult {
@@ -162,16 +167,6 @@ export async function commitStaged(
       });
     }
   }
-  const tables = new Map<Dataset, { table: IcebergTable; change: ReportsOverwrite }>();
-  for (const dataset of [DATASETS.calls, DATASETS.summaries]) {
-    const change = tableChange(target, valid, dataset, commitId, options.summary);
-    if (change !== undefined) {
-      tables.set(dataset, {
-        table: lakeTable({ store: target.store, prefix: target.prefix, ...target.tables }, dataset),
-        change,
-      });
-    }
-  }
   const partitions = valid.flatMap(({ run }) => run.dts.map((dt) => ({ reportId: run.reportId, dt })));
   const release =
     valid.length === 0 || options.lock === undefined ? undefined : await options.lock(partitions);
@@ -179,6 +174,18 @@ export async function commitStaged(
   let keepStaging = false;
   let succeeded = false;
   try {
+    // Under the partitions' leases, so no other commit lands on these days meanwhile.
+    const landing = await withoutSuperseded(target, checked, options.logger);
+    const tables = new Map<Dataset, { table: IcebergTable; change: ReportsOverwrite }>();
+    for (const dataset of [DATASETS.calls, DATASETS.summaries]) {
+      const change = tableChange(target, landing, dataset, commitId, options.summary);
+      if (change !== undefined) {
+        tables.set(dataset, {
+          table: lakeTable({ store: target.store, prefix: target.prefix, ...target.tables }, dataset),
+          change,
+        });
+      }
+    }
     const committed: StagedCommitResult['tables'] = [];
     const setAside: SetAsideRequest[] = [];
     const commitTables = async () => {
@@ -188,7 +195,13 @@ export async function commitStaged(
         committed.push({ dataset, ...result });
       }
     };
-    if (valid.length > 0) await promoteAll(target, valid, commitTables);
+    if (landing.length > 0) await promoteAll(target, landing, commitTables);
+    // The superseded days' data files are no snapshot's: gone, as orphan deletion would take them.
+    const landed = new Set(landing.flatMap((v) => v.files.map((f) => f.key)));
+    await deleteDataFiles(
+      target.store,
+      valid.flatMap((v) => v.files.map((f) => f.key)).filter((k) => !landed.has(k)),
+    );
     const result: StagedCommitResult = {
       runs: checked.map((c) => c.outcome),
       tables: committed,
@@ -253,6 +266,70 @@ async function writeRecord(store: ObjectStore, key: string, result: StagedCommit
     return true;
   } catch {
     return false;
+  }
+}
+
+/** Most bytes of a published partition's manifest the committer reads (they are a few KB). */
+const MAX_MANIFEST_BYTES = 1024 * 1024;
+
+/**
+ * The valid runs without their superseded days: a day whose published CSV manifest has a
+ * later `exportedAt` than the run's was replaced by a newer export (an execution that started
+ * later and committed first), and an older run must not put older rows back. Each such day is
+ * named in its run's outcome; a run left with no day lands nothing.
+ */
+async function withoutSuperseded(
+  target: CommitTarget,
+  checked: Checked[],
+  logger: ExportLogger | undefined,
+): Promise<ValidRun[]> {
+  const out: ValidRun[] = [];
+  for (const c of checked) {
+    const v = c.valid;
+    if (v === undefined) continue;
+    const layout = stagedLayout(target.prefix, v.run);
+    const newer: string[] = [];
+    await forEachLimited(v.run.dts, 4, async (dt) => {
+      const published = await publishedExportedAt(target.store, manifestKey(layout, 'csv', dt));
+      if (published !== undefined && published > Date.parse(v.run.exportedAt)) newer.push(dt);
+    });
+    if (newer.length === 0) {
+      out.push(v);
+      continue;
+    }
+    newer.sort();
+    logger?.warn('A staged run is older than what is published: those days kept', {
+      key: c.outcome.key,
+      superseded: newer,
+    });
+    const kept = v.run.dts.filter((dt) => !newer.includes(dt));
+    const files = v.files.filter((f) => kept.includes(f.dt));
+    const rows = files.reduce((n, f) => n + f.rows, 0);
+    c.outcome = { ...c.outcome, rows, partitions: kept.length, superseded: newer };
+    if (kept.length === 0) continue;
+    const run: StagedRun = {
+      ...v.run,
+      dts: kept,
+      partitions: v.run.partitions.filter((p) => kept.includes(p.dt)),
+      files: v.run.files.filter((f) => kept.includes(f.dt)),
+    };
+    out.push({ ...v, run, files, rows });
+  }
+  return out;
+}
+
+/** A published manifest's `exportedAt` (ms), or undefined when there is none or it cannot tell. */
+async function publishedExportedAt(store: ObjectStore, key: string): Promise<number | undefined> {
+  const info = await store.head(key);
+  if (info === undefined || info.size > MAX_MANIFEST_BYTES) return undefined;
+  const bytes = await readObjectIfPresent(store, key);
+  if (bytes === undefined) return undefined;
+  try {
+    const at = (JSON.parse(Buffer.from(bytes).toString('utf8')) as { exportedAt?: unknown }).exportedAt;
+    const ms = typeof at === 'string' ? Date.parse(at) : Number.NaN;
+    return Number.isNaN(ms) ? undefined : ms;
+  } catch {
+    return undefined;
   }
 }
 
