@@ -20,6 +20,8 @@ export const EXPORT_ERROR_CODES = {
   reportShapeChanged: 'EXPORT_REPORT_SHAPE_CHANGED',
   tableCommitFailed: 'EXPORT_TABLE_COMMIT_FAILED',
   tableInvalid: 'EXPORT_TABLE_INVALID',
+  /** A deferred export's table lacks what the run writes: the committer prepares tables first. */
+  tableNotPrepared: 'EXPORT_TABLE_NOT_PREPARED',
   /** A staged run the committer refused (a StagedRunOutcome's reason; never thrown). */
   stagedRunInvalid: 'EXPORT_STAGED_RUN_INVALID',
   /** The committer could not read a staged run or its files (the store failed): transient. */

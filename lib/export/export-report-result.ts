@@ -5,11 +5,12 @@ import { type ExportSummary, summarize } from './export-summary';
 import type { OutputLayout } from './layout';
 import { phaseLog } from './phases';
 import { otherDatasetLayout } from './publish/other-dataset';
+import { preparedTable } from './publish/prepared-table';
 import { publishPartitions } from './publish/publish-partitions';
 import type { TableTarget } from './publish/table-publish';
 import { makeSpillRoot, readPartitions, removeStaleSpill } from './read-partitions';
-import { resolveExportOptions } from './resolve-export-options';
-import { ensureTable, fileSchema, lakeTable, tableName } from './table';
+import { type ResolvedExportOptions, resolveExportOptions } from './resolve-export-options';
+import { ensureTable, fileSchema, type IcebergTable, type LoadedTable, lakeTable, tableName } from './table';
 
 /**
  * Exports a report result to date-partitioned Parquet and CSV in an object store, in
@@ -28,8 +29,9 @@ export async function exportReportResult(options: ExportOptions): Promise<Export
   const phase = phaseLog(resolved.logger);
   const table =
     resolved.tables === undefined ? undefined : tableTarget(resolved.store, resolved.layout, resolved.tables);
-  // The table's field ids (a new table created, a promoted column added) before any file is encoded.
-  // A tenant's table is created for tenants, and refuses a tenant-less export (and back).
+  // The table's field ids before any file is encoded. Committing now (the CLI's local paths),
+  // the table is created or evolved here; deferred (a tenant's session), it is only read: the
+  // committer prepared it. A tenant's table is for tenants, and refuses a tenant-less export.
   const tenant = resolved.layout.tenant;
   const run =
     table === undefined
@@ -37,12 +39,7 @@ export async function exportReportResult(options: ExportOptions): Promise<Export
       : {
           ...resolved,
           icebergFile: {
-            ...fileSchema(
-              await ensureTable(table.table, resolved.schema, {
-                ...(resolved.signal === undefined ? {} : { signal: resolved.signal }),
-                ...(tenant === undefined ? {} : { tenant }),
-              }),
-            ),
+            ...fileSchema(await writableTable(table.table, resolved)),
             ...(tenant === undefined ? {} : { tenant }),
           },
         };
@@ -96,6 +93,16 @@ export async function exportReportResult(options: ExportOptions): Promise<Export
     await fs.rm(spillRoot, { recursive: true, force: true });
     phase('cleanup');
   }
+}
+
+/** The table the run's data files are for: made ready here (`commit: 'now'`), or as the committer left it. */
+function writableTable(t: IcebergTable, run: ResolvedExportOptions): Promise<LoadedTable> {
+  const tenant = run.layout.tenant;
+  if (run.commit === 'defer') return preparedTable(t, run.schema, tenant);
+  return ensureTable(t, run.schema, {
+    ...(run.signal === undefined ? {} : { signal: run.signal }),
+    ...(tenant === undefined ? {} : { tenant }),
+  });
 }
 
 /** The run's dataset's table and the report's other dataset's, in the lake's catalog. */

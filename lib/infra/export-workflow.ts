@@ -3,19 +3,18 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
-import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import type * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import {
   INPUT_TOO_LARGE_PHRASE,
   SFN_EXECUTION_EXISTS_ERROR_NAME,
-  SFN_RETRIED_ERROR_NAMES,
   TASK_ERROR_NAMES,
   WORKFLOW_ERROR_CODES,
 } from '../workflow';
 import { COMMIT_MEMORY_MB, COMMIT_TIMEOUT_SECONDS } from './export-sizing';
 import { STATE_NAMES } from './state-names';
 import { WorkflowFunction } from './workflow-function';
-import { jobIteration, LEASE_WAIT, lambdaTask, notifyTask, SHORT_TASK_TIMEOUT } from './workflow-tasks';
+import { jobIteration, LEASE_WAIT, lambdaTask, notifyAndFail, sfnTask } from './workflow-tasks';
 
 export { STATE_NAMES, TASK_STATES } from './state-names';
 export { LEASE_WAIT };
@@ -75,7 +74,7 @@ interface ExportWorkflowProps {
 const COMMIT_TASK_TIMEOUT = Duration.seconds(COMMIT_TIMEOUT_SECONDS + 30);
 
 /**
- * The export workflow: Plan -> Map over jobs (RequestReport -> Wait -> CheckStatus ->
+ * The export workflow: Plan -> PrepareTables (the committer) -> Map over jobs (RequestReport -> Wait -> CheckStatus ->
  * Choice -> ExportResults, looping while a split window has pieces left) -> Commit (every
  * run the jobs staged, one snapshot per table) -> Finalize (run record, metrics) -> fail
  * after all jobs if any failed, or continue a long backfill in a new execution. Every Task
@@ -106,6 +105,7 @@ export class ExportWorkflow extends Construct {
 
     const recordFailure = failureRecording(this, f.finalize, props.alarmTopic);
     const plan = planTask(this, f.plan, recordFailure);
+    const prepareTables = prepareTablesTask(this, this.commitFunction, recordFailure);
     const exportJobs = exportJobsMap(this, f, props).addCatch(recordFailure, {
       errors: ['States.ALL'],
       resultPath: '$.failure',
@@ -116,7 +116,13 @@ export class ExportWorkflow extends Construct {
     });
     const commit = commitTask(this, this.commitFunction, finalize);
     const outcome = runOutcome(this, machineName, props.alarmTopic, recordFailure);
-    const definition = startState(this).next(plan).next(exportJobs).next(commit).next(finalize).next(outcome);
+    const definition = startState(this)
+      .next(plan)
+      .next(prepareTables)
+      .next(exportJobs)
+      .next(commit)
+      .next(finalize)
+      .next(outcome);
 
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
       stateMachineName: machineName,
@@ -194,6 +200,30 @@ function planTask(scope: Construct, fn: lambda.IFunction, recordFailure: sfn.ICh
     .otherwise(recordFailure);
   plan.addCatch(planFailed, { errors: ['States.ALL'], resultPath: '$.failure' });
   return plan;
+}
+
+/**
+ * PrepareTables: the committer (the Commit function's `prepare` action, its own role) makes
+ * the tables the jobs may write ready before they run: created, columns renamed, promoted
+ * columns added. The jobs' exports, in a tenant's session, only read the tables' metadata.
+ * Nothing to do (the Hive layout, current tables) costs one short invocation. Its failure,
+ * once retried, fails the run: RecordFailure records and notifies its error by name.
+ */
+function prepareTablesTask(
+  scope: Construct,
+  fn: lambda.IFunction,
+  recordFailure: sfn.IChainable,
+): sfn.TaskStateBase {
+  return lambdaTask(scope, STATE_NAMES.prepareTables, fn, {
+    payload: {
+      action: 'prepare',
+      'runId.$': '$.plan.runId',
+      'tenant.$': '$.plan.tenant',
+      'jobCount.$': '$.plan.jobCount',
+    },
+    resultPath: '$.prepared',
+    timeout: COMMIT_TASK_TIMEOUT,
+  }).addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.failure' });
 }
 
 /** The Map over the plan's jobs, each one the job iteration (workflow-tasks.ts). */
@@ -277,18 +307,14 @@ function failureRecording(
   topic: sns.ITopic,
 ): tasks.LambdaInvoke {
   const S = STATE_NAMES;
-  const runFailed = new sfn.Fail(scope, S.runFailed, {
-    stateName: S.runFailed,
-    errorPath: '$.failure.Error',
-    causePath: '$.failure.Cause',
-  });
   // The plan's tenant: `$.summary` is missing when RecordFailure itself failed.
-  const notifyCaught = notifyTask(scope, S.notifyCaughtFailure, topic, {
-    'tenant.$': '$.plan.tenant',
-    'executionName.$': '$.executionName',
-    'error.$': '$.failure.Error',
-  });
-  notifyCaught.addCatch(runFailed, { errors: ['States.ALL'], resultPath: '$.notifyError' }).next(runFailed);
+  const notifyCaught = notifyAndFail(
+    scope,
+    { notify: S.notifyCaughtFailure, fail: S.runFailed },
+    topic,
+    { 'tenant.$': '$.plan.tenant', 'executionName.$': '$.executionName', 'error.$': '$.failure.Error' },
+    { errorPath: '$.failure.Error', causePath: '$.failure.Cause' },
+  );
   // Never the raw input: on a Plan failure it is what was refused (up to the 256 KiB AWS
   // accepts, which with the failure would exceed the payload quota, uncaught); the error
   // names its size. After Plan, the plan's fields are bounded (the input was 32 KiB at most).
@@ -318,22 +344,20 @@ function runOutcome(
   recordFailure: sfn.IChainable,
 ): sfn.Choice {
   const S = STATE_NAMES;
-  const exportFailed = new sfn.Fail(scope, S.exportFailed, {
-    stateName: S.exportFailed,
-    errorPath: '$.summary.error',
-    causePath: '$.summary.cause',
-  });
-  const notifyFailure = notifyTask(scope, S.notifyFailure, topic, {
-    'tenant.$': '$.summary.tenant',
-    'runId.$': '$.summary.runId',
-    'executionName.$': '$.executionName',
-    'failedJobs.$': '$.summary.failedJobs',
-    'error.$': '$.summary.error',
-    'cause.$': '$.summary.cause',
-  });
-  notifyFailure
-    .addCatch(exportFailed, { errors: ['States.ALL'], resultPath: '$.notifyError' })
-    .next(exportFailed);
+  const notifyFailure = notifyAndFail(
+    scope,
+    { notify: S.notifyFailure, fail: S.exportFailed },
+    topic,
+    {
+      'tenant.$': '$.summary.tenant',
+      'runId.$': '$.summary.runId',
+      'executionName.$': '$.executionName',
+      'failedJobs.$': '$.summary.failedJobs',
+      'error.$': '$.summary.error',
+      'cause.$': '$.summary.cause',
+    },
+    { errorPath: '$.summary.error', causePath: '$.summary.cause' },
+  );
   const succeeded = new sfn.Succeed(scope, S.succeeded, { stateName: S.succeeded, outputPath: '$.summary' });
   // A failed job does not stop a long backfill: its remaining days continue first, then
   // this execution fails (and notifies) with the failed job's error.
@@ -365,19 +389,10 @@ function continuation(
     resourceName: machineName,
     arnFormat: ArnFormat.COLON_RESOURCE_NAME,
   });
-  const sfnRetry = {
-    errors: [...SFN_RETRIED_ERROR_NAMES],
-    interval: Duration.seconds(2),
-    backoffRate: 2,
-    maxAttempts: 4,
-    jitterStrategy: sfn.JitterType.FULL,
-  };
   // A name derived from this execution's makes a repeated StartExecution (a lost reply, a
   // retry) start the continuation once: same name and input is idempotent while it runs.
   const continuationName = "States.Hash($$.Execution.Name, 'SHA-1')";
-  const continueAsNew = new tasks.CallAwsService(scope, S.continueAsNew, {
-    stateName: S.continueAsNew,
-    service: 'sfn',
+  const continueAsNew = sfnTask(scope, S.continueAsNew, {
     action: 'startExecution',
     parameters: {
       StateMachineArn: machineArn,
@@ -388,13 +403,9 @@ function continuation(
       'Input.$':
         'States.JsonToString(States.JsonMerge(States.StringToJson(States.JsonToString($.plan.continuation)), $.plan.options.filters, false))',
     },
-    iamResources: [machineArn],
-    iamAction: 'states:StartExecution',
+    iamResource: machineArn,
     resultSelector: { 'ExecutionArn.$': '$.ExecutionArn', 'StartDate.$': '$.StartDate' },
-    resultPath: '$.continuedAs',
-    taskTimeout: sfn.Timeout.duration(SHORT_TASK_TIMEOUT),
   });
-  continueAsNew.addRetry(sfnRetry);
   // The name is taken once the child has closed (or by a retry whose first start went
   // through): the continuation exists, so look at it and go on as continued.
   const executionArnPrefix = stack.formatArn({
@@ -403,24 +414,18 @@ function continuation(
     resourceName: machineName,
     arnFormat: ArnFormat.COLON_RESOURCE_NAME,
   });
-  const continuationExists = new tasks.CallAwsService(scope, S.continuationExists, {
-    stateName: S.continuationExists,
-    service: 'sfn',
+  const continuationExists = sfnTask(scope, S.continuationExists, {
     action: 'describeExecution',
     parameters: {
       'ExecutionArn.$': `States.Format('${executionArnPrefix}:{}', ${continuationName})`,
     },
-    iamResources: [`${executionArnPrefix}:*`],
-    iamAction: 'states:DescribeExecution',
+    iamResource: `${executionArnPrefix}:*`,
     resultSelector: {
       'ExecutionArn.$': '$.ExecutionArn',
       'StartDate.$': '$.StartDate',
       'Status.$': '$.Status',
     },
-    resultPath: '$.continuedAs',
-    taskTimeout: sfn.Timeout.duration(SHORT_TASK_TIMEOUT),
   });
-  continuationExists.addRetry(sfnRetry);
   continueAsNew
     .addCatch(continuationExists, {
       errors: [SFN_EXECUTION_EXISTS_ERROR_NAME],

@@ -4,6 +4,7 @@
 export const STATE_NAMES = {
   start: 'Start',
   plan: 'Plan',
+  prepareTables: 'PrepareTables',
   exportJobs: 'ExportJobs',
   requestReport: 'RequestReport',
   waitForReport: 'WaitForReport',
@@ -37,6 +38,7 @@ export const STATE_NAMES = {
 /** Every Task state: the Lambda tasks, the SNS notifications and the continuation. */
 export const TASK_STATES = [
   STATE_NAMES.plan,
+  STATE_NAMES.prepareTables,
   STATE_NAMES.requestReport,
   STATE_NAMES.checkStatus,
   STATE_NAMES.exportResults,

@@ -9,6 +9,7 @@ import {
   LAMBDA_SERVICE_ERROR_NAMES,
   LEASE_WAIT_ERROR_NAMES,
   RETRIED_ERROR_NAMES,
+  SFN_RETRIED_ERROR_NAMES,
   SNS_RETRIED_ERROR_NAMES,
   TASK_ERROR_NAMES,
   WORKFLOW_ERROR_CODES,
@@ -65,12 +66,8 @@ export function lambdaTask(
     jitterStrategy: sfn.JitterType.NONE,
   });
   task.addRetry({
-    errors: [...RETRIED_ERROR_NAMES, ...LAMBDA_SERVICE_ERROR_NAMES],
-    interval: Duration.seconds(2),
-    backoffRate: 2,
-    maxAttempts: 5,
+    ...transientRetry([...RETRIED_ERROR_NAMES, ...LAMBDA_SERVICE_ERROR_NAMES], 5),
     maxDelay: Duration.minutes(1),
-    jitterStrategy: sfn.JitterType.FULL,
   });
   // A crash (out of memory, a hard timeout) may repeat with the same input: once more, then
   // the Catch ends the job with the crash's name.
@@ -85,7 +82,7 @@ export function lambdaTask(
 }
 
 /** A failure notice to the alarm topic, retried on SNS's transient errors. */
-export function notifyTask(
+function notifyTask(
   scope: Construct,
   name: string,
   topic: sns.ITopic,
@@ -99,14 +96,65 @@ export function notifyTask(
     resultPath: '$.notified',
     taskTimeout: sfn.Timeout.duration(SHORT_TASK_TIMEOUT),
   });
-  task.addRetry({
-    errors: [...SNS_RETRIED_ERROR_NAMES],
+  task.addRetry(transientRetry(SNS_RETRIED_ERROR_NAMES, 3));
+  return task;
+}
+
+/**
+ * A failure notice, then the execution failed with the error and cause at `failure`'s paths
+ * (failed as well when the notice itself fails). Returns the notice, the path's first state.
+ */
+export function notifyAndFail(
+  scope: Construct,
+  names: { notify: string; fail: string },
+  topic: sns.ITopic,
+  message: Record<string, unknown>,
+  failure: { errorPath: string; causePath: string },
+): tasks.SnsPublish {
+  const fail = new sfn.Fail(scope, names.fail, { stateName: names.fail, ...failure });
+  const notify = notifyTask(scope, names.notify, topic, message);
+  notify.addCatch(fail, { errors: ['States.ALL'], resultPath: '$.notifyError' }).next(fail);
+  return notify;
+}
+
+/**
+ * A call of the continuation to Step Functions itself (the AWS SDK integration): its result
+ * selected into `$.continuedAs`, retried on the service's transient errors.
+ */
+export function sfnTask(
+  scope: Construct,
+  name: string,
+  call: {
+    action: 'startExecution' | 'describeExecution';
+    parameters: Record<string, unknown>;
+    iamResource: string;
+    resultSelector: Record<string, string>;
+  },
+): tasks.CallAwsService {
+  const task = new tasks.CallAwsService(scope, name, {
+    stateName: name,
+    service: 'sfn',
+    action: call.action,
+    parameters: call.parameters,
+    iamResources: [call.iamResource],
+    iamAction: `states:${call.action.charAt(0).toUpperCase()}${call.action.slice(1)}`,
+    resultSelector: call.resultSelector,
+    resultPath: '$.continuedAs',
+    taskTimeout: sfn.Timeout.duration(SHORT_TASK_TIMEOUT),
+  });
+  task.addRetry(transientRetry(SFN_RETRIED_ERROR_NAMES, 4));
+  return task;
+}
+
+/** Exponential backoff with full jitter from 2 s, for an integration's transient errors. */
+function transientRetry(errors: readonly string[], maxAttempts: number): sfn.RetryProps {
+  return {
+    errors: [...errors],
     interval: Duration.seconds(2),
     backoffRate: 2,
-    maxAttempts: 3,
+    maxAttempts,
     jitterStrategy: sfn.JitterType.FULL,
-  });
-  return task;
+  };
 }
 
 /** The functions of a job's tasks. */

@@ -6,6 +6,7 @@ import {
   createExportResultsHandler,
   createFinalizeHandler,
   createPlanHandler,
+  createPrepareTablesHandler,
   createRequestReportHandler,
   type TaskContext,
 } from '../workflow';
@@ -58,6 +59,7 @@ export function inProcessTasks(
   const request = createRequestReportHandler(runtime);
   const check = createCheckStatusHandler(runtime);
   const exportResults = createExportResultsHandler(runtime);
+  const prepareTables = createPrepareTablesHandler(runtime);
   const commit = createCommitHandler(runtime);
   const finalize = createFinalizeHandler(runtime, metrics);
   const context = (timeoutMs: number, signal: AbortSignal | undefined): TaskContext => {
@@ -70,6 +72,7 @@ export function inProcessTasks(
   const short = options.shortDeadlineMs ?? 120_000;
   const byState: Record<string, (e: never, signal?: AbortSignal) => Promise<unknown>> = {
     [STATE_NAMES.plan]: (e) => plan(e),
+    [STATE_NAMES.prepareTables]: (e, s) => prepareTables(e, context(options.commitDeadlineMs ?? 300_000, s)),
     [STATE_NAMES.requestReport]: (e, s) => request(e, context(short, s)),
     [STATE_NAMES.checkStatus]: (e, s) => check(e, context(short, s)),
     [STATE_NAMES.exportResults]: (e, s) =>

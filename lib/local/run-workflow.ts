@@ -123,6 +123,7 @@ export async function runLocalWorkflow(
     const name = `${prefix}-${stamp}-${executions.length + 1}`;
     const handlers: Record<string, (input: never) => Promise<unknown>> = {
       [STATE_NAMES.plan]: invoke(STATE_NAMES.plan),
+      [STATE_NAMES.prepareTables]: invoke(STATE_NAMES.prepareTables),
       [STATE_NAMES.requestReport]: withRetryCount(
         STATE_NAMES.requestReport,
         invoke(STATE_NAMES.requestReport),

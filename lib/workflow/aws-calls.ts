@@ -204,7 +204,8 @@ function promoteUses(layout: TenantLayout, format: OutputFormat): StoreUse[] {
 
 /**
  * The file catalog's uses of a table's metadata folder (lib/stores/file-catalog.ts): reading
- * it, creating it when there is none, and with `writes` (the committer) committing to it.
+ * it, and with `writes` (the committer: PrepareTables creating or evolving it, Commit's
+ * snapshots) writing its next version. A job's export only reads it.
  */
 function fileCatalogUses(root: string, dataset: Dataset, writes: boolean): StoreUse[] {
   const version = versionMetadataKey(root, 1);
@@ -213,13 +214,12 @@ function fileCatalogUses(root: string, dataset: Dataset, writes: boolean): Store
     onKey('head', `look for the ${dataset} table's next versions`, version),
     list(`list the ${dataset} table's versions (no usable hint)`, `${root}/metadata/v`),
     onKey('get', `read the ${dataset} table's metadata`, version),
-    // A local lake's table is made by its first export (the stack makes the deployed ones).
-    onKey(
-      'putIfAbsent',
-      `${writes ? 'commit to' : 'create'} the ${dataset} table (its next version)`,
-      version,
-    ),
-    onKey('put', `write the ${dataset} table's version hint`, versionHintKey(root)),
+    ...(writes
+      ? [
+          onKey('putIfAbsent', `create or commit to the ${dataset} table (its next version)`, version),
+          onKey('put', `write the ${dataset} table's version hint`, versionHintKey(root)),
+        ]
+      : []),
   ];
 }
 
@@ -254,8 +254,10 @@ function glueCatalogUses(root: string, dataset: Dataset, writes: boolean): Store
 }
 
 /**
- * A table read (ExportResults' shrink guard and shape check: the catalog, the manifest list,
- * the manifests) and, by the committer, committed to: its manifests and manifest list
+ * A table read (ExportResults' check that PrepareTables made it ready, its shrink guard and
+ * shape check: the catalog, the manifest list, the manifests) and, by the committer, written:
+ * its schema by PrepareTables (a metadata version and the catalog's swap), and each
+ * execution's snapshot by Commit, its manifests and manifest list
  * created (named as lib/export/table/snapshot-builder.ts names them) only where none is,
  * what an attempt that did not land wrote deleted, and in a multi-tenant lake the grouped
  * commit's requests.
@@ -364,7 +366,8 @@ function runLayouts(run: RunKeys): TenantLayout[] {
 /**
  * ExportResults's store uses for the reports and the catalog of its run: the Hive layout
  * publishes at once; beside tables it stages the CSV and writes the data files and its
- * staged run, reads the tables (never writes their metadata) and leaves the rest to Commit.
+ * staged run, reads the tables (never writes their metadata: PrepareTables made them ready)
+ * and leaves the rest to Commit.
  */
 function exportResultsUses(run: RunKeys): StoreUse[] {
   const { prefix, catalog } = run;
@@ -385,7 +388,8 @@ function exportResultsUses(run: RunKeys): StoreUse[] {
 }
 
 /**
- * Commit's store uses (lib/export/publish/commit-staged.ts), as the committer: each staged
+ * The Commit function's store uses, as the committer: PrepareTables' (each table loaded, and
+ * created or its schema evolved: tableUses' writes) and Commit's (lib/export/publish/commit-staged.ts): each staged
  * run sized and read, its data files sized and their footers read, its staged CSV sized; the
  * partitions' leases; the CSV promoted; one commit per table; the staging removed; the
  * commit's record kept for a retry (`_commits/`).

@@ -15,6 +15,7 @@ import {
   SpillBudgetExceededError,
   StagedRunInvalidError,
   StoreFailedError,
+  TableNotPreparedError,
   TenantConfigError,
   TenantDisabledError,
   WORKFLOW_ERROR_CODES as W,
@@ -44,6 +45,7 @@ const MAKE: Record<
   [W.tenantConfigInvalid]: (m) => new TenantConfigError(m),
   [W.tenantDisabled]: (m) => new TenantDisabledError(m),
   [W.stagedRunInvalid]: (m) => new StagedRunInvalidError(m),
+  [W.tableNotPrepared]: (m, o) => new TableNotPreparedError(m, o),
   OAUTH_INVALID_GRANT: (m, o) => loginRequired(m, o.cause),
 };
 

@@ -104,7 +104,7 @@ export async function commitRun(input: CommitTaskInput, deps: CommitTaskDeps): P
 }
 
 /** The execution's tenant, checked as a tenant id (it names the staging area and the leases). */
-function executionTenant(tenant: string | null): string | undefined {
+export function executionTenant(tenant: string | null): string | undefined {
   if (tenant === null) return undefined;
   if (!TENANT_ID_PATTERN.test(tenant)) {
     throw new InvalidInputError(

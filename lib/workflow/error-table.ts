@@ -46,6 +46,7 @@ export const TASK_ERROR_NAMES = {
   [W.tenantConfigInvalid]: 'TenantConfigError',
   [W.tenantDisabled]: 'TenantDisabledError',
   [W.stagedRunInvalid]: 'StagedRunInvalidError',
+  [W.tableNotPrepared]: 'TableNotPreparedError',
   // The client's names, from its table (the class the client throws).
   [OAUTH_ERROR_CODES.invalidGrant]: API_ERROR_TABLE[OAUTH_ERROR_CODES.invalidGrant].name,
   // Named by the state machine's PollBudgetSpent state (the loop's budget is counted there).
@@ -75,6 +76,8 @@ export const TASK_ERROR_OUTCOMES = {
   [W.tenantDisabled]: 'terminal',
   // The staged files are what they are: a retry reads the same ones.
   [W.stagedRunInvalid]: 'terminal',
+  // The export reads the same table again: only the committer's PrepareTables changes it.
+  [W.tableNotPrepared]: 'terminal',
   // Each retry would redeem another refresh token, and fail the same way.
   [OAUTH_ERROR_CODES.invalidGrant]: 'terminal',
   [API_ERROR_CODES.pollBudgetExhausted]: 'terminal',
@@ -147,6 +150,7 @@ export const SOURCE_ERROR_CODES = {
   [EXPORT_ERROR_CODES.tableCommitFailed]: W.storeFailed,
   // A table's metadata this export cannot write onto: an operator looks at the table.
   [EXPORT_ERROR_CODES.tableInvalid]: W.exportFailed,
+  [EXPORT_ERROR_CODES.tableNotPrepared]: W.tableNotPrepared,
   // Named in a staged run's outcome (the committer sets the run aside), never thrown; were
   // it thrown, the same files would be refused again.
   [EXPORT_ERROR_CODES.stagedRunInvalid]: W.stagedRunInvalid,

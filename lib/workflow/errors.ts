@@ -32,6 +32,7 @@ export const WORKFLOW_ERROR_CODES = {
   tenantConfigInvalid: 'WORKFLOW_TENANT_CONFIG_INVALID',
   tenantDisabled: 'WORKFLOW_TENANT_DISABLED',
   stagedRunInvalid: 'WORKFLOW_STAGED_RUN_INVALID',
+  tableNotPrepared: 'WORKFLOW_TABLE_NOT_PREPARED',
 } as const;
 export type WorkflowErrorCode = (typeof WORKFLOW_ERROR_CODES)[keyof typeof WORKFLOW_ERROR_CODES];
 
@@ -174,5 +175,17 @@ export class StagedRunInvalidError extends WorkflowError {
   constructor(message: string) {
     super(WORKFLOW_ERROR_CODES.stagedRunInvalid, message);
     this.name = 'StagedRunInvalidError';
+  }
+}
+
+/**
+ * A job's table lacks what its export writes (missing, or a column absent): a tenant's export
+ * writes no table metadata, and the committer's PrepareTables state had not made it ready.
+ * The message names the table and the columns. Not retried: the same table is read again.
+ */
+export class TableNotPreparedError extends WorkflowError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(WORKFLOW_ERROR_CODES.tableNotPrepared, message, options);
+    this.name = 'TableNotPreparedError';
   }
 }

@@ -1,4 +1,4 @@
-import { commitStagedRuns } from '../export';
+import { commitStagedRuns, ensureTable } from '../export';
 import { toWorkflowError } from './classify';
 import { type CommitOutput, type CommitTaskInput, commitRun } from './commit-task';
 import { InvalidInputError, TenantConfigError, TenantDisabledError } from './errors';
@@ -7,6 +7,7 @@ import { type FinalizeOutput, finalizeRun, type MetricsSink } from './finalize';
 import { parseExecutionInput, tenantOfRawInput } from './input';
 import type { JobTaskInput } from './job-cursor';
 import { type JobOptions, type Plan, planExecution } from './plan';
+import { type PrepareTablesInput, type PrepareTablesOutput, prepareTables } from './prepare-tables';
 import { checkStatus, requestReport } from './report-tasks';
 import type { FinalizeInput } from './run-record';
 import { withTenant } from './runtime';
@@ -180,27 +181,36 @@ export function createExportResultsHandler(runtime: WorkflowRuntime) {
   });
 }
 
+/** What a committer's task gets besides its event: its logger (the tenant's lines), its deadline. */
+interface CommitterContext {
+  logger: WorkflowLogger;
+  signal?: AbortSignal;
+}
+
 /**
- * Commit: the execution's staged runs into one snapshot per table, as the committer: with
- * the deployment's own stores (the function's role), never a tenant's session, whatever
- * tenant the execution is of (the core checks every run is of it).
+ * A task of the committer: the deployment's own stores (the function's role), never a
+ * tenant's session, whatever tenant the execution is of; logged with the tenant, and its
+ * outcome (`done`) with the tables it changed.
  */
-export function createCommitHandler(runtime: WorkflowRuntime) {
-  return (event: CommitTaskInput, context?: TaskContext): Promise<CommitOutput> => {
+function committerTask<
+  E extends { tenant: string | null; runId: string },
+  R extends { status: string; tables?: unknown },
+>(
+  runtime: WorkflowRuntime,
+  task: string,
+  marginMs: number,
+  done: string,
+  body: (event: E, context: CommitterContext) => Promise<R>,
+) {
+  return (event: E, context?: TaskContext): Promise<R> => {
     const tenant = event.tenant ?? undefined;
-    return logged(runtime.logger, tenant, 'Commit', async () => {
-      const signal = deadlineSignal(context, COMMIT_DEADLINE_MARGIN_MS);
-      const out = await commitRun(event, {
-        commit: commitStagedRuns,
-        store: runtime.objects.store,
-        prefix: runtime.objects.prefix,
-        tables: runtime.tables,
-        leases: runtime.leases,
-        owner: runtime.owner,
+    return logged(runtime.logger, tenant, task, async () => {
+      const signal = deadlineSignal(context, marginMs);
+      const out = await body(event, {
         logger: tenant === undefined ? runtime.logger : withTenant(runtime.logger, tenant),
         ...(signal === undefined ? {} : { signal }),
       });
-      runtime.logger.info('committed', {
+      runtime.logger.info(done, {
         ...(tenant === undefined ? {} : { tenant }),
         runId: event.runId,
         status: out.status,
@@ -209,6 +219,70 @@ export function createCommitHandler(runtime: WorkflowRuntime) {
       return out;
     });
   };
+}
+
+/**
+ * Commit: the execution's staged runs into one snapshot per table, as the committer (the
+ * core checks every run is of the execution's tenant).
+ */
+export function createCommitHandler(runtime: WorkflowRuntime) {
+  return committerTask(
+    runtime,
+    'Commit',
+    COMMIT_DEADLINE_MARGIN_MS,
+    'committed',
+    (event: CommitTaskInput, c) =>
+      commitRun(event, {
+        commit: commitStagedRuns,
+        store: runtime.objects.store,
+        prefix: runtime.objects.prefix,
+        tables: runtime.tables,
+        leases: runtime.leases,
+        owner: runtime.owner,
+        ...c,
+      }),
+  );
+}
+
+/**
+ * PrepareTables: before the jobs, the tables they may write made ready (created, evolved)
+ * by the committer with the deployment's promoted columns, for the execution's tenant: a
+ * tenant's session never writes a table's metadata.
+ */
+export function createPrepareTablesHandler(runtime: WorkflowRuntime) {
+  return committerTask(
+    runtime,
+    'PrepareTables',
+    SHORT_DEADLINE_MARGIN_MS,
+    'tables prepared',
+    (event: PrepareTablesInput, c) =>
+      prepareTables(event, {
+        ensure: ensureTable,
+        store: runtime.objects.store,
+        prefix: runtime.objects.prefix,
+        tables: runtime.tables,
+        promotedColumns: runtime.deployment.promotedColumns,
+        ...c,
+      }),
+  );
+}
+
+/**
+ * The Commit function's handler: its `prepare` action (the PrepareTables state) or the
+ * Commit state's event. One function, so one role is the committer's.
+ */
+export function createCommitterHandler(runtime: WorkflowRuntime) {
+  const prepare = createPrepareTablesHandler(runtime);
+  const commit = createCommitHandler(runtime);
+  return (
+    event: PrepareTablesInput | CommitTaskInput,
+    context?: TaskContext,
+  ): Promise<PrepareTablesOutput | CommitOutput> =>
+    isPrepare(event) ? prepare(event, context) : commit(event, context);
+}
+
+function isPrepare(event: PrepareTablesInput | CommitTaskInput): event is PrepareTablesInput {
+  return 'action' in event && event.action === 'prepare';
 }
 
 /**

@@ -25,14 +25,17 @@ export {
 export {
   createCheckStatusHandler,
   createCommitHandler,
+  createCommitterHandler,
   createExportResultsHandler,
   createFinalizeHandler,
   createPlanHandler,
+  createPrepareTablesHandler,
   createRequestReportHandler,
   type TaskContext,
 } from './handlers';
 export { type ExecutionInput, INPUT_TOO_LARGE_PHRASE, parseExecutionInput } from './input';
 export { type Job, type Plan, planExecution } from './plan';
+export type { PrepareTablesInput, PrepareTablesOutput } from './prepare-tables';
 export {
   type PartialDay,
   parseRunRecord,

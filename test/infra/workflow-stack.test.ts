@@ -117,6 +117,28 @@ describe('ReportExportStack workflow', () => {
     },
   );
 
+  it("prepares the tables between Plan and the Map with the Commit function's prepare action, and records its failure", () => {
+    // Assess: Plan -> PrepareTables -> ExportJobs, PrepareTables invoking the committer.
+    type Chained = State & { Next?: string; ResultPath?: string };
+    const plan = states[STATE_NAMES.plan] as Chained;
+    const prepare = states[STATE_NAMES.prepareTables] as Chained;
+    expect(plan.Next).toBe(STATE_NAMES.prepareTables);
+    expect(prepare.Next).toBe(STATE_NAMES.exportJobs);
+    expect(prepare.Resource).toBe(states[STATE_NAMES.commit]?.Resource);
+    expect(prepare.Resource).toMatch(/:function:.*CommitFunction/);
+    expect(prepare.Parameters).toEqual({
+      action: 'prepare',
+      'runId.$': '$.plan.runId',
+      'tenant.$': '$.plan.tenant',
+      'jobCount.$': '$.plan.jobCount',
+    });
+    expect(prepare.TimeoutSeconds).toBe(states[STATE_NAMES.commit]?.TimeoutSeconds);
+    // Its failure fails the run: RecordFailure records and notifies the error by name.
+    expect(prepare.Catch).toEqual([
+      { ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: STATE_NAMES.recordFailure },
+    ]);
+  });
+
   it('waits longer than a partition lease lives, without jitter, before a lease-busy task gives up', () => {
     for (const name of TASKS.filter((t) => states[t]?.Resource?.includes(':function:'))) {
       const r = states[name]?.Retry?.find((x) => x.ErrorEquals.includes('LeaseBusyError')) as Retrier;

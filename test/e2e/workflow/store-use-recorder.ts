@@ -29,6 +29,8 @@ export interface RecordedUse {
 /** The function each Lambda Task invokes (RecordFailure is Finalize on a caught failure). */
 const FUNCTION_OF_STATE: Readonly<Record<string, WorkflowFunctionName>> = {
   [STATE_NAMES.plan]: 'plan',
+  // The committer's action before the jobs: the Commit function.
+  [STATE_NAMES.prepareTables]: 'commit',
   [STATE_NAMES.requestReport]: 'requestReport',
   [STATE_NAMES.checkStatus]: 'checkStatus',
   [STATE_NAMES.exportResults]: 'exportResults',

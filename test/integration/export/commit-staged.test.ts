@@ -4,8 +4,10 @@ import {
   type CommitTarget,
   commitStagedRuns,
   EXPORT_ERROR_CODES,
+  ensureTable,
   exportReportResult,
   type StagedRunRef,
+  tableSchema,
 } from '../../../lib/export';
 import { listSnapshots, tableLocation } from '../../../lib/export/table';
 import type { ResultRow } from '../../../lib/spec/types';
@@ -38,6 +40,7 @@ describe('commitStagedRuns (the committer: one snapshot per table for an executi
     requestId: string,
     tenant = TENANT,
   ): Promise<StagedRunRef> {
+    await prepare(store, tenant);
     const summary = await exportReportResult({
       source: resultStreamOf(rows, { requestId }),
       store,
@@ -52,6 +55,10 @@ describe('commitStagedRuns (the committer: one snapshot per table for an executi
     if (summary.staged === undefined) throw new Error('nothing staged');
     return summary.staged;
   }
+
+  /** The committer's PrepareTables: a deferred run only reads its table. */
+  const prepare = (store: ObjectStore, tenant: string) =>
+    ensureTable(calls(store), tableSchema(), { tenant });
 
   const target = (store: ObjectStore, catalog: Catalog = catalogOf(store)): CommitTarget => ({
     store,
@@ -397,6 +404,8 @@ describe('commitStagedRuns (the committer: one snapshot per table for an executi
         return store.deleteMany(keys);
       },
     });
+
+    await prepare(store, TENANT);
 
     // Act
     const failure = await exportReportResult({
