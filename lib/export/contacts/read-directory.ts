@@ -13,10 +13,15 @@ export interface WholeDirectoryOptions {
    * round number. A deployment that knows the service's cap passes `(n) => n >= cap`.
    */
   isCapped?: (count: number) => boolean;
-  /** Longest filter a split tries, in characters. Default 8 (a common phone prefix such as +447700 is capped as long as it is shared). */
+  /**
+   * Longest filter a split tries, in characters. Default 12: a substring every item shares
+   * (a company's e-mail domain, a number range) stays capped for as long as it is shared.
+   */
   maxFilterLength?: number;
   /** Requests at most, the first ones included. Default 5,000. */
   maxRequests?: number;
+  /** Searches of a split in flight at once. Default 4. */
+  concurrency?: number;
 }
 
 /** A directory read whole, and how. */
@@ -48,7 +53,17 @@ const BASE_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyz+@.-_';
 /** Distinct characters taken from the answers' values at most: a bound on the requests. */
 const MAX_ALPHABET = 128;
 
-const DEFAULTS = { maxFilterLength: 8, maxRequests: 5_000 };
+/**
+ * The client sends a phone-like search text of 3 digits or more as its digits alone
+ * (lib/api searchTextFor: `447.` is searched as `447`): such a filter with punctuation would
+ * repeat a search already made, so a split does not grow into it.
+ */
+const PHONE_LIKE = /^\+?[\d\s().-]+$/;
+function sentAsDigits(filter: string): boolean {
+  return PHONE_LIKE.test(filter) && !/^\+?\d*$/.test(filter) && (filter.match(/\d/g) ?? []).length >= 3;
+}
+
+const DEFAULTS = { maxFilterLength: 12, maxRequests: 5_000, concurrency: 4 };
 
 /**
  * Reads every item of a directory, or throws: never a partial listing, since the versioning
@@ -81,6 +96,7 @@ export async function readWholeDirectory(
   const isCapped = options.isCapped ?? looksCapped;
   const maxLength = options.maxFilterLength ?? DEFAULTS.maxFilterLength;
   const maxRequests = options.maxRequests ?? DEFAULTS.maxRequests;
+  const concurrency = Math.max(1, options.concurrency ?? DEFAULTS.concurrency);
   const call = options.call ?? {};
   let requests = 0;
   const request = async <T>(what: string, send: () => Promise<T>): Promise<T> => {
@@ -125,27 +141,31 @@ export async function readWholeDirectory(
   take(first, split);
   if (split) {
     const alphabet = alphabetOf(first);
-    const queue: string[] = [...alphabet];
-    const asked = new Set<string>(['', ...queue]);
-    while (queue.length > 0) {
-      const filter = queue.shift() as string;
-      const answer = await search(filter);
-      const capped = isCapped(answer.length);
-      take(answer, capped);
-      if (!capped) continue;
-      if (filter.length >= maxLength) {
-        throw new DirectoryListingIncompleteError(
-          directoryId,
-          `the search ${JSON.stringify(filter)} still answers ${answer.length} items, which looks capped, at ${maxLength} characters (maxFilterLength); nothing is read`,
-        );
-      }
-      for (const c of alphabet) {
-        for (const next of [filter + c, c + filter]) {
-          if (asked.has(next)) continue;
-          asked.add(next);
-          queue.push(next);
+    const asked = new Set<string>(['', ...alphabet]);
+    // Breadth first, one filter length at a time: a level's searches run `concurrency` at
+    // once, and the capped ones make the next level.
+    for (let level = alphabet; level.length > 0; ) {
+      const next: string[] = [];
+      await eachLimited(level, concurrency, async (filter) => {
+        const answer = await search(filter);
+        const capped = isCapped(answer.length);
+        take(answer, capped);
+        if (!capped) return;
+        if (filter.length >= maxLength) {
+          throw new DirectoryListingIncompleteError(
+            directoryId,
+            `the search ${JSON.stringify(filter)} still answers ${answer.length} items, which looks capped, at ${maxLength} characters (maxFilterLength); nothing is read`,
+          );
         }
-      }
+        for (const c of alphabet) {
+          for (const grown of [filter + c, c + filter]) {
+            if (asked.has(grown) || sentAsDigits(grown)) continue;
+            asked.add(grown);
+            next.push(grown);
+          }
+        }
+      });
+      level = next;
     }
     const missed = [...shownCapped].filter((id) => !covered.has(id));
     if (missed.length > 0) {
@@ -158,6 +178,27 @@ export async function readWholeDirectory(
   await readDirectory('after its items');
   const listed = [...items.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return { directory, items: listed, requests, split };
+}
+
+/**
+ * Runs `work` on every value, `limit` at a time; waits for all that started, then throws the
+ * first failure (in time): no request is left running when the read returns or throws.
+ */
+async function eachLimited<T>(values: readonly T[], limit: number, work: (value: T) => Promise<void>) {
+  let next = 0;
+  let first: { error: unknown } | undefined;
+  const worker = async () => {
+    while (next < values.length && first === undefined) {
+      const value = values[next++] as T;
+      try {
+        await work(value);
+      } catch (error) {
+        first ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, values.length) }, worker));
+  if (first !== undefined) throw first.error;
 }
 
 /** BASE_ALPHABET and the other non-space characters of the answer's values, lower-cased. */
