@@ -17,7 +17,7 @@ const ENTRY = new Set([
   'resolve-export-options.ts',
   'read-partitions.ts',
 ]);
-const FOLDERS = ['rows', 'formats', 'spill', 'table', 'publish'];
+const FOLDERS = ['rows', 'formats', 'spill', 'table', 'publish', 'contacts'];
 
 function layer(file: string): number {
   const rel = path.relative(EXPORT, file);
