@@ -184,11 +184,12 @@ export async function produceOverwrite(
       'sequence-number': sequenceNumber,
       'timestamp-ms': timestampMs,
       'manifest-list': list.uri,
+      // The caller's values first: they never override the operation or the totals.
       summary: {
+        ...change.summary,
         operation: 'overwrite',
         ...snapshotSummary(parent, manifests, change.adds, deleted, counts),
         ...manifestCounts,
-        ...change.summary,
       },
       'schema-id': schema['schema-id'],
     };
