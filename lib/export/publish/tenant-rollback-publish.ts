@@ -113,7 +113,9 @@ export async function publishTenantRollback(
         runId: `${runId}-${steps.length}`,
         requestId: runId,
         window: { from: null, to: null },
-        exportedAt: new Date().toISOString(),
+        // The restored rows are as old as the target (its commit, at the latest): an export
+        // committing after this rollback, of rows exported since, is newer than them.
+        exportedAt: new Date(plan.target?.['timestamp-ms'] ?? 0).toISOString(),
         reconciliation: null,
       };
       contexts.push(context);
