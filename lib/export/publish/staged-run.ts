@@ -200,10 +200,12 @@ export async function readStagedRun(
   const dts = raw.dts;
   if (
     !Array.isArray(dts) ||
+    // No day: nothing to replace, and an empty snapshot of the shared table to make.
+    dts.length === 0 ||
     dts.length > 400 ||
     !dts.every((d, i) => typeof d === 'string' && DAY.test(d) && (i === 0 || (dts[i - 1] as string) < d))
   )
-    throw bad('dts must be at most 400 sorted, distinct days YYYY-MM-DD');
+    throw bad('dts must be 1 to 400 sorted, distinct days YYYY-MM-DD');
   if (!sameList(dts, ref.dts)) throw bad(`its days are not its reference's (${ref.dts.join(', ')})`);
   const partitions = raw.partitions;
   if (

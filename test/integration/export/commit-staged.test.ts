@@ -461,10 +461,15 @@ describe('commitStagedRuns (the committer: one snapshot per table for an executi
     const store = await lake();
     const ref = await defer(store, 'r1', callsOn(DAYS, 1, 'r1'), 'req-1');
     await store.deleteMany([ref.key]);
+    // A run rewritten to replace no day at all (its reference too): nothing to commit.
+    const dayless = await defer(store, 'r2', callsOn(DAYS, 1, 'r2'), 'req-2');
+    const body = JSON.parse(Buffer.from(await readObject(store, dayless.key)).toString('utf8'));
+    await store.put(dayless.key, JSON.stringify({ ...body, dts: [], partitions: [], files: [] }));
 
     // Act
     const none = await commitStagedRuns(target(store), []);
     const gone = await commitStagedRuns(target(store), [ref]);
+    const empty = await commitStagedRuns(target(store), [{ ...dayless, dts: [] }]);
 
     // Assess
     expect(none).toEqual({ runs: [], tables: [] });
@@ -472,6 +477,11 @@ describe('commitStagedRuns (the committer: one snapshot per table for an executi
       status: 'invalid',
       reason: expect.stringMatching(/does not exist/),
     });
+    expect(empty.runs[0]).toMatchObject({
+      status: 'invalid',
+      reason: expect.stringMatching(/dts must be 1 to 400 sorted/),
+    });
+    expect(empty.tables).toEqual([]);
     expect((await listSnapshots(calls(store))).snapshots).toEqual([]);
   });
 });
