@@ -429,6 +429,17 @@ function commitUses(run: RunKeys): StoreUse[] {
         { why: 'release the partition lease', store: 'leases', operation: 'release', key: lease } as const,
         onKey('head', `check a staged ${layout.dataset} data file's size`, file),
         onKey('get', `read a staged ${layout.dataset} data file's footer`, file),
+        // An older run never replaces a day a newer export published (its manifest's exportedAt).
+        onKey(
+          'head',
+          "size a published day's CSV manifest",
+          manifestKey(layout, OUTPUT_FORMATS.csv, SAMPLE.dt),
+        ),
+        onKey(
+          'get',
+          "read a published day's CSV manifest",
+          manifestKey(layout, OUTPUT_FORMATS.csv, SAMPLE.dt),
+        ),
         ...promoteUses(layout, OUTPUT_FORMATS.csv),
       ];
     }),
