@@ -61,3 +61,25 @@ export async function directoryItemsOn(options: DirectoryGroundTruthOptions): Pr
   });
   return store.directories().map((directory) => ({ directory, items: store.items(directory.id) ?? [] }));
 }
+
+/** What changed from one listing of a directory to the next, by item id (each list sorted). */
+export interface DirectoryChanges {
+  added: string[];
+  /** Items in both whose fields differ. */
+  edited: string[];
+  deleted: string[];
+}
+
+/** The items added, edited and deleted from `before` to `after` (two listings of one directory). */
+export function directoryChanges(
+  before: readonly DirectoryItem[],
+  after: readonly DirectoryItem[],
+): DirectoryChanges {
+  const old = new Map(before.map((i) => [i.id, JSON.stringify(i.fields)]));
+  const now = new Map(after.map((i) => [i.id, JSON.stringify(i.fields)]));
+  return {
+    added: [...now.keys()].filter((id) => !old.has(id)).sort(),
+    edited: [...now.keys()].filter((id) => old.has(id) && old.get(id) !== now.get(id)).sort(),
+    deleted: [...old.keys()].filter((id) => !now.has(id)).sort(),
+  };
+}

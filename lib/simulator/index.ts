@@ -20,7 +20,9 @@ import { API_PREFIX, createRequestHandler } from './server';
 import { createTenantSeeds, type SimTenantSpec } from './tenant-seeds';
 
 export {
+  type DirectoryChanges,
   type DirectoryGroundTruthOptions,
+  directoryChanges,
   directoryItemsOn,
   type SimDirectoryState,
 } from './directory-ground-truth';

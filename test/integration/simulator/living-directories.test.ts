@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../lib/simulator/clock';
-import { directoryItemsOn } from '../../../lib/simulator/index';
+import { directoryChanges as changes, directoryItemsOn } from '../../../lib/simulator/index';
 import type { DirectoryItem, Envelope } from '../../../lib/spec/types';
 import { startTestSim, type TestSim } from './sim-harness';
 
@@ -14,17 +14,6 @@ const FIRST_DAY = Date.UTC(2026, 2, 30) / DAY_MS;
 const dateOf = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 /** Noon in London on an epoch day (the first tenant's zone: a single date either side of UTC). */
 const noonOf = (day: number) => day * DAY_MS + 12 * 3600_000;
-
-/** Items added, edited (fields differ) and deleted from one listing to the next. */
-function changes(before: readonly DirectoryItem[], after: readonly DirectoryItem[]) {
-  const old = new Map(before.map((i) => [i.id, JSON.stringify(i.fields)]));
-  const now = new Map(after.map((i) => [i.id, JSON.stringify(i.fields)]));
-  return {
-    added: [...now.keys()].filter((id) => !old.has(id)).sort(),
-    deleted: [...old.keys()].filter((id) => !now.has(id)).sort(),
-    edited: [...now.keys()].filter((id) => old.has(id) && old.get(id) !== now.get(id)).sort(),
-  };
-}
 
 /** The first tenant's contacts on a day, as the ground truth has them. */
 async function truthOf(day: number, dataDir?: string): Promise<DirectoryItem[]> {
@@ -98,7 +87,8 @@ describe('living directories over HTTP', () => {
     const first = await start(FIRST_DAY, true);
     const dir = first.sim.directoryIds[0] as string;
     const items = await itemsServed(first);
-    const [replaced, deleted] = [items[30], items[40]] as DirectoryItem[];
+    const replaced = items[30] as DirectoryItem;
+    const deleted = items[40] as DirectoryItem;
     const put = await first.api(`/contactdirectories/${dir}/items/${replaced.id}`, {
       method: 'PUT',
       body: { fields: { fullName: 'Replaced Between Runs', phone1: '020 7946 0999' } },

@@ -2,9 +2,9 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { describe, expect, it } from 'vitest';
 import { MAX_LIFETIME_DAYS } from '../../../lib/simulator/directories/directory-timeline';
 import { tenantTimeline } from '../../../lib/simulator/hosted-tenants';
+import { directoryChanges as changes } from '../../../lib/simulator/index';
 import { GUID_PATTERN } from '../../../lib/simulator/prng';
 import { createTenantSeeds } from '../../../lib/simulator/tenant-seeds';
-import type { DirectoryItem } from '../../../lib/spec/types';
 
 const SEED = 20260101;
 /** Monday 30 March 2026 as an epoch day. */
@@ -24,17 +24,6 @@ function timelineOf(index: number, living = true, seed = SEED) {
   const data = seeds[index] ?? seeds[0];
   if (data === undefined) throw new Error('no seed');
   return { data, timeline: tenantTimeline(data, { seed, index, living }) };
-}
-
-/** Items added, edited (fields differ) and deleted from one listing to the next. */
-function changes(before: readonly DirectoryItem[], after: readonly DirectoryItem[]) {
-  const old = new Map(before.map((i) => [i.id, JSON.stringify(i.fields)]));
-  const now = new Map(after.map((i) => [i.id, JSON.stringify(i.fields)]));
-  return {
-    added: [...now.keys()].filter((id) => !old.has(id)),
-    deleted: [...old.keys()].filter((id) => !now.has(id)),
-    edited: [...now.keys()].filter((id) => old.has(id) && old.get(id) !== now.get(id)),
-  };
 }
 
 describe('DirectoryTimeline', () => {
