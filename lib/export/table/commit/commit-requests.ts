@@ -267,21 +267,33 @@ export async function validateRequest(
       `it claims a life of ${request.expiresAt - request.createdAt} ms, more than the ${ttlMs} ms TTL`,
     );
   }
-  const reports: RequestReport[] = [];
-  for (const report of request.reports) {
-    const files: NewDataFile[] = [];
-    for (const file of report.files) {
+  // Every file at once, a bounded number at a time: a request of thousands of files must not
+  // cost the committer carrying it thousands of reads one after the other.
+  const claimed = request.reports.flatMap((report, r) => report.files.map((file, f) => ({ file, r, f })));
+  const checked: NewDataFile[][] = request.reports.map(() => []);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < claimed.length; i = next++) {
+      const { file, r, f } = claimed[i] as (typeof claimed)[number];
       try {
-        files.push(await checkDataFile(location.store, file));
+        (checked[r] as NewDataFile[])[f] = await checkDataFile(location.store, file);
       } catch (error) {
+        next = claimed.length; // the request is invalid (or unreadable): stop reading its files
         if (error instanceof DataFileMismatch) throw invalid(key, error.message);
         throw error;
       }
     }
-    reports.push({ ...report, files });
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(REQUEST_FILE_CHECKS_AT_ONCE, claimed.length) }, worker));
+  const reports: RequestReport[] = request.reports.map((report, r) => ({
+    ...report,
+    files: checked[r] as NewDataFile[],
+  }));
   return { ...request, reports };
 }
+
+/** Files of a request checked at once (each a HEAD and a footer read). */
+const REQUEST_FILE_CHECKS_AT_ONCE = 16;
 
 function iso(ms: number): string {
   const d = new Date(ms);
