@@ -58,6 +58,30 @@ describe('the Commit task (synthesized state machine, the bundled functions, S3 
     expect(await listAll(store, 'lake/_staging/')).toEqual([]);
   }, 240_000);
 
+  it('creates both tables on an empty lake in PrepareTables, before the jobs, and lands the rows in them', async () => {
+    // Prepare: a lake with no table yet.
+    h = await startHarness({ simulator: { extraTemplates: true } });
+    const store = h.s3.store();
+    expect(await listAll(store, 'lake/tables/')).toEqual([]);
+
+    // Act
+    const run = await h.deployment.run({ date: '2026-11-18' }, { name: 'empty-lake' });
+
+    // Assess: PrepareTables ran after Plan and before the Map; both tables hold the run's rows.
+    expect(run.status).toBe('SUCCEEDED');
+    const entered = (run.executions[0]?.events ?? [])
+      .filter((e) => e.type === 'StateEntered' && e.parentState === undefined)
+      .map((e) => e.state?.name);
+    const at = (name: string) => entered.indexOf(name);
+    expect(at('PrepareTables')).toBeGreaterThan(at('Plan'));
+    expect(at('ExportJobs')).toBeGreaterThan(at('PrepareTables'));
+    const ids = await snapshotIds(store);
+    expect(ids.calls).toHaveLength(1);
+    expect(ids.summaries).toHaveLength(1);
+    expect((await h.countRows()).parquet).toBeGreaterThan(0);
+    expect((await h.tableRows('summaries')).length).toBeGreaterThan(0);
+  }, 240_000);
+
   it('adds no snapshot when every partition of the run is held, and records no commit for it', async () => {
     // Prepare: a day published with 120 calls.
     h = await startHarness();
