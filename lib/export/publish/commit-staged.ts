@@ -10,7 +10,7 @@ import {
   commitOverwrite,
   commitOverwriteGrouped,
   DataFileMismatch,
-  fileSchema,
+  dataFileExpectation,
   type IcebergTable,
   isDataFileKey,
   type LakeTablesLocation,
@@ -414,7 +414,7 @@ async function validateRun(
   // The table's current field ids, which every file's columns must carry: readers resolve a
   // column by its id, so a file must not give the `tenant` id to another column.
   const loaded = await loadTable(table);
-  const expected = { fieldIds: loaded === undefined ? undefined : fileSchema(loaded).fieldIds };
+  const expected = dataFileExpectation(loaded);
   const files: NewDataFile[] = [];
   for (const claimed of run.files) {
     if (!run.dts.includes(claimed.dt) || !isDataFileKey(claimed.key, `${under}dt=${claimed.dt}/`)) {

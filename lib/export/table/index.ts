@@ -14,6 +14,7 @@ export {
 export {
   checkDataFile,
   DataFileMismatch,
+  dataFileExpectation,
   footerRows,
   isDataFileKey,
   MAX_FOOTER_BYTES,

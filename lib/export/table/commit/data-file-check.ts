@@ -2,6 +2,8 @@ import { type ColumnChunk, type FileMetaData, parquetMetadata, type SchemaElemen
 import { parquetHeader } from 'hyparquet/src/column.js';
 import type { ObjectStore } from '../../../stores';
 import { PARTITION_COLUMN, TENANT_COLUMN } from '../../schema';
+import { currentSchema } from '../metadata/metadata';
+import type { IcebergField, IcebergPrimitive, TableMetadata } from '../metadata/types';
 import type { NewDataFile } from '../snapshot/replace-partitions';
 
 // What a committer trusts of a data file another principal wrote (a tenant's run, a commit
@@ -38,6 +40,65 @@ const TENANTED_KEY = /\/data\/tenant=([^/]+)\/report_id=[^/]+\/dt=[^/]+\/[^/]+$/
 export interface DataFileExpectation {
   /** The table's current field id of each column by name (fileSchema(loaded).fieldIds). */
   fieldIds?: Readonly<Record<string, number>> | undefined;
+  /**
+   * The table's current columns: each column of the file must be stored as its type is
+   * (a reader decodes it so) and every required one must be there, never null.
+   */
+  fields?: readonly IcebergField[] | undefined;
+}
+
+/** What a committer checks a file against: the loaded table's current schema. */
+export function dataFileExpectation(loaded: { metadata: TableMetadata } | undefined): DataFileExpectation {
+  if (loaded === undefined) return {};
+  const fields = currentSchema(loaded.metadata, loaded.metadata.location).fields;
+  return { fieldIds: Object.fromEntries(fields.map((f) => [f.name, f.id])), fields };
+}
+
+/** The Parquet physical type each Iceberg type is stored as (Iceberg spec, Parquet appendix). */
+const PHYSICAL_TYPE_OF: Record<IcebergPrimitive, string> = {
+  string: 'BYTE_ARRAY',
+  int: 'INT32',
+  long: 'INT64',
+  double: 'DOUBLE',
+  boolean: 'BOOLEAN',
+  date: 'INT32',
+  timestamp: 'INT64',
+  timestamptz: 'INT64',
+};
+
+/**
+ * Each column of the file stored as the table's field of its id is typed, a required field's
+ * column present and REQUIRED: a column a reader cannot decode as its type, or a required
+ * one missing, would fail every reader of the table, every tenant's.
+ */
+function checkColumnTypes(
+  key: string,
+  columns: readonly SchemaElement[],
+  fields: readonly IcebergField[],
+): void {
+  const byId = new Map(fields.map((f) => [f.id, f]));
+  const present = new Set<number>();
+  for (const e of columns) {
+    const field = e.field_id === undefined ? undefined : byId.get(e.field_id);
+    if (field === undefined)
+      throw new DataFileMismatch(key, `has column ${e.name}, which the table does not have`);
+    present.add(field.id);
+    if (e.type !== PHYSICAL_TYPE_OF[field.type]) {
+      throw new DataFileMismatch(
+        key,
+        `stores column ${e.name} as ${String(e.type)}, not as the table's ${field.type} (${PHYSICAL_TYPE_OF[field.type]})`,
+      );
+    }
+    if (field.required && e.repetition_type !== 'REQUIRED') {
+      throw new DataFileMismatch(
+        key,
+        `has column ${e.name} ${String(e.repetition_type)}, which the table requires`,
+      );
+    }
+  }
+  const missing = fields.filter((f) => f.required && !present.has(f.id)).map((f) => f.name);
+  if (missing.length > 0)
+    throw new DataFileMismatch(key, `lacks the required column(s) ${missing.join(', ')}`);
 }
 
 /** Parquet's trailer: the footer's length (4 bytes LE) and the magic `PAR1`. */
@@ -82,6 +143,7 @@ export async function checkDataFile(
   // folder by a strict grammar, so the segment is that tenant. A key without one is a
   // single-tenant lake's: it has no other tenant to forge.
   const tenant = TENANTED_KEY.exec(claimed.key)?.[1];
+  if (expected.fields !== undefined) checkColumnTypes(claimed.key, metadata.schema.slice(1), expected.fields);
   await checkConstantColumns(store, claimed, info.size, metadata, tenant, expected.fieldIds);
   return { key: claimed.key, dt: claimed.dt, rows, bytes: info.size };
 }

@@ -139,3 +139,47 @@ describe('checkDataFile (what a committer trusts of a data file: the object itse
     },
   );
 });
+
+describe('checkDataFile against the table columns (a column every reader must decode)', () => {
+  const dir = useTempDir('data-file-types-');
+  const field = (id: number, name: string, type: 'string' | 'int' | 'date' | 'long', required: boolean) => ({
+    id,
+    name,
+    type,
+    required,
+  });
+
+  it('refuses a column stored as another type, a required column missing, and one the table lacks', async () => {
+    // Prepare: acme's honest file (tenant, conn_id, dt) and three tables it does not fit.
+    const store = new LocalDirectoryStore(dir());
+    const key = `t/data/tenant=acme/report_id=r1/dt=${DAY}/f.parquet`;
+    const bytes = dataFile(10, 'acme', DAY_VALUE);
+    await store.put(key, bytes);
+    const file = { key, dt: DAY, rows: 10, bytes: bytes.byteLength };
+    const fieldIds = { tenant: 1, conn_id: 2, dt: 3 };
+    const tenant = field(1, 'tenant', 'string', true);
+    const dt = field(3, 'dt', 'date', true);
+    const fits = [tenant, field(2, 'conn_id', 'string', false), dt];
+
+    // Act
+    const accepted = await checkDataFile(store, file, { fieldIds, fields: fits });
+    const refusals = await Promise.all(
+      [
+        [tenant, field(2, 'conn_id', 'long', false), dt],
+        [tenant, field(2, 'conn_id', 'string', true), dt],
+        [...fits, field(4, 'duration', 'int', true)],
+        [tenant, dt],
+      ].map((fields) => checkDataFile(store, file, { fieldIds, fields }).catch((e: unknown) => e)),
+    );
+
+    // Assess
+    expect(accepted).toEqual(file);
+    for (const r of refusals) expect(r).toBeInstanceOf(DataFileMismatch);
+    expect(refusals.map((r) => (r as Error).message)).toEqual([
+      expect.stringMatching(/stores column conn_id as BYTE_ARRAY, not as the table's long \(INT64\)/),
+      expect.stringMatching(/has column conn_id OPTIONAL, which the table requires/),
+      expect.stringMatching(/lacks the required column\(s\) duration/),
+      expect.stringMatching(/has column conn_id, which the table does not have/),
+    ]);
+  });
+});
