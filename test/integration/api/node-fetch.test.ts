@@ -655,9 +655,14 @@ describe('nodeHttpFetch, the transport’s default fetch, over real HTTP', () =>
       const stream = await transportFor(server.url).requestStream({ method: 'GET', path: '/x' });
       const iterator = stream.body[Symbol.asyncIterator]();
       await iterator.next();
-      // Act
-      await sleep(400);
-      const stalled = written;
+      // Act: wait until the server's writes stop (a loaded machine fills the buffers slowly),
+      // at most 50 looks; without backpressure they never stop and go far past the bound.
+      let stalled = written;
+      for (let look = 0; look < 50; look++) {
+        await sleep(200);
+        if (written === stalled) break;
+        stalled = written;
+      }
       await sleep(300);
       const later = written;
       await iterator.return?.();
