@@ -41,7 +41,7 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     expect(exportedRows(result)).toBeGreaterThan(0);
     expect(result.executions[0]?.historyEvents).toBeGreaterThan(0);
     await expectNoSecrets(h, result, before);
-  });
+  }, 180_000); // the first run starts every function's process
 
   it('runs a 10-day backfill of every report with bounded concurrency and publishes each day once', async () => {
     h = await startHarness({ settings: { MAX_WINDOW_DAYS: '3' } });
@@ -57,7 +57,7 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     const again = await h.deployment.run({ from: '2026-11-01', to: '2026-11-10' });
     expect(again.status).toBe('SUCCEEDED');
     expect((await h.countRows()).parquet).toBe(counts.parquet);
-  });
+  }, 180_000); // two backfills of several executions each
 
   it('splits a day whose result reaches the row limit and exports it whole', async () => {
     // 300 calls on a weekday, a row limit of 100: the day splits into pieces exported together.
