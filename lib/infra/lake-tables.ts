@@ -196,7 +196,7 @@ const JOB_TYPES: { [K in keyof RunRecordJob]: string } = {
   snapshot: 'struct<table:string,snapshotid:bigint>',
   commits: 'int',
   commit:
-    'struct<status:string,runs:int,invalidruns:int,snapshots:array<struct<table:string,snapshotid:bigint>>,reason:string>',
+    'struct<status:string,runs:int,invalidruns:int,snapshots:array<struct<table:string,snapshotid:bigint>>,reason:string,superseded:int>',
   firstDate: 'string',
   lastDate: 'string',
   durationMs: 'bigint',

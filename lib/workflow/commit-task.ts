@@ -123,8 +123,10 @@ function jobCommit(
   const byKey = new Map(outcome.runs.map((r) => [r.key, r]));
   let committed = 0;
   let reason: string | undefined;
+  let superseded = 0;
   for (const ref of refs) {
     const run = byKey.get(ref.key);
+    superseded += run?.superseded?.length ?? 0;
     if (run?.status === 'committed') committed++;
     else reason ??= run?.reason ?? `the committer gave no outcome for the staged run ${ref.key}`;
   }
@@ -138,6 +140,7 @@ function jobCommit(
     invalidRuns: refs.length - committed,
     snapshots: landed.map((t) => ({ table: t.table, snapshotId: t.snapshotId })),
     ...(reason === undefined ? {} : { reason: bounded(reason) }),
+    ...(superseded === 0 ? {} : { superseded }),
   };
 }
 

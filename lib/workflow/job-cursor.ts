@@ -199,6 +199,12 @@ export interface JobCommit {
   snapshots: TableSnapshotRef[];
   /** The first refused run's reason, at most MAX_COMMIT_REASON_CHARS. */
   reason?: string;
+  /**
+   * How many days of its runs a newer export had published by the time they were committed:
+   * kept as published, not replaced by these older rows (the committer's log names them; the
+   * state has room for a count only).
+   */
+  superseded?: number;
 }
 
 /**

@@ -134,6 +134,8 @@ export interface RunRecordJobCommit {
   invalidRuns: number;
   snapshots: TableSnapshotRef[];
   reason: string | null;
+  /** Days a newer export had published: kept, not replaced by this run (JobCommit.superseded). */
+  superseded: number;
 }
 
 /** The Lambda error's message from a Catch's `Cause` (a JSON text with a stack); never the stack. */
@@ -247,6 +249,7 @@ function withCommit(job: RunRecordJob, result: JobResult, commit: CommitOutput |
           invalidRuns: 0,
           snapshots: [],
           reason: causeMessage(commit.cause) ?? commit.error ?? 'the Commit task gave no outcome for the job',
+          superseded: 0,
         }
       : {
           status: done.status,
@@ -254,6 +257,7 @@ function withCommit(job: RunRecordJob, result: JobResult, commit: CommitOutput |
           invalidRuns: done.invalidRuns,
           snapshots: done.snapshots,
           reason: done.reason ?? null,
+          superseded: done.superseded ?? 0,
         };
   const landed = {
     ...job,

@@ -83,7 +83,15 @@ describe('commitRun', () => {
             reason: 'its data file is 3 bytes, not 9',
             ...base,
           },
-          { key: 'k3', reportId: 'r2', runId: 'c', status: 'committed', ...base },
+          // A newer export had published one of its days: kept, named.
+          {
+            key: 'k3',
+            reportId: 'r2',
+            runId: 'c',
+            status: 'committed',
+            ...base,
+            superseded: ['2026-11-18'],
+          },
         ],
         tables: [
           {
@@ -134,6 +142,7 @@ describe('commitRun', () => {
         runs: 1,
         invalidRuns: 0,
         snapshots: [{ table: 'summaries', snapshotId: 22 }],
+        superseded: 1,
       },
     ]);
   });

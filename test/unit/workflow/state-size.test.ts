@@ -189,6 +189,7 @@ describe('the state at the settings extremes', () => {
           invalidRuns: big,
           snapshots,
           reason: text(MAX_COMMIT_REASON_CHARS),
+          superseded: big,
         })),
       };
       // Act
