@@ -177,7 +177,9 @@ export interface ExportOptions {
   /**
    * The catalog of the lake's Iceberg tables. With it, the Parquet of each dataset is the
    * table `<namespace>.<dataset>` (`calls`, `summaries`) at `<prefix>/tables/<dataset>` of
-   * `store` (created when missing, its schema evolved for promoted columns), and a run
+   * `store` (with commit `now`, created when missing and its schema evolved for promoted
+   * columns; with `defer`, only read: the committer prepares it, and a table missing a column
+   * the run writes is refused with EXPORT_TABLE_NOT_PREPARED), and a run
    * replaces its partitions in ONE `overwrite` snapshot (lib/export/table). The CSV is the
    * same partitioned layout either way.
    * @default none: Hive-layout Parquet (`<dataset>/format=parquet/report_id=<id>/dt=<day>/`) beside the CSV
