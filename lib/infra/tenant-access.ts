@@ -80,14 +80,20 @@ export interface TenantKeys {
  * deployment keeps its Parquet in the Iceberg tables.
  */
 export function tenantPrefixes(k: TenantKeys, tenant: string): string[] {
-  const datasets = Object.values(DATASETS);
   return [
-    ...datasets.map((dataset) => tenantPrefix({ prefix: k.prefix, dataset, tenant }, OUTPUT_FORMATS.csv)),
+    ...tenantCsvPrefixes(k, tenant),
     ...tenantDataPrefixes(k, tenant),
     stagingArea(k.prefix, tenant),
     runRecordsPrefix(k.prefix, tenant).replace(/\/$/, ''),
     `${k.leasePrefix}/${tenantSegment(tenant)}`,
   ];
+}
+
+/** The prefixes (no trailing `/*`) of a tenant's published CSV, one per dataset: read only by its session. */
+function tenantCsvPrefixes(k: Pick<TenantKeys, 'prefix'>, tenant: string): string[] {
+  return Object.values(DATASETS).map((dataset) =>
+    tenantPrefix({ prefix: k.prefix, dataset, tenant }, OUTPUT_FORMATS.csv),
+  );
 }
 
 /**
@@ -150,7 +156,8 @@ export class TenantAccess extends Construct {
     const object = (key: string) => props.bucket.arnForObjects(key);
     const own = tenantPrefixes(props, tag);
     const data = tenantDataPrefixes(props, tag);
-    const mutable = own.filter((p) => !data.includes(p));
+    const csv = tenantCsvPrefixes(props, tag);
+    const mutable = own.filter((p) => !data.includes(p) && !csv.includes(p));
     const secretArn = stack.formatArn({
       service: 'secretsmanager',
       resource: 'secret',
@@ -186,6 +193,12 @@ export class TenantAccess extends Construct {
         sid: 'TenantObjects',
         actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'],
         resources: mutable.map((p) => object(`${p}/*`)),
+      }),
+      // Its published CSV: read only. The committer promotes a run's CSV from its staging.
+      new iam.PolicyStatement({
+        sid: 'TenantPublishedCsv',
+        actions: ['s3:GetObject'],
+        resources: csv.map((p) => object(`${p}/*`)),
       }),
       // Its data files: read, and created only. A PutObject or CompleteMultipartUpload must
       // carry If-None-Match (S3 then refuses a key that exists); a multipart upload's

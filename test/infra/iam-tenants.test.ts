@@ -130,6 +130,8 @@ const acmeMayNot = (why: string, action: string, resource: string, context?: Req
 const own = keysOf('acme');
 /** The kinds of keysOf that are table data files: created only, never replaced or deleted. */
 const DATA_KINDS: readonly string[] = ['tableData', 'summaryData'];
+/** The kinds of keysOf that are its published CSV: read only (the committer promotes it). */
+const CSV_KINDS: readonly string[] = ['csv', 'summaryCsv'];
 const other = keysOf('bruin');
 const ALLOWED: Row[] = [
   acmeMay('read its registry entry', 's3:GetObject', object(`${TENANT_REGISTRY_PREFIX}/acme.json`)),
@@ -137,10 +139,11 @@ const ALLOWED: Row[] = [
     acmeMay('use its secret', `secretsmanager:${a}`, secret('acme')),
   ),
   ...Object.entries(own)
-    .filter(([kind]) => !DATA_KINDS.includes(kind))
+    .filter(([kind]) => !DATA_KINDS.includes(kind) && !CSV_KINDS.includes(kind))
     .flatMap(([kind, key]) =>
       ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'].map((a) => acmeMay(`its ${kind}`, a, object(key))),
     ),
+  ...[own.csv, own.summaryCsv].map((key) => acmeMay('read its published CSV', 's3:GetObject', object(key))),
   ...[own.tableData, own.summaryData].flatMap((key) => [
     acmeMay('read its data file', 's3:GetObject', object(key)),
     acmeMay('create its data file (If-None-Match)', 's3:PutObject', object(key), CREATE_FILE),
@@ -174,6 +177,12 @@ const ALLOWED: Row[] = [
 const acmeRefused = (why: string, action: string, resource: string, context?: RequestContext) =>
   row('acme session', acme, why, action, resource, 'ExplicitlyDenied', context);
 const TENANT_TABLE_REFUSALS: Row[] = [
+  // Its published CSV is the committer's to write, from the checked staged run.
+  ...[own.csv, own.summaryCsv].flatMap((key) =>
+    ['s3:PutObject', 's3:DeleteObject'].map((a) =>
+      acmeMayNot('replace or delete its published CSV (the committer promotes it)', a, object(key)),
+    ),
+  ),
   ...[METADATA, MANIFEST].flatMap((key) => [
     acmeRefused('overwrite the shared table metadata (bucket policy)', 's3:PutObject', object(key)),
     acmeMayNot(
