@@ -13,6 +13,7 @@ export {
   ZoneConverter,
 } from '../calendar';
 export {
+  type CallsWithContactsOptions,
   CONTACT_DATASETS,
   type ContactColumns,
   type ContactDataset,
@@ -20,6 +21,7 @@ export {
   type ContactPhoneRow,
   type ContactRow,
   callNumberE164,
+  callsWithContactsSql,
   contactPhoneRows,
   contactPhonesColumns,
   contactsColumns,

@@ -3,6 +3,12 @@
  * `contact_phones` columns, a directory read whole, its versions (SCD2), its phones in
  * E.164 and the Parquet of both tables. See README.md.
  */
+
+export {
+  type CallsWithContactsOptions,
+  callsWithContactsSql,
+  type ViewDialect,
+} from './calls-with-contacts';
 export {
   CONTACT_DATASETS,
   CONTACT_FIELD_ORDER,
