@@ -1,6 +1,7 @@
 import { DIRECTORY_FIELD_NAMES, type DirectoryFieldName } from '../../spec';
 import { ExportConfigError } from '../errors';
 import { type ColumnDefinition, type ColumnKind, type ColumnSet, columnName } from '../schema';
+import type { DiallingFacts } from './dialling';
 
 /** The tables of the contact directories, beside the report datasets'. */
 export const CONTACT_DATASETS = { contacts: 'contacts', contactPhones: 'contact_phones' } as const;
@@ -34,7 +35,8 @@ export interface ContactColumns<Row> extends ColumnSet {
  * absent); `extra` the rest of the item as canonical JSON text.
  */
 export interface ContactRow {
-  readonly tenant: string;
+  /** Undefined in a single-tenant lake (its tables have no tenant column). */
+  readonly tenant: string | undefined;
   readonly directoryId: string;
   readonly directoryName: string;
   readonly itemId: string;
@@ -54,8 +56,8 @@ export const PHONE_MATCHES = { e164: 'e164', national: 'national', invalid: 'inv
 export type PhoneMatch = (typeof PHONE_MATCHES)[keyof typeof PHONE_MATCHES];
 
 /** One phone field of one version: a row of `contact_phones`. */
-export interface ContactPhoneRow {
-  readonly tenant: string;
+export interface ContactPhoneRow extends DiallingFacts {
+  readonly tenant: string | undefined;
   readonly directoryId: string;
   readonly itemId: string;
   readonly validFrom: number;
@@ -154,11 +156,11 @@ export function omittedFields(omitFields: readonly string[]): ReadonlySet<Omitta
  * field out too (see `contactContent`): its changes make no version and leave no trace.
  */
 export function contactsColumns(
-  options: { omitFields?: readonly string[] } = {},
+  options: { omitFields?: readonly string[] } & TableTenancy = {},
 ): ContactColumns<ContactRow> {
   const omit = omittedFields(options.omitFields ?? []);
   const columns: ContactColumn<ContactRow>[] = [
-    column('tenant', 'string', false, false, TENANT_TEXT, (r) => r.tenant),
+    ...tenantColumn<ContactRow>(options),
     column('directory_id', 'string', false, false, DIRECTORY_TEXT, (r) => r.directoryId, 'directoryId'),
     column(
       'directory_name',
@@ -220,9 +222,9 @@ export function contactsColumns(
 }
 
 /** The `contact_phones` table's columns: one row per (live version, phone field with a value). */
-export function contactPhonesColumns(): ContactColumns<ContactPhoneRow> {
+export function contactPhonesColumns(options: TableTenancy = {}): ContactColumns<ContactPhoneRow> {
   const columns: ContactColumn<ContactPhoneRow>[] = [
-    column('tenant', 'string', false, false, TENANT_TEXT, (r) => r.tenant),
+    ...tenantColumn<ContactPhoneRow>(options),
     column('directory_id', 'string', false, false, DIRECTORY_TEXT, (r) => r.directoryId, 'directoryId'),
     column('item_id', 'string', false, false, ITEM_TEXT, (r) => r.itemId, 'itemId'),
     column(
@@ -270,8 +272,60 @@ export function contactPhonesColumns(): ContactColumns<ContactPhoneRow> {
       (r) => r.match,
     ),
     column('is_current', 'boolean', false, false, IS_CURRENT_TEXT, (r) => r.isCurrent, 'isCurrent'),
+    column(
+      'dial_country',
+      'string',
+      true,
+      false,
+      "The country (ISO 3166-1 alpha-2) the tenant's numbers are read in: its registry entry's, else its time zone's; NULL when it has none. The same on every row of a tenant.",
+      (r) => r.dialCountry,
+      'dialCountry',
+    ),
+    column(
+      'calling_code',
+      'string',
+      true,
+      false,
+      "dial_country's calling code, digits (44): what a call's national number is prefixed with to be E.164; NULL without a country.",
+      (r) => r.callingCode,
+      'callingCode',
+    ),
+    column(
+      'idd_prefix',
+      'string',
+      true,
+      false,
+      "The international prefix dialled from dial_country, digits (00, 011, 0011): a call's number starting with it is international; NULL without a country or where the country has no single default.",
+      (r) => r.iddPrefix,
+      'iddPrefix',
+    ),
+    column(
+      'trunk_prefix',
+      'string',
+      true,
+      false,
+      "dial_country's national (trunk) prefix, digits ('0'; NANP '1'), '' where it has none: dropped from a call's national number; NULL without a country.",
+      (r) => r.trunkPrefix,
+      'trunkPrefix',
+    ),
   ];
   return { dataset: CONTACT_DATASETS.contactPhones, columns };
+}
+
+/**
+ * Whether the tables are a multi-tenant lake's: a `tenant` column first (identity(tenant)
+ * the first partition field). A single-tenant lake's tables have none, as its calls have none.
+ * @default true
+ */
+export interface TableTenancy {
+  tenanted?: boolean;
+}
+
+function tenantColumn<Row extends { readonly tenant: string | undefined }>(
+  options: TableTenancy,
+): ContactColumn<Row>[] {
+  if (options.tenanted === false) return [];
+  return [column<Row>('tenant', 'string', false, false, TENANT_TEXT, (r) => r.tenant ?? null)];
 }
 
 /** Names of the columns that hold personal data, in column order: what the README lists. */

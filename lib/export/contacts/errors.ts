@@ -40,3 +40,17 @@ export class ContactHistoryError extends ExportError {
     this.name = 'ContactHistoryError';
   }
 }
+
+/**
+ * A directory the tenant's settings name is not among those the service lists: it is not
+ * synced (its partition, if any, stays as it was), and the outcome says so.
+ */
+export class DirectoryNotListedError extends DirectoryReadError {
+  constructor(directoryId: string) {
+    super(
+      directoryId,
+      'the service does not list it (a registry entry naming a directory of another workspace, or one deleted); nothing is synced',
+    );
+    this.name = 'DirectoryNotListedError';
+  }
+}

@@ -25,10 +25,18 @@ export {
   PHONE_MATCHES,
   type PhoneMatch,
   personalColumns,
+  type TableTenancy,
 } from './columns';
-export { encodeContactsParquet } from './contacts-parquet';
+export { type ContactsFileSchema, encodeContactsParquet } from './contacts-parquet';
+export { MAX_CONTACTS_FILE_BYTES, readContactVersions } from './contacts-read';
 export { type ContactContent, contactContent } from './content';
-export { ContactHistoryError, DirectoryListingIncompleteError, DirectoryReadError } from './errors';
+export { type DiallingFacts, diallingFacts, NO_DIALLING_FACTS } from './dialling';
+export {
+  ContactHistoryError,
+  DirectoryListingIncompleteError,
+  DirectoryNotListedError,
+  DirectoryReadError,
+} from './errors';
 export { callNumberE164, contactPhoneRows, type NormalisedPhone, normalisePhone } from './phones';
 export {
   type DirectoryReader,

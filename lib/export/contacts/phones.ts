@@ -1,6 +1,7 @@
 import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js';
 import { PHONE_FIELD_NAMES } from '../../spec';
 import { type ContactPhoneRow, type ContactRow, PHONE_MATCHES, type PhoneMatch } from './columns';
+import { diallingFacts } from './dialling';
 
 /** A number read: its E.164 form (null when it is none) and how it was found. */
 export interface NormalisedPhone {
@@ -47,13 +48,15 @@ export function callNumberE164(
 /**
  * The `contact_phones` rows of a directory's versions: one per phone field with a value of
  * each version that is not a deletion (a deleted contact has no number to match), with the
- * version's key and is_current.
+ * version's key and is_current, and the dialling facts of `country` (the same on every row:
+ * what the calls_with_contacts view normalises a call's number with).
  */
 export function contactPhoneRows(
   versions: readonly ContactRow[],
   country: CountryCode | undefined,
 ): ContactPhoneRow[] {
   const rows: ContactPhoneRow[] = [];
+  const dialling = diallingFacts(country);
   for (const version of versions) {
     if (version.isDeleted) continue;
     for (const field of PHONE_FIELD_NAMES) {
@@ -70,6 +73,7 @@ export function contactPhoneRows(
         phoneE164: e164,
         match,
         isCurrent: version.isCurrent,
+        ...dialling,
       });
     }
   }

@@ -5,7 +5,8 @@ import { ContactHistoryError } from './errors';
 
 /** One directory's sync: what the table holds of it, and what the service listed now. */
 export interface DirectorySyncInput {
-  readonly tenant: string;
+  /** Undefined in a single-tenant lake. */
+  readonly tenant: string | undefined;
   readonly directory: { readonly id: string; readonly name: string };
   /** Every version of the tenant's directory, as read from the table (the whole partition). */
   readonly current: readonly ContactRow[];

@@ -59,6 +59,15 @@ export async function guardShrink(
   return { replace, held };
 }
 
+/**
+ * The shrink guard's rule, for every kind of count (a day's calls or rows, a directory's
+ * live items): what is published is replaced by fewer than `minShare` of it. Nothing
+ * published (0) is never guarded.
+ */
+export function shrunkBelowShare(count: number, published: number, minShare: number): boolean {
+  return published > 0 && count < minShare * published;
+}
+
 /** The partition as held when it has fewer than `minShare` of what is published; else undefined. */
 function shrinkage(
   p: PartitionOutput,
@@ -69,9 +78,9 @@ function shrinkage(
   if (published.calls !== undefined && published.calls > 0) {
     const t = p.callTotals;
     const calls = t === undefined ? 0 : t.ans + t.ref + t.lost;
-    if (calls >= minShare * published.calls) return undefined;
+    if (!shrunkBelowShare(calls, published.calls, minShare)) return undefined;
     return { ...counts, basis: 'calls', publishedCalls: published.calls, calls };
   }
-  if (published.rows === 0 || p.rows >= minShare * published.rows) return undefined;
+  if (!shrunkBelowShare(p.rows, published.rows, minShare)) return undefined;
   return { ...counts, basis: 'rows' };
 }

@@ -1,14 +1,18 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parquetMetadata } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  type ContactRow,
   contactPhoneRows,
   contactPhonesColumns,
   contactsColumns,
   encodeContactsParquet,
   versionDirectory,
 } from '../../../../lib/export/contacts';
+import { readContactVersions } from '../../../../lib/export/contacts/contacts-read';
+import { LocalDirectoryStore } from '../../../../lib/stores';
 import { duckdbQuery, sqlString } from '../../../support/duckdb';
 
 const T1 = new Date('2026-11-01T02:00:00.123Z');
@@ -34,6 +38,8 @@ const ITEMS = [
   },
   { id: 'i-2', fields: { fullName: 'Bo' } },
 ];
+
+const SE_DIALLING = { dial_country: 'SE', calling_code: '46', idd_prefix: '00', trunk_prefix: '0' };
 
 describe('encodeContactsParquet', () => {
   let dir: string;
@@ -152,6 +158,7 @@ describe('encodeContactsParquet', () => {
         phone_e164: '+46701234567',
         match: 'e164',
         is_current: true,
+        ...SE_DIALLING,
         from_ms: T1.getTime(),
       },
       {
@@ -163,8 +170,125 @@ describe('encodeContactsParquet', () => {
         phone_e164: '+46812345678',
         match: 'national',
         is_current: true,
+        ...SE_DIALLING,
         from_ms: T1.getTime(),
       },
     ]);
+  });
+
+  it('writes an Iceberg data file: field ids, micros, the schema JSON, read back by DuckDB', async () => {
+    // Prepare
+    const { rows } = versionDirectory({
+      tenant: 'acme',
+      directory: DIRECTORY,
+      current: [],
+      items: ITEMS,
+      now: T1,
+    });
+    const table = contactsColumns();
+    const fieldIds = Object.fromEntries(table.columns.map((c, i) => [c.name, i + 1]));
+    // Act
+    const bytes = encodeContactsParquet(table, rows, {
+      iceberg: { fieldIds, schemaJson: '{"type":"struct"}' },
+    });
+    const path = await written('iceberg.parquet', bytes);
+    const read = await duckdbQuery(
+      `select item_id, epoch_ms(valid_from)::double as from_ms, valid_to, is_current from read_parquet(${sqlString(path)}) order by item_id`,
+    );
+    // Assess
+    const metadata = parquetMetadata(new Uint8Array(bytes).buffer);
+    expect(metadata.schema.slice(1).map((e) => [e.name, e.field_id])).toEqual(Object.entries(fieldIds));
+    expect(metadata.schema.find((e) => e.name === 'valid_from')?.logical_type).toEqual({
+      type: 'TIMESTAMP',
+      isAdjustedToUTC: true,
+      unit: 'MICROS',
+    });
+    expect(metadata.schema.find((e) => e.name === 'extra')?.logical_type).toEqual({ type: 'STRING' });
+    expect(metadata.key_value_metadata).toContainEqual({ key: 'iceberg.schema', value: '{"type":"struct"}' });
+    expect(read).toEqual([
+      { item_id: 'i-1', from_ms: T1.getTime(), valid_to: null, is_current: true },
+      { item_id: 'i-2', from_ms: T1.getTime(), valid_to: null, is_current: true },
+    ]);
+  });
+
+  it.each([
+    ['a plain file', false],
+    ['an Iceberg file', true],
+  ])('reads %s back to the very versions it was written from', async (_, iceberg) => {
+    // Prepare
+    const first = versionDirectory({
+      tenant: 'acme',
+      directory: DIRECTORY,
+      current: [],
+      items: ITEMS,
+      now: T1,
+    });
+    const { rows } = versionDirectory({
+      tenant: 'acme',
+      directory: DIRECTORY,
+      current: first.rows,
+      items: [{ ...ITEMS[0], fields: { ...ITEMS[0]?.fields, field2: '' } }],
+      now: T2,
+    });
+    const table = contactsColumns();
+    const fieldIds = Object.fromEntries(table.columns.map((c, i) => [c.name, i + 1]));
+    const store = new LocalDirectoryStore(join(dir, 'store'));
+    const bytes = encodeContactsParquet(
+      table,
+      rows,
+      iceberg ? { iceberg: { fieldIds, schemaJson: '{}' } } : {},
+    );
+    await store.put('t/a.parquet', bytes);
+    // Act
+    const back = await readContactVersions(store, ['t/a.parquet'], {
+      tenant: 'acme',
+      directoryId: DIRECTORY.id,
+    });
+    // Assess
+    expect(rows.some((r: ContactRow) => r.validTo !== null && r.extra !== null)).toBe(true);
+    expect(rows.some((r: ContactRow) => r.fields.field2 === '')).toBe(true);
+    expect(back).toEqual(rows);
+  });
+
+  it('refuses to read back a file of another directory', async () => {
+    // Prepare
+    const { rows } = versionDirectory({
+      tenant: 'acme',
+      directory: DIRECTORY,
+      current: [],
+      items: ITEMS,
+      now: T1,
+    });
+    const store = new LocalDirectoryStore(join(dir, 'store'));
+    await store.put('t/a.parquet', encodeContactsParquet(contactsColumns(), rows));
+    // Act
+    const attempt = readContactVersions(store, ['t/a.parquet'], { tenant: 'acme', directoryId: 'other' });
+    // Assess
+    await expect(attempt).rejects.toMatchObject({
+      name: 'ContactHistoryError',
+      code: 'EXPORT_TABLE_INVALID',
+    });
+  });
+
+  it("writes a single-tenant lake's files without a tenant column, read back with no tenant", async () => {
+    // Prepare
+    const { rows } = versionDirectory({
+      tenant: undefined,
+      directory: DIRECTORY,
+      current: [],
+      items: ITEMS,
+      now: T1,
+    });
+    const table = contactsColumns({ tenanted: false });
+    const store = new LocalDirectoryStore(join(dir, 'store'));
+    await store.put('t/a.parquet', encodeContactsParquet(table, rows));
+    // Act
+    const back = await readContactVersions(store, ['t/a.parquet'], {
+      tenant: undefined,
+      directoryId: DIRECTORY.id,
+    });
+    // Assess
+    expect(table.columns.map((c) => c.name)).not.toContain('tenant');
+    expect(back).toEqual(rows);
   });
 });

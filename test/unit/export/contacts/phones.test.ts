@@ -6,6 +6,31 @@ import {
   countryOfZone,
   normalisePhone,
 } from '../../../../lib/export/contacts';
+import { diallingFacts } from '../../../../lib/export/contacts/dialling';
+
+const GB_DIALLING = { dialCountry: 'GB', callingCode: '44', iddPrefix: '00', trunkPrefix: '0' };
+
+describe('diallingFacts', () => {
+  it.each([
+    ['GB', { dialCountry: 'GB', callingCode: '44', iddPrefix: '00', trunkPrefix: '0' }],
+    ['US', { dialCountry: 'US', callingCode: '1', iddPrefix: '011', trunkPrefix: '1' }],
+    ['AU', { dialCountry: 'AU', callingCode: '61', iddPrefix: '0011', trunkPrefix: '0' }],
+    ['RU', { dialCountry: 'RU', callingCode: '7', iddPrefix: '810', trunkPrefix: '8' }],
+    ['SG', { dialCountry: 'SG', callingCode: '65', iddPrefix: null, trunkPrefix: '' }],
+  ] as const)('gives the dialling facts of %s', (country, facts) => {
+    // Act
+    const got = diallingFacts(country);
+    // Assess
+    expect(got).toEqual(facts);
+  });
+
+  it('gives NULL facts to a tenant without a country', () => {
+    // Act
+    const got = diallingFacts(undefined);
+    // Assess
+    expect(got).toEqual({ dialCountry: null, callingCode: null, iddPrefix: null, trunkPrefix: null });
+  });
+});
 
 describe('normalisePhone', () => {
   it.each([
@@ -105,6 +130,7 @@ describe('contactPhoneRows', () => {
         phoneE164: '+447700900123',
         match: 'e164',
         isCurrent: false,
+        ...GB_DIALLING,
       },
       {
         tenant: 't',
@@ -116,6 +142,7 @@ describe('contactPhoneRows', () => {
         phoneE164: '+441632960102',
         match: 'national',
         isCurrent: false,
+        ...GB_DIALLING,
       },
     ]);
   });
