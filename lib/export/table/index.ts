@@ -1,7 +1,8 @@
-// The Iceberg tables' surface: locations, loading and creating a table, the overwrite commit,
-// history (snapshots, time travel, rollback, retention) and the types of the format.
+// The Iceberg tables' surface: locations, loading and creating a table, the overwrite commits
+// (a report's days; a directory table's directories), history (snapshots, time travel,
+// rollback, retention) and the types of the format.
 
-export { COMMIT_ID_KEY, type CommitResult, commitOverwrite } from './commit/commit';
+export { COMMIT_ID_KEY, type CommitResult, commitOverwrite, type OverwriteResult } from './commit/commit';
 export { COMMIT_REQUEST_COUNTS_KEY, COMMIT_REQUESTS_KEY, type SetAsideRequest } from './commit/commit-batch';
 export { COMMIT_DEFAULTS, type CommitCounts, type CommitOptions } from './commit/commit-loop';
 export {
@@ -20,6 +21,7 @@ export {
   MAX_FOOTER_BYTES,
   readBounded,
 } from './commit/data-file-check';
+export { commitDirectoriesOverwrite, directoryLiveFiles } from './commit/directories-commit';
 export {
   commitOverwriteGrouped,
   GROUP_COMMIT_DEFAULTS,
@@ -67,16 +69,28 @@ export {
   tableRetention,
 } from './metadata/retention';
 export {
+  DIRECTORY_COLUMN,
+  DIRECTORY_DATASETS,
+  type DirectoryDataset,
+  type DirectoryTableSchema,
   DT_TYPE,
   GLUE_TYPE_OF,
   ICEBERG_TYPES,
   initialSchema,
+  isDirectorySchema,
+  type LakeTableSchema,
   partitionSpec,
   type TableColumn,
   type Tenancy,
   tableColumns,
 } from './metadata/schema-mapping';
-export { checkTenancy, isTenantedTable } from './metadata/tenancy';
+export {
+  checkPartitioning,
+  checkTenancy,
+  isTenantedTable,
+  type TablePartitioning,
+  tablePartitioning,
+} from './metadata/tenancy';
 export type {
   DataFile,
   IcebergField,
@@ -90,7 +104,19 @@ export type {
   Snapshot,
   TableMetadata,
 } from './metadata/types';
+export {
+  type DirectoryPartitionValue,
+  isDirectoryPartition,
+  type ReportPartitionValue,
+} from './metadata/types';
 export { type AsOf, changedSince, type LiveFile, resolveSnapshot } from './snapshot/history';
+export {
+  checkDirectoryId,
+  type DirectoriesOverwrite,
+  type DirectoryDataFile,
+  type DirectoryFiles,
+  directoryDataPrefix,
+} from './snapshot/replace-directories';
 export {
   type NewDataFile,
   type OverwriteChange,

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ExportConfigError } from '../../errors';
-import { dateToDays } from '../manifest/manifest-codec';
+import { dateToDays, partitionKey } from '../manifest/manifest-codec';
 import { tableIo } from '../manifest/manifest-io';
-import { checkTenancy } from '../metadata/tenancy';
+import { checkPartitioning, checkTenancy } from '../metadata/tenancy';
 import type { PartitionValue, Snapshot, TableMetadata } from '../metadata/types';
 import type { OverwriteCounts } from '../snapshot/overwrite';
 import { type ChangePlan, changePlan } from '../snapshot/replace-partitions';
@@ -104,6 +104,7 @@ export class Batching {
 
   /** One attempt's overwrite: the pending requests of disjoint partitions, oldest first. */
   async plan(current: LoadedTable): Promise<PlannedOverwrite> {
+    checkPartitioning(current.metadata, 'report', tableName(this.t));
     checkTenancy(current.metadata, this.own.tenant, tableName(this.t));
     const keys = await this.pending(current.metadata);
     if (!keys.includes(this.ownKey)) keys.push(this.ownKey);
@@ -276,7 +277,7 @@ export interface SetAsideRequest {
 /** Every (tenant, report, day) a request replaces. */
 function partitionsOf(request: CommitRequest): string[] {
   return request.reports.flatMap((r) =>
-    r.dts.map((dt) => partitionKey(request.tenant, r.reportId, dateToDays(dt))),
+    r.dts.map((dt) => reportPartitionKey(request.tenant, r.reportId, dateToDays(dt))),
   );
 }
 
@@ -307,6 +308,6 @@ function batchSummary(batch: readonly CommitRequest[]): Record<string, string> {
   return Object.fromEntries(keys.map((k) => [k, batch.map((r) => r.summary[k] ?? '').join(',')]));
 }
 
-const partitionKey = (tenant: string | undefined, reportId: string, days: number): string =>
-  `${tenant ?? ''}\u0000${reportId}\u0000${days}`;
-const partitionOf = (p: PartitionValue): string => partitionKey(p.tenant, p.report_id, p.dt);
+const reportPartitionKey = (tenant: string | undefined, reportId: string, days: number): string =>
+  partitionKey({ ...(tenant === undefined ? {} : { tenant }), report_id: reportId, dt: days });
+const partitionOf = (p: PartitionValue): string => partitionKey(p);

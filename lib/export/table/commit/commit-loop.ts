@@ -115,7 +115,7 @@ export async function commitWithRetry<T>(
         columns: catalogColumns(metadata, t.id.name),
       });
       io.written.length = 0;
-      return change.done({ base, metadata }, counts);
+      return change.done({ base, metadata, table: t }, counts);
     } catch (error) {
       if (error instanceof CommitConflictError) {
         counts.conflicts++;

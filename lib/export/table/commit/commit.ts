@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ExportConfigError } from '../../errors';
 import { type TableIo, tableIo } from '../manifest/manifest-io';
 import { expireSnapshots, tableRetention } from '../metadata/retention';
-import { checkTenancy } from '../metadata/tenancy';
+import { checkPartitioning, checkTenancy } from '../metadata/tenancy';
 import type { Snapshot } from '../metadata/types';
 import { type Overwrite, type OverwriteCounts, produceOverwrite } from '../snapshot/overwrite';
 import { changePlan, type ReportDays, reportsOf, type TableOverwrite } from '../snapshot/replace-partitions';
@@ -21,6 +21,9 @@ export interface CommitResult extends OverwriteCounts, CommitCounts {
   /** Store and catalog requests the commit made (catalog-internal requests not counted). */
   requests: number;
 }
+
+/** What an overwrite commit returns (commitOverwrite, commitDirectoriesOverwrite). */
+export type OverwriteResult = CommitResult;
 
 /**
  * Replaces the report's days `change.dts` of the table with `change.files` in ONE
@@ -52,6 +55,7 @@ export async function commitOverwrite(
   return await commitSnapshot(
     t,
     async (current) => {
+      checkPartitioning(current.metadata, 'report', tableName(t));
       checkTenancy(current.metadata, change.tenant, tableName(t));
       return overwrite;
     },

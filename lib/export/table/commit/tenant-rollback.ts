@@ -30,11 +30,16 @@ import { type IcebergTable, type LoadedTable, loadTable, tableName } from './tab
  * and the CSV rewritten for it would no longer be what is committed).
  */
 
-/** A partition (report, day) of the scope whose files the rollback changes. */
+/**
+ * A partition (report, day) of the scope whose files the rollback changes; of a directory
+ * table: its directory (`directoryId`; `reportId` and `dt` are `''`, as in its LiveFiles).
+ */
 export interface PartitionRestore {
   reportId: string;
   /** `YYYY-MM-DD`. */
   dt: string;
+  /** The directory (a directory table's partition only). */
+  directoryId?: string;
   /** Its live files now, and at the target (none: the rollback empties it). */
   now: LiveFile[];
   target: LiveFile[];
@@ -183,14 +188,20 @@ async function requireFiles(
   );
 }
 
-/** The partitions whose file sets differ, by report then day. */
+/** The partitions whose file sets differ, by report then day (a directory table's by directory). */
 function partitionChanges(now: readonly LiveFile[], target: readonly LiveFile[]): PartitionRestore[] {
   const byPartition = new Map<string, PartitionRestore>();
   const entry = (f: LiveFile) => {
-    const key = `${f.reportId}\u0000${f.dt}`;
+    const key = `${f.reportId}\u0000${f.dt}\u0000${f.directoryId ?? ''}`;
     let p = byPartition.get(key);
     if (p === undefined) {
-      p = { reportId: f.reportId, dt: f.dt, now: [], target: [] };
+      p = {
+        reportId: f.reportId,
+        dt: f.dt,
+        ...(f.directoryId === undefined ? {} : { directoryId: f.directoryId }),
+        now: [],
+        target: [],
+      };
       byPartition.set(key, p);
     }
     return p;
@@ -202,7 +213,11 @@ function partitionChanges(now: readonly LiveFile[], target: readonly LiveFile[])
   return [...byPartition.values()]
     .filter((p) => !same(p))
     .sort((a, b) =>
-      a.reportId === b.reportId ? a.dt.localeCompare(b.dt) : a.reportId.localeCompare(b.reportId),
+      a.reportId !== b.reportId
+        ? a.reportId.localeCompare(b.reportId)
+        : a.dt !== b.dt
+          ? a.dt.localeCompare(b.dt)
+          : (a.directoryId ?? '').localeCompare(b.directoryId ?? ''),
     );
 }
 
@@ -281,10 +296,13 @@ export async function refuseLanded(
   );
 }
 
-/** A partition day as the rollback names it (for messages). */
+/** A partition day (a directory table's: a directory) as the rollback names it (for messages). */
 export function partitionName(
   tenant: string | undefined,
-  p: Pick<PartitionRestore, 'reportId' | 'dt'>,
+  p: Pick<PartitionRestore, 'reportId' | 'dt' | 'directoryId'>,
 ): string {
-  return `${tenant === undefined ? '' : `tenant=${tenant}/`}report_id=${p.reportId}/dt=${p.dt}`;
+  const of = tenant === undefined ? '' : `tenant=${tenant}/`;
+  return p.directoryId === undefined
+    ? `${of}report_id=${p.reportId}/dt=${p.dt}`
+    : `${of}directory_id=${p.directoryId}`;
 }

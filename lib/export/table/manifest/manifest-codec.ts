@@ -23,7 +23,14 @@ import { MANIFEST_FILE_SCHEMA, manifestEntrySchema, partitionColumns } from './m
  */
 
 export { MANIFEST_FILE_SCHEMA, manifestEntrySchema } from './manifest-schemas';
-export { dateToDays, daysToDate, partitionSummaries, singleValueBytes } from './partition-values';
+export {
+  dateToDays,
+  daysToDate,
+  partitionKey,
+  partitionSummaries,
+  singleValueBytes,
+  summaryMayHold,
+} from './partition-values';
 
 const toPairs = <V>(map: Map<number, V> | null): { key: number; value: V }[] | null =>
   map === null ? null : [...map].map(([key, value]) => ({ key, value }));
@@ -141,13 +148,20 @@ function decodeDataFile(row: Row, path: string): DataFile {
     throw new AvroError(`${path}: ${filePath} is ${format}, not Parquet`);
   const partitionRow = get(row, 'partition', path, isRow, 'a partition record');
   const tenant = partitionRow.tenant;
-  const partition: PartitionValue = {
-    ...(tenant === undefined || tenant === null
+  const where = `${path}.partition`;
+  const ofTenant =
+    tenant === undefined || tenant === null
       ? {}
-      : { tenant: get(partitionRow, 'tenant', `${path}.partition`, isString, 'a string') }),
-    report_id: get(partitionRow, 'report_id', `${path}.partition`, isString, 'a string'),
-    dt: get(partitionRow, 'dt', `${path}.partition`, isNumber, 'an int (days)'),
-  };
+      : { tenant: get(partitionRow, 'tenant', where, isString, 'a string') };
+  // A directory table's tuple (tenant, directory_id); a report table's (tenant, report_id, dt).
+  const partition: PartitionValue =
+    partitionRow.directory_id === undefined
+      ? {
+          ...ofTenant,
+          report_id: get(partitionRow, 'report_id', where, isString, 'a string'),
+          dt: get(partitionRow, 'dt', where, isNumber, 'an int (days)'),
+        }
+      : { ...ofTenant, directory_id: get(partitionRow, 'directory_id', where, isString, 'a string') };
   const offsets = get(row, 'split_offsets', path, maybeArray, 'a list of longs');
   return {
     content: 0,

@@ -4,6 +4,7 @@ import type {
   IcebergSchema,
   ManifestEntry,
   PartitionSpec,
+  PartitionValue,
 } from '../metadata/types';
 
 /**
@@ -77,7 +78,10 @@ export function partitionSummaries(
   });
 }
 
-/** Our spec's partition types when no schema is given: `tenant` and `report_id` strings, `dt` a date. */
+/**
+ * Our specs' partition types when no schema is given: `tenant`, `report_id` and
+ * `directory_id` strings, `dt` a date.
+ */
 function partitionTypeOf(
   name: string,
   sourceId: number,
@@ -85,9 +89,41 @@ function partitionTypeOf(
 ): IcebergPrimitive {
   const source = schema?.fields.find((f) => f.id === sourceId);
   if (source !== undefined) return source.type;
-  if (name === 'report_id' || name === 'tenant') return 'string';
+  if (name === 'report_id' || name === 'tenant' || name === 'directory_id') return 'string';
   if (name === 'dt') return 'date';
   throw new Error(`The type of partition field ${name} needs the table schema`);
+}
+
+/**
+ * Whether a manifest's partition field summary may hold `value` (a string, or an int or
+ * date's number): within its bounds, as Iceberg orders them. A summary without bounds (or
+ * none) may hold anything.
+ */
+export function summaryMayHold(
+  summary: FieldSummary | undefined,
+  type: 'string' | 'int' | 'date',
+  value: string | number,
+): boolean {
+  const lower = summary?.lower_bound;
+  const upper = summary?.upper_bound;
+  if (lower == null || upper == null) return true;
+  const bytes = singleValueBytes(type, value);
+  const compare = type === 'string' ? compareBytes : (a: Uint8Array, b: Uint8Array) => int32(a) - int32(b);
+  return compare(lower, bytes) <= 0 && compare(bytes, upper) <= 0;
+}
+
+const int32 = (bytes: Uint8Array): number =>
+  new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getInt32(0, true);
+
+/**
+ * A partition tuple as one string, equal for equal tuples of either kind (a report's day:
+ * tenant, report id, day; a directory: tenant, directory id), for counting and grouping.
+ */
+export function partitionKey(p: PartitionValue): string {
+  const tenant = p.tenant ?? '';
+  return 'directory_id' in p
+    ? `d\u0000${tenant}\u0000${p.directory_id}`
+    : `r\u0000${tenant}\u0000${p.report_id}\u0000${p.dt}`;
 }
 
 const DAY_MS = 86_400_000;

@@ -1,9 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { CatalogColumn } from '../../../stores';
 import { ExportConfigError, TableInvalidError } from '../../errors';
-import { columnName, type TableSchema } from '../../schema';
+import { columnName } from '../../schema';
 import { RETENTION_PROPERTIES } from './retention';
-import { GLUE_TYPE_OF, initialSchema, partitionSpec, type Tenancy, tableColumns } from './schema-mapping';
+import {
+  GLUE_TYPE_OF,
+  initialSchema,
+  type LakeTableSchema,
+  partitionSpec,
+  schemaPartitioning,
+  type Tenancy,
+  tableColumns,
+} from './schema-mapping';
 import type { IcebergField, IcebergSchema, Snapshot, TableMetadata } from './types';
 
 /** Table property bounding the metadata-log (Iceberg's name and default). */
@@ -35,16 +43,18 @@ export function tableProperties(tenancy: Tenancy = {}): Record<string, string> {
 
 /**
  * The metadata of a new table at `uri`: the dataset's columns (ids 1..n), the (report_id, dt)
- * spec, no snapshot; a tenanted table's `tenant` column first and the (tenant, report_id, dt) spec.
+ * spec, no snapshot; a tenanted table's `tenant` column first and the (tenant, report_id, dt)
+ * spec. A directory table's schema (`contacts`, `contact_phones`): its columns as they are and
+ * the (directory_id) spec, (tenant, directory_id) for tenants (partition field ids from 1000).
  */
 export function newTableMetadata(
   uri: string,
-  schema: TableSchema,
+  schema: LakeTableSchema,
   nowMs: number,
   tenancy: Tenancy = {},
 ): TableMetadata {
   const current = initialSchema(schema, tenancy);
-  const spec = partitionSpec(current, tenancy);
+  const spec = partitionSpec(current, tenancy, schemaPartitioning(schema));
   return {
     'format-version': 2,
     'table-uuid': randomUUID(),
@@ -95,7 +105,7 @@ export function currentSchema(metadata: TableMetadata, table: string): IcebergSc
  */
 export function evolvedSchema(
   metadata: TableMetadata,
-  schema: TableSchema,
+  schema: LakeTableSchema,
   table: string,
   tenancy: Tenancy = {},
 ): { schema: IcebergSchema; lastColumnId: number } | undefined {

@@ -13,4 +13,9 @@ export interface IcebergTable {
 export interface LoadedTable {
   base: CatalogTable;
   metadata: TableMetadata;
+  /**
+   * The table it was read from (loadTable, ensureTable and the commit loop set it): where a
+   * reader given only the loaded state (directoryLiveFiles) reads its manifests.
+   */
+  table?: IcebergTable;
 }

@@ -81,13 +81,30 @@ export interface TableMetadata {
 }
 
 /**
- * A partition tuple of our spec: the tenant (a multi-tenant lake's tables only), the report
- * id, and the local day as days since 1970-01-01.
+ * A partition tuple of a report table (`calls`, `summaries`): the tenant (a multi-tenant
+ * lake's tables only), the report id, and the local day as days since 1970-01-01.
  */
-export interface PartitionValue {
+export interface ReportPartitionValue {
   tenant?: string;
   report_id: string;
   dt: number;
+}
+
+/**
+ * A partition tuple of a directory table (`contacts`, `contact_phones`): the tenant (a
+ * multi-tenant lake's tables only) and the directory id.
+ */
+export interface DirectoryPartitionValue {
+  tenant?: string;
+  directory_id: string;
+}
+
+/** A partition tuple of one of our specs (see tenancy.ts): a report's day, or a directory. */
+export type PartitionValue = ReportPartitionValue | DirectoryPartitionValue;
+
+/** Whether the tuple is a directory table's (`directory_id`), not a report table's. */
+export function isDirectoryPartition(p: PartitionValue): p is DirectoryPartitionValue {
+  return 'directory_id' in p;
 }
 
 /** `data_file` of a manifest entry (field ids 100-146 of the spec); only data files (content 0). */

@@ -6,6 +6,7 @@ import { currentSnapshot } from '../metadata/metadata';
 import {
   type DataFile,
   ENTRY_STATUS,
+  isDirectoryPartition,
   type PartitionValue,
   type Snapshot,
   type TableMetadata,
@@ -22,9 +23,12 @@ export interface LiveFile {
   uri: string;
   /** Its tenant (a multi-tenant lake's table); absent in a single-tenant lake's. */
   tenant?: string;
+  /** Its report (a report table's file); `''` in a directory table's, which has `directoryId`. */
   reportId: string;
-  /** Its partition day, `YYYY-MM-DD`. */
+  /** Its partition day, `YYYY-MM-DD` (a report table's file); `''` in a directory table's. */
   dt: string;
+  /** Its directory: set for a directory table's file (`contacts`, `contact_phones`) only. */
+  directoryId?: string;
   rows: number;
   bytes: number;
 }
@@ -78,14 +82,18 @@ export function liveFile(io: TableIo, f: DataFile): LiveFile {
     key: keyOf(io.location, f.file_path),
     uri: f.file_path,
     ...(f.partition.tenant === undefined ? {} : { tenant: f.partition.tenant }),
-    reportId: f.partition.report_id,
-    dt: daysToDate(f.partition.dt),
+    ...(isDirectoryPartition(f.partition)
+      ? { reportId: '', dt: '', directoryId: f.partition.directory_id }
+      : { reportId: f.partition.report_id, dt: daysToDate(f.partition.dt) }),
     rows: Number(f.record_count),
     bytes: Number(f.file_size_in_bytes),
   };
 }
 
-/** The partitions of a rollback's scope: one tenant's, or (undefined) every one. */
+/**
+ * The partitions of a rollback's scope: one tenant's, or (undefined) every one; of a report
+ * table or a directory table alike (both name their tenant first).
+ */
 export const inScope = (tenant: string | undefined) => (p: PartitionValue) => p.tenant === tenant;
 
 /**

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { TableInvalidError } from '../../errors';
-import { encodeManifest, encodeManifestList } from '../manifest/manifest-codec';
+import { encodeManifest, encodeManifestList, partitionKey } from '../manifest/manifest-codec';
 import {
   deleteWritten,
   discardWritten,
@@ -213,11 +213,7 @@ function snapshotSummary(
 ): Record<string, string> {
   const addedSize = sum(adds.map((f) => f.file_size_in_bytes));
   const removedSize = sum(deleted.map((f) => f.file_size_in_bytes));
-  const partitions = new Set(
-    [...adds, ...deleted].map(
-      (f) => `${f.partition.tenant ?? ''}\u0000${f.partition.report_id}\u0000${f.partition.dt}`,
-    ),
-  );
+  const partitions = new Set([...adds, ...deleted].map((f) => partitionKey(f.partition)));
   const previousSize = parent === undefined ? '0' : parent.summary['total-files-size'];
   return {
     'added-data-files': String(counts.addedFiles),

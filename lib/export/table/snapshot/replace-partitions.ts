@@ -1,7 +1,12 @@
 import { ExportConfigError } from '../../errors';
-import { dateToDays } from '../manifest/manifest-codec';
+import { dateToDays, summaryMayHold } from '../manifest/manifest-codec';
 import { type TableLocation, uriOf } from '../metadata/location';
-import type { DataFile, FieldSummary, ManifestFile, PartitionValue } from '../metadata/types';
+import {
+  type DataFile,
+  isDirectoryPartition,
+  type ManifestFile,
+  type PartitionValue,
+} from '../metadata/types';
 
 // What an overwrite of partitions replaces (pyiceberg's overwrite with a partition filter):
 // the days of a tenant's reports, and the files that replace them. A change is planned into
@@ -103,28 +108,45 @@ function reportPlan(location: TableLocation, tenant: string | undefined, report:
     ),
     mayHold: (manifest) => mayHold(manifest, { tenant, reportId: report.reportId }, days),
     replaces: (partition) =>
-      partition.tenant === tenant && partition.report_id === report.reportId && days.has(partition.dt),
+      !isDirectoryPartition(partition) &&
+      partition.tenant === tenant &&
+      partition.report_id === report.reportId &&
+      days.has(partition.dt),
   };
 }
 
-/** A partition of a table: the report's day, of a tenant in a multi-tenant lake. */
+/** A partition of a report table: the report's day, of a tenant in a multi-tenant lake. */
 export interface TablePartition {
   tenant?: string | undefined;
   reportId: string;
   dt: string;
 }
 
-/** A data file for a new manifest entry, at `uri`, of the (tenant, report, day) partition. */
-export function dataFile(uri: string, partition: TablePartition, rows: number, bytes: number): DataFile {
+/** A partition of a directory table: the directory, of a tenant in a multi-tenant lake. */
+export interface DirectoryPartition {
+  tenant?: string | undefined;
+  directoryId: string;
+}
+
+/**
+ * A data file for a new manifest entry, at `uri`, of the (tenant, report, day) partition of a
+ * report table, or the (tenant, directory) partition of a directory table.
+ */
+export function dataFile(
+  uri: string,
+  partition: TablePartition | DirectoryPartition,
+  rows: number,
+  bytes: number,
+): DataFile {
+  const tenant = partition.tenant === undefined ? {} : { tenant: partition.tenant };
   return {
     content: 0,
     file_path: uri,
     file_format: 'PARQUET',
-    partition: {
-      ...(partition.tenant === undefined ? {} : { tenant: partition.tenant }),
-      report_id: partition.reportId,
-      dt: dateToDays(partition.dt),
-    },
+    partition:
+      'directoryId' in partition
+        ? { ...tenant, directory_id: partition.directoryId }
+        : { ...tenant, report_id: partition.reportId, dt: dateToDays(partition.dt) },
     record_count: BigInt(rows),
     file_size_in_bytes: BigInt(bytes),
     column_sizes: null,
@@ -148,32 +170,6 @@ function dayOf(dt: string): number {
   }
 }
 
-const utf8 = new TextEncoder();
-
-function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return (a[i] as number) - (b[i] as number);
-  return a.length - b.length;
-}
-
-/** Whether a value within the summary's bounds (a summary without bounds may hold anything). */
-function within(
-  summary: FieldSummary | undefined,
-  value: Uint8Array,
-  compare: (a: Uint8Array, b: Uint8Array) => number,
-): boolean {
-  if (summary?.lower_bound == null || summary.upper_bound == null) return true;
-  return compare(summary.lower_bound, value) <= 0 && compare(value, summary.upper_bound) <= 0;
-}
-
-const int32 = (bytes: Uint8Array): number =>
-  new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getInt32(0, true);
-const day = (n: number): Uint8Array => {
-  const out = new Uint8Array(4);
-  new DataView(out.buffer).setInt32(0, n, true);
-  return out;
-};
-
 /**
  * False when the manifest's partition summaries ((tenant), report_id, then dt: the table's
  * tenancy is the change's, checkTenancy) show it holds no file of the tenant's report on any
@@ -187,7 +183,7 @@ function mayHold(
 ): boolean {
   const summaries = manifest.partitions ?? [];
   const [tenant, report, dt] = change.tenant === undefined ? [undefined, ...summaries] : summaries;
-  if (change.tenant !== undefined && !within(tenant, utf8.encode(change.tenant), compareBytes)) return false;
-  if (!within(report, utf8.encode(change.reportId), compareBytes)) return false;
-  return [...days].some((d) => within(dt, day(d), (a, b) => int32(a) - int32(b)));
+  if (change.tenant !== undefined && !summaryMayHold(tenant, 'string', change.tenant)) return false;
+  if (!summaryMayHold(report, 'string', change.reportId)) return false;
+  return [...days].some((d) => summaryMayHold(dt, 'date', d));
 }

@@ -151,7 +151,12 @@ describe('produceOverwrite', () => {
     const io = tableIo(table.location);
 
     // Act: restore no file of a scope that holds none of the table's partitions.
-    const change = await restoreFiles(io, loaded.metadata, (p) => p.report_id === 'r2', []);
+    const change = await restoreFiles(
+      io,
+      loaded.metadata,
+      (p) => 'report_id' in p && p.report_id === 'r2',
+      [],
+    );
     const { counts } = await produceOverwrite(io, loaded, { ...change, summary: {} }, NOW);
 
     // Assess
