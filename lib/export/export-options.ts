@@ -1,10 +1,19 @@
 import type { ReportResultStream } from '../api';
 import type { ReportWindow } from '../calendar';
-import type { Catalog, ObjectStore } from '../stores';
+import type { ObjectStore } from '../stores';
 import type { ParquetCodec } from './formats/parquet-encoder';
+import { DEFAULT_MIN_SHARE_OF_PUBLISHED } from './publish/shrink-guard';
 import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_OPEN_BUFFERS } from './rows/partitioner';
 import type { Dataset, PromotedColumn } from './schema';
-import type { ExportLogger, OutsideWindowPolicy, SummaryMismatchPolicy, UnknownMemberPolicy } from './types';
+import type {
+  ExportLogger,
+  LakeTables,
+  OutsideWindowPolicy,
+  SummaryMismatchPolicy,
+  UnknownMemberPolicy,
+} from './types';
+
+export type { LakeTables } from './types';
 
 /** Options of one export run. Only `source`, `store` and `reportId` are required. */
 export interface ExportOptions {
@@ -195,18 +204,11 @@ export interface ExportOptions {
   commit?: 'now' | 'defer';
 }
 
-/** Where the lake's Iceberg tables are registered (see ExportOptions.tables). */
-export interface LakeTables {
-  catalog: Catalog;
-  /** The catalog's namespace: the Glue database; `''` for the file catalog. */
-  namespace: string;
-}
-
 /** The defaults of {@link ExportOptions}, in one place. */
 export const EXPORT_DEFAULTS = {
   prefix: '',
   summaryMismatch: 'flag',
-  minShareOfPublished: 0.5,
+  minShareOfPublished: DEFAULT_MIN_SHARE_OF_PUBLISHED,
   parquetCodec: 'SNAPPY',
   csvGzip: false,
   unknownMembers: 'keep',

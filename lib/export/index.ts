@@ -26,17 +26,24 @@ export {
   contactPhonesColumns,
   contactsColumns,
   countryOfZone,
+  type DirectoriesSyncResult,
   DirectoryListingIncompleteError,
   DirectoryReadError,
   type DirectorySyncCounts,
+  type DirectorySyncDeps,
+  type DirectorySyncOutcome,
   type DirectorySyncResult,
+  type DirectorySyncSettings,
   encodeContactsParquet,
   type OmittableField,
   omittedFields,
   PHONE_MATCHES,
   type PhoneMatch,
   personalColumns,
+  prepareContactTables,
   readWholeDirectory,
+  type SyncError,
+  syncDirectories,
   versionDirectory,
   type WholeDirectory,
   type WholeDirectoryOptions,
@@ -89,8 +96,17 @@ export {
   type StagedCommitResult,
   type StagedRunOutcome,
 } from './publish/commit-staged';
+export {
+  commitStagedDirectorySyncs,
+  directoryLeaseName,
+  type StagedSyncCommitDeps,
+  type StagedSyncCommitOptions,
+  type StagedSyncCommitResult,
+  type StagedSyncOutcome,
+} from './publish/commit-staged-syncs';
 export type { ManifestFile, PartitionManifest } from './publish/publish';
 export { recoverDeadStaging, type StagingRecovery } from './publish/recover-staging';
+export type { StagedDirectorySyncRef } from './publish/staged-directory-sync';
 export {
   MAX_STAGED_RUN_BYTES,
   STAGED_RUN_NAME,

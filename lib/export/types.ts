@@ -1,3 +1,4 @@
+import type { Catalog } from '../stores';
 import type { OutputFormat } from './layout';
 
 /** Where the export core logs; never given row values, only member names and counts. */
@@ -108,4 +109,11 @@ export interface PartitionOutput {
   quality?: QualityCounts;
   /** A summary partition's call totals (absent for a call list, and for a partition without rows). */
   callTotals?: CallTotals;
+}
+
+/** Where the lake's Iceberg tables are registered (see ExportOptions.tables). */
+export interface LakeTables {
+  catalog: Catalog;
+  /** The catalog's namespace: the Glue database; `''` for the file catalog. */
+  namespace: string;
 }

@@ -46,6 +46,15 @@ export {
   type WholeDirectoryOptions,
 } from './read-directory';
 export {
+  type DirectoriesSyncResult,
+  type DirectorySyncDeps,
+  type DirectorySyncOutcome,
+  type DirectorySyncSettings,
+  prepareContactTables,
+  type SyncError,
+  syncDirectories,
+} from './sync';
+export {
   type DirectorySyncCounts,
   type DirectorySyncInput,
   type DirectorySyncResult,

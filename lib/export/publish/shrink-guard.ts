@@ -2,6 +2,9 @@ import { DATASETS, type Dataset } from '../schema';
 import type { ExportLogger, HeldPartition, PartitionOutput } from '../types';
 import type { PublishedLookup, PublishedPartition } from './published-partition';
 
+/** A partition whose rows fall below this share of the published ones is held (ExportOptions.minShareOfPublished). */
+export const DEFAULT_MIN_SHARE_OF_PUBLISHED = 0.5;
+
 /**
  * The shrink guard: splits the partitions a run would publish into those it replaces and
  * those it holds. A partition is held when one is already published and the run has fewer
