@@ -170,6 +170,7 @@ const INPUT_TYPES: { [K in Exclude<keyof Required<ExecutionInput>, 'tenant'>]: s
   additionalConditions: 'array<struct<fieldname:string,operator:string,values:array<string>>>',
   forceReplace: 'boolean',
   parentRunId: 'string',
+  contacts: 'string',
 };
 const QUALITY_TYPE = 'struct<nullconnid:int,duplicateconnid:int,negativetime:int,flagoutofrange:int>';
 const TOTALS_TYPE = 'struct<ans:bigint,ref:bigint,lost:bigint,ring:double,duration:double>';
@@ -203,6 +204,9 @@ const JOB_TYPES: { [K in keyof RunRecordJob]: string } = {
   error: 'string',
   cause: 'string',
 };
+const SYNC_ERROR_TYPE = 'struct<name:string,code:string,message:string>';
+const DIRECTORY_TYPE = `struct<directoryid:string,directoryname:string,status:string,items:int,newversions:int,closedversions:int,deletions:int,phones:int,error:${SYNC_ERROR_TYPE}>`;
+const CONTACTS_TYPE = `struct<status:string,directories:array<${DIRECTORY_TYPE}>,error:${SYNC_ERROR_TYPE}>`;
 const struct = (types: Record<string, string>) =>
   `struct<${Object.entries(types)
     .map(([k, t]) => `${k.toLowerCase()}:${t}`)
@@ -238,6 +242,7 @@ const RUN_RECORD_TYPES: { [K in keyof RunRecord]: string } = {
   continued: 'boolean',
   error: 'string',
   cause: 'string',
+  contacts: CONTACTS_TYPE,
 };
 
 /** Run record columns: Athena names columns in lower case; the JSON SerDe matches keys case-insensitively. */

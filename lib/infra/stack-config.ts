@@ -153,6 +153,12 @@ export interface ReportExportConfig {
    */
   readonly minShareOfPublished?: number;
   /**
+   * Contact item fields (the service's names, e.g. `email`, or `extra`) left out of the
+   * `contacts` table: personal data the deployment does not keep in the lake.
+   * @default []
+   */
+  readonly contactOmitFields?: readonly string[];
+  /**
    * Key prefix of the data lake in the bucket.
    * @default 'lake'
    */
@@ -256,6 +262,7 @@ export const STACK_DEFAULTS = {
   parquetCodec: SETTINGS_DEFAULTS.parquetCodec,
   summaryMismatch: SETTINGS_DEFAULTS.summaryMismatch,
   minShareOfPublished: SETTINGS_DEFAULTS.minShareOfPublished,
+  contactOmitFields: [],
   prefix: 'lake',
   versioning: false,
   accessLogs: true,
@@ -348,6 +355,7 @@ const CONFIG_SCHEMA = z.strictObject({
   promotedColumns: PROMOTED_COLUMNS_SCHEMA.optional(),
   summaryMismatch: z.enum(['flag', 'fail']).optional(),
   minShareOfPublished: z.number().min(0).max(1).optional(),
+  contactOmitFields: z.array(z.string().min(1)).max(20).optional(),
   prefix: z
     .string()
     .refine((p) => layoutAccepts('prefix', p), 'must be key segments of [A-Za-z0-9._-] joined by "/"')
@@ -428,6 +436,7 @@ export function resolveStackConfig(value: unknown): ResolvedStackConfig {
     promotedColumns: c.promotedColumns ?? {},
     summaryMismatch: c.summaryMismatch ?? d.summaryMismatch,
     minShareOfPublished: c.minShareOfPublished ?? d.minShareOfPublished,
+    contactOmitFields: c.contactOmitFields ?? d.contactOmitFields,
     prefix: c.prefix ?? d.prefix,
     alarmEmail: c.alarmEmail,
     versioning: c.versioning ?? d.versioning,

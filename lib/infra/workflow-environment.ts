@@ -42,10 +42,14 @@ export function settingsEnvironment(
     | 'SPILL_BUDGET_BYTES'
     | 'TOKEN_REFRESH_SKEW_SECONDS'
     | 'PROMOTED_COLUMNS'
+    | 'CONTACT_OMIT_FIELDS'
     | keyof typeof PER_TENANT_PLACEHOLDERS
   >
 > &
-  Pick<SettingsEnvironment, 'PROMOTED_COLUMNS' | keyof typeof PER_TENANT_PLACEHOLDERS> {
+  Pick<
+    SettingsEnvironment,
+    'PROMOTED_COLUMNS' | 'CONTACT_OMIT_FIELDS' | keyof typeof PER_TENANT_PLACEHOLDERS
+  > {
   return {
     // A multi-tenant deployment's tenants take theirs from the registry.
     ...(c.tenancy === 'single'
@@ -66,6 +70,7 @@ export function settingsEnvironment(
     ...(Object.values(c.promotedColumns).some((l) => l !== undefined && l.length > 0)
       ? { PROMOTED_COLUMNS: JSON.stringify(c.promotedColumns) }
       : {}),
+    ...(c.contactOmitFields.length > 0 ? { CONTACT_OMIT_FIELDS: c.contactOmitFields.join(',') } : {}),
   };
 }
 

@@ -3,6 +3,8 @@ import { BY_CAUSE, SOURCE_ERROR_CODES, type TaskErrorCode } from './error-table'
 import {
   ContinuationStoppedError,
   DeadlineError,
+  DirectorySyncIncompleteError,
+  DirectorySyncReadError,
   ExportFailedError,
   InvalidConfigError,
   InvalidInputError,
@@ -46,6 +48,8 @@ const MAKE: Record<
   [W.tenantDisabled]: (m) => new TenantDisabledError(m),
   [W.stagedRunInvalid]: (m) => new StagedRunInvalidError(m),
   [W.tableNotPrepared]: (m, o) => new TableNotPreparedError(m, o),
+  [W.directoryRead]: (m, o) => new DirectorySyncReadError(m, o),
+  [W.directoryListingIncomplete]: (m) => new DirectorySyncIncompleteError(m),
   OAUTH_INVALID_GRANT: (m, o) => loginRequired(m, o.cause),
 };
 

@@ -9,12 +9,22 @@ import type {
 import { TENANT_ID_PATTERN, TENANT_ID_RULE } from '../export';
 import type { Lease, LeaseStore, ObjectStore } from '../stores';
 import { describeLeaseHolder } from '../stores';
+import type { DirectorySyncSummary } from './directory-sync-task';
+import { directorySyncReportKey, readDirectorySyncReport } from './directory-sync-task';
+import type { CommitStagedDirectorySyncs, StagedDirectorySyncRef } from './directory-sync-types';
 import { InvalidInputError, LeaseBusyError } from './errors';
 import { PUBLISH_LEASE_TTL_MS, publishLease } from './export-task';
-import type { CommitOutput, JobCommit, StagedRun } from './job-cursor';
+import {
+  type CommitOutput,
+  type ContactsCommit,
+  type JobCommit,
+  MAX_INVALID_SYNCS_LISTED,
+  type StagedRun,
+} from './job-cursor';
+import { tenantLeaseKey } from './service-secret';
 import { MAX_COMMIT_REASON_CHARS } from './settings';
 
-export type { CommitOutput, JobCommit } from './job-cursor';
+export type { CommitOutput, ContactsCommit, JobCommit } from './job-cursor';
 
 /** What a Map iteration returns, as far as the Commit task reads it. */
 interface CommitJobResult {
@@ -30,11 +40,15 @@ export interface CommitTaskInput {
   tenant: string | null;
   executionName: string;
   results?: CommitJobResult[];
+  /** The contacts branch's summary (null or absent: the execution synced none). */
+  contacts?: DirectorySyncSummary | null;
 }
 
 export interface CommitTaskDeps {
   /** The core's commitStagedRuns (a port: tests give their own). */
   commit: typeof commitStagedRuns;
+  /** The core's commitStagedDirectorySyncs; absent: staged directory syncs are not landed. */
+  commitDirectories?: CommitStagedDirectorySyncs;
   /** The committer's own stores: the function's role, never a tenant's session. */
   store: ObjectStore;
   prefix: string;
@@ -56,6 +70,13 @@ export interface CommitTaskDeps {
  * waits and retries). Nothing staged: no call, no snapshot.
  */
 export async function commitRun(input: CommitTaskInput, deps: CommitTaskDeps): Promise<CommitOutput> {
+  const calls = await commitCalls(input, deps);
+  const contacts = await commitContacts(input, deps);
+  return contacts === undefined ? calls : { ...calls, contacts };
+}
+
+/** The jobs' staged runs (commitRun's first part). */
+async function commitCalls(input: CommitTaskInput, deps: CommitTaskDeps): Promise<CommitOutput> {
   const tenant = executionTenant(input.tenant);
   const byJob = new Map<string, { result: CommitJobResult; refs: StagedRunRef[] }>();
   for (const result of input.results ?? []) {
@@ -101,6 +122,91 @@ export async function commitRun(input: CommitTaskInput, deps: CommitTaskDeps): P
     }
   }
   return { status: tables.length === 0 ? 'NOTHING' : 'COMMITTED', tables, jobs };
+}
+
+/**
+ * The execution's staged directory syncs, after the calls' runs: read from the sync's report
+ * (its key derived here from the tenant and the run, never taken from the state), landed in
+ * one snapshot per contact table. Never throws: a failure is the contacts' outcome, and the
+ * calls' commit stands. Undefined: nothing was staged.
+ */
+async function commitContacts(
+  input: CommitTaskInput,
+  deps: CommitTaskDeps,
+): Promise<ContactsCommit | undefined> {
+  const summary = input.contacts;
+  if (summary === undefined || summary === null || summary.staged === 0) return undefined;
+  const failed = (error: unknown): ContactsCommit => ({
+    status: 'FAILED',
+    tables: [],
+    committed: 0,
+    invalid: [],
+    invalidCount: 0,
+    error: {
+      name: error instanceof Error ? error.name : 'Error',
+      message: bounded(error instanceof Error ? error.message : String(error)),
+    },
+  });
+  try {
+    const tenant = executionTenant(input.tenant);
+    if (deps.tables === undefined || deps.commitDirectories === undefined) {
+      return failed(
+        new Error('this deployment has no contact tables to commit the staged directory syncs to'),
+      );
+    }
+    const key = directorySyncReportKey(deps.prefix, tenant, input.runId);
+    const report = await readDirectorySyncReport(deps.store, key);
+    if (report === undefined) return failed(new Error(`the directory sync report ${key} is missing`));
+    const refs: StagedDirectorySyncRef[] = report.outcomes
+      .filter((o) => o.status === 'staged' && o.staged !== undefined)
+      .map((o) => ({
+        key: o.staged as string,
+        directoryId: o.directoryId,
+        runId: input.runId,
+        ...(tenant === undefined ? {} : { tenant }),
+      }));
+    if (refs.length === 0) return undefined;
+    const outcome = await deps.commitDirectories(
+      {
+        store: deps.store,
+        prefix: deps.prefix,
+        tables: deps.tables,
+        ...(tenant === undefined ? {} : { tenant }),
+        lock: (partitions) =>
+          lockKeys(
+            partitions.map((p) => contactsLease(p, tenant)),
+            deps,
+          ),
+        ...(deps.logger === undefined ? {} : { logger: deps.logger }),
+        ...(deps.signal === undefined ? {} : { signal: deps.signal }),
+      },
+      refs,
+      { summary: { 'report-export.execution': input.executionName, 'report-export.run-id': input.runId } },
+    );
+    const invalid = outcome.syncs
+      .filter((s) => s.status === 'invalid')
+      .map((s) => ({ directoryId: s.directoryId, reason: bounded(s.reason ?? 'refused by the committer') }));
+    for (const i of invalid) deps.logger?.warn('a staged directory sync was refused and not committed', i);
+    const tables = outcome.tables.map((t) => ({ table: t.table, snapshotId: Number(t.snapshotId) }));
+    return {
+      status: tables.length === 0 ? 'NOTHING' : 'COMMITTED',
+      tables,
+      committed: outcome.syncs.filter((s) => s.status === 'committed').length,
+      invalid: invalid.slice(0, MAX_INVALID_SYNCS_LISTED),
+      invalidCount: invalid.length,
+    };
+  } catch (error) {
+    deps.logger?.warn('the staged directory syncs were not committed', {
+      error: error instanceof Error ? error.name : 'Error',
+      message: error instanceof Error ? error.message : String(error),
+    });
+    return failed(error);
+  }
+}
+
+/** The lease of a tenant's contacts partition (one directory's): one committer at a time. */
+export function contactsLease(partition: string, tenant?: string): string {
+  return tenantLeaseKey(`contacts/${partition}`, tenant);
 }
 
 /** The execution's tenant, checked as a tenant id (it names the staging area and the leases). */
@@ -158,7 +264,15 @@ async function lockPartitions(
   tenant: string | undefined,
   deps: CommitTaskDeps,
 ): Promise<() => Promise<void>> {
-  const keys = [...new Set(partitions.map((p) => publishLease(p.reportId, p.dt, tenant)))].sort();
+  return lockKeys(
+    partitions.map((p) => publishLease(p.reportId, p.dt, tenant)),
+    deps,
+  );
+}
+
+/** Leases taken in ascending key order, released by the function it resolves with; a busy one fails LeaseBusyError. */
+async function lockKeys(wanted: readonly string[], deps: CommitTaskDeps): Promise<() => Promise<void>> {
+  const keys = [...new Set(wanted)].sort();
   const held: Lease[] = [];
   const release = async () => {
     await Promise.all(held.map((l) => l.release().catch(() => {})));

@@ -20,8 +20,11 @@ import { WORKFLOW_ERROR_CODES as W, type WorkflowErrorCode } from './errors';
  * - `split`: the export task splits the window into smaller ones and goes on; where it
  *   cannot split (a single piece, a preset), the state machine retries it like `transient`.
  * - `terminal`: the job ends at once (caught, recorded, notified).
+ * - `directory-retry`: a contact directory's read failed after the client's own retries: the
+ *   SyncDirectories task alone retries it, a couple of times with backoff, then its outcome
+ *   names it (a directory never fails the execution).
  */
-export type ErrorOutcome = 'transient' | 'lease-wait' | 'split' | 'terminal';
+export type ErrorOutcome = 'transient' | 'lease-wait' | 'split' | 'terminal' | 'directory-retry';
 
 /** The codes a task fails with: the workflow's own and the two client errors it passes on. */
 export type TaskErrorCode =
@@ -47,6 +50,8 @@ export const TASK_ERROR_NAMES = {
   [W.tenantDisabled]: 'TenantDisabledError',
   [W.stagedRunInvalid]: 'StagedRunInvalidError',
   [W.tableNotPrepared]: 'TableNotPreparedError',
+  [W.directoryRead]: 'DirectoryReadError',
+  [W.directoryListingIncomplete]: 'DirectoryListingIncompleteError',
   // The client's names, from its table (the class the client throws).
   [OAUTH_ERROR_CODES.invalidGrant]: API_ERROR_TABLE[OAUTH_ERROR_CODES.invalidGrant].name,
   // Named by the state machine's PollBudgetSpent state (the loop's budget is counted there).
@@ -78,6 +83,9 @@ export const TASK_ERROR_OUTCOMES = {
   [W.stagedRunInvalid]: 'terminal',
   // The export reads the same table again: only the committer's PrepareTables changes it.
   [W.tableNotPrepared]: 'terminal',
+  [W.directoryRead]: 'directory-retry',
+  // The split search found no complete listing: the same service answers the same way.
+  [W.directoryListingIncomplete]: 'terminal',
   // Each retry would redeem another refresh token, and fail the same way.
   [OAUTH_ERROR_CODES.invalidGrant]: 'terminal',
   [API_ERROR_CODES.pollBudgetExhausted]: 'terminal',
@@ -168,6 +176,8 @@ function namesWith(...outcomes: ErrorOutcome[]): TaskErrorName[] {
 export const RETRIED_ERROR_NAMES: readonly TaskErrorName[] = namesWith('transient', 'split');
 /** Retried with waits longer than a lease. */
 export const LEASE_WAIT_ERROR_NAMES: readonly TaskErrorName[] = namesWith('lease-wait');
+/** Retried by the SyncDirectories task only (DIRECTORY_SYNC_RETRY), then named in its outcome. */
+export const DIRECTORY_RETRIED_ERROR_NAMES: readonly TaskErrorName[] = namesWith('directory-retry');
 /** Never retried. */
 export const TERMINAL_ERROR_NAMES: readonly TaskErrorName[] = namesWith('terminal');
 

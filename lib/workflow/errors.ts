@@ -33,6 +33,8 @@ export const WORKFLOW_ERROR_CODES = {
   tenantDisabled: 'WORKFLOW_TENANT_DISABLED',
   stagedRunInvalid: 'WORKFLOW_STAGED_RUN_INVALID',
   tableNotPrepared: 'WORKFLOW_TABLE_NOT_PREPARED',
+  directoryRead: 'WORKFLOW_DIRECTORY_READ',
+  directoryListingIncomplete: 'WORKFLOW_DIRECTORY_LISTING_INCOMPLETE',
 } as const;
 export type WorkflowErrorCode = (typeof WORKFLOW_ERROR_CODES)[keyof typeof WORKFLOW_ERROR_CODES];
 
@@ -187,5 +189,30 @@ export class TableNotPreparedError extends WorkflowError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(WORKFLOW_ERROR_CODES.tableNotPrepared, message, options);
     this.name = 'TableNotPreparedError';
+  }
+}
+
+/**
+ * A contact directory (or the workspace's list of them) could not be read whole, after the
+ * client's own retries: the SyncDirectories task is retried a couple of times (its Retry),
+ * then its outcome names it and the directory keeps what it had. Named as the export core's
+ * class (lib/export/contacts/errors.ts), whose failure it carries.
+ */
+export class DirectorySyncReadError extends WorkflowError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(WORKFLOW_ERROR_CODES.directoryRead, message, options);
+    this.name = 'DirectoryReadError';
+  }
+}
+
+/**
+ * A directory's listing could not be shown complete however the search was split: named in
+ * the directory's outcome (never taken as its content). Not retried: the same service answers
+ * the same way.
+ */
+export class DirectorySyncIncompleteError extends WorkflowError {
+  constructor(message: string) {
+    super(WORKFLOW_ERROR_CODES.directoryListingIncomplete, message);
+    this.name = 'DirectoryListingIncompleteError';
   }
 }

@@ -3,9 +3,15 @@ import type { HeldPartition } from '../export';
 import type { ObjectStore } from '../stores';
 import { toWorkflowError } from './classify';
 import {
+  type DirectorySyncReport,
+  directorySyncReportKey,
+  readDirectorySyncReport,
+} from './directory-sync-task';
+import {
   buildRunRecord,
   type FinalizeInput,
   type PartialDay,
+  type RunRecordContacts,
   type RunRecordJob,
   runRecordKey,
 } from './run-record';
@@ -58,6 +64,8 @@ export interface FinalizeOutput {
   held: HeldReportPartition[];
   /** Days published before they ended (the run record's), each with its cut-off. */
   partialDays: PartialDay[];
+  /** The contact directories: the record's status, directories synced, and those that failed or were held. */
+  contacts: { status: RunRecordContacts['status']; directories: number; failed: number; held: number };
 }
 
 /** The held partitions the jobs list, each with its report, by day (a record older than `held` lists none). */
@@ -75,7 +83,7 @@ export function heldReportPartitions(
  */
 export async function finalizeRun(input: FinalizeInput, deps: FinalizeDeps): Promise<FinalizeOutput> {
   const now = deps.now?.() ?? new Date();
-  const record = buildRunRecord(input, now, deps.tenant);
+  const record = buildRunRecord(input, now, deps.tenant, await directoryReport(input, deps));
   const key = runRecordKey(deps.prefix, record, input.failure === undefined ? 'run' : 'failure');
   try {
     await deps.store.put(key, `${JSON.stringify(record)}\n`, { contentType: 'application/x-ndjson' });
@@ -90,6 +98,29 @@ export async function finalizeRun(input: FinalizeInput, deps: FinalizeDeps): Pro
   deps.metrics.add('SummaryMismatches', 'Count', record.summaryMismatches);
   deps.metrics.add('DuplicateConnIds', 'Count', record.quality.duplicateConnId);
   deps.metrics.add('FailedJobs', 'Count', record.failedJobs + (input.failure === undefined ? 0 : 1));
+  if (record.contacts.status !== 'skipped') {
+    const dirs = record.contacts.directories;
+    const count = (status: string) => dirs.filter((d) => d.status === status).length;
+    deps.metrics.add('DirectoriesSynced', 'Count', count('committed'));
+    deps.metrics.add('DirectoriesUnchanged', 'Count', count('unchanged'));
+    deps.metrics.add('DirectoriesHeld', 'Count', count('held'));
+    // A listing that failed counts as one failed sync: none of the directories was read.
+    deps.metrics.add(
+      'DirectoriesFailed',
+      'Count',
+      count('failed') + (record.contacts.status === 'failed' && dirs.length === 0 ? 1 : 0),
+    );
+    deps.metrics.add(
+      'ContactVersions',
+      'Count',
+      dirs.reduce((n, d) => n + d.newVersions, 0),
+    );
+    deps.metrics.add(
+      'ContactDeletions',
+      'Count',
+      dirs.reduce((n, d) => n + d.deletions, 0),
+    );
+  }
   if (record.newestDate !== null) {
     // Age of the newest exported day: time since that local day ended in the report's zone.
     const zone = input.plan?.timeZone ?? 'UTC';
@@ -116,5 +147,33 @@ export async function finalizeRun(input: FinalizeInput, deps: FinalizeDeps): Pro
     heldPartitions: record.heldPartitions,
     held: heldReportPartitions(record.jobs).slice(0, MAX_HELD_IN_OUTPUT),
     partialDays: record.partialDays,
+    contacts: {
+      status: record.contacts.status,
+      directories: record.contacts.directories.length,
+      failed: record.contacts.directories.filter((d) => d.status === 'failed').length,
+      held: record.contacts.directories.filter((d) => d.status === 'held').length,
+    },
   };
+}
+
+/**
+ * The directory sync's report, read with the execution's stores (the tenant's session: its
+ * own staging area) at the key derived from the run; 'unreadable' when the branch wrote one
+ * that cannot be read now (the record then says the outcomes are unknown).
+ */
+async function directoryReport(
+  input: FinalizeInput,
+  deps: FinalizeDeps,
+): Promise<DirectorySyncReport | 'unreadable' | undefined> {
+  const summary = input.contacts;
+  if (summary === undefined || summary === null || summary.report === null) return undefined;
+  const runId = input.plan?.runId ?? input.executionName;
+  try {
+    return (
+      (await readDirectorySyncReport(deps.store, directorySyncReportKey(deps.prefix, deps.tenant, runId))) ??
+      'unreadable'
+    );
+  } catch {
+    return 'unreadable';
+  }
 }

@@ -1,6 +1,12 @@
 import { commitStagedRuns, ensureTable } from '../export';
 import { toWorkflowError } from './classify';
 import { type CommitOutput, type CommitTaskInput, commitRun } from './commit-task';
+import { CONTACTS_CORE } from './directory-sync-core';
+import {
+  type DirectorySyncSummary,
+  type SyncDirectoriesInput,
+  syncTenantDirectories,
+} from './directory-sync-task';
 import { InvalidInputError, TenantConfigError, TenantDisabledError } from './errors';
 import { exportResults } from './export-task';
 import { type FinalizeOutput, finalizeRun, type MetricsSink } from './finalize';
@@ -181,6 +187,39 @@ export function createExportResultsHandler(runtime: WorkflowRuntime) {
   });
 }
 
+/**
+ * SyncDirectories, the contacts branch: the execution's tenant's directories synced in its
+ * runtime (its client from its own secret, its stores: its session in AWS), with its entry's
+ * country and directories, staged for the Commit task (`defer`).
+ */
+export function createSyncDirectoriesHandler(runtime: WorkflowRuntime) {
+  return (event: SyncDirectoriesInput, context?: TaskContext): Promise<DirectorySyncSummary> => {
+    const tenant = event.tenant ?? undefined;
+    return logged(runtime.logger, tenant, 'SyncDirectories', async () => {
+      const t = await runtime.forTenant(tenant);
+      const api = await t.client();
+      const signal = deadlineSignal(context, SHORT_DEADLINE_MARGIN_MS);
+      const summary = await syncTenantDirectories(event, {
+        sync: CONTACTS_CORE.syncDirectories,
+        client: api.directories,
+        store: t.objects.store,
+        prefix: t.objects.prefix,
+        tables: t.tables,
+        zone: t.settings.timeZone,
+        country: t.entry?.country,
+        directories: t.entry?.directories,
+        omitFields: t.settings.contactOmitFields,
+        minShareOfPublished: t.settings.minShareOfPublished,
+        logger: t.logger,
+        ...(signal === undefined ? {} : { signal }),
+      });
+      const { report: _, ...counts } = summary;
+      t.logger.info('directories synced', { runId: event.runId, ...counts });
+      return summary;
+    });
+  };
+}
+
 /** What a committer's task gets besides its event: its logger (the tenant's lines), its deadline. */
 interface CommitterContext {
   logger: WorkflowLogger;
@@ -234,6 +273,7 @@ export function createCommitHandler(runtime: WorkflowRuntime) {
     (event: CommitTaskInput, c) =>
       commitRun(event, {
         commit: commitStagedRuns,
+        commitDirectories: CONTACTS_CORE.commitStagedDirectorySyncs,
         store: runtime.objects.store,
         prefix: runtime.objects.prefix,
         tables: runtime.tables,
@@ -262,6 +302,8 @@ export function createPrepareTablesHandler(runtime: WorkflowRuntime) {
         prefix: runtime.objects.prefix,
         tables: runtime.tables,
         promotedColumns: runtime.deployment.promotedColumns,
+        prepareContacts: CONTACTS_CORE.prepareContactTables,
+        contactOmitFields: runtime.deployment.contactOmitFields,
         ...c,
       }),
   );

@@ -27,11 +27,29 @@ const condition = z.strictObject({
   values: z.array(z.string()).max(1000),
 });
 
+/** What an execution does with the tenant's contact directories (the input's `contacts`). */
+export const CONTACTS_MODES = ['sync', 'skip', 'only'] as const;
+export type ContactsMode = (typeof CONTACTS_MODES)[number];
+
+/** The members of a report export, which `contacts: "only"` refuses (forceReplace it takes: the shrink guard's release). */
+const ONLY_REFUSES = [
+  'scheduledTime',
+  'date',
+  'from',
+  'to',
+  'preset',
+  'reports',
+  'filterId',
+  'additionalConditions',
+  'parentRunId',
+] as const;
+
 /**
  * The one execution input of the workflow. Exactly one of `scheduledTime` (nightly, from
  * EventBridge Scheduler), `date`, `from`+`to` (an inclusive backfill) or `preset`; in a
  * multi-tenant deployment, the `tenant` it runs for (Plan requires it there and refuses it
- * in a single-tenant one).
+ * in a single-tenant one); `contacts` (see CONTACTS_MODES): with `"only"`, none of the
+ * report members (the execution syncs the directories alone).
  */
 const EXECUTION_INPUT_SCHEMA = z
   .strictObject({
@@ -63,8 +81,24 @@ const EXECUTION_INPUT_SCHEMA = z
     forceReplace: z.boolean().optional(),
     /** Set by the workflow itself when a long backfill continues in a new execution. */
     parentRunId: z.string().max(200).optional(),
+    /**
+     * The tenant's contact directories: `sync` them beside the reports (the default, but in a
+     * continuation, which skips them), `skip` them, or sync `only` them (no report).
+     */
+    contacts: z.enum(CONTACTS_MODES, { message: `must be one of ${CONTACTS_MODES.join(', ')}` }).optional(),
   })
   .superRefine((input, ctx) => {
+    if (input.contacts === 'only') {
+      const reportMembers = ONLY_REFUSES.filter((m) => input[m] !== undefined);
+      if (reportMembers.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['contacts'],
+          message: `"only" syncs the contact directories alone: it takes no ${reportMembers.join(', ')}`,
+        });
+      }
+      return;
+    }
     const modes = [
       input.scheduledTime !== undefined && 'scheduledTime',
       input.date !== undefined && 'date',
@@ -97,6 +131,15 @@ const EXECUTION_INPUT_SCHEMA = z
   });
 
 export type ExecutionInput = z.infer<typeof EXECUTION_INPUT_SCHEMA>;
+
+/**
+ * Whether an execution syncs the contact directories: `contacts` as given, else `sync`,
+ * but never in a continuation (its first execution synced them).
+ */
+export function syncsContacts(input: Pick<ExecutionInput, 'contacts' | 'parentRunId'>): boolean {
+  if (input.contacts !== undefined) return input.contacts !== 'skip';
+  return input.parentRunId === undefined;
+}
 
 /**
  * The largest execution input Plan accepts, as JSON text in UTF-8. Step Functions takes

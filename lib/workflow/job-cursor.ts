@@ -217,6 +217,26 @@ export interface CommitOutput {
   /** One snapshot per table committed (none for NOTHING or FAILED). */
   tables?: TableSnapshotRef[];
   jobs?: JobCommit[];
+  /** The staged directory syncs (absent: none were staged, or the Commit task failed). */
+  contacts?: ContactsCommit;
   error?: string;
   cause?: string;
+}
+
+/** Most refused directory syncs the Commit task's output lists (the rest counted): it travels in the state. */
+export const MAX_INVALID_SYNCS_LISTED = 5;
+
+/**
+ * What the Commit task did with the execution's staged directory syncs: landed in one
+ * snapshot per contact table, or refused (each named, with the reason), or failed (its error;
+ * the calls' commit is not undone by it).
+ */
+export interface ContactsCommit {
+  status: 'COMMITTED' | 'NOTHING' | 'FAILED';
+  tables: TableSnapshotRef[];
+  /** Staged syncs that landed (every staged one not listed invalid). */
+  committed: number;
+  invalid: { directoryId: string; reason: string }[];
+  invalidCount: number;
+  error?: { name: string; message: string };
 }

@@ -1,7 +1,7 @@
-import { dayBefore, shiftDate, windowForDates } from '../calendar';
+import { dateInZone, dayBefore, shiftDate, windowForDates } from '../calendar';
 import type { AdditionalCondition, PresetName } from '../spec';
 import { InvalidInputError } from './errors';
-import { type ExecutionInput, parseExecutionInput } from './input';
+import { type ExecutionInput, parseExecutionInput, syncsContacts } from './input';
 import { presetDates } from './preset-dates';
 import type { ConfiguredReport, WorkflowSettings } from './settings';
 
@@ -39,10 +39,20 @@ export interface JobOptions {
   maxRequestsPerJob: number;
 }
 
+/** What an execution does with the contact directories. */
+export interface PlannedContacts {
+  sync: boolean;
+  force: boolean;
+}
+
+function plannedContacts(input: ExecutionInput): PlannedContacts {
+  return { sync: syncsContacts(input), force: input.forceReplace === true };
+}
+
 export interface Plan {
   runId: string;
-  /** How the execution was started. */
-  mode: 'nightly' | 'date' | 'range' | 'preset';
+  /** How the execution was started (`contacts`: the directories alone, input `contacts: "only"`). */
+  mode: 'nightly' | 'date' | 'range' | 'preset' | 'contacts';
   /** The execution's tenant; null in a single-tenant deployment (always present: `$.plan.tenant`). */
   tenant: string | null;
   /** The tenant's zone (the deployment's in a single-tenant one). */
@@ -52,6 +62,11 @@ export interface Plan {
   jobs: Job[];
   options: JobOptions;
   jobCount: number;
+  /**
+   * The tenant's contact directories: whether the execution syncs them (SyncDirectories runs,
+   * else its branch skips), and whether the shrink guard is released (the input's forceReplace).
+   */
+  contacts: PlannedContacts;
   /**
    * Input of the next execution when a long backfill does not fit one execution's history,
    * without the filters: the state machine adds `options.filters` (so the state carries
@@ -77,6 +92,7 @@ interface PlanContext {
  */
 export function planExecution(raw: unknown, settings: WorkflowSettings, context: PlanContext): Plan {
   const input = parseExecutionInput(raw);
+  if (input.contacts === 'only') return contactsOnlyPlan(input, settings, context);
   const reports = selectReports(input.reports, settings.reports);
   const filters: JobFilters = {
     ...(input.filterId === undefined ? {} : { filterId: input.filterId }),
@@ -121,6 +137,7 @@ export function planExecution(raw: unknown, settings: WorkflowSettings, context:
     jobs,
     options,
     jobCount: jobs.length,
+    contacts: plannedContacts(input),
     hasContinuation: false,
   };
   if (taken.length < windows.length) {
@@ -132,9 +149,35 @@ export function planExecution(raw: unknown, settings: WorkflowSettings, context:
       reports: reports.map((r) => r.id),
       ...(input.forceReplace === undefined ? {} : { forceReplace: input.forceReplace }),
       parentRunId: runId,
+      // Its first execution synced the directories.
+      contacts: 'skip',
     };
   }
   return plan;
+}
+
+/**
+ * A plan of no job that syncs the directories (input `contacts: "only"`): its dates are the
+ * local day it started on in the tenant's zone, the day the run record is of.
+ */
+function contactsOnlyPlan(input: ExecutionInput, settings: WorkflowSettings, context: PlanContext): Plan {
+  const today = dateInZone((context.now ?? new Date()).getTime(), settings.timeZone);
+  return {
+    runId: safeRunId(context.executionName),
+    mode: 'contacts',
+    tenant: input.tenant ?? null,
+    timeZone: settings.timeZone,
+    dates: { from: today, to: today },
+    jobs: [],
+    options: {
+      filters: {},
+      maxPollsPerJob: settings.poll.maxPollsPerJob,
+      maxRequestsPerJob: settings.maxRequestsPerJob,
+    },
+    jobCount: 0,
+    contacts: plannedContacts(input),
+    hasContinuation: false,
+  };
 }
 
 function jobId(index: number): string {

@@ -9,9 +9,21 @@ export interface PrepareTablesInput {
   runId: string;
   /** The plan's tenant; null in a single-tenant deployment. */
   tenant: string | null;
-  /** The plan's jobs: none, nothing to prepare. */
+  /** The plan's jobs: none, no report table to prepare. */
   jobCount: number;
+  /** The execution syncs the contact directories: their two tables are prepared too. */
+  contacts?: boolean;
 }
+
+/** Makes the contact tables ready for a tenant (created, evolved: the core's ensureTable); their names. */
+export type PrepareContactTables = (target: {
+  store: ObjectStore;
+  prefix: string;
+  tables: LakeTables;
+  tenant?: string;
+  omitFields: readonly string[];
+  signal?: AbortSignal;
+}) => Promise<string[]>;
 
 /** What PrepareTables returns to the state machine: the tables made ready, by name. */
 export interface PrepareTablesOutput {
@@ -28,6 +40,9 @@ export interface PrepareTablesDeps {
   tables: LakeTables | undefined;
   /** The deployment's promoted columns, per dataset (what every tenant's export writes). */
   promotedColumns: Partial<Record<Dataset, readonly PromotedColumn[] | undefined>>;
+  /** The contact tables' preparation (absent: none); with the deployment's omitted fields. */
+  prepareContacts?: PrepareContactTables;
+  contactOmitFields?: readonly string[];
   logger?: ExportLogger;
   signal?: AbortSignal;
 }
@@ -46,9 +61,31 @@ export async function prepareTables(
 ): Promise<PrepareTablesOutput> {
   const tenant = executionTenant(input.tenant);
   const lake = deps.tables;
-  if (lake === undefined || input.jobCount === 0) return { status: 'NOTHING', tables: [] };
+  const contacts = input.contacts === true && deps.prepareContacts !== undefined;
+  if (lake === undefined || (input.jobCount === 0 && !contacts)) return { status: 'NOTHING', tables: [] };
   const prepared: string[] = [];
-  for (const dataset of Object.values(DATASETS)) {
+  if (contacts && deps.prepareContacts !== undefined) {
+    // The contacts never fail the run: without their tables, the branch's sync fails by name
+    // (the table not prepared) and the record says so; the calls go on.
+    try {
+      prepared.push(
+        ...(await deps.prepareContacts({
+          store: deps.store,
+          prefix: deps.prefix,
+          tables: lake,
+          ...(tenant === undefined ? {} : { tenant }),
+          omitFields: deps.contactOmitFields ?? [],
+          ...(deps.signal === undefined ? {} : { signal: deps.signal }),
+        })),
+      );
+    } catch (error) {
+      deps.logger?.warn('the contact tables could not be prepared: the directories are not synced', {
+        error: error instanceof Error ? error.name : 'Error',
+        message: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+  for (const dataset of input.jobCount === 0 ? [] : Object.values(DATASETS)) {
     const table = lakeTable({ store: deps.store, prefix: deps.prefix, ...lake }, dataset);
     const schema = tableSchema({ dataset, promoted: deps.promotedColumns[dataset] ?? [] });
     await deps.ensure(table, schema, {

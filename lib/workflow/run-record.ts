@@ -1,5 +1,7 @@
 import type { HeldPartition, QualityCounts } from '../export';
 import { emptyQuality, tenantSegment } from '../export';
+import type { DirectorySyncReport, DirectorySyncSummary } from './directory-sync-task';
+import type { DirectorySyncOutcome, SyncError } from './directory-sync-types';
 import { TASK_ERROR_NAMES } from './error-table';
 import { WORKFLOW_ERROR_CODES } from './errors';
 import type { ExecutionInput } from './input';
@@ -51,7 +53,24 @@ export interface FinalizeInput {
   results?: JobResult[];
   /** What the Commit task did (absent: an execution of a version before it, or a failure before it). */
   commit?: CommitOutput;
+  /** The contacts branch's summary (absent or null: the execution synced no directory). */
+  contacts?: DirectorySyncSummary | null;
   failure?: CaughtFailure;
+}
+
+/** A directory's outcome as the run record keeps it: the sync's, without the staged key. */
+export type RunRecordDirectory = Omit<DirectorySyncOutcome, 'staged'>;
+
+/**
+ * The contact directories of a run: `synced` (some changed, all landed), `unchanged` (none
+ * changed), `partial` (some failed or were held, others landed or were unchanged), `failed`
+ * (none could be synced: the listing failed, or every directory failed), `skipped` (the
+ * execution synced none). `error`: the listing's, else the first failed directory's.
+ */
+export interface RunRecordContacts {
+  status: 'synced' | 'unchanged' | 'partial' | 'failed' | 'skipped';
+  directories: RunRecordDirectory[];
+  error?: SyncError;
 }
 
 /** What a run and each of its jobs count. */
@@ -96,6 +115,8 @@ export interface RunRecord extends RunCounts {
   continued: boolean;
   error: string | null;
   cause: string | null;
+  /** The contact directories' sync (issue 29). */
+  contacts: RunRecordContacts;
 }
 
 export interface RunRecordJob extends RunCounts {
@@ -154,7 +175,12 @@ function causeMessage(cause: string | undefined): string | null {
  * Builds the run record from the Map's results (pure). `tenant`: the execution's (Finalize
  * resolves it), recorded when there is one.
  */
-export function buildRunRecord(input: FinalizeInput, finishedAt: Date, tenant?: string): RunRecord {
+export function buildRunRecord(
+  input: FinalizeInput,
+  finishedAt: Date,
+  tenant?: string,
+  directories?: DirectorySyncReport | 'unreadable',
+): RunRecord {
   const results = input.results ?? [];
   const jobs = results.map((r) => withCommit(toRecordJob(r), r, input.commit));
   const failed = jobs.filter((j) => j.status === 'FAILED');
@@ -197,7 +223,66 @@ export function buildRunRecord(input: FinalizeInput, finishedAt: Date, tenant?: 
     continued: input.plan?.hasContinuation ?? false,
     error,
     cause,
+    contacts: contactsOfRun(input.contacts, directories, input.commit),
   };
+}
+
+/**
+ * The directories' part of the record (pure): the sync's outcomes from its report, each staged
+ * one as the Commit task left it (committed, refused by the committer, or failed with the
+ * Commit task). A failure of the branch itself (its Catch) names its error.
+ */
+export function contactsOfRun(
+  summary: DirectorySyncSummary | null | undefined,
+  report: DirectorySyncReport | 'unreadable' | undefined,
+  commit: CommitOutput | undefined,
+): RunRecordContacts {
+  if (summary === undefined || summary === null || summary.status === 'SKIPPED') {
+    return { status: 'skipped', directories: [] };
+  }
+  if (report === undefined || report === 'unreadable') {
+    const error: SyncError = summary.error ?? {
+      name: summary.cause === undefined ? 'StoreFailedError' : 'States.ALL',
+      message:
+        causeMessage(summary.cause) ??
+        `the directory sync report ${summary.report ?? ''} could not be read: its outcomes are unknown`,
+    };
+    return { status: 'failed', directories: [], error };
+  }
+  const landed = commit?.contacts;
+  const refused = new Map((landed?.invalid ?? []).map((i) => [i.directoryId, i.reason]));
+  const directories: RunRecordDirectory[] = report.outcomes.map(({ staged: _, ...o }) => {
+    if (o.status !== 'staged') return o;
+    const reason = refused.get(o.directoryId);
+    if (reason !== undefined) {
+      return { ...o, status: 'failed', error: { name: 'StagedDirectorySyncInvalidError', message: reason } };
+    }
+    if (landed === undefined || landed.status === 'FAILED' || commit?.status === 'FAILED') {
+      const why = landed?.error ?? {
+        name: commit?.error ?? 'StagedDirectorySyncNotCommitted',
+        message:
+          causeMessage(commit?.cause) ?? 'the Commit task gave no outcome for the staged directory syncs',
+      };
+      return { ...o, status: 'failed', error: why };
+    }
+    return { ...o, status: 'committed' };
+  });
+  const count = (s: RunRecordDirectory['status']) => directories.filter((d) => d.status === s).length;
+  const failed = count('failed');
+  const held = count('held');
+  const ok = directories.length - failed - held;
+  const error = report.error ?? directories.find((d) => d.status === 'failed')?.error;
+  const status: RunRecordContacts['status'] =
+    report.error !== undefined
+      ? 'failed'
+      : failed + held > 0
+        ? ok === 0 && held === 0
+          ? 'failed'
+          : 'partial'
+        : count('committed') > 0
+          ? 'synced'
+          : 'unchanged';
+  return { status, directories, ...(error === undefined ? {} : { error }) };
 }
 
 function toRecordJob(r: JobResult): RunRecordJob {

@@ -4,6 +4,7 @@ import type { SummaryMismatchPolicy } from '../export';
 import {
   DATASETS,
   type Dataset,
+  omittedFields,
   PROMOTED_TYPES,
   type PromotedColumn,
   type PromotedType,
@@ -61,6 +62,11 @@ export interface WorkflowSettings {
   summaryMismatch: SummaryMismatchPolicy;
   /** The shrink guard: a published partition is replaced only with at least this share of its rows. */
   minShareOfPublished: number;
+  /**
+   * Contact item fields (the service's names, or `extra`) the deployment leaves out of the
+   * lake (CONTACT_OMIT_FIELDS, comma-separated): personal data it does not keep.
+   */
+  contactOmitFields: readonly string[];
 }
 
 /** Step Functions keeps at most 25,000 events per execution; plans keep 20% of it spare. */
@@ -114,8 +120,15 @@ const EXPORTED_PIECE_STATE_BYTES = 400;
 const STAGED_DAY_STATE_BYTES = 13;
 /** A job's entry in the Commit task's output: its outcome, snapshots and a reason of at most MAX_COMMIT_REASON_CHARS. */
 export const COMMIT_JOB_STATE_BYTES = 700;
-/** What the state holds besides the jobs: the 32 KiB input (or its filters) and the plan's own fields. */
-const STATE_OVERHEAD_BYTES = MAX_EXECUTION_INPUT_BYTES + 2_048;
+/**
+ * The contacts branch in the state: its summary (counts, an error of MAX_SYNC_MESSAGE_CHARS,
+ * the report's key, or a caught Lambda error's Cause) and the Commit task's `contacts` (its
+ * snapshots and MAX_INVALID_SYNCS_LISTED refused syncs with their reasons). Not per
+ * directory: the outcomes are in the sync's report object.
+ */
+export const CONTACTS_STATE_BYTES = 5_000;
+/** What the state holds besides the jobs: the 32 KiB input (or its filters), the plan's own fields, the contacts'. */
+const STATE_OVERHEAD_BYTES = MAX_EXECUTION_INPUT_BYTES + 2_048 + CONTACTS_STATE_BYTES;
 
 /** Jobs whose worst-case results, with the input and the plan, fit the state quota. */
 function jobsWithinStateLimit(maxRequestsPerJob: number, maxWindowDays: number): number {
@@ -129,10 +142,11 @@ function jobsWithinStateLimit(maxRequestsPerJob: number, maxWindowDays: number):
 }
 
 /**
- * Events of an execution outside its jobs: start, Plan, Map, Commit (its lease waits and
- * retries), Finalize, notify/fail, continuation.
+ * Events of an execution outside its jobs: start, Plan, PrepareTables, the Parallel state and
+ * its contacts branch (a Choice, SyncDirectories and its two retries), Map, Commit (its lease
+ * waits and retries), Finalize, notify/fail, continuation.
  */
-export const EXECUTION_OVERHEAD_EVENTS = 120;
+export const EXECUTION_OVERHEAD_EVENTS = 160;
 
 /**
  * Jobs per execution that keep the worst case within the history budget and the state quota.
@@ -236,6 +250,22 @@ const DEPLOYMENT_ENV = {
     .optional(),
   SUMMARY_MISMATCH: z.enum(['flag', 'fail']).default(SETTINGS_DEFAULTS.summaryMismatch),
   MIN_SHARE_OF_PUBLISHED: z.coerce.number().min(0).max(1).default(SETTINGS_DEFAULTS.minShareOfPublished),
+  CONTACT_OMIT_FIELDS: z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      const fields = text
+        .split(',')
+        .map((f) => f.trim())
+        .filter((f) => f !== '');
+      try {
+        omittedFields(fields);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+      return fields;
+    }),
 };
 
 /** A single-tenant deployment's environment: every setting. */
@@ -291,6 +321,7 @@ function deploymentSettings(e: z.infer<typeof DEPLOYMENT_ENV_SCHEMA>): {
     promotedColumns: e.PROMOTED_COLUMNS ?? {},
     summaryMismatch: e.SUMMARY_MISMATCH,
     minShareOfPublished: e.MIN_SHARE_OF_PUBLISHED,
+    contactOmitFields: e.CONTACT_OMIT_FIELDS,
   };
   return { budget, settings };
 }

@@ -376,9 +376,10 @@ describe('ExportResults sizing and the environment limit', () => {
   });
 
   it('fails synthesis naming REPORTS when the environment would pass Lambda 4 KB', () => {
-    // 11 reports (the most one execution's state holds) with ids and names at their longest
-    // (MAX_REPORT_FIELD_CHARS), in characters of 3 UTF-8 bytes: Lambda counts bytes.
-    const reports = Array.from({ length: 11 }, (_, i) => ({
+    // 10 reports (the most one execution's state holds beside the contacts branch) with ids
+    // and names at their longest (MAX_REPORT_FIELD_CHARS), in characters of 3 UTF-8 bytes:
+    // Lambda counts bytes.
+    const reports = Array.from({ length: 10 }, (_, i) => ({
       id: `report-${i}-${'x'.repeat(90)}`,
       name: `Report ${i}: ${'€'.repeat(88)}`,
     }));

@@ -3,7 +3,12 @@ import * as path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import {
   type AsOf,
+  CONTACT_DATASETS,
   type ColumnKind,
+  type ContactDataset,
+  callsWithContactsSql,
+  contactPhonesColumns,
+  contactsColumns,
   DATASETS,
   type Dataset,
   type IcebergSchema,
@@ -12,9 +17,11 @@ import {
 import { STACK_DEFAULTS } from '../../infra';
 import { checkLakeTenant } from './known-tenants';
 import {
+  CONTACT_TABLES,
   hasLocalTable,
   LAKE_DATASETS,
   LakeHistoryError,
+  type LakeTableName,
   localLakeTables,
   readTables,
   type TableRead,
@@ -97,8 +104,16 @@ async function createRunsView(
  */
 async function createCatalogAliases(connection: DuckDBConnection): Promise<void> {
   await connection.run(`CREATE SCHEMA ${GLUE_DATABASE}`);
-  for (const table of [...Object.values(DATASETS), 'runs'])
+  for (const table of [
+    ...Object.values(DATASETS),
+    ...Object.values(CONTACT_DATASETS),
+    'calls_with_contacts',
+    'runs',
+  ]) {
+    // No view without the calls' columns it reads (see createContactViews).
+    if (table === 'calls_with_contacts' && !(await hasColumn(connection, table, 'match_quality'))) continue;
     await connection.run(`CREATE VIEW ${GLUE_DATABASE}.${table} AS SELECT * FROM main.${table}`);
+  }
   await connection.run('CREATE MACRO json_extract_scalar(j, p) AS json_extract_string(j, p)');
   await connection.run('CREATE MACRO from_iso8601_timestamp(s) AS CAST(s AS TIMESTAMPTZ)');
 }
@@ -194,6 +209,54 @@ async function createEmptyTable(
   await connection.run(`CREATE TABLE ${dataset} (${columns}, dt ${dtType})`);
 }
 
+/** Whether `table` (a view or table of the session) has `column`. */
+async function hasColumn(connection: DuckDBConnection, table: string, column: string): Promise<boolean> {
+  const reader = await connection.runAndReadAll(
+    `SELECT count(*) AS n FROM information_schema.columns WHERE table_name = ${sqlString(table)} AND column_name = ${sqlString(column)}`,
+  );
+  return Number(reader.getRowObjectsJS()[0]?.n ?? 0) > 0;
+}
+
+/** The contact item fields the view names, by column: a deployment may leave them out. */
+const VIEW_ITEM_FIELDS = { crm_id: 'crmId', full_name: 'fullName', company_name: 'companyName' } as const;
+
+/**
+ * `contacts` and `contact_phones` (their Iceberg tables' snapshots, as the report tables';
+ * no `dt`), then `calls_with_contacts` over them and `calls`. A lake whose directories were
+ * never synced (an older one, or `contacts: skip`) has empty contact tables of the columns
+ * the lake would have: the view then answers every call, unmatched (`match_quality` none),
+ * rather than failing to bind. An item field the lake's contacts lack (a deployment's
+ * omitted one) reads as NULL in the view.
+ */
+async function createContactViews(
+  connection: DuckDBConnection,
+  root: string,
+  reads: readonly TableRead[],
+  tenant: string | undefined,
+): Promise<void> {
+  const tenanted = await hasColumn(connection, 'calls', 'tenant');
+  for (const table of CONTACT_TABLES) {
+    const read = reads.find((r) => r.dataset === table);
+    if (read !== undefined) {
+      await connection.run(tableViewSql(root, read, tenant));
+      continue;
+    }
+    const columns = (
+      table === 'contacts' ? contactsColumns({ tenanted }) : contactPhonesColumns({ tenanted })
+    ).columns
+      .map((c) => `"${c.name}" ${DUCKDB_TYPES[c.kind]}`)
+      .join(', ');
+    await connection.run(`CREATE TABLE ${table} (${columns})`);
+  }
+  // A lake whose calls lack the columns the view reads (a hand-made Hive layout) has no view.
+  for (const column of ['cli', 'user_num', 'start_utc'])
+    if (!(await hasColumn(connection, 'calls', column))) return;
+  const omitFields: string[] = [];
+  for (const [column, field] of Object.entries(VIEW_ITEM_FIELDS))
+    if (!(await hasColumn(connection, 'contacts', column))) omitFields.push(field);
+  await connection.run(callsWithContactsSql({ dialect: 'duckdb', tenanted, omitFields }));
+}
+
 /** What {@link openLake} reads. */
 export interface LakeOptions {
   /** A point of the tables' history (see lake-tables.ts): a snapshot id, or a time. Default: each table's current snapshot. */
@@ -231,6 +294,8 @@ export async function openLake(dir: string, options: LakeOptions = {}): Promise<
   const root = path.resolve(dir);
   const withTables: Dataset[] = [];
   for (const dataset of LAKE_DATASETS) if (await hasLocalTable(root, dataset)) withTables.push(dataset);
+  const contactTables: ContactDataset[] = [];
+  for (const table of CONTACT_TABLES) if (await hasLocalTable(root, table)) contactTables.push(table);
   if (options.tenant !== undefined && withTables.length === 0) {
     throw new LakeTenancyError(
       `the lake at ${root} has no Iceberg table: --tenant reads a multi-tenant lake's tables (their tenant column)`,
@@ -242,7 +307,7 @@ export async function openLake(dir: string, options: LakeOptions = {}): Promise<
     );
   }
   const lake = localLakeTables(root);
-  const reads = await readTables(lake, withTables, {
+  const reads = await readTables(lake, [...withTables, ...contactTables] as LakeTableName[], {
     asOf: options.asOf,
     listHint: `report-export tables snapshots --dir ${root}`,
   });
@@ -274,6 +339,7 @@ export async function openLake(dir: string, options: LakeOptions = {}): Promise<
       else if (options.asOf !== undefined) await createEmptyTable(connection, dataset, 'DATE');
       else await createHiveView(connection, root, dataset, withTables.length > 0 ? 'DATE' : 'VARCHAR');
     }
+    await createContactViews(connection, root, reads, options.tenant);
     const runsDir = path.join(root, 'runs');
     if (!(await createRunsView(connection, runsDir, options.tenant))) {
       await connection.run(

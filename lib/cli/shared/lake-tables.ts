@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../../command-line';
 import {
   type AsOf,
+  CONTACT_DATASETS,
+  type ContactDataset,
   DATASETS,
   type Dataset,
   type IcebergSchema,
@@ -30,15 +32,18 @@ export function localLakeTables(dir: string): LakeTablesLocation {
   return fileLakeTables(new LocalDirectoryStore(dir), '');
 }
 
+/** A table of the lake: a report dataset's, or a contact directory table (no `dt`, partitioned by directory). */
+export type LakeTableName = Dataset | ContactDataset;
+
 /** Whether the local lake has `dataset`'s table: its `tables/<dataset>/metadata/` folder. */
-export async function hasLocalTable(dir: string, dataset: Dataset): Promise<boolean> {
+export async function hasLocalTable(dir: string, dataset: LakeTableName): Promise<boolean> {
   const stat = await fs.stat(path.join(dir, 'tables', dataset, 'metadata')).catch(() => undefined);
   return stat?.isDirectory() === true;
 }
 
 /** What a dataset's table reads at a point of its history. */
 export interface TableRead {
-  dataset: Dataset;
+  dataset: LakeTableName;
   /** The snapshot read; undefined: the table had none then (it reads as empty). */
   snapshot: Snapshot | undefined;
   /** The table's columns then: the current schema, or with `asOf` the snapshot's (the current one without a snapshot). */
@@ -68,7 +73,7 @@ export class MovedLakeError extends ConfigError {
 }
 
 /** Refuses a table whose metadata was written at another location (see {@link MovedLakeError}). */
-function checkNotMoved(table: IcebergTable, metadata: TableMetadata, dataset: Dataset): void {
+function checkNotMoved(table: IcebergTable, metadata: TableMetadata, dataset: LakeTableName): void {
   const here = table.location.uri;
   const written = metadata.location;
   if (written === here || !written.startsWith('file:') || !here.startsWith('file:')) return;
@@ -96,7 +101,7 @@ const hasSnapshot = (metadata: TableMetadata, id: number | string) =>
  * table's snapshot current then. A table with no snapshot at that point reads as empty.
  */
 function snapshotsAsOf(
-  loaded: readonly { dataset: Dataset; metadata: TableMetadata }[],
+  loaded: readonly { dataset: LakeTableName; metadata: TableMetadata }[],
   asOf: AsOf | undefined,
   listHint: string,
 ): (Snapshot | undefined)[] {
@@ -128,10 +133,10 @@ function snapshotsAsOf(
  */
 export async function readTables(
   lake: LakeTablesLocation,
-  datasets: readonly Dataset[],
+  datasets: readonly LakeTableName[],
   options: { asOf?: AsOf | undefined; listHint: string },
 ): Promise<TableRead[]> {
-  const loaded: { dataset: Dataset; table: IcebergTable; metadata: TableMetadata }[] = [];
+  const loaded: { dataset: LakeTableName; table: IcebergTable; metadata: TableMetadata }[] = [];
   for (const dataset of datasets) {
     const table = lakeTable(lake, dataset);
     const state = await loadTable(table);
@@ -160,6 +165,9 @@ export async function readTables(
 
 /** Every dataset, in the order the lake's views are made. */
 export const LAKE_DATASETS: readonly Dataset[] = Object.values(DATASETS);
+
+/** The contact directories' tables (issue 29), after the report datasets'. */
+export const CONTACT_TABLES: readonly ContactDataset[] = Object.values(CONTACT_DATASETS);
 
 /** A partition of a table's current snapshot: its rows and data files. */
 export interface LivePartition {

@@ -4,6 +4,7 @@ import { LoginRequiredError, PollBudgetExhaustedError } from '../../../lib/api';
 import { toWorkflowError } from '../../../lib/workflow/classify';
 import {
   BY_CAUSE,
+  DIRECTORY_RETRIED_ERROR_NAMES,
   LEASE_WAIT_ERROR_NAMES,
   RETRIED_ERROR_NAMES,
   SOURCE_ERROR_CODES,
@@ -84,9 +85,14 @@ describe('toWorkflowError', () => {
 });
 
 describe('the error table', () => {
-  it('puts every task error name in exactly one of the retried, lease-wait and terminal lists', () => {
+  it('puts every task error name in exactly one of the retried, lease-wait, directory and terminal lists', () => {
     const all = Object.values(TASK_ERROR_NAMES);
-    const listed = [...RETRIED_ERROR_NAMES, ...LEASE_WAIT_ERROR_NAMES, ...TERMINAL_ERROR_NAMES];
+    const listed = [
+      ...RETRIED_ERROR_NAMES,
+      ...LEASE_WAIT_ERROR_NAMES,
+      ...DIRECTORY_RETRIED_ERROR_NAMES,
+      ...TERMINAL_ERROR_NAMES,
+    ];
     expect([...listed].sort()).toEqual([...all].sort());
     expect(new Set(listed).size).toBe(listed.length);
   });
