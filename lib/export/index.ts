@@ -13,6 +13,7 @@ export {
   ZoneConverter,
 } from '../calendar';
 export {
+  CALLS_WITH_CONTACTS_VIEW,
   type CallsWithContactsOptions,
   CONTACT_DATASETS,
   type ContactColumns,
@@ -162,6 +163,7 @@ export {
   initialSchema,
   isTenantedTable,
   keyOf,
+  type LakeTableSchema,
   type LakeTablesLocation,
   type LiveFile,
   type LoadedTable,

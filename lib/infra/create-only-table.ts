@@ -8,8 +8,7 @@ import {
   Stack,
 } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import type { Dataset } from '../export';
-import type { IcebergTableDefinition } from './iceberg-tables';
+import type { IcebergTableDefinition, LakeTableName } from './iceberg-tables';
 import { acknowledge } from './nag-acknowledgements';
 import { glueTableArns } from './table-maintenance';
 import { PROJECT_ROOT } from './workflow-function';
@@ -45,7 +44,7 @@ interface CreateOnlyIcebergTableProps {
  */
 export class CreateOnlyIcebergTable extends Construct {
   readonly resource: CustomResource;
-  readonly dataset: Dataset;
+  readonly dataset: LakeTableName;
 
   constructor(scope: Construct, id: string, props: CreateOnlyIcebergTableProps) {
     super(scope, id);

@@ -64,3 +64,12 @@ export const COMMIT_MEMORY_MB = 1_024;
 
 /** Timeout of the Commit function, in seconds (its task's timeout is a little longer). */
 export const COMMIT_TIMEOUT_SECONDS = 300;
+
+/**
+ * The SyncDirectories function: a tenant's directories read whole (the items of one at a
+ * time, as JSON) and encoded in memory, one directory's files at a time; no spill to /tmp.
+ * 1,024 MB is about 0.58 vCPU; 10 minutes bounds the reads of a tenant's every directory
+ * (the client's own deadlines are shorter), and the task's timeout is above it.
+ */
+export const SYNC_DIRECTORIES_MEMORY_MB = 1_024;
+export const SYNC_DIRECTORIES_TIMEOUT_SECONDS = 600;

@@ -6,12 +6,14 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import {
+  DIRECTORY_RETRIED_ERROR_NAMES,
+  DIRECTORY_SYNC_RETRY,
   INPUT_TOO_LARGE_PHRASE,
   SFN_EXECUTION_EXISTS_ERROR_NAME,
   TASK_ERROR_NAMES,
   WORKFLOW_ERROR_CODES,
 } from '../workflow';
-import { COMMIT_MEMORY_MB, COMMIT_TIMEOUT_SECONDS } from './export-sizing';
+import { COMMIT_MEMORY_MB, COMMIT_TIMEOUT_SECONDS, SYNC_DIRECTORIES_TIMEOUT_SECONDS } from './export-sizing';
 import { STATE_NAMES } from './state-names';
 import { WorkflowFunction } from './workflow-function';
 import { jobIteration, LEASE_WAIT, lambdaTask, notifyAndFail, sfnTask } from './workflow-tasks';
@@ -25,6 +27,7 @@ interface WorkflowFunctions {
   readonly requestReport: lambda.IFunction;
   readonly checkStatus: lambda.IFunction;
   readonly exportResults: lambda.IFunction;
+  readonly syncDirectories: lambda.IFunction;
   readonly finalize: lambda.IFunction;
 }
 
@@ -73,9 +76,15 @@ interface ExportWorkflowProps {
 /** Above the Commit function's timeout, so its own fires first. */
 const COMMIT_TASK_TIMEOUT = Duration.seconds(COMMIT_TIMEOUT_SECONDS + 30);
 
+/** Above the SyncDirectories function's timeout, so its own fires first. */
+const SYNC_TASK_TIMEOUT = Duration.seconds(SYNC_DIRECTORIES_TIMEOUT_SECONDS + 30);
+
 /**
- * The export workflow: Plan -> PrepareTables (the committer) -> Map over jobs (RequestReport -> Wait -> CheckStatus ->
- * Choice -> ExportResults, looping while a split window has pieces left) -> Commit (every
+ * The export workflow: Plan -> PrepareTables (the committer) -> a Parallel state of two
+ * branches: the Map over jobs (RequestReport -> Wait -> CheckStatus -> Choice ->
+ * ExportResults, looping while a split window has pieces left) and the contacts branch
+ * (SyncDirectories when the plan syncs them; its failure caught into its own result, so it
+ * never fails the calls, nor they it) -> Commit (every
  * run the jobs staged, one snapshot per table) -> Finalize (run record, metrics) -> fail
  * after all jobs if any failed, or continue a long backfill in a new execution. Every Task
  * retries the transient errors of one shared list and catches the rest into a path that
@@ -106,7 +115,7 @@ export class ExportWorkflow extends Construct {
     const recordFailure = failureRecording(this, f.finalize, props.alarmTopic);
     const plan = planTask(this, f.plan, recordFailure);
     const prepareTables = prepareTablesTask(this, this.commitFunction, recordFailure);
-    const exportJobs = exportJobsMap(this, f, props).addCatch(recordFailure, {
+    const exportAndSync = exportAndSyncParallel(this, f, props).addCatch(recordFailure, {
       errors: ['States.ALL'],
       resultPath: '$.failure',
     });
@@ -119,7 +128,7 @@ export class ExportWorkflow extends Construct {
     const definition = startState(this)
       .next(plan)
       .next(prepareTables)
-      .next(exportJobs)
+      .next(exportAndSync)
       .next(commit)
       .next(finalize)
       .next(outcome);
@@ -220,13 +229,102 @@ function prepareTablesTask(
       'runId.$': '$.plan.runId',
       'tenant.$': '$.plan.tenant',
       'jobCount.$': '$.plan.jobCount',
+      'contacts.$': '$.plan.contacts.sync',
     },
     resultPath: '$.prepared',
     timeout: COMMIT_TASK_TIMEOUT,
   }).addCatch(recordFailure, { errors: ['States.ALL'], resultPath: '$.failure' });
 }
 
-/** The Map over the plan's jobs, each one the job iteration (workflow-tasks.ts). */
+/**
+ * The jobs and the contacts side by side: a Parallel state whose first branch is the Map
+ * over the jobs and whose second syncs the directories. Its result, `$.exported`, is
+ * `{results, contacts}`: the jobs' results (the Map's) and the contacts branch's summary.
+ * The contacts branch catches every error of its task into a FAILED summary, so only the
+ * Map's own failure (none of its iterations throws: each ends in JobSucceeded or JobFailed)
+ * fails the Parallel state.
+ */
+function exportAndSyncParallel(
+  scope: Construct,
+  f: WorkflowFunctions,
+  props: ExportWorkflowProps,
+): sfn.Parallel {
+  const S = STATE_NAMES;
+  const parallel = new sfn.Parallel(scope, S.exportAndSync, {
+    stateName: S.exportAndSync,
+    resultSelector: { 'results.$': '$[0]', 'contacts.$': '$[1]' },
+    resultPath: '$.exported',
+  });
+  parallel.branch(exportJobsMap(scope, f, props));
+  parallel.branch(contactsBranch(scope, f.syncDirectories));
+  return parallel;
+}
+
+/** A summary of no sync, the contacts branch's result when the plan syncs none. */
+const NO_SYNC = {
+  report: null,
+  directories: 0,
+  unchanged: 0,
+  staged: 0,
+  committed: 0,
+  held: 0,
+  failed: 0,
+  newVersions: 0,
+  closedVersions: 0,
+  deletions: 0,
+} as const;
+
+/**
+ * The contacts branch: SyncDirectories when the plan says so (`$.plan.contacts.sync`), in the
+ * tenant's session, its read failures retried as their own class (DIRECTORY_SYNC_RETRY, the
+ * handler throws them only while `attempt` has retries left), every other transient error as
+ * every task's; anything it still throws becomes a FAILED summary naming the error, so the
+ * calls go on to Commit and the run record says why the contacts did not.
+ */
+function contactsBranch(scope: Construct, fn: lambda.IFunction): sfn.IChainable {
+  const S = STATE_NAMES;
+  const skipped = new sfn.Pass(scope, S.contactsSkipped, {
+    stateName: S.contactsSkipped,
+    result: sfn.Result.fromObject({ status: 'SKIPPED', ...NO_SYNC }),
+  });
+  const { report: _none, ...counts } = NO_SYNC;
+  const failed = new sfn.Pass(scope, S.contactsFailed, {
+    stateName: S.contactsFailed,
+    parameters: {
+      status: 'FAILED',
+      // A null through the intrinsic: the CDK drops a literal null from a Pass state's
+      // parameters, and a summary without `report` would send Finalize to read one.
+      'report.$': "States.StringToJson('null')",
+      ...counts,
+      error: { 'name.$': '$.failure.Error', message: 'the SyncDirectories task failed' },
+      'cause.$': '$.failure.Cause',
+    },
+  });
+  const sync = lambdaTask(scope, S.syncDirectories, fn, {
+    payload: {
+      'runId.$': '$.plan.runId',
+      'tenant.$': '$.plan.tenant',
+      'force.$': '$.plan.contacts.force',
+      'attempt.$': '$$.State.RetryCount',
+    },
+    // No ResultPath: the summary replaces the branch's state (ASL's default, `$`; spelled
+    // out, aws-local-stepfunctions would set it under a key named `$` instead).
+    resultPath: undefined,
+    timeout: SYNC_TASK_TIMEOUT,
+    firstRetry: {
+      errors: [...DIRECTORY_RETRIED_ERROR_NAMES],
+      interval: Duration.seconds(DIRECTORY_SYNC_RETRY.intervalSeconds),
+      backoffRate: DIRECTORY_SYNC_RETRY.backoffRate,
+      maxAttempts: DIRECTORY_SYNC_RETRY.maxAttempts,
+      jitterStrategy: sfn.JitterType.FULL,
+    },
+  }).addCatch(failed, { errors: ['States.ALL'], resultPath: '$.failure' });
+  return new sfn.Choice(scope, S.syncContacts, { stateName: S.syncContacts })
+    .when(sfn.Condition.booleanEquals('$.plan.contacts.sync', true), sync)
+    .otherwise(skipped);
+}
+
+/** The Map over the plan's jobs, each one the job iteration (workflow-tasks.ts): its result the branch's. */
 function exportJobsMap(scope: Construct, f: WorkflowFunctions, props: ExportWorkflowProps): sfn.Map {
   const S = STATE_NAMES;
   const exportJobs = new sfn.Map(scope, S.exportJobs, {
@@ -239,7 +337,6 @@ function exportJobsMap(scope: Construct, f: WorkflowFunctions, props: ExportWork
       cursor: {},
     },
     maxConcurrency: props.mapConcurrency ?? 4,
-    resultPath: '$.results',
   });
   exportJobs.itemProcessor(jobIteration(scope, f, props.exportTaskTimeout ?? Duration.minutes(16)));
   return exportJobs;
@@ -258,7 +355,8 @@ function commitTask(scope: Construct, fn: lambda.IFunction, finalize: sfn.IChain
       'runId.$': '$.plan.runId',
       'tenant.$': '$.plan.tenant',
       'executionName.$': '$.executionName',
-      'results.$': '$.results',
+      'results.$': '$.exported.results',
+      'contacts.$': '$.exported.contacts',
     },
     resultPath: '$.commit',
     timeout: COMMIT_TASK_TIMEOUT,
@@ -290,7 +388,8 @@ function finalizeTask(scope: Construct, fn: lambda.IFunction): tasks.LambdaInvok
         'jobCount.$': '$.plan.jobCount',
         'hasContinuation.$': '$.plan.hasContinuation',
       },
-      'results.$': '$.results',
+      'results.$': '$.exported.results',
+      'contacts.$': '$.exported.contacts',
       'commit.$': '$.commit',
     },
     resultPath: '$.summary',

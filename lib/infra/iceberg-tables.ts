@@ -1,7 +1,12 @@
 import {
+  CONTACT_DATASETS,
+  type ContactDataset,
+  contactPhonesColumns,
+  contactsColumns,
   DATASETS,
   type Dataset,
   initialSchema,
+  type LakeTableSchema,
   partitionSpec,
   TABLE_RETENTION,
   tableProperties,
@@ -35,9 +40,12 @@ export function icebergTableProperties(tenancy: { tenanted?: boolean } = {}): Re
   return tableProperties(tenancy);
 }
 
+/** A table of the lake: a report dataset's (`calls`, `summaries`) or a contact directory table. */
+export type LakeTableName = Dataset | ContactDataset;
+
 /** What CloudFormation creates one Iceberg table from (`IcebergInput.IcebergTableInput`). */
 export interface IcebergTableDefinition {
-  readonly name: Dataset;
+  readonly name: LakeTableName;
   readonly location: string;
   readonly schema: {
     readonly type: 'struct';
@@ -66,19 +74,28 @@ export interface IcebergTableDefinition {
  * table's `metadata_location` (aws-cloudformation/cloudformation-coverage-roadmap #1919,
  * #2495). Nothing in this definition depends on a setting but the bucket, the prefix and
  * the database, so a deploy after the first leaves the tables alone.
+ *
+ * A contact table (`contacts`, `contact_phones`) is made from the export's contact columns
+ * (the deployment's `contactOmitFields` left out, the `tenant` column first in a multi-tenant
+ * lake), partitioned by identity(directory_id) after identity(tenant): what the committer's
+ * ensureTable would make, so PrepareTables finds it current. A change of `contactOmitFields`
+ * after the first deploy reaches the live table as PrepareTables' schema evolution, never as
+ * a template update (the same reason as the promoted columns').
  */
 export function icebergTableDefinition(
   bucket: string,
   prefix: string,
-  dataset: Dataset,
+  table: LakeTableName,
   tenants = false,
+  contactOmitFields: readonly string[] = [],
 ): IcebergTableDefinition {
   const tenancy = { tenanted: tenants };
-  const schema = initialSchema(tableSchema({ dataset, promoted: [] }), tenancy);
-  const spec = partitionSpec(schema, tenancy);
+  const source = lakeTableSchema(table, tenants, contactOmitFields);
+  const schema = initialSchema(source, tenancy);
+  const spec = partitionSpec(schema, tenancy, isContactTable(table) ? 'directory' : 'report');
   return {
-    name: dataset,
-    location: `s3://${bucket}/${tableRootKey(prefix, dataset)}`,
+    name: table,
+    location: `s3://${bucket}/${tableRootKey(prefix, table)}`,
     schema: {
       type: schema.type,
       schemaId: schema['schema-id'],
@@ -103,13 +120,34 @@ export function icebergTableDefinition(
   };
 }
 
+/** Whether a table is a contact directory table (partitioned by directory, no CSV). */
+export function isContactTable(table: LakeTableName): table is ContactDataset {
+  return (Object.values(CONTACT_DATASETS) as string[]).includes(table);
+}
+
+function lakeTableSchema(
+  table: LakeTableName,
+  tenanted: boolean,
+  omitFields: readonly string[],
+): LakeTableSchema {
+  if (table === CONTACT_DATASETS.contacts) return contactsColumns({ omitFields, tenanted });
+  if (table === CONTACT_DATASETS.contactPhones) return contactPhonesColumns({ tenanted });
+  return tableSchema({ dataset: table, promoted: [] });
+}
+
 /** The datasets that are Iceberg tables (CSV stays files; the run records stay JSON). */
 export const ICEBERG_DATASETS: readonly Dataset[] = [DATASETS.calls, DATASETS.summaries];
+
+/** The contact directory tables (issue 29): Iceberg only, beside the datasets' tables. */
+export const CONTACT_TABLES: readonly ContactDataset[] = Object.values(CONTACT_DATASETS);
+
+/** Every Iceberg table of the lake: the datasets' then the contact tables. */
+export const ICEBERG_TABLES: readonly LakeTableName[] = [...ICEBERG_DATASETS, ...CONTACT_TABLES];
 
 /**
  * The key prefix (no trailing `/`) of a table's metadata: its metadata files, manifest lists
  * and manifests, which only the committer (and Glue's optimizers) may write.
  */
-export function tableMetadataPrefix(prefix: string, dataset: Dataset): string {
-  return `${tableRootKey(prefix, dataset)}/metadata`;
+export function tableMetadataPrefix(prefix: string, table: LakeTableName): string {
+  return `${tableRootKey(prefix, table)}/metadata`;
 }

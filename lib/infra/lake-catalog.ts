@@ -2,9 +2,16 @@ import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as athena from 'aws-cdk-lib/aws-athena';
 import * as glue from 'aws-cdk-lib/aws-glue';
 import { Construct } from 'constructs';
-import { DATASETS, type Dataset, type PromotedColumn, tableSchema } from '../export';
+import {
+  CALLS_WITH_CONTACTS_VIEW,
+  callsWithContactsSql,
+  DATASETS,
+  type Dataset,
+  type PromotedColumn,
+  tableSchema,
+} from '../export';
 import { CreateOnlyIcebergTable } from './create-only-table';
-import { ICEBERG_DATASETS, icebergTableDefinition } from './iceberg-tables';
+import { ICEBERG_TABLES, icebergTableDefinition, type LakeTableName } from './iceberg-tables';
 import {
   callsTableInput,
   type LakeLocation,
@@ -43,7 +50,12 @@ interface LakeCatalogProps {
    */
   readonly tenants?: boolean;
   /** The object ARN pattern of a table's `metadata/` folder (`<bucket ARN>/<table>/metadata/*`). */
-  readonly tableMetadataObjects: (dataset: Dataset) => string;
+  readonly tableMetadataObjects: (table: LakeTableName) => string;
+  /**
+   * Contact fields left out of the `contacts` table (the stack's `contactOmitFields`).
+   * @default []
+   */
+  readonly contactOmitFields?: readonly string[];
   /** Name of the bucket of Athena query results (never under a table's location). */
   readonly queryResultsBucketName: string;
   /**
@@ -69,10 +81,15 @@ export class LakeCatalog extends Construct {
   readonly database: glue.CfnDatabase;
   /** The Hive-layout tables (`tableFormat: 'hive'`); the Iceberg ones are `icebergTables`. */
   readonly hiveTables: glue.CfnTable[] = [];
-  /** The Iceberg tables by dataset (none with `tableFormat: 'hive'`). */
-  readonly icebergTables = new Map<Dataset, CreateOnlyIcebergTable>();
+  /** The Iceberg tables by name: the datasets' and the contact tables (none with `tableFormat: 'hive'`). */
+  readonly icebergTables = new Map<LakeTableName, CreateOnlyIcebergTable>();
   readonly runsTable: glue.CfnTable;
   readonly workGroup: athena.CfnWorkGroup;
+  /**
+   * The saved query that creates the `calls_with_contacts` view (Athena's dialect), with the
+   * Iceberg tables; a view is made by running it once (Athena keeps views in Glue).
+   */
+  readonly callsWithContactsQuery: athena.CfnNamedQuery | undefined;
 
   constructor(scope: Construct, id: string, props: LakeCatalogProps) {
     super(scope, id);
@@ -113,7 +130,7 @@ export class LakeCatalog extends Construct {
     };
     const promoted = props.promotedColumns ?? {};
     if ((props.tableFormat ?? 'iceberg') === 'iceberg') {
-      for (const dataset of ICEBERG_DATASETS) {
+      for (const dataset of ICEBERG_TABLES) {
         // Logical ids apart from the Hive tables': a table changes kind by being created anew
         // (see the README's move from the Hive layout), never by an update.
         this.icebergTables.set(dataset, this.#icebergTable(dataset, props));
@@ -150,27 +167,56 @@ export class LakeCatalog extends Construct {
         },
       },
     });
+    // A named query, not a Glue view resource: an Athena view in Glue is a Presto view
+    // encoded in the table's ViewOriginalText, which Athena alone writes; the saved query is
+    // what Athena's console offers to run, and re-running it replaces the view.
+    this.callsWithContactsQuery =
+      this.icebergTables.size === 0
+        ? undefined
+        : new athena.CfnNamedQuery(this, 'CallsWithContactsQuery', {
+            name: `${props.databaseName}: create view ${CALLS_WITH_CONTACTS_VIEW}`,
+            description:
+              'Every call once with the contact valid at its start whose phone matches its external number (report-export). Run once; again to replace.',
+            database: props.databaseName,
+            workGroup: this.workGroup.ref,
+            queryString: callsWithContactsSql({
+              dialect: 'athena',
+              tenanted: props.tenants ?? false,
+              database: props.databaseName,
+              omitFields: props.contactOmitFields ?? [],
+            }),
+          });
   }
 
   /**
    * An Iceberg table the stack creates once and then leaves to the committer
    * (create-only-table.ts): no stack update rewrites its definition or its pointer.
    */
-  #icebergTable(dataset: Dataset, props: LakeCatalogProps): CreateOnlyIcebergTable {
-    const t = new CreateOnlyIcebergTable(
-      this,
-      `${dataset === DATASETS.calls ? 'Calls' : 'Summaries'}IcebergTable`,
-      {
-        databaseName: props.databaseName,
-        prefix: props.prefix,
-        definition: icebergTableDefinition(props.bucketName, props.prefix, dataset, props.tenants ?? false),
-        metadataObjects: props.tableMetadataObjects(dataset),
-      },
-    );
+  #icebergTable(dataset: LakeTableName, props: LakeCatalogProps): CreateOnlyIcebergTable {
+    const t = new CreateOnlyIcebergTable(this, `${TABLE_CONSTRUCT_NAMES[dataset]}IcebergTable`, {
+      databaseName: props.databaseName,
+      prefix: props.prefix,
+      definition: icebergTableDefinition(
+        props.bucketName,
+        props.prefix,
+        dataset,
+        props.tenants ?? false,
+        props.contactOmitFields ?? [],
+      ),
+      metadataObjects: props.tableMetadataObjects(dataset),
+    });
     t.node.addDependency(this.database);
     return t;
   }
 }
+
+/** Construct ids of the Iceberg tables (`CallsIcebergTable`, ...): fixed, so a deploy keeps each resource. */
+const TABLE_CONSTRUCT_NAMES: Record<LakeTableName, string> = {
+  calls: 'Calls',
+  summaries: 'Summaries',
+  contacts: 'Contacts',
+  contact_phones: 'ContactPhones',
+};
 
 function toCfnColumn(c: { Name: string; Type: string; Comment: string }): glue.CfnTable.ColumnProperty {
   return { name: c.Name, type: c.Type, comment: c.Comment };

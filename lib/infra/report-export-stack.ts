@@ -6,13 +6,18 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { directorySyncReportKey } from '../workflow/directory-sync-task';
 import { acknowledgeTableCreator, tableCreatorRoleArn } from './create-only-table';
 import { DataLake, LEASE_PREFIX } from './data-lake';
 import { AlarmTopic, ExportAlarms } from './export-alarms';
 import { ExportSchedule } from './export-schedule';
-import { spillBudgetBytes } from './export-sizing';
+import {
+  SYNC_DIRECTORIES_MEMORY_MB,
+  SYNC_DIRECTORIES_TIMEOUT_SECONDS,
+  spillBudgetBytes,
+} from './export-sizing';
 import { ExportWorkflow } from './export-workflow';
-import { ICEBERG_DATASETS, tableMetadataPrefix } from './iceberg-tables';
+import { ICEBERG_TABLES, tableMetadataPrefix } from './iceberg-tables';
 import { LakeCatalog } from './lake-catalog';
 import { acknowledge, arnOf } from './nag-acknowledgements';
 import { ServiceCredentials } from './service-credentials';
@@ -34,7 +39,13 @@ export type { ReportExportConfig } from './stack-config';
 /** The tenant registry's prefix in the lake bucket: at its root, outside every table's location. */
 export const TENANT_REGISTRY_PREFIX = '_tenants';
 
-type FunctionName = 'plan' | 'requestReport' | 'checkStatus' | 'exportResults' | 'finalize';
+type FunctionName =
+  | 'plan'
+  | 'requestReport'
+  | 'checkStatus'
+  | 'exportResults'
+  | 'syncDirectories'
+  | 'finalize';
 
 interface ReportExportStackProps extends StackProps {
   /** What to export and how; validated at synthesis (errors name the setting). */
@@ -115,6 +126,13 @@ export class ReportExportStack extends Stack {
         timeout: Duration.minutes(15),
         withEncodeWorker: true,
       }).function,
+      // The contacts branch: a tenant's directories, read and versioned in its session.
+      syncDirectories: new WorkflowFunction(this, 'SyncDirectories', {
+        handlerModule: 'sync-directories',
+        environment,
+        memorySize: SYNC_DIRECTORIES_MEMORY_MB,
+        timeout: Duration.seconds(SYNC_DIRECTORIES_TIMEOUT_SECONDS),
+      }).function,
       finalize: fn('Finalize', 'finalize'),
     };
     if (c.tenancy === 'multi') {
@@ -160,6 +178,7 @@ export class ReportExportStack extends Stack {
       databaseName: c.databaseName,
       tableFormat: c.tableFormat,
       tableMetadataObjects: (d) => this.bucket.arnForObjects(`${tableMetadataPrefix(c.prefix, d)}/*`),
+      contactOmitFields: c.contactOmitFields,
       queryResultsBucketName: this.lake.queryResults.bucketName,
       bytesScannedCutoffPerQuery: c.athenaBytesScannedCutoff,
     });
@@ -172,7 +191,7 @@ export class ReportExportStack extends Stack {
             databaseName: c.databaseName,
             tables: this.catalog.icebergTables,
           });
-    this.#committer(functions.exportResults, c);
+    this.#committer([functions.exportResults, functions.syncDirectories], c);
     const deadLetterQueue = (this.schedule ?? this.tenantSchedules)?.deadLetterQueue;
     if (deadLetterQueue === undefined) throw new Error('no schedule dead-letter queue');
     this.alarms = new ExportAlarms(this, 'Alarms', {
@@ -223,7 +242,7 @@ export class ReportExportStack extends Stack {
       registryPrefix: TENANT_REGISTRY_PREFIX,
       secretKey,
       databaseName: c.databaseName,
-      tables: ICEBERG_DATASETS,
+      tables: ICEBERG_TABLES,
       trustedRoles: Object.values(f).map((fn) => fn.role as iam.IRole),
     });
     for (const fn of Object.values(f)) access.grantAssume(fn);
@@ -242,7 +261,8 @@ export class ReportExportStack extends Stack {
   #grant(f: Record<FunctionName, lambda.IFunction>, prefix: string, secret: secretsmanager.Secret): void {
     const bucket = arnOf(this.bucket);
     // Tasks that talk to the service read the token and store a refreshed one under a lease.
-    for (const fn of [f.requestReport, f.checkStatus, f.exportResults]) {
+    const serviceCallers = [f.requestReport, f.checkStatus, f.exportResults, f.syncDirectories];
+    for (const fn of serviceCallers) {
       secret.grantRead(fn);
       secret.grantWrite(fn);
       this.bucket.grantReadWrite(fn, `${LEASE_PREFIX}/*`);
@@ -253,15 +273,18 @@ export class ReportExportStack extends Stack {
         'Lease objects are named per report and date at run time; the grant is limited to the lease prefix.',
       );
     }
-    // ExportResults stages, verifies, promotes and deletes parts under the export's prefix.
-    this.bucket.grantReadWrite(f.exportResults, `${prefix}/*`);
-    acknowledge(
-      f.exportResults,
-      'AwsSolutions-IAM5',
-      [`Resource::${bucket}/${prefix}/*`],
-      'Part, manifest and staging keys are derived from report ids and dates at run time; the grant is limited to the data lake prefix.',
-    );
-    // Finalize only writes run records.
+    // ExportResults stages, verifies, promotes and deletes parts under the export's prefix;
+    // SyncDirectories writes the contact tables' data files and its staged syncs there.
+    for (const fn of [f.exportResults, f.syncDirectories]) {
+      this.bucket.grantReadWrite(fn, `${prefix}/*`);
+      acknowledge(
+        fn,
+        'AwsSolutions-IAM5',
+        [`Resource::${bucket}/${prefix}/*`],
+        'Part, manifest and staging keys are derived from report ids, dates and directory ids at run time; the grant is limited to the data lake prefix.',
+      );
+    }
+    // Finalize writes run records, and reads the directory sync's report for the record.
     this.bucket.grantPut(f.finalize, `${prefix}/runs/*`);
     acknowledge(
       f.finalize,
@@ -269,8 +292,21 @@ export class ReportExportStack extends Stack {
       [`Resource::${bucket}/${prefix}/runs/*`],
       'One run record per execution, named by run id at run time; put only, under the runs prefix.',
     );
+    const syncReports = directorySyncReportKey(prefix, undefined, '*');
+    f.finalize.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:GetObject'],
+        resources: [this.bucket.arnForObjects(syncReports)],
+      }),
+    );
+    acknowledge(
+      f.finalize,
+      'AwsSolutions-IAM5',
+      [`Resource::${bucket}/${syncReports}`],
+      "The directory sync's reports, one per execution, named by run id at run time; read only.",
+    );
     // Plan only validates the input and plans: it reads no secret and calls no service.
-    for (const fn of [f.requestReport, f.checkStatus, f.exportResults]) {
+    for (const fn of serviceCallers) {
       acknowledge(
         fn,
         'AwsSolutions-IAM5',
@@ -318,12 +354,12 @@ export class ReportExportStack extends Stack {
 
   /**
    * One committer (table-committer.ts): the Commit function alone writes the tables' metadata
-   * and calls UpdateTable; single-tenant ExportResults, whose grant spans the lake prefix, is
-   * refused those writes and only reads the tables (GetTable); a tenant's session only reads
+   * and calls UpdateTable; single-tenant ExportResults and SyncDirectories, whose grants span
+   * the lake prefix, are refused those writes and only read the tables (GetTable); a tenant's session only reads
    * them (TenantAccess). The bucket policy keeps the metadata and the data files create-only
    * for every other principal. No CreateTable for any of them: the stack creates the tables.
    */
-  #committer(exportResults: lambda.IFunction, c: ResolvedStackConfig): void {
+  #committer(lakeWriters: readonly lambda.IFunction[], c: ResolvedStackConfig): void {
     const tables = [...this.catalog.icebergTables.keys()];
     if (tables.length === 0) return;
     const keys = {
@@ -336,13 +372,15 @@ export class ReportExportStack extends Stack {
     const committer = this.workflow.commitFunction;
     grantTableCommitter(committer, keys);
     if (c.tenancy === 'single') {
-      refuseTableWrites(exportResults, keys);
-      exportResults.addToRolePolicy(
-        new iam.PolicyStatement({
-          actions: ['glue:GetTable'],
-          resources: glueTableArns(this, c.databaseName, tables),
-        }),
-      );
+      for (const writer of lakeWriters) {
+        refuseTableWrites(writer, keys);
+        writer.addToRolePolicy(
+          new iam.PolicyStatement({
+            actions: ['glue:GetTable'],
+            resources: glueTableArns(this, c.databaseName, tables),
+          }),
+        );
+      }
     }
     const optimizers = Object.values(this.tableMaintenance?.roles ?? {}).map((r) => r.roleArn);
     const creator = tableCreatorRoleArn(this);

@@ -11,7 +11,7 @@ import {
   tenantPrefix,
 } from '../export';
 import { tableRootKey } from '../stores';
-import { tableMetadataPrefix } from './iceberg-tables';
+import { isContactTable, type LakeTableName, tableMetadataPrefix } from './iceberg-tables';
 import { acknowledge, arnOf } from './nag-acknowledgements';
 import { glueTableArns } from './table-maintenance';
 
@@ -52,8 +52,8 @@ export interface TableKeys {
   /** The lease store's prefix (`_leases`): the committer takes every tenant's partition leases. */
   readonly leasePrefix: string;
   readonly databaseName: string;
-  /** The Iceberg tables. */
-  readonly tables: readonly Dataset[];
+  /** The Iceberg tables: the datasets' and the contact tables. */
+  readonly tables: readonly LakeTableName[];
 }
 
 /** Objects of a table's data files, every tenant's: `<table>/data/*`. */
@@ -62,7 +62,7 @@ function tableDataObjects(k: Pick<TableKeys, 'bucket' | 'prefix' | 'tables'>): s
 }
 
 /** Key prefixes (no trailing `/`) of a table's commit requests and the requests set aside (`commit-requests*`). */
-function commitRequestObjects(prefix: string, dataset: Dataset): string {
+function commitRequestObjects(prefix: string, dataset: LakeTableName): string {
   return `${tableRootKey(prefix, dataset)}/${COMMIT_REQUESTS_FOLDER}*`;
 }
 
@@ -74,7 +74,10 @@ function commitRequestObjects(prefix: string, dataset: Dataset): string {
 export function committerPrefixes(k: Pick<TableKeys, 'prefix' | 'leasePrefix' | 'tables'>): string[] {
   return [
     stagingArea(k.prefix),
-    ...k.tables.map((dataset) => tenantPrefix({ prefix: k.prefix, dataset }, OUTPUT_FORMATS.csv)),
+    // CSV only of the report datasets: the contact tables have none.
+    ...k.tables
+      .filter((t): t is Dataset => !isContactTable(t))
+      .map((dataset) => tenantPrefix({ prefix: k.prefix, dataset }, OUTPUT_FORMATS.csv)),
     `${k.prefix}/${COMMITS_FOLDER}`,
     k.leasePrefix,
   ];

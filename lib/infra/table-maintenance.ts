@@ -3,8 +3,8 @@ import * as glue from 'aws-cdk-lib/aws-glue';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct, type IConstruct } from 'constructs';
-import type { Dataset } from '../export';
 import { tableRootKey } from '../stores';
+import type { LakeTableName } from './iceberg-tables';
 import { TABLE_RETENTION } from './iceberg-tables';
 import { acknowledge, arnOf } from './nag-acknowledgements';
 
@@ -35,7 +35,7 @@ interface TableMaintenanceProps {
   readonly prefix: string;
   readonly databaseName: string;
   /** The Iceberg tables, by dataset: the optimizers are created after them. */
-  readonly tables: ReadonlyMap<Dataset, IConstruct>;
+  readonly tables: ReadonlyMap<LakeTableName, IConstruct>;
 }
 
 /**

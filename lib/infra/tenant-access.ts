@@ -5,7 +5,6 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import {
   DATASETS,
-  type Dataset,
   OUTPUT_FORMATS,
   stagingArea,
   tableDataPrefix,
@@ -14,7 +13,7 @@ import {
 } from '../export';
 import { tableRootKey } from '../stores';
 import { runRecordsPrefix } from '../workflow';
-import { tableMetadataPrefix } from './iceberg-tables';
+import { ICEBERG_TABLES, type LakeTableName, tableMetadataPrefix } from './iceberg-tables';
 import { acknowledge, arnOf } from './nag-acknowledgements';
 import { CREATE_ONLY, MULTIPART_STEPS } from './table-committer';
 import { glueTableArns } from './table-maintenance';
@@ -97,12 +96,13 @@ function tenantCsvPrefixes(k: Pick<TenantKeys, 'prefix'>, tenant: string): strin
 }
 
 /**
- * The prefixes (no trailing `/*`) of a tenant's Iceberg data files, one per table: created
- * only (If-None-Match), never overwritten nor deleted by its session (a committed file is
- * the table's; a failed run's files are orphans, removed by Glue's orphan-file deletion).
+ * The prefixes (no trailing `/*`) of a tenant's Iceberg data files, one per table (the
+ * datasets' and the contact tables', whose directory partitions are under it): created only
+ * (If-None-Match), never overwritten nor deleted by its session (a committed file is the
+ * table's; a failed run's files are orphans, removed by Glue's orphan-file deletion).
  */
 export function tenantDataPrefixes(k: Pick<TenantKeys, 'prefix'>, tenant: string): string[] {
-  return Object.values(DATASETS).map((d) => tableDataPrefix(tableRootKey(k.prefix, d), tenant));
+  return ICEBERG_TABLES.map((d) => tableDataPrefix(tableRootKey(k.prefix, d), tenant));
 }
 
 /** A tenant's secret name: `report-export/<stack>/tenants/<tenant>` (TENANT_SECRET_URI's template). */
@@ -116,7 +116,7 @@ interface TenantAccessProps extends TenantKeys {
   readonly secretKey: kms.IKey;
   /** The Glue database and the Iceberg tables a run reads (the committer writes them). */
   readonly databaseName: string;
-  readonly tables: readonly Dataset[];
+  readonly tables: readonly LakeTableName[];
   /** The roles that may take this one for a tenant: the workflow's functions'. */
   readonly trustedRoles: readonly iam.IRole[];
 }

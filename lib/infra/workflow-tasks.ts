@@ -49,7 +49,14 @@ export function lambdaTask(
   scope: Construct,
   name: string,
   fn: lambda.IFunction,
-  options: { payload: Record<string, unknown>; resultPath: string; timeout?: Duration },
+  options: {
+    payload: Record<string, unknown>;
+    /** Where the result goes; undefined: it replaces the state (no ResultPath, ASL's `$`). */
+    resultPath: string | undefined;
+    timeout?: Duration;
+    /** A Retry of the task's own, before the shared ones (Step Functions takes the first that matches). */
+    firstRetry?: sfn.RetryProps;
+  },
 ): tasks.LambdaInvoke {
   const task = new tasks.LambdaInvoke(scope, name, {
     stateName: name,
@@ -57,9 +64,10 @@ export function lambdaTask(
     payload: sfn.TaskInput.fromObject(options.payload),
     payloadResponseOnly: true,
     retryOnServiceExceptions: false,
-    resultPath: options.resultPath,
+    ...(options.resultPath === undefined ? {} : { resultPath: options.resultPath }),
     taskTimeout: sfn.Timeout.duration(options.timeout ?? SHORT_TASK_TIMEOUT),
   });
+  if (options.firstRetry !== undefined) task.addRetry(options.firstRetry);
   task.addRetry({
     errors: [...LEASE_WAIT_ERROR_NAMES],
     ...LEASE_WAIT,

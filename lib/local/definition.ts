@@ -162,13 +162,16 @@ function functionSpec(logicalId: string, p: Record<string, unknown>): FunctionSp
   };
 }
 
-/** Every state, the Map's inner states included. */
-function allStates(definition: { States: Record<string, unknown> }): [string, unknown][] {
+type StateGraph = { States: Record<string, unknown> };
+
+/** Every state, the Map's inner states and the Parallel states' branches included. */
+function allStates(definition: StateGraph): [string, unknown][] {
   const out: [string, unknown][] = [];
   for (const [name, state] of Object.entries(definition.States)) {
     out.push([name, state]);
-    const inner = (state as { ItemProcessor?: { States: Record<string, unknown> } }).ItemProcessor;
-    if (inner !== undefined) out.push(...allStates(inner));
+    const s = state as { ItemProcessor?: StateGraph; Branches?: StateGraph[] };
+    if (s.ItemProcessor !== undefined) out.push(...allStates(s.ItemProcessor));
+    for (const branch of s.Branches ?? []) out.push(...allStates(branch));
   }
   return out;
 }

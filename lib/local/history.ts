@@ -12,7 +12,8 @@ export interface EngineEvent {
  * Events AWS Step Functions would record in the execution history for one engine event.
  * The engine logs state entry/exit, retries, catches and Map iterations; AWS adds, per
  * Task attempt, TaskScheduled + TaskStarted + TaskSucceeded|TaskFailed, and per Map
- * state MapStateStarted + MapStateSucceeded|Failed. This mapping is what the README's
+ * state MapStateStarted + MapStateSucceeded|Failed (a Parallel state the same: ParallelStateStarted
+ * and so on; its branches record no events of their own). This mapping is what the README's
  * history arithmetic uses, and what `historyEvents` reports.
  */
 export function awsHistoryEvents(event: EngineEvent): number {
@@ -29,14 +30,14 @@ export function awsHistoryEvents(event: EngineEvent): number {
     case 'StateEntered':
       // Entered, then one attempt's Scheduled/Started/(Succeeded|Failed) for a Task, Started for a Map.
       if (event.state?.type === 'Task') return 4;
-      if (event.state?.type === 'Map') return 2;
+      if (event.state?.type === 'Map' || event.state?.type === 'Parallel') return 2;
       return 1;
     case 'StateRetried':
       // Each further attempt: Scheduled, Started, Failed|Succeeded.
       return 3;
     case 'StateFailed':
-      // A Map state that fails records MapStateFailed; a Task's failure is in its attempt.
-      return event.state?.type === 'Map' ? 1 : 0;
+      // A Map (Parallel) state that fails records MapStateFailed; a Task's failure is in its attempt.
+      return event.state?.type === 'Map' || event.state?.type === 'Parallel' ? 1 : 0;
     case 'StateCaught':
       return 0;
     default:

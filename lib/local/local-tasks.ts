@@ -8,6 +8,7 @@ import {
   createPlanHandler,
   createPrepareTablesHandler,
   createRequestReportHandler,
+  createSyncDirectoriesHandler,
   type TaskContext,
 } from '../workflow';
 import type { FunctionProcesses } from './function-processes';
@@ -43,6 +44,8 @@ interface InProcessTaskOptions {
   shortDeadlineMs?: number;
   /** The deadline the Commit handler gets (its Lambda timeout). Default 300 s. */
   commitDeadlineMs?: number;
+  /** The deadline the SyncDirectories handler gets (its Lambda timeout). Default 600 s. */
+  syncDeadlineMs?: number;
 }
 
 /**
@@ -59,6 +62,7 @@ export function inProcessTasks(
   const request = createRequestReportHandler(runtime);
   const check = createCheckStatusHandler(runtime);
   const exportResults = createExportResultsHandler(runtime);
+  const syncDirectories = createSyncDirectoriesHandler(runtime);
   const prepareTables = createPrepareTablesHandler(runtime);
   const commit = createCommitHandler(runtime);
   const finalize = createFinalizeHandler(runtime, metrics);
@@ -77,6 +81,7 @@ export function inProcessTasks(
     [STATE_NAMES.checkStatus]: (e, s) => check(e, context(short, s)),
     [STATE_NAMES.exportResults]: (e, s) =>
       exportResults(e, context(options.exportDeadlineMs ?? 15 * 60_000, s)),
+    [STATE_NAMES.syncDirectories]: (e, s) => syncDirectories(e, context(options.syncDeadlineMs ?? 600_000, s)),
     [STATE_NAMES.commit]: (e, s) => commit(e, context(options.commitDeadlineMs ?? 300_000, s)),
     [STATE_NAMES.finalize]: (e) => finalize(e),
     [STATE_NAMES.recordFailure]: (e) => finalize(e),

@@ -133,6 +133,10 @@ export async function runLocalWorkflow(
         STATE_NAMES.exportResults,
         invoke(STATE_NAMES.exportResults),
       ),
+      [STATE_NAMES.syncDirectories]: withRetryCount(
+        STATE_NAMES.syncDirectories,
+        invoke(STATE_NAMES.syncDirectories),
+      ),
       [STATE_NAMES.commit]: invoke(STATE_NAMES.commit),
       [STATE_NAMES.finalize]: finalizeAndKeep(STATE_NAMES.finalize),
       [STATE_NAMES.recordFailure]: finalizeAndKeep(STATE_NAMES.recordFailure),

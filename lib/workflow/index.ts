@@ -1,5 +1,11 @@
 export type { CommitOutput, CommitTaskInput, JobCommit } from './commit-task';
 export {
+  DIRECTORY_SYNC_RETRY,
+  type DirectorySyncSummary,
+  type SyncDirectoriesInput,
+} from './directory-sync-task';
+export {
+  DIRECTORY_RETRIED_ERROR_NAMES,
   LAMBDA_CRASH_ERROR_NAMES,
   LAMBDA_SERVICE_ERROR_NAMES,
   LEASE_WAIT_ERROR_NAMES,
@@ -31,6 +37,7 @@ export {
   createPlanHandler,
   createPrepareTablesHandler,
   createRequestReportHandler,
+  createSyncDirectoriesHandler,
   type TaskContext,
 } from './handlers';
 export { type ExecutionInput, INPUT_TOO_LARGE_PHRASE, parseExecutionInput } from './input';

@@ -241,12 +241,15 @@ export function contactsOfRun(
     return { status: 'skipped', directories: [] };
   }
   if (report === undefined || report === 'unreadable') {
-    const error: SyncError = summary.error ?? {
-      name: summary.cause === undefined ? 'StoreFailedError' : 'States.ALL',
-      message:
-        causeMessage(summary.cause) ??
-        `the directory sync report ${summary.report ?? ''} could not be read: its outcomes are unknown`,
-    };
+    // A caught task failure (the branch's Catch): its error's name, the message from its Cause.
+    const unknown = `the directory sync report ${summary.report ?? ''} could not be read: its outcomes are unknown`;
+    const error: SyncError =
+      summary.cause === undefined
+        ? (summary.error ?? { name: 'StoreFailedError', message: unknown })
+        : {
+            name: summary.error?.name ?? 'States.ALL',
+            message: causeMessage(summary.cause) ?? summary.error?.message ?? unknown,
+          };
     return { status: 'failed', directories: [], error };
   }
   const landed = commit?.contacts;

@@ -5,6 +5,7 @@
  */
 
 export {
+  CALLS_WITH_CONTACTS_VIEW,
   type CallsWithContactsOptions,
   callsWithContactsSql,
   type ViewDialect,

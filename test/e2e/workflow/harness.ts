@@ -26,7 +26,10 @@ export interface WorkflowHarness {
    */
   countRows(): Promise<{ parquet: number; csv: number; byDay: Record<string, number> }>;
   /** Every row of a dataset's table at its current snapshot (or at `metadataFileName`), read with icebird. */
-  tableRows(dataset: 'calls' | 'summaries', metadataFileName?: string): Promise<Record<string, unknown>[]>;
+  tableRows(
+    dataset: 'calls' | 'summaries' | 'contacts' | 'contact_phones',
+    metadataFileName?: string,
+  ): Promise<Record<string, unknown>[]>;
   /** Every text a secret could leak into: history, logs, metrics, run records, notifications. */
   everything(result: LocalWorkflowResult): Promise<string>;
   secretValues(): Promise<string[]>;
@@ -60,7 +63,10 @@ export async function startHarness(
     }
     return dir;
   };
-  const tableRows = (dataset: 'calls' | 'summaries', metadataFileName?: string) =>
+  const tableRows = (
+    dataset: 'calls' | 'summaries' | 'contacts' | 'contact_phones',
+    metadataFileName?: string,
+  ) =>
     readTable(store, `s3://${BUCKET}/lake/tables/${dataset}`, metadataFileName);
   return {
     deployment,
