@@ -81,7 +81,8 @@ export function inProcessTasks(
     [STATE_NAMES.checkStatus]: (e, s) => check(e, context(short, s)),
     [STATE_NAMES.exportResults]: (e, s) =>
       exportResults(e, context(options.exportDeadlineMs ?? 15 * 60_000, s)),
-    [STATE_NAMES.syncDirectories]: (e, s) => syncDirectories(e, context(options.syncDeadlineMs ?? 600_000, s)),
+    [STATE_NAMES.syncDirectories]: (e, s) =>
+      syncDirectories(e, context(options.syncDeadlineMs ?? 600_000, s)),
     [STATE_NAMES.commit]: (e, s) => commit(e, context(options.commitDeadlineMs ?? 300_000, s)),
     [STATE_NAMES.finalize]: (e) => finalize(e),
     [STATE_NAMES.recordFailure]: (e) => finalize(e),

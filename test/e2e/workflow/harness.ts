@@ -66,8 +66,7 @@ export async function startHarness(
   const tableRows = (
     dataset: 'calls' | 'summaries' | 'contacts' | 'contact_phones',
     metadataFileName?: string,
-  ) =>
-    readTable(store, `s3://${BUCKET}/lake/tables/${dataset}`, metadataFileName);
+  ) => readTable(store, `s3://${BUCKET}/lake/tables/${dataset}`, metadataFileName);
   return {
     deployment,
     s3,
