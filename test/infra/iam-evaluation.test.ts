@@ -1,6 +1,14 @@
 import type { EvaluationResult } from '@cloud-copilot/iam-simulate';
 import { describe, expect, it } from 'vitest';
 import { manifestKey, partKey } from '../../lib/export/layout';
+import { stagedDirectorySyncKey } from '../../lib/export/publish/staged-directory-sync';
+import { directoryDataPrefix } from '../../lib/export/table/snapshot/replace-directories';
+import {
+  CONTACT_TABLES,
+  ICEBERG_TABLES,
+  isContactTable,
+  type LakeTableName,
+} from '../../lib/infra/iceberg-tables';
 import { STATE_NAMES } from '../../lib/infra/state-names';
 import { tableRootKey } from '../../lib/stores';
 import {
@@ -14,12 +22,14 @@ import {
   type DeclaredCall,
   functionAwsCalls,
   lambdaRuntimeCalls,
+  SAMPLE,
   type StoreEnvironment,
   stateMachineAwsCalls,
   WORKFLOW_FUNCTIONS,
   type WorkflowFunctionName,
 } from '../../lib/workflow/aws-calls';
-import { synthStack } from './stack-synth';
+import { directorySyncReportKey } from '../../lib/workflow/directory-sync-task';
+import { allStates, synthStack } from './stack-synth';
 import { ACCOUNT, REGION, type RolePrincipal, TemplateIam } from './template-iam';
 
 /**
@@ -33,10 +43,17 @@ type State = {
   Resource?: string;
   Parameters?: Record<string, unknown>;
   ItemProcessor?: { States: Record<string, State> };
+  Branches?: { States: Record<string, State> }[];
 };
 
-interface WorkflowFunction {
-  name: WorkflowFunctionName;
+/**
+ * A workflow function by its task: WORKFLOW_FUNCTIONS (whose calls lib/workflow/aws-calls.ts
+ * declares) and SyncDirectories, the contacts branch's, whose calls this file lists itself.
+ */
+type FunctionName = WorkflowFunctionName | 'syncDirectories';
+
+interface WorkflowFunction<N extends FunctionName = WorkflowFunctionName> {
+  name: N;
   arn: string;
   role: RolePrincipal;
   env: StoreEnvironment;
@@ -50,21 +67,14 @@ function readDeployment(iam: TemplateIam) {
   const definition = JSON.parse(iam.resolve(sm.Properties?.DefinitionString) as string) as {
     States: Record<string, State>;
   };
-  const states: Record<string, State> = {};
-  const collect = (s: Record<string, State>) => {
-    for (const [name, state] of Object.entries(s)) {
-      states[name] = state;
-      if (state.ItemProcessor !== undefined) collect(state.ItemProcessor.States);
-    }
-  };
-  collect(definition.States);
+  const states = allStates(definition);
   const stateOf = (name: string) => {
     const state = states[name];
     if (state === undefined) throw new Error(`no state ${name} in the definition`);
     return state;
   };
 
-  const taskFunction = (name: WorkflowFunctionName | 'commit', state: string): WorkflowFunction => {
+  const taskFunction = <N extends FunctionName>(name: N, state: string): WorkflowFunction<N> => {
     // The function a Task invokes: its Resource (payloadResponseOnly) or its FunctionName.
     const task = stateOf(state);
     const arn = task.Resource?.startsWith('arn:aws:lambda:')
@@ -74,7 +84,7 @@ function readDeployment(iam: TemplateIam) {
     const logGroup = iam.resolve((props.LoggingConfig as { LogGroup?: unknown } | undefined)?.LogGroup);
     const functionName = arn.slice(arn.lastIndexOf(':') + 1);
     return {
-      name: name as WorkflowFunctionName,
+      name,
       arn,
       role: iam.role(iam.resolve(props.Role) as string, functionName),
       env: iam.resolve((props.Environment as { Variables: unknown }).Variables) as StoreEnvironment,
@@ -89,6 +99,8 @@ function readDeployment(iam: TemplateIam) {
   return {
     /** The committer: the function of the Commit task, the only one that writes the tables. */
     committer: taskFunction('commit', STATE_NAMES.commit),
+    /** SyncDirectories: its grants span the lake prefix, as ExportResults' do. */
+    syncer: taskFunction('syncDirectories', STATE_NAMES.syncDirectories),
     stateMachineArn: iam.arnOf(smId),
     stateMachineRole: iam.role(iam.resolve(sm.Properties?.RoleArn) as string, 'states'),
     functions,
@@ -268,18 +280,27 @@ const GLUE = {
   database: glueArn(`database/${DATABASE}`),
   calls: glueArn(`table/${DATABASE}/calls`),
   summaries: glueArn(`table/${DATABASE}/summaries`),
+  contacts: glueArn(`table/${DATABASE}/contacts`),
+  contact_phones: glueArn(`table/${DATABASE}/contact_phones`),
   runs: glueArn(`table/${DATABASE}/runs`),
   otherTable: glueArn(`table/${DATABASE}/other`),
   otherDatabase: glueArn('database/other_db'),
   otherDatabaseCalls: glueArn('table/other_db/calls'),
 };
 const objectArn = (key: string) => `arn:aws:s3:::${lake.bucket}/${key}`;
-/** Keys of one commit to a dataset's table: a data file, a manifest, a manifest list, a metadata file. */
-const tableKeys = (dataset: 'calls' | 'summaries') => {
+/** A contact directory's id (the service's GUIDs): its partition of the contact tables. */
+const DIRECTORY_ID = '3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b';
+/**
+ * Keys of one commit to a table: a data file (a report's day, or a directory's partition as
+ * the directory sync names its files), a manifest, a manifest list, a metadata file.
+ */
+const tableKeys = (dataset: LakeTableName) => {
   const root = tableRootKey(lake.prefix, dataset);
   return {
     root,
-    data: `${root}/data/report_id=${reportId}/dt=2026-11-18/req-7f3a-0a1b2c3d-0a1b2c3d-00000.parquet`,
+    data: isContactTable(dataset)
+      ? `${directoryDataPrefix(root, undefined, DIRECTORY_ID)}/${SAMPLE.runId}-${SAMPLE.attempt}-5d41402abc4b2a76b9719d911017c592.parquet`
+      : `${root}/data/report_id=${reportId}/dt=2026-11-18/req-7f3a-0a1b2c3d-0a1b2c3d-00000.parquet`,
     manifest: `${root}/metadata/3f1c2d4e-0a1b-4c5d-8e9f-0a1b2c3d4e5f-m0.avro`,
     manifestList: `${root}/metadata/snap-1234567890123-1-3f1c2d4e-0a1b-4c5d-8e9f-0a1b2c3d4e5f.avro`,
     metadata: `${root}/metadata/00002-3f1c2d4e-0a1b-4c5d-8e9f-0a1b2c3d4e5f.metadata.json`,
@@ -317,6 +338,7 @@ const UPLOAD_PART = { 's3:ObjectCreationOperation': 'false' };
 /** An object-creating request without If-None-Match: it may replace an object. */
 const OVERWRITE = { 's3:ObjectCreationOperation': 'true' };
 const committer = deployment.committer;
+const syncer = deployment.syncer;
 
 /**
  * The commit (one committer: the Commit function's role), expanded through the stores' own
@@ -325,7 +347,7 @@ const committer = deployment.committer;
  * footers). And ExportResults's part: its data files written, the tables only read. Not the
  * catalog's `create`: the stack creates the tables (refused below).
  */
-const commitRows = (dataset: 'calls' | 'summaries'): Row[] => {
+const commitRows = (dataset: LakeTableName): Row[] => {
   const k = tableKeys(dataset);
   const table = { region: REGION, account: ACCOUNT, database: DATABASE, table: dataset };
   const glue = STORE_OPERATION_CALLS.glueCatalog;
@@ -351,16 +373,21 @@ const commitRows = (dataset: 'calls' | 'summaries'): Row[] => {
     ...[...s3.get, ...s3.head].map((call) => ({ call, target: { bucket, key: k.data } })),
     ...s3.list.map((call) => ({ call, target: { bucket, prefix: `${k.root}/metadata/` } })),
   ].flatMap(as('commit', committer.role, `commit to the ${dataset} table`));
+  // The data files' writer: ExportResults the reports', SyncDirectories the directories'
+  // (one putIfAbsent and a head per file: lib/export/contacts/sync.ts).
+  const writer = isContactTable(dataset)
+    ? { who: 'syncDirectories', role: syncer.role, writes: [...s3.putIfAbsent, ...s3.head, ...s3.get] }
+    : { who: 'exportResults', role: exporter.role, writes: [...s3.putFileIfAbsent, ...s3.get] };
   const exported = [
     ...glue.load.map((call) => ({ call, target: table })),
     // Data files created only (If-None-Match, multipart too), never deleted (orphans instead).
-    ...[...s3.putFileIfAbsent, ...s3.get].map((call) => ({ call, target: { bucket, key: k.data } })),
+    ...writer.writes.map((call) => ({ call, target: { bucket, key: k.data } })),
     ...metadataKeys.flatMap((key) => s3.get.map((call) => ({ call, target: { bucket, key } }))),
-  ].flatMap(as('exportResults', exporter.role, `write ${dataset} data files, read the table`));
+  ].flatMap(as(writer.who, writer.role, `write ${dataset} data files, read the table`));
   return [...committed, ...exported];
 };
 
-const optimizerRows = (type: string, dataset: 'calls' | 'summaries'): Row[] => {
+const optimizerRows = (type: string, dataset: LakeTableName): Row[] => {
   const k = tableKeys(dataset);
   const commits = type !== 'orphan_file_deletion';
   const row = (p: IamPermission): Row => ({
@@ -392,12 +419,10 @@ const optimizerRows = (type: string, dataset: 'calls' | 'summaries'): Row[] => {
 };
 
 const TABLE_ALLOWED: Row[] = [
-  ...commitRows('calls'),
-  ...commitRows('summaries'),
-  ...['compaction', 'retention', 'orphan_file_deletion'].flatMap((type) => [
-    ...optimizerRows(type, 'calls'),
-    ...optimizerRows(type, 'summaries'),
-  ]),
+  ...ICEBERG_TABLES.flatMap(commitRows),
+  ...['compaction', 'retention', 'orphan_file_deletion'].flatMap((type) =>
+    ICEBERG_TABLES.flatMap((table) => optimizerRows(type, table)),
+  ),
 ];
 
 const refuse = (
@@ -439,13 +464,13 @@ const operator: RolePrincipal = {
     { name: 's3-admin', policy: { Statement: [{ Effect: 'Allow', Action: 's3:*', Resource: '*' }] } },
   ],
 };
-const metadataKeys = (['calls', 'summaries'] as const).flatMap((d) => {
+const metadataKeys = ICEBERG_TABLES.flatMap((d) => {
   const k = tableKeys(d);
   return [k.metadata, k.manifest, k.manifestList].map(objectArn);
 });
 /** One committer: what ExportResults, the committer and any other principal may not do to the tables. */
 const ONE_COMMITTER = [
-  ...[GLUE.catalog, GLUE.database, GLUE.calls, GLUE.summaries].map((arn) =>
+  ...[GLUE.catalog, GLUE.database, ...ICEBERG_TABLES.map((t) => GLUE[t])].map((arn) =>
     exportRefuses('moving a table pointer (the committer does)', 'glue:UpdateTable', arn, 'ExplicitlyDenied'),
   ),
   ...metadataKeys.flatMap((key) => [
@@ -485,7 +510,7 @@ const ONE_COMMITTER = [
       CREATE_ONLY,
     ),
   ]),
-  ...(['calls', 'summaries'] as const).flatMap((d) => {
+  ...ICEBERG_TABLES.flatMap((d) => {
     const request = objectArn(
       `${tableKeys(d).root}/commit-requests/01a21a02-945e-7062-bcd7-fff413916338.json`,
     );
@@ -512,7 +537,7 @@ const ONE_COMMITTER = [
   ),
   // Data files are created only (finding 1 of the committer's review): a committed file is
   // never replaced nor deleted but by Glue's optimizers, whatever a role's own policy says.
-  ...(['calls', 'summaries'] as const).flatMap((d) => {
+  ...ICEBERG_TABLES.flatMap((d) => {
     const data = objectArn(tableKeys(d).data);
     return [
       exportRefuses('deleting a data file', 's3:DeleteObject', data, 'ExplicitlyDenied'),
@@ -694,6 +719,147 @@ const TABLE_DENIED = [
   ),
 ];
 
+/**
+ * SyncDirectories (single-tenant): it talks to the service as RequestReport does (the
+ * token's calls), writes the contact tables' data files create-only (in TABLE_ALLOWED), one
+ * staged sync per changed directory and the sync's report in the staging area; its grant
+ * spans the lake prefix as ExportResults' does, so it is refused the tables' writes as
+ * ExportResults is. Its calls are listed here: lib/workflow/aws-calls.ts declares none.
+ */
+const s3Calls = STORE_OPERATION_CALLS.s3Store;
+const onObjectCalls = (calls: readonly AwsCallName[], key: string) =>
+  calls.flatMap((call) => needs(call, { bucket: lake.bucket, key }).map((p) => ({ call, p })));
+const declared = (
+  who: string,
+  principal: RolePrincipal,
+  why: string,
+  calls: { call: string; p: IamPermission }[],
+) => calls.map(({ call, p }): Row => ({ who, principal, why, call, permission: p }));
+const stagedSync = stagedDirectorySyncKey(lake.prefix, undefined, SAMPLE.runId, DIRECTORY_ID);
+const syncReport = directorySyncReportKey(lake.prefix, undefined, SAMPLE.runId);
+const SYNC_ALLOWED: Row[] = distinct([
+  ...rows('syncDirectories', syncer.role, [
+    ...functionAwsCalls('requestReport', syncer.env),
+    ...lambdaRuntimeCalls(syncer.logGroupArn),
+  ]),
+  ...declared(
+    'syncDirectories',
+    syncer.role,
+    'stage a directory sync',
+    onObjectCalls(s3Calls.put, stagedSync),
+  ),
+  ...declared(
+    'syncDirectories',
+    syncer.role,
+    "write the sync's report",
+    onObjectCalls(s3Calls.put, syncReport),
+  ),
+  // A report that is missing reads as refused (no ListBucket): the record's "unreadable" either way.
+  ...declared(
+    'finalize',
+    fn('finalize').role,
+    "read the sync's report for the run record",
+    onObjectCalls(s3Calls.get, syncReport).filter(({ p }) => p.action === 's3:GetObject'),
+  ),
+  ...declared('commit', committer.role, "read the sync's report", onObjectCalls(s3Calls.get, syncReport)),
+  ...declared(
+    'commit',
+    committer.role,
+    'read a staged directory sync',
+    onObjectCalls(s3Calls.get, stagedSync),
+  ),
+
+  {
+    who: 'stateMachine',
+    principal: stateMachine,
+    why: 'invoke syncDirectories',
+    call: 'lambda:InvokeFunction',
+    permission: permission('lambda:InvokeFunction', syncer.arn),
+  },
+]);
+/** A refusal of SyncDirectories' role. */
+const syncRefuses = (
+  why: string,
+  action: string,
+  resource: string,
+  expected: EvaluationResult = 'ExplicitlyDenied',
+  context?: Record<string, string>,
+) => refuse('syncDirectories', syncer.role, why, action, resource, expected, context);
+const SYNC_DENIED = [
+  ...CONTACT_TABLES.flatMap((t) => {
+    const k = tableKeys(t);
+    const data = objectArn(k.data);
+    return [
+      syncRefuses("moving a contact table's pointer (the committer does)", 'glue:UpdateTable', GLUE[t]),
+      syncRefuses('creating a contact table (the stack does)', 'glue:CreateTable', GLUE[t]),
+      syncRefuses('deleting a contact table', 'glue:DeleteTable', GLUE[t]),
+      ...[k.metadata, k.manifest, k.manifestList]
+        .map(objectArn)
+        .flatMap((key) => [
+          syncRefuses('overwriting contact table metadata', 's3:PutObject', key),
+          syncRefuses(
+            'creating contact table metadata (the committer does)',
+            's3:PutObject',
+            key,
+            'ExplicitlyDenied',
+            CREATE_ONLY,
+          ),
+          syncRefuses('deleting contact table metadata', 's3:DeleteObject', key),
+        ]),
+      syncRefuses('deleting a contact data file', 's3:DeleteObject', data),
+      syncRefuses('deleting a version of a contact data file', 's3:DeleteObjectVersion', data),
+      syncRefuses('replacing a contact data file (no If-None-Match)', 's3:PutObject', data),
+      syncRefuses(
+        'replacing a contact data file (object-creating)',
+        's3:PutObject',
+        data,
+        'ExplicitlyDenied',
+        OVERWRITE,
+      ),
+      syncRefuses(
+        'writing a commit request (committers only)',
+        's3:PutObject',
+        objectArn(`${k.root}/commit-requests/01a21a02-945e-7062-bcd7-fff413916338.json`),
+      ),
+    ];
+  }),
+  syncRefuses(
+    "writing the committer's record",
+    's3:PutObject',
+    objectArn(`${lake.prefix}/_commits/${SAMPLE.commitId}.json`),
+  ),
+  syncRefuses(
+    'writing outside the lake prefix',
+    's3:PutObject',
+    `arn:aws:s3:::${lake.bucket}/other/x.json`,
+    'ImplicitlyDenied',
+  ),
+  syncRefuses('reading another secret', 'secretsmanager:GetSecretValue', otherSecret, 'ImplicitlyDenied'),
+  syncRefuses(
+    'starting an execution',
+    'states:StartExecution',
+    deployment.stateMachineArn,
+    'ImplicitlyDenied',
+  ),
+  ...(['plan', 'requestReport', 'checkStatus'] as const).map((who) =>
+    refuse(
+      who,
+      fn(who).role,
+      'reading a contact table (SyncDirectories reads, the committer commits)',
+      'glue:GetTable',
+      GLUE.contacts,
+    ),
+  ),
+  refuse('finalize', fn('finalize').role, "writing the sync's report", 's3:PutObject', objectArn(syncReport)),
+  refuse(
+    'finalize',
+    fn('finalize').role,
+    'reading a staged directory sync',
+    's3:GetObject',
+    objectArn(stagedSync),
+  ),
+];
+
 /** A row's test title, whole (vitest shortens `$name` values past 40 characters). */
 const titled = <R extends { who: string; why: string; permission: IamPermission }>(all: readonly R[]) =>
   all.map((r): [string, R] => {
@@ -711,7 +877,7 @@ describe('IAM of the synthesized stack', () => {
     expect(result, `${row.who}: ${row.call} (${row.why})`).toBe('Allowed');
   });
 
-  it.each(titled(TABLE_ALLOWED))('allows %s', async (_, row) => {
+  it.each(titled([...TABLE_ALLOWED, ...SYNC_ALLOWED]))('allows %s', async (_, row) => {
     // Act
     const result = await iam.evaluate(row.principal, row.permission);
 
@@ -719,13 +885,16 @@ describe('IAM of the synthesized stack', () => {
     expect(result, `${row.who}: ${row.call} (${row.why})`).toBe('Allowed');
   });
 
-  it.each(titled([...DENIED, ...TABLE_DENIED, ...ONE_COMMITTER]))('evaluates %s', async (_, row) => {
-    // Act
-    const result = await iam.evaluate(row.principal, row.permission);
+  it.each(titled([...DENIED, ...TABLE_DENIED, ...ONE_COMMITTER, ...SYNC_DENIED]))(
+    'evaluates %s',
+    async (_, row) => {
+      // Act
+      const result = await iam.evaluate(row.principal, row.permission);
 
-    // Assess
-    expect(result).toBe(row.expected);
-  });
+      // Assess
+      expect(result).toBe(row.expected);
+    },
+  );
 
   it('evaluates every call of the stores for some function when the calls are declared', () => {
     // Act
@@ -744,8 +913,19 @@ describe('IAM of the synthesized stack', () => {
   });
 
   it('finds the three optimizers of each Iceberg table and the catalog the functions commit to', () => {
-    // Assess
-    expect(iam.ofType('AWS::Glue::TableOptimizer')).toHaveLength(6);
+    // Assess: the reports' tables and the contact tables.
+    const optimized = iam
+      .ofType('AWS::Glue::TableOptimizer')
+      .map(
+        ([, o]) =>
+          `${(o.Properties as { TableName: string }).TableName} ${(o.Properties as { Type: string }).Type}`,
+      );
+    expect(optimized.sort()).toEqual(
+      ICEBERG_TABLES.flatMap((t) =>
+        ['compaction', 'orphan_file_deletion', 'retention'].map((type) => `${t} ${type}`),
+      ).sort(),
+    );
+    expect(optimized).toHaveLength(12);
     expect([...optimizerRoles.keys()].sort()).toEqual(['compaction', 'orphan_file_deletion', 'retention']);
     expect(new Set([...optimizerRoles.values()].map((r) => r.logicalId)).size).toBe(3);
     expect(DATABASE).toBe('report_export');
@@ -753,8 +933,9 @@ describe('IAM of the synthesized stack', () => {
 
   it('finds the functions, their roles and the committer when the definition is read', () => {
     // Assess
-    const roles = new Set([...deployment.functions, committer].map((f) => f.role.logicalId));
-    expect(roles.size).toBe(new Set([...WORKFLOW_FUNCTIONS, 'commit']).size);
+    const roles = new Set([...deployment.functions, committer, syncer].map((f) => f.role.logicalId));
+    expect(roles.size).toBe(new Set([...WORKFLOW_FUNCTIONS, 'commit', 'syncDirectories']).size);
+    expect(syncer.arn).toMatch(/:function:ReportExport-SyncDirectoriesFunction/);
     expect(functionCalls.find(({ f }) => f.name === 'plan')?.calls).toEqual([]);
     expect(ALLOWED.length).toBeGreaterThan(40);
   });

@@ -1,7 +1,12 @@
 import type { EvaluationResult } from '@cloud-copilot/iam-simulate';
 import { describe, expect, it } from 'vitest';
+import { stagedDirectorySyncKey } from '../../lib/export/publish/staged-directory-sync';
+import { directoryDataPrefix } from '../../lib/export/table/snapshot/replace-directories';
+import { CONTACT_TABLES, ICEBERG_TABLES, tableMetadataPrefix } from '../../lib/infra/iceberg-tables';
 import { TENANT_REGISTRY_PREFIX } from '../../lib/infra/report-export-stack';
 import { TENANT_VARIABLE, tenantPrefixes, tenantSecretName } from '../../lib/infra/tenant-access';
+import { tableRootKey } from '../../lib/stores';
+import { AWS_CALLS, type AwsCallName, type IamPermission } from '../../lib/stores/aws-calls';
 import { parseS3Uri } from '../../lib/stores/from-uri';
 import {
   type DeclaredCall,
@@ -10,6 +15,7 @@ import {
   WORKFLOW_FUNCTIONS,
   type WorkflowFunctionName,
 } from '../../lib/workflow/aws-calls';
+import { directorySyncReportKey } from '../../lib/workflow/directory-sync-task';
 import { MULTI_TENANT_CONFIG, synthStack } from './stack-synth';
 import {
   ACCOUNT,
@@ -32,18 +38,26 @@ import {
 const iam = new TemplateIam(
   synthStack({}, MULTI_TENANT_CONFIG).toJSON() as ConstructorParameters<typeof TemplateIam>[0],
 );
+/**
+ * The workflow's functions by handler: WORKFLOW_FUNCTIONS, whose calls lib/workflow/aws-calls.ts
+ * declares, and SyncDirectories (the contacts branch), whose session's grants DIRECTORY_SYNC lists.
+ */
+const FUNCTION_NAMES = [...WORKFLOW_FUNCTIONS, 'syncDirectories'] as const;
+type FunctionName = (typeof FUNCTION_NAMES)[number];
+const isDeclared = (n: FunctionName): n is WorkflowFunctionName => n !== 'syncDirectories';
 const functions = iam.ofType('AWS::Lambda::Function').flatMap(([id, r]) => {
   const env = iam.resolve((r.Properties?.Environment as { Variables?: unknown } | undefined)?.Variables) as
     | Record<string, string>
     | undefined;
   if (env?.TENANT_ROLE_ARN === undefined) return [];
   // The handler by its construct (PlanFunction…, ExportResultsFunction…, WorkflowCommitFunction…).
-  const name = WORKFLOW_FUNCTIONS.find((n): n is WorkflowFunctionName =>
+  const name = FUNCTION_NAMES.find((n): n is FunctionName =>
     new RegExp(`^(workflow)?${n.toLowerCase()}function`).test(id.toLowerCase()),
   );
   if (name === undefined) throw new Error(`no workflow function for ${id}`);
   return [{ id, name, env, role: iam.role(iam.resolve(r.Properties?.Role) as string, id) }];
 });
+type Declared = (typeof functions)[number] & { name: WorkflowFunctionName };
 const [first] = functions;
 if (first === undefined) throw new Error('no workflow function with TENANT_ROLE_ARN');
 const env = first.env;
@@ -76,11 +90,15 @@ const commitRequest = (t: string, dataset = 'calls') =>
   `${lake.prefix}/tables/${dataset}/commit-requests/01a21a02-945e-7062-bcd7-fff413916338.${t}.json`;
 const METADATA = `${lake.prefix}/tables/calls/metadata/00002-3f1c2d4e-0a1b-4c5d-8e9f-0a1b2c3d4e5f.metadata.json`;
 const MANIFEST = `${lake.prefix}/tables/summaries/metadata/3f1c2d4e-0a1b-4c5d-8e9f-0a1b2c3d4e5f-m0.avro`;
+/** The contact tables' metadata: a metadata file of `contacts`, a manifest list of `contact_phones`. */
+const CONTACTS_METADATA = `${tableMetadataPrefix(lake.prefix, 'contacts')}/00003-7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d.metadata.json`;
+const PHONES_MANIFEST_LIST = `${tableMetadataPrefix(lake.prefix, 'contact_phones')}/snap-4242424242424-1-7a6b5c4d-3e2f-4a1b-9c8d-7e6f5a4b3c2d.avro`;
+/** Shared by every tenant, written by the committer alone: the metadata of every Iceberg table. */
+const SHARED_METADATA = [METADATA, MANIFEST, CONTACTS_METADATA, PHONES_MANIFEST_LIST];
 const TABLES = [
   'catalog',
   'database/report_export',
-  'table/report_export/calls',
-  'table/report_export/summaries',
+  ...ICEBERG_TABLES.map((t) => `table/report_export/${t}`),
 ].map((r) => glue(r));
 /** A tenant's staged run (lib/export: `<prefix>/_staging/tenant=<t>/<runId>/_staged-run.json`). */
 const stagedRun = (t: string) => `${lake.prefix}/_staging/tenant=${t}/req-1/_staged-run.json`;
@@ -159,9 +177,7 @@ const ALLOWED: Row[] = [
     (p) =>
       acmeMay('list its prefix', 's3:ListBucket', `arn:aws:s3:::${lake.bucket}`, { 's3:prefix': `${p}/` }),
   ),
-  ...[METADATA, MANIFEST].map((key) =>
-    acmeMay('read the shared table metadata', 's3:GetObject', object(key)),
-  ),
+  ...SHARED_METADATA.map((key) => acmeMay('read the shared table metadata', 's3:GetObject', object(key))),
   ...TABLES.map((arn) =>
     acmeMay('read the tables (the shrink guard, the shape check)', 'glue:GetTable', arn),
   ),
@@ -183,7 +199,7 @@ const TENANT_TABLE_REFUSALS: Row[] = [
       acmeMayNot('replace or delete its published CSV (the committer promotes it)', a, object(key)),
     ),
   ),
-  ...[METADATA, MANIFEST].flatMap((key) => [
+  ...SHARED_METADATA.flatMap((key) => [
     acmeRefused('overwrite the shared table metadata (bucket policy)', 's3:PutObject', object(key)),
     acmeMayNot(
       'create table metadata (only the committer writes it)',
@@ -198,7 +214,7 @@ const TENANT_TABLE_REFUSALS: Row[] = [
       acmeMayNot("move a table's pointer or redefine it", a, arn),
     ),
   ),
-  ...['calls', 'summaries'].flatMap((dataset) => [
+  ...ICEBERG_TABLES.flatMap((dataset) => [
     ...['acme', 'bruin'].flatMap((t) =>
       ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'].flatMap((a) => [
         acmeMayNot(`${t}'s commit request (committers only)`, a, object(commitRequest(t, dataset))),
@@ -330,15 +346,17 @@ const declaredRows = (
       ),
     ),
   );
-const declared = functions.map((f) => ({
-  f,
-  calls: tenantRunAwsCalls(
-    f.name,
-    f.env as unknown as TenantStoreEnvironment,
-    { tenant: 'acme', reports: [{ id: 'rep-1' }, { id: 'rep-2' }] },
-    { region: REGION, account: ACCOUNT },
-  ),
-}));
+const declared = functions
+  .filter((f): f is Declared => isDeclared(f.name))
+  .map((f) => ({
+    f,
+    calls: tenantRunAwsCalls(
+      f.name,
+      f.env as unknown as TenantStoreEnvironment,
+      { tenant: 'acme', reports: [{ id: 'rep-1' }, { id: 'rep-2' }] },
+      { region: REGION, account: ACCOUNT },
+    ),
+  }));
 const DECLARED: Row[] = distinctRows(
   declared.flatMap(({ f, calls }) => [
     ...declaredRows(`${f.name} as acme`, acme, calls.tenantSession, true),
@@ -454,13 +472,150 @@ const FUNCTIONS_DENIED: Row[] = sessionFunctions.flatMap((f) => [
   row(f.id, f.role, 'writing a lease directly', 's3:PutObject', object(own.lease), 'ImplicitlyDenied'),
 ]);
 
+/**
+ * The directory sync (issue 29) in a tenant's session: SyncDirectories writes each changed
+ * directory's files into its partition of the contact tables, create-only (one putIfAbsent
+ * and a head per file: lib/export/contacts/sync.ts), a staged sync per directory and the
+ * sync's report in its staging, and reads the tables (GetTable, their metadata). Another
+ * tenant's partitions and staging, a written file, the tables' metadata: refused.
+ */
+const DIRECTORY_ID = '3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b';
+const RUN_ID = 'req-1';
+const directoryKeys = (t: string, directoryId = DIRECTORY_ID) => ({
+  /** A data file of each contact table in the directory's partition, as the sync names it. */
+  data: CONTACT_TABLES.map(
+    (table) =>
+      `${directoryDataPrefix(tableRootKey(lake.prefix, table), t, directoryId)}/${RUN_ID}-0a1b2c3d-5d41402abc4b2a76b9719d911017c592.parquet`,
+  ),
+  partitions: CONTACT_TABLES.map((table) =>
+    directoryDataPrefix(tableRootKey(lake.prefix, table), t, directoryId),
+  ),
+  staged: stagedDirectorySyncKey(lake.prefix, t, RUN_ID, directoryId),
+  report: directorySyncReportKey(lake.prefix, t, RUN_ID),
+});
+/** What one store call needs on an object of the lake (lib/stores/aws-calls.ts). */
+const needsOn = (call: AwsCallName, key: string): readonly IamPermission[] =>
+  (AWS_CALLS[call].permissions as (t: unknown) => readonly IamPermission[])({ bucket: lake.bucket, key });
+const ownSync = directoryKeys('acme');
+const bruinSync = directoryKeys('bruin');
+const syncFunction = functions.find((f) => f.name === 'syncDirectories');
+if (syncFunction === undefined) throw new Error('no SyncDirectories function with TENANT_ROLE_ARN');
+const DIRECTORY_SYNC: Row[] = [
+  ...ownSync.data.flatMap((key) => [
+    // The sync's own request: PutObject with If-None-Match, as the stores' call table has it.
+    ...needsOn('putObjectIfNoneMatch', key).map((p) =>
+      acmeMay('create its contact data file (putIfAbsent)', p.action, p.resource, p.context),
+    ),
+    acmeMay('create its contact data file (If-None-Match)', 's3:PutObject', object(key), CREATE_FILE),
+    acmeMay('check the size of its contact data file', 's3:GetObject', object(key)),
+    acmeRefused('replace its contact data file (no If-None-Match)', 's3:PutObject', object(key)),
+    acmeRefused(
+      'replace its contact data file (a put without If-None-Match)',
+      's3:PutObject',
+      object(key),
+      OVERWRITE,
+    ),
+    acmeRefused('delete its contact data file (bucket policy)', 's3:DeleteObject', object(key)),
+    acmeRefused('delete a version of its contact data file', 's3:DeleteObjectVersion', object(key)),
+  ]),
+  ...ownSync.partitions.map((p) =>
+    acmeMay("list its directory's partition", 's3:ListBucket', `arn:aws:s3:::${lake.bucket}`, {
+      's3:prefix': `${p}/`,
+    }),
+  ),
+  ...['s3:PutObject', 's3:GetObject', 's3:DeleteObject'].flatMap((a) => [
+    acmeMay('its staged directory sync, in its own staging', a, object(ownSync.staged)),
+    acmeMay("its sync's report, in its own staging", a, object(ownSync.report)),
+  ]),
+  ...[CONTACTS_METADATA, PHONES_MANIFEST_LIST].flatMap((key) => [
+    acmeMay("read the contact tables' metadata", 's3:GetObject', object(key)),
+    acmeRefused("overwrite the contact tables' metadata (bucket policy)", 's3:PutObject', object(key)),
+    acmeMayNot(
+      "create the contact tables' metadata (only the committer writes it)",
+      's3:PutObject',
+      object(key),
+      CREATE_ONLY,
+    ),
+    acmeRefused("delete the contact tables' metadata (bucket policy)", 's3:DeleteObject', object(key)),
+  ]),
+  ...CONTACT_TABLES.flatMap((t) => [
+    acmeMay(
+      'read the contact table (the shrink guard, the shape check)',
+      'glue:GetTable',
+      glue(`table/report_export/${t}`),
+    ),
+    ...['glue:UpdateTable', 'glue:CreateTable', 'glue:DeleteTable'].map((a) =>
+      acmeMayNot("move a contact table's pointer or redefine it", a, glue(`table/report_export/${t}`)),
+    ),
+  ]),
+  // Bruin's partitions and staging, and keys that look like acme's but are not.
+  ...bruinSync.data.flatMap((key) => [
+    acmeMayNot("create bruin's contact data file", 's3:PutObject', object(key), CREATE_FILE),
+    acmeMayNot("create bruin's contact data file (putIfAbsent)", 's3:PutObject', object(key), CREATE_ONLY),
+    acmeMayNot(
+      "start a multipart upload of bruin's contact data file",
+      's3:PutObject',
+      object(key),
+      UPLOAD_PART,
+    ),
+    acmeMayNot("read bruin's contact data file", 's3:GetObject', object(key)),
+    acmeRefused("replace bruin's contact data file", 's3:PutObject', object(key)),
+    acmeRefused("delete bruin's contact data file", 's3:DeleteObject', object(key)),
+  ]),
+  ...bruinSync.partitions.map((p) =>
+    acmeMayNot("list bruin's directory partition", 's3:ListBucket', `arn:aws:s3:::${lake.bucket}`, {
+      's3:prefix': `${p}/`,
+    }),
+  ),
+  ...['s3:PutObject', 's3:GetObject', 's3:DeleteObject'].flatMap((a) => [
+    acmeMayNot("bruin's staged directory sync", a, object(bruinSync.staged)),
+    acmeMayNot("bruin's sync report", a, object(bruinSync.report)),
+  ]),
+  ...directoryKeys('acme-2').data.map((key) =>
+    acmeMayNot(
+      'a contact data file of tenant acme-2 (a prefix of its id)',
+      's3:PutObject',
+      object(key),
+      CREATE_FILE,
+    ),
+  ),
+  acmeMayNot(
+    'a contact data file outside any tenant partition',
+    's3:PutObject',
+    object(
+      `${directoryDataPrefix(tableRootKey(lake.prefix, 'contacts'), undefined, DIRECTORY_ID)}/x.parquet`,
+    ),
+    CREATE_FILE,
+  ),
+  // The function's own role reaches none of it: only through the session.
+  ...[...ownSync.data, ownSync.staged, ownSync.report].map((key) =>
+    row(
+      syncFunction.id,
+      syncFunction.role,
+      "writing a tenant's directory sync directly",
+      's3:PutObject',
+      object(key),
+      'ImplicitlyDenied',
+      CREATE_FILE,
+    ),
+  ),
+  row(
+    syncFunction.id,
+    syncFunction.role,
+    'reading a contact table directly',
+    'glue:GetTable',
+    glue('table/report_export/contacts'),
+    'ImplicitlyDenied',
+  ),
+];
+
 /** What the committer's own role may do, for every tenant, and what it may not. */
 const committerMay = (why: string, action: string, resource: string, context?: RequestContext) =>
   row('committer', committer, why, action, resource, 'Allowed', context);
 const committerMayNot = (why: string, action: string, resource: string, context?: RequestContext) =>
   row('committer', committer, why, action, resource, 'ImplicitlyDenied', context);
 const COMMITTER: Row[] = [
-  ...[METADATA, MANIFEST].flatMap((key) => [
+  ...SHARED_METADATA.flatMap((key) => [
     committerMay('create table metadata (If-None-Match)', 's3:PutObject', object(key), CREATE_ONLY),
     committerMay('read table metadata', 's3:GetObject', object(key)),
     committerMay('delete the metadata of a commit that did not land', 's3:DeleteObject', object(key)),
@@ -486,6 +641,20 @@ const COMMITTER: Row[] = [
     committerMay(`take ${t}'s partition lease`, 's3:PutObject', object(keysOf(t).lease)),
     committerMay(`record ${t}'s commit`, 's3:PutObject', object(commitRecord(t))),
     committerMay(`read ${t}'s data files' sizes and footers`, 's3:GetObject', object(keysOf(t).tableData)),
+    // The directory syncs a tenant's session staged: read, landed, removed.
+    committerMay(`read ${t}'s sync report`, 's3:GetObject', object(directoryKeys(t).report)),
+    ...['s3:GetObject', 's3:DeleteObject'].map((a) =>
+      committerMay(`${t}'s staged directory sync`, a, object(directoryKeys(t).staged)),
+    ),
+    ...directoryKeys(t).data.flatMap((key) => [
+      committerMay(`read ${t}'s contact data file`, 's3:GetObject', object(key)),
+      committerMayNot(
+        `create ${t}'s contact data file (the sync writes them)`,
+        's3:PutObject',
+        object(key),
+        CREATE_FILE,
+      ),
+    ]),
     committerMayNot(
       `write ${t}'s data files (the run writes them)`,
       's3:PutObject',
@@ -530,7 +699,7 @@ const optimizerRoles = iam.ofType('AWS::Glue::TableOptimizer').map(([, o]) => {
   };
 });
 const BUCKET_POLICY: Row[] = [
-  ...[METADATA, MANIFEST].flatMap((key) => [
+  ...SHARED_METADATA.flatMap((key) => [
     row('operator', operator, 'overwrite table metadata', 's3:PutObject', object(key), 'ExplicitlyDenied'),
     row('operator', operator, 'delete table metadata', 's3:DeleteObject', object(key), 'ExplicitlyDenied'),
     row(
@@ -678,6 +847,7 @@ describe('IAM of a multi-tenant stack', () => {
       ...DENIED,
       ...TRUST,
       ...FUNCTIONS_DENIED,
+      ...DIRECTORY_SYNC,
       ...COMMITTER,
       ...BUCKET_POLICY,
       ...SCHEDULER,
@@ -782,8 +952,13 @@ describe('IAM of a multi-tenant stack', () => {
   });
 
   it('finds the functions, each with only the TenantAccess role and the runtime it needs, and the committer', () => {
-    // Assess
-    expect(functions).toHaveLength(WORKFLOW_FUNCTIONS.length);
+    // Assess: every handler's function once, SyncDirectories' too; the role trusts the six
+    // that take a tenant's session, each of them (TRUST evaluates it), the committer not.
+    expect(functions.map((f) => f.name).sort()).toEqual([...FUNCTION_NAMES].sort());
+    expect(sessionFunctions.map((f) => f.name).sort()).toEqual(
+      FUNCTION_NAMES.filter((n) => n !== 'commit').sort(),
+    );
+    expect(sessionFunctions).toHaveLength(6);
     const committerActions = committer.policies.flatMap((p) =>
       (p.policy.Statement as { Action: string | string[] }[]).flatMap((st) => [st.Action].flat()),
     );

@@ -2,7 +2,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ICEBERG_TABLES } from '../../lib/infra/iceberg-tables';
 import type { ObjectStore } from '../../lib/stores';
+import type { DirectorySyncReport } from '../../lib/workflow/directory-sync-task';
 import { finalizeRun } from '../../lib/workflow/finalize';
 import { synthStack } from './stack-synth';
 import { createOnlyTables } from './table-resources';
@@ -41,15 +43,35 @@ function expectRounded(shown: string, exact: number): void {
   );
 }
 
-/** The metric names Finalize publishes, from a run that published a day (so every one is sent). */
+/**
+ * The metric names Finalize publishes, from a run that published a day and synced the
+ * contact directories (every nightly run does, so every one is sent).
+ */
 async function finalizeMetricNames(): Promise<Set<string>> {
   const names = new Set<string>();
-  const store = { put: async () => undefined } as unknown as ObjectStore;
+  const report: DirectorySyncReport = { version: 1, runId: 'exec-1', tenant: null, outcomes: [] };
+  const store = {
+    put: async () => undefined,
+    get: async () => [Buffer.from(JSON.stringify(report))],
+  } as unknown as ObjectStore;
   await finalizeRun(
     {
       input: { date: '2026-06-02' },
       executionName: 'exec-1',
       startedAt: '2026-06-03T04:00:00.000Z',
+      contacts: {
+        status: 'SYNCED',
+        report: 'lake/_staging/_directory-sync-reports/exec-1.json',
+        directories: 0,
+        unchanged: 0,
+        staged: 0,
+        committed: 0,
+        held: 0,
+        failed: 0,
+        newVersions: 0,
+        closedVersions: 0,
+        deletions: 0,
+      },
       results: [
         {
           jobId: 'j1',
@@ -216,10 +238,11 @@ describe('the cost note (docs/alarms-and-cost.md)', () => {
     );
     const iceberg = createOnlyTables(template).map((t) => t.create.Name);
 
-    // Assess: only the run records are projected; calls and summaries are Iceberg tables (the
-    // stack creates them once), and the note's LIST counts for them are the Hive layout's.
+    // Assess: only the run records are projected; calls, summaries and the contact tables are
+    // Iceberg tables (the stack creates them once), and the note's LIST counts for calls and
+    // summaries are the Hive layout's.
     expect(projected).toEqual(['runs']);
-    expect(iceberg.sort()).toEqual(['calls', 'summaries']);
+    expect(iceberg.sort()).toEqual([...ICEBERG_TABLES].sort());
     for (const r of noteTable('athena-lists').rows.filter((row) => /`(calls|summaries)`/.test(row[1] ?? '')))
       expect(r[1]).toContain("`tableFormat: 'hive'`");
   });

@@ -1,11 +1,16 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DATASETS, type Dataset, tableSchema } from '../../lib/export/schema';
+import { CALLS_WITH_CONTACTS_VIEW, callsWithContactsSql, prepareContactTables } from '../../lib/export';
+import { DATASETS, tableSchema } from '../../lib/export/schema';
+import { lakeTable, loadTable } from '../../lib/export/table/commit/table';
 import { tableLocation } from '../../lib/export/table/metadata/location';
 import { initialSchema, partitionSpec } from '../../lib/export/table/metadata/schema-mapping';
-import { TABLE_RETENTION } from '../../lib/infra/iceberg-tables';
-import type { ObjectStore } from '../../lib/stores';
-import { synthStack } from './stack-synth';
+import { CONTACT_TABLES, ICEBERG_TABLES, TABLE_RETENTION } from '../../lib/infra/iceberg-tables';
+import { fileCatalogOf, LocalDirectoryStore, type ObjectStore } from '../../lib/stores';
+import { MULTI_TENANT_CONFIG, synthStack } from './stack-synth';
 import { createOnlyTable, createOnlyTables } from './table-resources';
 
 /**
@@ -95,6 +100,114 @@ describe('ReportExportStack Iceberg tables', () => {
     },
   );
 
+  it("creates the four Iceberg tables of the lake once: the reports' and the contact tables", () => {
+    // Assess
+    expect(createOnlyTables(template).map((t) => t.create.Name)).toEqual([...ICEBERG_TABLES]);
+    // Fixed construct ids: a deploy keeps each resource (a new id would create the table anew).
+    expect(createOnlyTables(template).map((t) => t.logicalId.replace(/([0-9A-F]{8})+$/, ''))).toEqual([
+      'CatalogCallsIcebergTableCreate',
+      'CatalogSummariesIcebergTableCreate',
+      'CatalogContactsIcebergTableCreate',
+      'CatalogContactPhonesIcebergTableCreate',
+    ]);
+  });
+
+  it.each(CONTACT_TABLES)(
+    'creates %s once, as an Iceberg v2 table partitioned by identity(directory_id), where the directory sync writes it',
+    (name) => {
+      // Act
+      const table = createOnlyTable(template, name);
+
+      // Assess
+      expect(table.create).toMatchObject({
+        DatabaseName: 'report_export',
+        Name: name,
+        OpenTableFormatInput: { IcebergInput: { MetadataOperation: 'CREATE', Version: '2' } },
+      });
+      expect(table.resource).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+      expect(table.input.Location.replace(/^s3:\/\/\{\{[^}]+\}\}/, 's3://b')).toBe(
+        tableLocation(bucketStore('b'), 'tenant/lake', name).uri,
+      );
+      const directory = table.input.Schema.Fields.find((f) => f.Name === 'directory_id');
+      expect(table.input.PartitionSpec).toEqual({
+        SpecId: 0,
+        Fields: [{ SourceId: directory?.Id, FieldId: 1000, Name: 'directory_id', Transform: 'identity' }],
+      });
+      expect(table.input.Schema.Fields.map((f) => f.Name)).not.toContain('tenant');
+    },
+  );
+
+  describe.each([
+    ['a single-tenant lake', {}, undefined],
+    ['a single-tenant lake that omits contact fields', { contactOmitFields: ['email', 'extra'] }, undefined],
+    ['a multi-tenant lake', MULTI_TENANT_CONFIG, 'acme'],
+  ] as const)('the contact tables of %s', (_, config, tenant) => {
+    it("are what the committer's PrepareTables makes (ensureTable): it finds them current", async () => {
+      // Prepare: the export's own creation of the contact tables, in a file catalog.
+      const t =
+        tenant === undefined
+          ? synthStack({ prefix: 'lake', ...config })
+          : synthStack({ prefix: 'lake' }, { ...MULTI_TENANT_CONFIG, ...config });
+      const root = await mkdtemp(join(tmpdir(), 'contact-tables-'));
+      try {
+        const store = new LocalDirectoryStore(root);
+        const tables = { catalog: fileCatalogOf({ store, prefix: 'lake' }), namespace: '' };
+        const omitFields = 'contactOmitFields' in config ? config.contactOmitFields : [];
+
+        // Act
+        await prepareContactTables({
+          store,
+          prefix: 'lake',
+          tables,
+          ...(tenant === undefined ? {} : { tenant }),
+          omitFields,
+        });
+
+        // Assess: the same fields (ids, names, types, docs) and the same partition spec.
+        for (const name of CONTACT_TABLES) {
+          const loaded = await loadTable(lakeTable({ store, prefix: 'lake', ...tables }, name));
+          const schema = loaded?.metadata.schemas.find(
+            (x) => x['schema-id'] === loaded.metadata['current-schema-id'],
+          );
+          const spec = loaded?.metadata['partition-specs'][0];
+          const input = createOnlyTable(t, name).input;
+          expect(
+            input.Schema.Fields.map((f) => [f.Id, f.Name, f.Type, f.Required, f.Doc]),
+            name,
+          ).toEqual(schema?.fields.map((f) => [f.id, f.name, f.type, f.required, f.doc]));
+          expect(
+            input.PartitionSpec.Fields.map((f) => [f.SourceId, f.FieldId, f.Name, f.Transform]),
+            name,
+          ).toEqual(spec?.fields.map((f) => [f['source-id'], f['field-id'], f.name, f.transform]));
+        }
+        const contactColumns = createOnlyTable(t, 'contacts').input.Schema.Fields.map((f) => f.Name);
+        if (omitFields.length > 0) expect(contactColumns).not.toEqual(expect.arrayContaining(['email']));
+        else expect(contactColumns).toEqual(expect.arrayContaining(['email', 'extra']));
+      } finally {
+        await rm(root, { recursive: true, force: true });
+      }
+    }, 60_000);
+  });
+
+  it("saves the query that creates the calls_with_contacts view over the stack's tables, in its work group", () => {
+    // Act
+    const queries = Object.values(template.findResources('AWS::Athena::NamedQuery')) as Resource<
+      Record<string, unknown>
+    >[];
+
+    // Assess: Athena's dialect of the export's own view, over the stack's database.
+    expect(queries).toHaveLength(1);
+    const q = queries[0]?.Properties ?? {};
+    expect(q.Database).toBe('report_export');
+    expect(q.WorkGroup).toEqual({ Ref: expect.stringMatching(/^CatalogWorkGroup/) });
+    expect(q.QueryString).toBe(
+      callsWithContactsSql({ dialect: 'athena', tenanted: false, database: 'report_export', omitFields: [] }),
+    );
+    expect(String(q.QueryString)).toMatch(
+      new RegExp(`^CREATE OR REPLACE VIEW .*${CALLS_WITH_CONTACTS_VIEW}`),
+    );
+  });
+
   it("sets the tables' expiry properties to the retention the optimizer applies", () => {
     // Act
     const properties = createOnlyTable(template, DATASETS.calls).input.Properties;
@@ -136,11 +249,17 @@ describe('ReportExportStack Iceberg tables', () => {
     // Act
     const optimizers = resources<OptimizerProps>(template, 'AWS::Glue::TableOptimizer').map(([, o]) => o);
 
-    // Assess
+    // Assess: the reports' tables and the contact tables, three each.
     expect(optimizers.map((o) => `${o.Properties.TableName} ${o.Properties.Type}`).sort()).toEqual([
       'calls compaction',
       'calls orphan_file_deletion',
       'calls retention',
+      'contact_phones compaction',
+      'contact_phones orphan_file_deletion',
+      'contact_phones retention',
+      'contacts compaction',
+      'contacts orphan_file_deletion',
+      'contacts retention',
       'summaries compaction',
       'summaries orphan_file_deletion',
       'summaries retention',
@@ -150,7 +269,7 @@ describe('ReportExportStack Iceberg tables', () => {
       expect(o.Properties.DatabaseName).toBe('report_export');
       expect(config.Enabled).toBe(true);
       // After the table and its policy: the custom resource, not only its policy.
-      const table = createOnlyTable(template, o.Properties.TableName as Dataset);
+      const table = createOnlyTable(template, o.Properties.TableName);
       expect(o.DependsOn).toContain(table.logicalId);
       if (o.Properties.Type === 'retention') {
         expect(config.RetentionConfiguration).toEqual({
@@ -219,6 +338,8 @@ describe("ReportExportStack with tableFormat 'hive'", () => {
     // Assess
     expect(createOnlyTables(t)).toEqual([]);
     t.resourceCountIs('AWS::Glue::TableOptimizer', 0);
+    // No contact tables, so no view over them either.
+    t.resourceCountIs('AWS::Athena::NamedQuery', 0);
     expect(JSON.stringify(t.findResources('AWS::IAM::Policy'))).not.toContain('glue:');
     const catalogs = resources<{ Environment?: { Variables: Record<string, unknown> } }>(
       t,

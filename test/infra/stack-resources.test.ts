@@ -1,7 +1,6 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { WORKFLOW_FUNCTIONS } from '../../lib/workflow/aws-calls';
-import { BASE_CONFIG, synthStack } from './stack-synth';
+import { BASE_CONFIG, functionConstructId, synthStack, WORKFLOW_FUNCTION_IDS } from './stack-synth';
 
 let template: Template;
 
@@ -32,12 +31,15 @@ describe('ReportExportStack resources', () => {
     ['AWS::Scheduler::Schedule', 1],
     ['AWS::StepFunctions::StateMachine', 1],
     ['AWS::Glue::Database', 1],
-    // The run records table; calls and summaries are created once, not kept by CloudFormation.
+    // The run records table; calls, summaries, contacts and contact_phones are created once,
+    // not kept by CloudFormation.
     ['AWS::Glue::Table', 1],
-    ['Custom::CreateOnlyIcebergTable', 2],
-    // Compaction, snapshot retention and orphan-file deletion on calls and summaries.
-    ['AWS::Glue::TableOptimizer', 6],
+    ['Custom::CreateOnlyIcebergTable', 4],
+    // Compaction, snapshot retention and orphan-file deletion on each of the four.
+    ['AWS::Glue::TableOptimizer', 12],
     ['AWS::Athena::WorkGroup', 1],
+    // The saved query that creates the calls_with_contacts view.
+    ['AWS::Athena::NamedQuery', 1],
     // Four alarms to the topic, and the two silent inputs of the freshness composite.
     ['AWS::CloudWatch::Alarm', 8],
     ['AWS::CloudWatch::CompositeAlarm', 1],
@@ -227,10 +229,12 @@ describe('ReportExportStack configuration', () => {
       parquetCodec: 'ZSTD',
       prefix: 'data/lake',
     });
-    // The workflow's functions (the table creator has no environment).
-    const functions = resources(t, 'AWS::Lambda::Function').filter((f) => f.Properties.Environment);
-    expect(functions).toHaveLength(WORKFLOW_FUNCTIONS.length);
-    for (const f of functions) {
+    // The workflow's functions (the table creator has no environment), SyncDirectories too.
+    const functions = Object.entries(t.findResources('AWS::Lambda::Function'))
+      .filter(([, f]) => (f as Resource).Properties.Environment)
+      .map(([id, f]) => [functionConstructId(id), f as Resource] as const);
+    expect(functions.map(([id]) => id).sort()).toEqual([...WORKFLOW_FUNCTION_IDS].sort());
+    for (const [, f] of functions) {
       const env = (f.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
       expect(env).toMatchObject({
         TIME_ZONE: 'Europe/London',

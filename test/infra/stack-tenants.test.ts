@@ -1,7 +1,7 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TENANCY_OUTPUTS } from '../../lib/cli/aws/stack-outputs';
-import { icebergTableDefinition } from '../../lib/infra/iceberg-tables';
+import { CONTACT_TABLES, ICEBERG_TABLES, icebergTableDefinition } from '../../lib/infra/iceberg-tables';
 import { PLACEHOLDERS, runsTableInput } from '../../lib/infra/lake-tables';
 import { runRecordKey } from '../../lib/workflow/run-record';
 import { MULTI_TENANT_CONFIG, synthStack } from './stack-synth';
@@ -30,7 +30,9 @@ describe('ReportExportStack with tenancy multi', () => {
     ['AWS::KMS::Key', 2, 1],
     ['AWS::SQS::Queue', 1, 1],
     ['AWS::StepFunctions::StateMachine', 1, 1],
-    ['AWS::Glue::TableOptimizer', 6, 6],
+    // Three on each of calls, summaries, contacts and contact_phones.
+    ['AWS::Glue::TableOptimizer', 12, 12],
+    ['Custom::CreateOnlyIcebergTable', 4, 4],
   ])('has %s x%i (single-tenant: %i)', (type, inMulti, inSingle) => {
     expect(count(multi, type)).toBe(inMulti);
     expect(count(single, type)).toBe(inSingle);
@@ -73,15 +75,28 @@ describe('ReportExportStack with tenancy multi', () => {
     expect(alarms).toHaveLength(1);
   });
 
-  it('trusts the five functions in one statement of the TenantAccess role', () => {
+  it('trusts the six functions that act for a tenant in one statement of the TenantAccess role, the committer not', () => {
     // Act
     const [, role] = ofType(multi, 'AWS::IAM::Role').find(([id]) => id.startsWith('TenantAccessRole')) ?? [];
     const trust = role?.Properties.AssumeRolePolicyDocument as { Statement: unknown[] };
+    const trusted = (trust.Statement[0] as { Principal: { AWS: { 'Fn::GetAtt': [string, string] }[] } })
+      .Principal.AWS;
+    const roleOf = (fnId: string) =>
+      (
+        (ofType(multi, 'AWS::Lambda::Function').find(([id]) => id.startsWith(`${fnId}Function`))?.[1]
+          .Properties.Role ?? {}) as { 'Fn::GetAtt': [string, string] }
+      )['Fn::GetAtt'][0];
 
-    // Assess
+    // Assess: Plan, RequestReport, CheckStatus, ExportResults, SyncDirectories and Finalize.
     expect(trust.Statement).toHaveLength(1);
     expect(trust.Statement[0]).toMatchObject({ Principal: { AWS: expect.any(Array) } });
-    expect((trust.Statement[0] as { Principal: { AWS: unknown[] } }).Principal.AWS).toHaveLength(5);
+    expect(trusted).toHaveLength(6);
+    expect(trusted.map((r) => r['Fn::GetAtt'][0]).sort()).toEqual(
+      ['Plan', 'RequestReport', 'CheckStatus', 'ExportResults', 'SyncDirectories', 'Finalize']
+        .map(roleOf)
+        .sort(),
+    );
+    expect(trusted.map((r) => r['Fn::GetAtt'][0])).not.toContain(roleOf('WorkflowCommit'));
   });
 });
 
@@ -148,14 +163,54 @@ describe('icebergTableDefinition of a multi-tenant lake', () => {
     },
   );
 
+  it.each(CONTACT_TABLES)(
+    'gives %s the required tenant column and identity(tenant), identity(directory_id) as 1000-1001; a single-tenant one identity(directory_id) alone',
+    (table) => {
+      // Act
+      const d = icebergTableDefinition('b', 'lake', table, true);
+      const single = icebergTableDefinition('b', 'lake', table);
+
+      // Assess
+      const tenant = d.schema.fields.find((f) => f.name === 'tenant');
+      const directory = d.schema.fields.find((f) => f.name === 'directory_id');
+      expect(tenant).toMatchObject({ type: 'string', required: true });
+      expect(d.partitionSpec.fields.map((f) => [f.fieldId, f.name, f.transform, f.sourceId])).toEqual([
+        [1000, 'tenant', 'identity', tenant?.id],
+        [1001, 'directory_id', 'identity', directory?.id],
+      ]);
+      expect(single.schema.fields.map((f) => f.name)).not.toContain('tenant');
+      const singleDirectory = single.schema.fields.find((f) => f.name === 'directory_id');
+      expect(single.partitionSpec.fields.map((f) => [f.fieldId, f.name, f.transform, f.sourceId])).toEqual([
+        [1000, 'directory_id', 'identity', singleDirectory?.id],
+      ]);
+      expect(d.location).toBe(single.location);
+      expect(d.location).toBe(`s3://b/lake/tables/${table}`);
+    },
+  );
+
   it('creates the stack tables of a multi-tenant deployment with the tenant partition', () => {
     // Act
     const tables = createOnlyTables(multi);
+    const partitions = Object.fromEntries(
+      tables.map((t) => [t.create.Name, t.input.PartitionSpec.Fields.map((f) => f.Name)]),
+    );
 
-    // Assess
-    expect(tables).toHaveLength(2);
-    for (const { input } of tables) {
-      expect(input.PartitionSpec.Fields.map((f) => f.Name)).toEqual(['tenant', 'report_id', 'dt']);
-    }
+    // Assess: the reports' tables by tenant, report and day; the contact tables by tenant and directory.
+    expect(tables.map((t) => t.create.Name)).toEqual([...ICEBERG_TABLES]);
+    expect(partitions).toEqual({
+      calls: ['tenant', 'report_id', 'dt'],
+      summaries: ['tenant', 'report_id', 'dt'],
+      contacts: ['tenant', 'directory_id'],
+      contact_phones: ['tenant', 'directory_id'],
+    });
+    const singleTenant = Object.fromEntries(
+      createOnlyTables(single).map((t) => [t.create.Name, t.input.PartitionSpec.Fields.map((f) => f.Name)]),
+    );
+    expect(singleTenant).toEqual({
+      calls: ['report_id', 'dt'],
+      summaries: ['report_id', 'dt'],
+      contacts: ['directory_id'],
+      contact_phones: ['directory_id'],
+    });
   });
 });

@@ -4,14 +4,22 @@ import * as path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import '../../lib/local/promise-polyfill';
+import { StateMachine } from 'aws-local-stepfunctions';
 import { cdkFeatureFlags } from '../../lib/infra/cdk-context';
-import { DEFAULT_EXPORT_EPHEMERAL_MB, spillBudgetBytes } from '../../lib/infra/export-sizing';
+import {
+  DEFAULT_EXPORT_EPHEMERAL_MB,
+  SYNC_DIRECTORIES_MEMORY_MB,
+  SYNC_DIRECTORIES_TIMEOUT_SECONDS,
+  spillBudgetBytes,
+} from '../../lib/infra/export-sizing';
 import { STATE_NAMES, TASK_STATES } from '../../lib/infra/export-workflow';
 import { ReportExportStack } from '../../lib/infra/report-export-stack';
 import { configFromContext } from '../../lib/infra/stack-config';
 import { synthesizedDefinition } from '../../lib/local/definition';
-import { WORKFLOW_FUNCTIONS } from '../../lib/workflow/aws-calls';
+import { DIRECTORY_SYNC_RETRY, type DirectorySyncSummary } from '../../lib/workflow/directory-sync-task';
 import {
+  DIRECTORY_RETRIED_ERROR_NAMES,
   LAMBDA_CRASH_ERROR_NAMES,
   LEASE_WAIT_ERROR_NAMES,
   RETRIED_ERROR_NAMES,
@@ -19,7 +27,8 @@ import {
   TERMINAL_ERROR_NAMES,
 } from '../../lib/workflow/error-table';
 import { PUBLISH_LEASE_TTL_MS } from '../../lib/workflow/export-task';
-import { synthStack } from './stack-synth';
+import { contactsOfRun } from '../../lib/workflow/run-record';
+import { allStates, functionConstructId, synthStack, WORKFLOW_FUNCTION_IDS } from './stack-synth';
 
 type Retrier = {
   ErrorEquals: string[];
@@ -34,10 +43,18 @@ type State = {
   Resource?: string;
   Parameters?: Record<string, unknown>;
   Retry?: Retrier[];
-  Catch?: { ErrorEquals: string[]; Next: string }[];
+  Catch?: { ErrorEquals: string[]; Next: string; ResultPath?: string }[];
   TimeoutSeconds?: number;
-  ItemProcessor?: { States: Record<string, State> };
+  ItemProcessor?: { StartAt?: string; States: Record<string, State> };
+  Branches?: { StartAt: string; States: Record<string, State> }[];
   MaxConcurrency?: number;
+  Next?: string;
+  End?: boolean;
+  ResultPath?: string | null;
+  ResultSelector?: Record<string, unknown>;
+  Result?: Record<string, unknown>;
+  Choices?: Record<string, unknown>[];
+  Default?: string;
 };
 
 const CONFIG = {
@@ -61,18 +78,20 @@ beforeAll(() => {
   template = Template.fromStack(stack);
   assetDir = outdir;
   definition = synthesizedDefinition() as unknown as typeof definition;
-  states = { ...definition.States };
-  for (const s of Object.values(definition.States)) Object.assign(states, s.ItemProcessor?.States ?? {});
+  states = allStates(definition);
 }, 180_000);
+
+const S = STATE_NAMES;
 
 describe('ReportExportStack workflow', () => {
   it('runs every function on nodejs22.x ARM64 with tracing and JSON logs', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    const ours = Object.values(functions).filter(
-      (f) => (f.Properties as { Handler?: string }).Handler === 'index.handler',
+    const ours = Object.entries(functions).filter(
+      ([, f]) => (f.Properties as { Handler?: string }).Handler === 'index.handler',
     );
-    expect(ours).toHaveLength(WORKFLOW_FUNCTIONS.length);
-    for (const f of ours) {
+    // One per Lambda task (SyncDirectories, the contacts branch's, among them) and the committer.
+    expect(ours.map(([id]) => functionConstructId(id)).sort()).toEqual([...WORKFLOW_FUNCTION_IDS].sort());
+    for (const [, f] of ours) {
       expect(f.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
@@ -117,26 +136,278 @@ describe('ReportExportStack workflow', () => {
     },
   );
 
-  it("prepares the tables between Plan and the Map with the Commit function's prepare action, and records its failure", () => {
-    // Assess: Plan -> PrepareTables -> ExportJobs, PrepareTables invoking the committer.
-    type Chained = State & { Next?: string; ResultPath?: string };
-    const plan = states[STATE_NAMES.plan] as Chained;
-    const prepare = states[STATE_NAMES.prepareTables] as Chained;
-    expect(plan.Next).toBe(STATE_NAMES.prepareTables);
-    expect(prepare.Next).toBe(STATE_NAMES.exportJobs);
-    expect(prepare.Resource).toBe(states[STATE_NAMES.commit]?.Resource);
+  it("prepares the tables between Plan and the jobs and contacts with the Commit function's prepare action, and records its failure", () => {
+    // Assess: Plan -> PrepareTables -> ExportAndSync, PrepareTables invoking the committer
+    // (the contact tables too when the plan syncs the directories).
+    const plan = states[S.plan] as State;
+    const prepare = states[S.prepareTables] as State;
+    expect(plan.Next).toBe(S.prepareTables);
+    expect(prepare.Next).toBe(S.exportAndSync);
+    expect(prepare.Resource).toBe(states[S.commit]?.Resource);
     expect(prepare.Resource).toMatch(/:function:.*CommitFunction/);
     expect(prepare.Parameters).toEqual({
       action: 'prepare',
       'runId.$': '$.plan.runId',
       'tenant.$': '$.plan.tenant',
       'jobCount.$': '$.plan.jobCount',
+      'contacts.$': '$.plan.contacts.sync',
     });
     expect(prepare.TimeoutSeconds).toBe(states[STATE_NAMES.commit]?.TimeoutSeconds);
     // Its failure fails the run: RecordFailure records and notifies the error by name.
     expect(prepare.Catch).toEqual([
       { ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: STATE_NAMES.recordFailure },
     ]);
+  });
+
+  it('invokes from each Lambda task its own function: the committer from PrepareTables and Commit, Finalize from RecordFailure', () => {
+    // Act
+    const invoked = Object.fromEntries(
+      TASKS.filter((t) => states[t]?.Resource?.includes(':function:')).map((t) => [
+        t,
+        functionConstructId(String(states[t]?.Resource).replace(/^.*:function:/, '')),
+      ]),
+    );
+
+    // Assess
+    expect(invoked).toEqual({
+      [S.plan]: 'Plan',
+      [S.prepareTables]: 'WorkflowCommit',
+      [S.requestReport]: 'RequestReport',
+      [S.checkStatus]: 'CheckStatus',
+      [S.exportResults]: 'ExportResults',
+      [S.syncDirectories]: 'SyncDirectories',
+      [S.commit]: 'WorkflowCommit',
+      [S.finalize]: 'Finalize',
+      [S.recordFailure]: 'Finalize',
+    });
+    expect(new Set(Object.values(invoked))).toEqual(new Set(WORKFLOW_FUNCTION_IDS));
+  });
+
+  it('runs the jobs and the contacts side by side: a Parallel state of the Map and the contacts branch, its result at $.exported', () => {
+    // Act
+    const parallel = definition.States[S.exportAndSync] as State;
+    const [jobs, contacts] = parallel.Branches ?? [];
+
+    // Assess: the Map is the first branch, whole (its result, the jobs', is the branch's);
+    // the contacts branch the second; the result selector names them in that order.
+    expect(parallel.Type).toBe('Parallel');
+    expect(parallel.Branches).toHaveLength(2);
+    expect(jobs?.StartAt).toBe(S.exportJobs);
+    expect(Object.keys(jobs?.States ?? {})).toEqual([S.exportJobs]);
+    expect(jobs?.States[S.exportJobs]).toMatchObject({ Type: 'Map', End: true, ItemsPath: '$.plan.jobs' });
+    expect(jobs?.States[S.exportJobs]).not.toHaveProperty('ResultPath');
+    expect(contacts?.StartAt).toBe(S.syncContacts);
+    expect(Object.keys(contacts?.States ?? {}).sort()).toEqual(
+      [S.syncContacts, S.syncDirectories, S.contactsSkipped, S.contactsFailed].sort(),
+    );
+    expect(parallel.ResultSelector).toEqual({ 'results.$': '$[0]', 'contacts.$': '$[1]' });
+    expect(parallel.ResultPath).toBe('$.exported');
+    expect(parallel.Next).toBe(S.commit);
+    // Neither is a top-level state any more.
+    expect(Object.keys(definition.States)).not.toContain(S.exportJobs);
+    expect(Object.keys(definition.States)).not.toContain(S.syncDirectories);
+  });
+
+  it("records the Parallel state's own failure: a Catch of every error to RecordFailure", () => {
+    // Assess: the contacts branch catches its task's errors itself, and no job iteration
+    // throws (each ends in JobSucceeded or JobFailed): what is left fails the run, recorded.
+    expect(states[S.exportAndSync]?.Catch).toEqual([
+      { ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: S.recordFailure },
+    ]);
+  });
+
+  it("hands Commit and Finalize the jobs' results and the contacts' summary from $.exported", () => {
+    // Act
+    const payload = (name: string) => {
+      const p = states[name]?.Parameters;
+      return (p?.Payload ?? p) as Record<string, unknown>;
+    };
+
+    // Assess
+    for (const name of [S.commit, S.finalize]) {
+      expect(payload(name), name).toMatchObject({
+        'results.$': '$.exported.results',
+        'contacts.$': '$.exported.contacts',
+      });
+    }
+    // No state reads the results where the Map used to put them.
+    expect(JSON.stringify(Object.values(states).map((st) => st.Parameters ?? {}))).not.toContain(
+      '"$.results"',
+    );
+  });
+
+  it('syncs the directories only when the plan says so: a Choice on $.plan.contacts.sync, else ContactsSkipped', () => {
+    // Act
+    const choice = states[S.syncContacts] as State;
+    const skipped = states[S.contactsSkipped] as State;
+
+    // Assess
+    expect(choice.Type).toBe('Choice');
+    expect(choice.Choices).toEqual([
+      { Variable: '$.plan.contacts.sync', BooleanEquals: true, Next: S.syncDirectories },
+    ]);
+    expect(choice.Default).toBe(S.contactsSkipped);
+    expect(skipped).toMatchObject({ Type: 'Pass', End: true });
+    expect(skipped.Result).toMatchObject({ status: 'SKIPPED', report: null });
+    expect(contactsOfRun(skipped.Result as unknown as DirectorySyncSummary, undefined, undefined)).toEqual({
+      status: 'skipped',
+      directories: [],
+    });
+  });
+
+  it("retries SyncDirectories' directory reads first, as their own class, then as every Lambda task, and catches the rest into ContactsFailed", () => {
+    // Act
+    const sync = states[S.syncDirectories] as State;
+    const [first, ...shared] = sync.Retry ?? [];
+
+    // Assess: its own Retry first (Step Functions takes the first that matches), the shared
+    // ones after it as every Lambda task has them, none of them naming the directory errors.
+    expect(DIRECTORY_RETRIED_ERROR_NAMES.length).toBeGreaterThan(0);
+    expect(first).toEqual({
+      ErrorEquals: [...DIRECTORY_RETRIED_ERROR_NAMES],
+      IntervalSeconds: DIRECTORY_SYNC_RETRY.intervalSeconds,
+      MaxAttempts: DIRECTORY_SYNC_RETRY.maxAttempts,
+      BackoffRate: DIRECTORY_SYNC_RETRY.backoffRate,
+      JitterStrategy: 'FULL',
+    });
+    expect(shared).toEqual(states[S.plan]?.Retry);
+    for (const name of DIRECTORY_RETRIED_ERROR_NAMES) {
+      expect(shared.flatMap((r) => r.ErrorEquals)).not.toContain(name);
+      expect(RETRIED_ERROR_NAMES).not.toContain(name);
+    }
+    // Its failure is the contacts' outcome, not the job's nor the run's.
+    expect(sync.Catch).toEqual([
+      { ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: S.contactsFailed },
+    ]);
+    // The summary is the branch's output: no ResultPath (its default, `$`, replaces the state).
+    expect(sync).not.toHaveProperty('ResultPath');
+    expect(sync.End).toBe(true);
+    expect(sync.Parameters).toEqual({
+      'runId.$': '$.plan.runId',
+      'tenant.$': '$.plan.tenant',
+      'force.$': '$.plan.contacts.force',
+      'attempt.$': '$$.State.RetryCount',
+    });
+  });
+
+  it('gives SyncDirectories its memory and a timeout below its task timeout', () => {
+    // Act
+    const fn = lambdaFunction('SyncDirectories');
+
+    // Assess
+    expect(fn.MemorySize).toBe(SYNC_DIRECTORIES_MEMORY_MB);
+    expect(fn.Timeout).toBe(SYNC_DIRECTORIES_TIMEOUT_SECONDS);
+    expect(states[S.syncDirectories]?.TimeoutSeconds).toBe(SYNC_DIRECTORIES_TIMEOUT_SECONDS + 30);
+  });
+
+  it("gives ContactsFailed's summary the status FAILED, a null report, the error's name and its cause", () => {
+    // Act
+    const failed = states[S.contactsFailed] as State;
+    const skipped = states[S.contactsSkipped] as State;
+
+    // Assess: the counts of no sync (as ContactsSkipped's), a null report (through the
+    // intrinsic: the CDK drops a literal null), and the caught error from $.failure.
+    expect(failed).toMatchObject({ Type: 'Pass', End: true });
+    const { status, 'report.$': report, error, 'cause.$': cause, ...counts } = failed.Parameters ?? {};
+    expect(status).toBe('FAILED');
+    expect(report).toBe("States.StringToJson('null')");
+    expect(error).toEqual({ 'name.$': '$.failure.Error', message: expect.any(String) });
+    expect(cause).toBe('$.failure.Cause');
+    const { status: _, report: __, ...noSync } = skipped.Result ?? {};
+    expect(counts).toEqual(noSync);
+    expect(Object.values(counts).every((n) => n === 0)).toBe(true);
+  });
+
+  describe('the contacts branch, run by aws-local-stepfunctions', () => {
+    const runBranch = async (
+      sync: boolean,
+      handler: (event: Record<string, unknown>) => Promise<unknown>,
+    ): Promise<{ output: Record<string, unknown>; events: Record<string, unknown>[] }> => {
+      const branch = (definition.States[S.exportAndSync] as State).Branches?.[1];
+      const machine = new StateMachine(branch as never, { validationOptions: { checkPaths: true } });
+      const events: Record<string, unknown>[] = [];
+      const execution = machine.run(
+        {
+          plan: { runId: 'run-1', tenant: 'acme', contacts: { sync, force: false } },
+          executionName: 'x',
+        } as never,
+        {
+          overrides: {
+            taskResourceLocalHandlers: {
+              [S.syncDirectories]: (event: Record<string, unknown>) => {
+                events.push(event);
+                return handler(event);
+              },
+            } as never,
+            retryIntervalOverrides: { [S.syncDirectories]: 0 },
+          },
+          // The engine keeps no per-state context: the payload's attempt reads this one.
+          context: { State: { Name: '', EnteredTime: '', RetryCount: 0 } } as never,
+        },
+      );
+      return { output: (await execution.result) as Record<string, unknown>, events };
+    };
+    const failing = (name: string) => async () => {
+      throw Object.assign(new Error(`${name} of the test`), { name });
+    };
+    const SUMMARY: DirectorySyncSummary = {
+      status: 'SYNCED',
+      report: 'lake/_staging/tenant=acme/_directory-sync-reports/run-1.json',
+      directories: 2,
+      unchanged: 1,
+      staged: 1,
+      committed: 0,
+      held: 0,
+      failed: 0,
+      newVersions: 3,
+      closedVersions: 1,
+      deletions: 0,
+    };
+
+    it('returns the summary of SyncDirectories as it is, given the plan', async () => {
+      // Act
+      const { output, events } = await runBranch(true, async () => SUMMARY);
+
+      // Assess
+      expect(output).toEqual(SUMMARY);
+      expect(events).toEqual([{ runId: 'run-1', tenant: 'acme', force: false, attempt: 0 }]);
+    });
+
+    it('skips the sync when the plan syncs no contacts', async () => {
+      // Act
+      const { output, events } = await runBranch(false, async () => SUMMARY);
+
+      // Assess
+      expect(events).toEqual([]);
+      expect(output).toEqual(states[S.contactsSkipped]?.Result);
+    });
+
+    it('ends in a FAILED summary naming the error when the task throws, which the run record names', async () => {
+      // Act: a terminal error (no retry).
+      const { output, events } = await runBranch(true, failing('ExportFailedError'));
+
+      // Assess
+      expect(events).toHaveLength(1);
+      expect(output).toMatchObject({
+        status: 'FAILED',
+        report: null,
+        staged: 0,
+        error: { name: 'ExportFailedError' },
+        cause: expect.stringContaining('ExportFailedError of the test'),
+      });
+      const record = contactsOfRun(output as unknown as DirectorySyncSummary, undefined, undefined);
+      expect(record).toMatchObject({ status: 'failed', error: { name: 'ExportFailedError' } });
+    });
+
+    it('retries a directory read DIRECTORY_SYNC_RETRY.maxAttempts times before the failure is caught', async () => {
+      // Act
+      const [name = ''] = DIRECTORY_RETRIED_ERROR_NAMES;
+      const { output, events } = await runBranch(true, failing(name));
+
+      // Assess
+      expect(events).toHaveLength(1 + DIRECTORY_SYNC_RETRY.maxAttempts);
+      expect(output).toMatchObject({ status: 'FAILED', report: null, error: { name } });
+    });
   });
 
   it('waits longer than a partition lease lives, without jitter, before a lease-busy task gives up', () => {
@@ -274,7 +545,9 @@ describe('ReportExportStack workflow', () => {
 
   it('bounds the execution and the Map', () => {
     expect(definition.TimeoutSeconds).toBe(12 * 3600);
-    expect(states[STATE_NAMES.exportJobs]?.MaxConcurrency).toBe(4);
+    const [jobs] = (definition.States[S.exportAndSync] as State).Branches ?? [];
+    expect(jobs?.States[S.exportJobs]?.MaxConcurrency).toBe(4);
+    expect(states[S.exportJobs]?.MaxConcurrency).toBe(4);
   });
 
   it('logs executions at ERROR without execution data and traces them', () => {
@@ -303,6 +576,18 @@ describe('ReportExportStack workflow', () => {
       expect(bundle).toContain(`this.name="${name}"`);
     }
     expect(bundle).not.toContain('new.target.name');
+  });
+
+  it('keeps in the SyncDirectories bundle the names its own Retry matches (minified: set as literals)', () => {
+    const key = (lambdaFunction('SyncDirectories') as { Code?: { S3Key?: string } }).Code?.S3Key;
+    expect(key).toMatch(/^[0-9a-f]{64}\.zip$/);
+    const bundle = fs.readFileSync(
+      path.join(assetDir, `asset.${(key as string).replace('.zip', '')}`, 'index.mjs'),
+      'utf8',
+    );
+    for (const name of [...DIRECTORY_RETRIED_ERROR_NAMES, 'LeaseBusyError', 'ServiceUnavailableError']) {
+      expect(bundle).toContain(`this.name="${name}"`);
+    }
   });
 
   it('never puts a secret value in the template: the secret is created empty', () => {
