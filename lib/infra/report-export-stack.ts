@@ -6,7 +6,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { directorySyncReportKey } from '../workflow/directory-sync-task';
+import { directorySyncReportKey } from '../workflow';
 import { acknowledgeTableCreator, tableCreatorRoleArn } from './create-only-table';
 import { DataLake, LEASE_PREFIX } from './data-lake';
 import { AlarmTopic, ExportAlarms } from './export-alarms';

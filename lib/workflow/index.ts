@@ -2,6 +2,7 @@ export type { CommitOutput, CommitTaskInput, JobCommit } from './commit-task';
 export {
   DIRECTORY_SYNC_RETRY,
   type DirectorySyncSummary,
+  directorySyncReportKey,
   type SyncDirectoriesInput,
 } from './directory-sync-task';
 export {
