@@ -6,13 +6,12 @@ import type {
   StagedCommitResult,
   StagedRunRef,
 } from '../export';
-import { TENANT_ID_PATTERN, TENANT_ID_RULE } from '../export';
 import type { Lease, LeaseStore, ObjectStore } from '../stores';
 import { describeLeaseHolder } from '../stores';
 import type { DirectorySyncSummary } from './directory-sync-task';
-import { directorySyncReportKey, readDirectorySyncReport } from './directory-sync-task';
+import { directorySyncReportKey, executionTenant, readDirectorySyncReport } from './directory-sync-task';
 import type { CommitStagedDirectorySyncs, StagedDirectorySyncRef } from './directory-sync-types';
-import { InvalidInputError, LeaseBusyError } from './errors';
+import { LeaseBusyError } from './errors';
 import { PUBLISH_LEASE_TTL_MS, publishLease } from './export-task';
 import {
   type CommitOutput,
@@ -209,16 +208,7 @@ export function contactsLease(partition: string, tenant?: string): string {
   return tenantLeaseKey(`contacts/${partition}`, tenant);
 }
 
-/** The execution's tenant, checked as a tenant id (it names the staging area and the leases). */
-export function executionTenant(tenant: string | null): string | undefined {
-  if (tenant === null) return undefined;
-  if (!TENANT_ID_PATTERN.test(tenant)) {
-    throw new InvalidInputError(
-      `tenant must be ${TENANT_ID_RULE} (got ${JSON.stringify(tenant.slice(0, 64))})`,
-    );
-  }
-  return tenant;
-}
+export { executionTenant };
 
 /** One job's outcome from the core's answer for its runs. */
 function jobCommit(

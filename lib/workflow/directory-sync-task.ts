@@ -1,8 +1,7 @@
 import type { ExportLogger, LakeTables } from '../export';
-import { stagingArea } from '../export';
+import { stagingArea, TENANT_ID_PATTERN, TENANT_ID_RULE } from '../export';
 import type { ObjectStore } from '../stores';
 import { readObjectIfPresent } from '../stores';
-import { executionTenant } from './commit-task';
 import type {
   DirectoriesSyncResult,
   DirectorySyncOutcome,
@@ -11,7 +10,7 @@ import type {
   SyncError,
 } from './directory-sync-types';
 import { SOURCE_ERROR_CODES, TASK_ERROR_OUTCOMES, type TaskErrorCode } from './error-table';
-import { DirectorySyncReadError, StoreFailedError } from './errors';
+import { DirectorySyncReadError, InvalidInputError, StoreFailedError } from './errors';
 
 export type { DirectorySyncOutcome, SyncError } from './directory-sync-types';
 
@@ -251,4 +250,15 @@ export async function readDirectorySyncReport(
     throw new StoreFailedError(`The directory sync report ${key} is not one this version reads`);
   }
   return parsed;
+}
+
+/** The execution's tenant, checked as a tenant id (it names the staging area and the leases). */
+export function executionTenant(tenant: string | null): string | undefined {
+  if (tenant === null) return undefined;
+  if (!TENANT_ID_PATTERN.test(tenant)) {
+    throw new InvalidInputError(
+      `tenant must be ${TENANT_ID_RULE} (got ${JSON.stringify(tenant.slice(0, 64))})`,
+    );
+  }
+  return tenant;
 }
