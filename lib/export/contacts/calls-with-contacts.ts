@@ -56,7 +56,10 @@ const quoteName = (name: string): string => `"${name.replaceAll('"', '""')}"`;
  *   put before it. `external_number_e164` shows the result.
  * - A contact matches when one of its version's phones is that number and the version was
  *   valid at `start_utc` (valid_from <= start_utc < coalesce(valid_to, +inf)) and is not a
- *   deletion. Several contacts: the first by (directory_id, item_id) is taken, the others
+ *   deletion. The history begins at the first sync, after most calls already exported: an
+ *   item's first version also covers the time before it (the initial row of a slowly
+ *   changing dimension, as Kimball's initial load dates it), and such a match says so in
+ *   `matched_before_history`. Several contacts: the first by (directory_id, item_id) is taken, the others
  *   counted in `other_candidates`; one contact with the number in two fields counts once
  *   (`contact_phone_field` the first field holding it).
  * - Every call stays exactly once: candidates are ranked per (tenant, number, start) and
@@ -107,6 +110,10 @@ WITH dialling AS (
   ) AS ranked_facts
   WHERE pick = 1
 ),
+versions AS (
+  SELECT *, valid_from = min(valid_from) OVER (PARTITION BY ${[...(tenanted ? ['tenant'] : []), 'directory_id', 'item_id'].join(', ')}) AS first_version
+  FROM ${table('contacts')}
+),
 numbered AS (
   SELECT c.*, ${external} AS external_number_e164
   FROM ${table('calls')} AS c
@@ -123,8 +130,8 @@ candidates AS (
     min(p.phone_field) AS phone_field
   FROM call_keys AS k
   JOIN ${table('contact_phones')} AS p ON ${[...on('p', 'k'), 'p.phone_e164 = k.external_number_e164'].join(' AND ')}
-  JOIN ${table('contacts')} AS v ON ${[...on('v', 'p'), 'v.directory_id = p.directory_id', 'v.item_id = p.item_id', 'v.valid_from = p.valid_from'].join(' AND ')}
-  WHERE v.valid_from <= k.start_utc AND (v.valid_to IS NULL OR k.start_utc < v.valid_to) AND NOT v.is_deleted
+  JOIN versions AS v ON ${[...on('v', 'p'), 'v.directory_id = p.directory_id', 'v.item_id = p.item_id', 'v.valid_from = p.valid_from'].join(' AND ')}
+  WHERE (v.valid_from <= k.start_utc OR v.first_version) AND (v.valid_to IS NULL OR k.start_utc < v.valid_to) AND NOT v.is_deleted
   GROUP BY ${groupKey.join(', ')}
 ),
 chosen AS (
@@ -145,7 +152,8 @@ SELECT n.*,
   END AS match_quality,
   coalesce(r.other_candidates, 0) AS other_candidates,
   ${CONTACT_COLUMNS.map((c) => `r.${c.column} AS contact_${c.column}`).join(',\n  ')},
-  r.phone_field AS contact_phone_field
+  r.phone_field AS contact_phone_field,
+  coalesce(r.valid_from > n.start_utc, false) AS matched_before_history
 FROM numbered AS n
 LEFT JOIN chosen AS r ON ${[...(tenanted ? ['r.tenant = n.tenant'] : []), 'r.external_number_e164 = n.external_number_e164', 'r.start_utc = n.start_utc'].join(' AND ')}`;
 }

@@ -76,7 +76,7 @@ async function viewRows(
     await connection.run(callsWithContactsSql({ dialect: 'duckdb', tenanted }));
     const reader = await connection.runAndReadAll(
       `SELECT conn_id, external_number_e164, match_quality, other_candidates, contact_item_id,
-        contact_full_name, contact_phone_field, contact_directory_id, contact_crm_id
+        contact_full_name, contact_phone_field, contact_directory_id, contact_crm_id, matched_before_history
        FROM calls_with_contacts ORDER BY conn_id`,
     );
     return reader.getRowObjectsJS() as Record<string, unknown>[];
@@ -153,8 +153,10 @@ const CALLS: Call[] = [
   // The same number at the same start twice: both calls stay, both matched.
   { tenant: 'gb', id: '17-duplicate-a', cli: '+442079460001', start: JAN },
   { tenant: 'gb', id: '17-duplicate-b', cli: '+442079460001', start: JAN },
-  // Before the contact's first version.
+  // Before the contact's first version: the first version covers the time before it.
   { tenant: 'gb', id: '18-before-contact', cli: '+442079460001', start: '2025-12-01 09:00:00+00' },
+  // Before Hal's first version: that one (Hal old), not the current.
+  { tenant: 'gb', id: '19-before-history', cli: '+442079460010', start: '2025-12-01 09:00:00+00' },
 ];
 
 describe('callsWithContactsSql in DuckDB', () => {
@@ -194,8 +196,11 @@ describe('callsWithContactsSql in DuckDB', () => {
       '16-stranger': ['+442079460999', 'none', 0, null, null],
       '17-duplicate-a': ['+442079460001', 'e164', 0, 'a', 'Ann'],
       '17-duplicate-b': ['+442079460001', 'e164', 0, 'a', 'Ann'],
-      '18-before-contact': ['+442079460001', 'none', 0, null, null],
+      '18-before-contact': ['+442079460001', 'e164', 0, 'a', 'Ann'],
+      '19-before-history': ['+442079460010', 'e164', 0, 'h', 'Hal old'],
     });
+    const before = rows.filter((r) => r.matched_before_history === true).map((r) => r.conn_id);
+    expect(before).toEqual(['18-before-contact', '19-before-history']);
   });
 
   it('names the first phone field holding the number and the contact columns', async () => {
