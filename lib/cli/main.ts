@@ -10,6 +10,7 @@ import {
 } from '../command-line';
 import { BACKFILL_COMMAND } from './commands/backfill/spec';
 import { CONFIG_COMMAND } from './commands/config/spec';
+import { CONTACTS_COMMAND } from './commands/contacts/spec';
 import { DIRECTORY_COMMAND } from './commands/directory/spec';
 import { LOCAL_EXPORT_COMMAND, LOCAL_EXPORT_USAGE } from './commands/local/spec';
 import { LOGIN_COMMAND } from './commands/login/spec';
@@ -104,6 +105,10 @@ const COMMANDS: readonly Command[] = [
   {
     spec: DIRECTORY_COMMAND,
     run: async (argv, io) => (await import('./commands/directory/command')).directoryCommand(argv, io),
+  },
+  {
+    spec: CONTACTS_COMMAND,
+    run: async (argv, io) => (await import('./commands/contacts/command')).contactsCommand(argv, io),
   },
 ];
 

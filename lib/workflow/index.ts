@@ -41,7 +41,7 @@ export {
   createSyncDirectoriesHandler,
   type TaskContext,
 } from './handlers';
-export { type ExecutionInput, INPUT_TOO_LARGE_PHRASE, parseExecutionInput } from './input';
+export { CONTACTS_MODES, type ExecutionInput, INPUT_TOO_LARGE_PHRASE, parseExecutionInput } from './input';
 export { type Job, type Plan, planExecution } from './plan';
 export type { PrepareTablesInput, PrepareTablesOutput } from './prepare-tables';
 export {
@@ -49,6 +49,7 @@ export {
   parseRunRecord,
   parseRunRecordKey,
   type RunRecord,
+  type RunRecordContacts,
   type RunRecordJob,
   type RunRecordKeyParts,
   runRecordKey,

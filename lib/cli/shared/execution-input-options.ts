@@ -1,5 +1,6 @@
 import { UsageError } from '../../command-line';
 import { type ExecutionInput, parseExecutionInput } from '../../workflow';
+import type { CONTACTS_CHOICES } from './execution-input-spec';
 
 /**
  * The options that make a workflow execution input, shared by `run`, `start` and
@@ -17,6 +18,7 @@ interface ExecutionInputValues {
   report?: string[] | undefined;
   'filter-id'?: string | undefined;
   'force-replace'?: boolean | undefined;
+  contacts?: (typeof CONTACTS_CHOICES)[number] | undefined;
 }
 
 /** The execution input of the flags; a usage error naming them when they do not make one. */
@@ -26,6 +28,8 @@ export function executionInputOf(v: ExecutionInputValues): ExecutionInput {
     (v.from !== undefined || v.to !== undefined) && '--from/--to',
     v.preset !== undefined && '--preset',
   ].filter((m): m is string => m !== false);
+  // --contacts only: the directories alone, no report and no dates.
+  if (v.contacts === 'only') return contactsOnlyInput(v, modes);
   if (modes.length !== 1) {
     throw new UsageError(
       modes.length === 0
@@ -49,6 +53,26 @@ export function executionInputOf(v: ExecutionInputValues): ExecutionInput {
   if (v.report !== undefined) input.reports = v.report;
   if (v['filter-id'] !== undefined) input.filterId = v['filter-id'];
   if (v['force-replace'] === true) input.forceReplace = true;
+  if (v.contacts !== undefined) input.contacts = v.contacts;
+  return parsed(input);
+}
+
+/** `--contacts only`'s input: any report option is a usage error naming it. */
+function contactsOnlyInput(v: ExecutionInputValues, modes: readonly string[]): ExecutionInput {
+  const reportOptions = [
+    ...modes,
+    ...(v.report === undefined ? [] : ['--report']),
+    ...(v['filter-id'] === undefined ? [] : ['--filter-id']),
+  ];
+  if (reportOptions.length > 0) {
+    throw new UsageError(
+      `--contacts only syncs the contact directories alone: it takes no ${reportOptions.join(', ')}`,
+    );
+  }
+  return parsed({ contacts: 'only', ...(v['force-replace'] === true ? { forceReplace: true } : {}) });
+}
+
+function parsed(input: Record<string, unknown>): ExecutionInput {
   try {
     return parseExecutionInput(input);
   } catch (cause) {

@@ -44,6 +44,17 @@ export const DRY_RUN_OPTIONS = {
   },
 } as const;
 
+/** The input's `contacts` (lib/workflow/input.ts CONTACTS_MODES, checked in execution-input-options.ts). */
+export const CONTACTS_CHOICES = ['sync', 'skip', 'only'] as const;
+
+/** `--contacts`: what the execution does with the tenant's contact directories. */
+export const CONTACTS_OPTION = {
+  type: 'string',
+  value: '<sync|skip|only>',
+  help: 'the contact directories: sync them beside the reports (the default), skip them, or sync only them (no report, no dates)',
+  parse: choiceValue(CONTACTS_CHOICES),
+} as const;
+
 export const EXECUTION_INPUT_OPTIONS = {
   date: { type: 'string', value: '<YYYY-MM-DD>', help: 'one local date', parse: calendarDateValue },
   from: {
@@ -74,6 +85,7 @@ export const EXECUTION_INPUT_OPTIONS = {
   },
   'force-replace': {
     type: 'boolean',
-    help: 'replace published days even with far fewer rows (the shrink guard holds those otherwise)',
+    help: 'replace published days even with far fewer rows, or directories with far fewer items (the shrink guard holds those otherwise)',
   },
+  contacts: CONTACTS_OPTION,
 } as const;

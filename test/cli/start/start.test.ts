@@ -169,6 +169,42 @@ describe('report-export start (mocked Step Functions)', () => {
     expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(0);
   });
 
+  it('puts --contacts in the input, only alone with no dates, and refuses a report option with only', async () => {
+    // Prepare
+    const dryRun = async (args: string[]) => {
+      const io = captureOutput(cwd);
+      const code = await sfnStartCommand(
+        [...args, '--state-machine-arn', SM, '--dry-run', '--json'],
+        io.io,
+        deps,
+      );
+      return { code, input: JSON.parse(io.out()).executions[0].input };
+    };
+
+    // Act
+    const skip = await dryRun(['--date', '2026-11-20', '--contacts', 'skip']);
+    const only = await dryRun(['--contacts', 'only', '--tenant', 'acme', '--force-replace']);
+    const withDate = sfnStartCommand(
+      ['--contacts', 'only', '--date', '2026-11-20', '--state-machine-arn', SM, '--dry-run'],
+      captureOutput(cwd).io,
+      deps,
+    );
+    const unknown = sfnStartCommand(
+      ['--contacts', 'all', '--state-machine-arn', SM, '--dry-run'],
+      captureOutput(cwd).io,
+      deps,
+    );
+
+    // Assess
+    expect(skip).toEqual({ code: 0, input: { date: '2026-11-20', contacts: 'skip' } });
+    expect(only).toEqual({ code: 0, input: { contacts: 'only', forceReplace: true, tenant: 'acme' } });
+    await expect(withDate).rejects.toThrow(
+      '--contacts only syncs the contact directories alone: it takes no --date',
+    );
+    await expect(unknown).rejects.toThrow("--contacts must be one of 'sync', 'skip', 'only', got 'all'");
+    expect(sfn.commandCalls(StartExecutionCommand)).toHaveLength(0);
+  });
+
   it('puts the tenant in the input and names the execution <tenant>-... when given --tenant', async () => {
     // Prepare
     const io = captureOutput(cwd);

@@ -10,6 +10,7 @@ import { checkedLocalDir } from '../../shared/out-location';
 import { outcomeWarnings, runExitCode } from '../../shared/run-outcome';
 import { colors, isInteractive, progress } from '../../shared/terminal';
 import { type CallSummary, summarizeCalls, summarizeSummaryReports } from './call-summary';
+import { type ContactMatches, contactMatches } from './contacts-summary';
 import type { LocalExportOptions, LocalExportResult } from './export';
 import { type LocalReadBack, renderLocalExportReport } from './report';
 import { LOCAL_EXPORT_COMMAND, LOCAL_EXPORT_USAGE } from './spec';
@@ -69,6 +70,19 @@ export function parseLocalExportArgs(
   if (v['csv-gzip']) options.csvGzip = true;
   if (v.catalog !== 'file') options.tableCatalog = v.catalog;
   if (v['force-replace']) options.forceReplace = true;
+  if (v.contacts !== undefined) {
+    const reportOptions = [
+      ...(v.from === undefined ? [] : ['--from']),
+      ...(v.to === undefined ? [] : ['--to']),
+      ...(v.report === undefined ? [] : ['--report']),
+    ];
+    if (v.contacts === 'only' && reportOptions.length > 0) {
+      throw new UsageError(
+        `--contacts only syncs the contact directories alone: it takes no ${reportOptions.join(', ')}`,
+      );
+    }
+    options.contacts = v.contacts;
+  }
   options.rowsPerDay = v['rows-per-day'];
   if (v.json) options.json = true;
   const settings = workflowSettingsFromEnv(env);
@@ -86,6 +100,7 @@ async function readBack(result: LocalExportResult, oneTenant: boolean): Promise<
   const db = await openLake(result.outDir);
   try {
     const summaries = new Map<string, CallSummary>();
+    const matches = new Map<string, ContactMatches>();
     const sections = [];
     const generatedAt = new Date().toISOString();
     for (const t of published) {
@@ -98,18 +113,30 @@ async function readBack(result: LocalExportResult, oneTenant: boolean): Promise<
         reportIds: ofDataset(DATASETS.summaries),
       });
       summaries.set(t.tenant, summary);
+      const matched =
+        t.contacts === null
+          ? undefined
+          : await contactMatches(db, { ...scope, reportIds: ofDataset(DATASETS.calls) });
+      if (matched !== undefined) matches.set(t.tenant, matched);
       sections.push({
         tenant: t.tenant,
         tenantName: t.tenantName,
         summary,
-        context: { generatedAt, timeZone: t.timeZone, reports: t.reports, summaryReports, outcome: t },
+        context: {
+          generatedAt,
+          timeZone: t.timeZone,
+          reports: t.reports,
+          summaryReports,
+          outcome: t,
+          ...(t.contacts === null ? {} : { contacts: { sync: t.contacts, matches: matched } }),
+        },
       });
     }
     // --tenant: the page keeps the other tenants' sections (their last runs), this one's replaced.
     const kept = oneTenant ? await writtenTenantSections(result.outDir) : [];
     const count = new Set([...kept.map((k) => k.tenant), ...sections.map((s) => s.tenant)]).size;
     const html = renderTenantsSummaryPage(sections, `Calls of ${count} tenant(s)`, kept);
-    return { summaries, page: await writeSummaryPage(result.outDir, html) };
+    return { summaries, matches, page: await writeSummaryPage(result.outDir, html) };
   } finally {
     db.close();
   }
@@ -187,7 +214,10 @@ async function runCommand(
     io.stderr.write(`${c.yellow('interrupted')}: partitions already published stay; run again to finish\n`);
     return INTERRUPTED_EXIT_CODE;
   }
-  const readBackResult = await readBack(result, options.tenant !== undefined);
+  // --contacts only publishes no call: the page and the calls per day stay the last export's.
+  const readBackResult = result.contactsOnly
+    ? undefined
+    : await readBack(result, options.tenant !== undefined);
   bar.done();
   const seconds = (performance.now() - started) / 1000;
   if (json) {
@@ -197,6 +227,7 @@ async function runCommand(
         tenants: result.tenants.map((t) => ({
           ...t,
           perDay: readBackResult?.summaries.get(t.tenant)?.days ?? null,
+          contactMatches: readBackResult?.matches.get(t.tenant) ?? null,
         })),
         seconds,
         summaryPage: readBackResult?.page ?? null,

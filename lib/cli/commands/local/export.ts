@@ -4,12 +4,13 @@ import { pathToFileURL } from 'node:url';
 import { dayBefore, shiftDate } from '../../../calendar';
 import { UsageError } from '../../../command-line';
 import type { startLocalDeployment } from '../../../local';
-import type { ExecutionInput, SettingsEnvironment, WorkflowSettings } from '../../../workflow';
-import { InvalidInputError, type Plan, planExecution } from '../../../workflow';
+import type { ExecutionInput, RunRecord, SettingsEnvironment, WorkflowSettings } from '../../../workflow';
+import { InvalidInputError, type Plan, parseRunRecord, planExecution } from '../../../workflow';
 import { CLI_DEFAULTS } from '../../shared/defaults';
 import { acquireOutDirLock } from '../../shared/out-dir-lock';
 import { type RunOutcome, runOutcome } from '../../shared/run-outcome';
 import { heldInRunRecords } from '../../shared/run-records';
+import { type TenantContacts, tenantContacts } from './contacts-summary';
 import { type ExportTenant, exportTenants, missingLogin, selectTenants } from './export-tenants';
 import { removeOrphanDataFiles } from './orphan-files';
 import { ExportProgressTracker, type ProgressSink } from './progress';
@@ -41,6 +42,11 @@ export interface LocalExportOptions {
   tableCatalog?: string;
   /** Replace published days even with far fewer rows (the execution input's forceReplace). */
   forceReplace?: boolean;
+  /**
+   * The contact directories (the execution input's `contacts`): `sync` them beside the
+   * reports (the default), `skip` them, or sync `only` them (no report, no dates).
+   */
+  contacts?: 'sync' | 'skip' | 'only';
   /**
    * Checks `--from`/`--to` in a tenant's zone (days are local to it) before any report runs:
    * throws to refuse them (a UsageError), returns a warning to print (a partial day).
@@ -85,6 +91,8 @@ export interface TenantExportResult extends RunOutcome {
   /** Run records Finalize wrote, relative to `outDir`. */
   runRecords: string[];
   executions: number;
+  /** The contact directories' sync of the run; null when it synced none (`contacts: skip`, a failure before). */
+  contacts: TenantContacts | null;
 }
 
 export interface LocalExportResult {
@@ -105,6 +113,8 @@ export interface LocalExportResult {
   tables: string[];
   /** Extension of the CSV files: `csv`, or `csv.gz` with `csvGzip`. */
   csvExtension: 'csv' | 'csv.gz';
+  /** `contacts: only`: the run synced the directories alone (no report). */
+  contactsOnly: boolean;
 }
 
 /** The local service's state (its directories' writes) in the deployment's state directory. */
@@ -231,6 +241,7 @@ async function runOnDeployment(
     stateDir: paths.stateDir,
     tables: await lakeTableDirs(outDir),
     csvExtension: options.csvGzip ? 'csv.gz' : 'csv',
+    contactsOnly: options.contacts === 'only',
   };
 }
 
@@ -257,13 +268,18 @@ async function planTenant(
   }
   const to = options.to ?? dayBefore(new Date(), tenant.entry.timeZone);
   const from = options.from ?? shiftDate(to, -(CLI_DEFAULTS.days - 1));
-  const input: ExecutionInput = {
-    tenant: tenant.id,
-    from,
-    to,
-    ...(options.reportId === undefined ? {} : { reports: [options.reportId] }),
-    ...(options.forceReplace === true ? { forceReplace: true } : {}),
-  };
+  const force = options.forceReplace === true ? { forceReplace: true } : {};
+  const input: ExecutionInput =
+    options.contacts === 'only'
+      ? { tenant: tenant.id, contacts: 'only', ...force }
+      : {
+          tenant: tenant.id,
+          from,
+          to,
+          ...(options.reportId === undefined ? {} : { reports: [options.reportId] }),
+          ...force,
+          ...(options.contacts === undefined ? {} : { contacts: options.contacts }),
+        };
   const settings = (await deployment.runtime.forTenant(tenant.id)).settings;
   const plans = planChainOrUsage(input, settings, { report: options.reportId, tenant: tenant.id });
   return { tenant, input, dates: { from, to }, plans };
@@ -352,8 +368,12 @@ async function runTenant(
     const outcome = runOutcome(result.summaries);
     // Finalize's output lists only the first held partitions (it travels in the state): the
     // run records list every one.
-    const held = await heldInRunRecords(runRecords, (key) => fs.readFile(path.join(outDir, key), 'utf8'));
+    const readRecord = (key: string) => fs.readFile(path.join(outDir, key), 'utf8');
+    const held = await heldInRunRecords(runRecords, readRecord);
     if (held !== undefined) outcome.held = held;
+    const records = await Promise.all(
+      runRecords.map(async (k) => parseRunRecord(await readRecord(k).catch(() => ''))),
+    );
     return {
       ...base,
       status: result.status,
@@ -363,6 +383,7 @@ async function runTenant(
       rows: reports.reduce((n, r) => n + r.rows, 0),
       runRecords,
       executions: result.executions.length,
+      contacts: tenantContacts(records.filter((r): r is RunRecord => typeof r !== 'string')),
       ...outcome,
     };
   } catch (error) {
@@ -387,6 +408,7 @@ function failedTenant(
     rows: 0,
     runRecords: [],
     executions: 0,
+    contacts: null,
     ...runOutcome([]),
   };
 }

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import { describeHeld, type RunOutcome } from '../../shared/run-outcome';
 import { colors, formatCount, renderTable, type TerminalStream } from '../../shared/terminal';
 import type { CallSummary } from './call-summary';
+import { type ContactMatches, describeContacts } from './contacts-summary';
 import type { LocalExportResult, TenantExportResult } from './export';
 
 const DAY_MS = 86_400_000;
@@ -106,6 +107,8 @@ function perDayTable(summary: CallSummary): string {
 export interface LocalReadBack {
   /** By tenant id (a tenant that failed has none). */
   summaries: ReadonlyMap<string, CallSummary>;
+  /** By tenant id: the window's external calls a contact matched (a tenant that synced none has none). */
+  matches: ReadonlyMap<string, ContactMatches>;
   page: string;
 }
 
@@ -114,7 +117,28 @@ function tenantSection(
   t: TenantExportResult,
   result: LocalExportResult,
   c: ReturnType<typeof colors>,
+  matches: ContactMatches | undefined,
 ): string[] {
+  const contacts =
+    t.contacts === null
+      ? []
+      : [
+          `${c.bold(`Contacts: ${t.tenant}`)} ${describeContacts(t.contacts, matches)}`,
+          ...(t.contacts.error === null ? [] : [`  ${c.red(t.contacts.error)}`]),
+          '',
+        ];
+  // --contacts only: the directories alone, no report.
+  if (result.contactsOnly) {
+    const verdict = t.status === 'SUCCEEDED' ? c.green('synced its contact directories') : c.red('FAILED');
+    return [
+      `${c.bold(`Tenant ${t.tenant}`)} (${t.tenantName}, ${t.timeZone}): ${verdict}`,
+      ...(t.status === 'SUCCEEDED' ? [] : [`  ${c.red(t.error ?? 'error')}${t.cause ? `: ${t.cause}` : ''}`]),
+      '',
+      ...contacts,
+      ...t.runRecords.map((key) => `  Run       ${path.join(result.outDir, key)}`),
+      '',
+    ];
+  }
   const verdict = t.status === 'SUCCEEDED' ? c.green('exported') : c.red('FAILED');
   const nameWidth = Math.max(0, ...t.reports.map((r) => r.reportName.length));
   const layout = result.tables.length > 0 ? 'csv' : '*';
@@ -125,6 +149,7 @@ function tenantSection(
     c.bold(`Rows per day and report: ${t.tenant}`),
     rowsTable(t),
     ...outcomeLines(t, c.bold),
+    ...contacts,
     // Each report's dataset: calls, or summaries for a report whose rows have no start.
     ...t.reports.map(
       (r) =>
@@ -157,11 +182,25 @@ export function renderLocalExportReport(
     result.status === 'SUCCEEDED'
       ? c.green('Exported')
       : c.red(`Export FAILED for ${result.failedTenants.join(', ')}; exported`);
+  if (result.contactsOnly) {
+    const synced =
+      result.status === 'SUCCEEDED'
+        ? c.green('Synced')
+        : c.red(`Contacts sync FAILED for ${result.failedTenants.join(', ')}; synced`);
+    return [
+      '',
+      `${synced} the contact directories of ${result.tenants.length} tenant(s) into one lake, in ${context.seconds.toFixed(1)} s`,
+      '',
+      ...result.tenants.flatMap((t) => tenantSection(t, result, c, readBack?.matches.get(t.tenant))),
+      `More: report-export query --dir ${result.outDir} "SELECT tenant, directory_name, count(*) FILTER (WHERE is_current AND NOT is_deleted) AS items FROM contacts GROUP BY ALL"`,
+      '',
+    ].join('\n');
+  }
   const lines = [
     '',
     `${verdict} ${c.bold(formatCount(result.rows))} rows of ${result.tenants.reduce((n, t) => n + t.reports.length, 0)} report(s) of ${result.tenants.length} tenant(s) into one lake, in ${context.seconds.toFixed(1)} s`,
     '',
-    ...result.tenants.flatMap((t) => tenantSection(t, result, c)),
+    ...result.tenants.flatMap((t) => tenantSection(t, result, c, readBack?.matches.get(t.tenant))),
     c.bold('Files'),
     // The Parquet: Iceberg tables (what query reads), or the Hive layout (TABLE_CATALOG=hive).
     ...(result.tables.length > 0

@@ -8,7 +8,11 @@ import {
 } from '../../../command-line';
 import { catalogOption } from '../../shared/catalog-option';
 import { CLI_DEFAULTS, LAKE_DIR_DEFAULT } from '../../shared/defaults';
-import { calendarDateValue, EXECUTION_INPUT_OPTIONS } from '../../shared/execution-input-spec';
+import {
+  CONTACTS_OPTION,
+  calendarDateValue,
+  EXECUTION_INPUT_OPTIONS,
+} from '../../shared/execution-input-spec';
 import { HELD_EXIT_NOTE } from '../../shared/exit-codes';
 
 /** A count of at least 1; the message says so whatever was given (`-1`, `0`, `many`). */
@@ -35,7 +39,11 @@ the deployed workflow once per tenant (a few at a time) for every report over a 
 the tenant's local dates, writing tenant- and date-partitioned Parquet and CSV into one
 lake. A tenant that fails does not stop the others. Then prints, per tenant, rows per
 report and day, and calls, answer rate and average talk time per day read back with
-DuckDB, and writes <out>/summary.html (a section per tenant, charts, no network).
+DuckDB, each tenant's contact directories (synced into the contacts and contact_phones
+tables beside the reports: items, new versions, deletions) and the share of its external
+calls calls_with_contacts matched to a contact, and writes <out>/summary.html (a section
+per tenant, charts, no network). The local service's directories and their changes
+(directory create, replace, delete) are kept between runs in the state directory.
 Running it again replaces the same partitions. Progress goes to stderr, each line naming
 its tenant; the report to stdout.`,
   options: {
@@ -77,6 +85,7 @@ its tenant; the report to stdout.`,
     'csv-gzip': { type: 'boolean', help: 'write .csv.gz instead of .csv' },
     catalog: catalogOption(['file', 'hive']),
     'force-replace': EXECUTION_INPUT_OPTIONS['force-replace'],
+    contacts: CONTACTS_OPTION,
     'secret-file': {
       type: 'string',
       value: '<path>',
@@ -98,6 +107,7 @@ its tenant; the report to stdout.`,
     'report-export --from 2026-03-23 --to 2026-03-29 --rows-per-day 500 --csv-gzip',
     "report-export --report 'Lost calls' --out /tmp/lake --json",
     'report-export --tenant sydney',
+    'report-export --contacts only --tenant london',
   ],
   notes: `Layout: Iceberg tables <out>/tables/<dataset>, one per dataset for every tenant, partitioned
         by tenant, report_id and dt (one snapshot per tenant's run; report-export tables

@@ -4,6 +4,7 @@ import type { HeldReportPartition } from '../../../workflow';
 import type { RunOutcome } from '../../shared/run-outcome';
 import { formatCount } from '../../shared/terminal';
 import type { CallSummary, SummaryReportTotals } from './call-summary';
+import type { ContactMatches, TenantContacts } from './contacts-summary';
 import { barChart, escapeHtml, heatmap } from './svg-charts';
 
 const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
@@ -25,6 +26,8 @@ interface SummaryContext {
   summaryReports?: readonly SummaryReportTotals[];
   /** What the run held and left partial (the page shows the lake: a held day's published rows). */
   outcome?: RunOutcome;
+  /** The contact directories' sync of the run, and the calls a contact matched. */
+  contacts?: { sync: TenantContacts; matches: ContactMatches | undefined };
 }
 
 /**
@@ -148,6 +151,7 @@ ${(context.summaryReports ?? [])
 </tbody></table>
 <p class="meta">Their rows are the service's totals (per user ...) for each local day, not calls: they are not in the charts above.</p>`;
   const outcome = outcomeSection(context.outcome);
+  const contacts = contactsSection(context.contacts);
   return `<p class="meta">${escapeHtml(summary.from)} to ${escapeHtml(summary.to)} (local dates${context.timeZone === undefined ? '' : ` in ${escapeHtml(context.timeZone)}`}) &middot; generated ${escapeHtml(context.generatedAt)}</p>
 ${covered}
 <dl>
@@ -162,7 +166,25 @@ ${rateChart}
 ${heat}
 <p class="meta">A call is counted once across reports (by conn_id); answered means ans = 1.</p>
 ${summaries}
+${contacts}
 ${outcome}`;
+}
+
+/** The directories the run synced and the calls a contact matched; empty when it synced none. */
+function contactsSection(contacts: SummaryContext['contacts']): string {
+  if (contacts === undefined) return '';
+  const { sync, matches } = contacts;
+  const matched =
+    matches === undefined || matches.share === null
+      ? ''
+      : `\n  <dt>Calls matched</dt><dd>${formatCount(matches.matched)} of ${formatCount(matches.externalCalls)} external calls (${percent(matches.share)})</dd>`;
+  return `<h2 id="contacts">Contacts</h2>
+<dl>
+  <dt>Directories</dt><dd>${sync.directories} (${escapeHtml(sync.status)}${sync.failed > 0 ? `, ${sync.failed} failed` : ''}${sync.held > 0 ? `, ${sync.held} held` : ''})</dd>
+  <dt>Items</dt><dd>${formatCount(sync.items)}</dd>
+  <dt>This run</dt><dd>${formatCount(sync.newVersions)} new versions, ${formatCount(sync.closedVersions)} closed, ${formatCount(sync.deletions)} deletions</dd>${matched}
+</dl>
+<p class="meta">Every version of every item is in the contacts table (valid_from, valid_to, is_current, is_deleted), its numbers in contact_phones; calls_with_contacts gives each call the contact whose number it had.${sync.error === null ? '' : ` Error: ${escapeHtml(sync.error)}`}</p>`;
 }
 
 /** The self-contained page around `body`. */
