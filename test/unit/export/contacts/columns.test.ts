@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExportConfigError, glueColumns, parquetSchema } from '../../../../lib/export';
 import {
@@ -68,6 +70,16 @@ describe('contactsColumns', () => {
       'extra',
     ]);
     expect(phones).toEqual(['phone_as_sent', 'phone_e164']);
+    // The guide's list of them is this one.
+    const guide = readFileSync(path.join(__dirname, '../../../../docs/contacts-in-the-lake.md'), 'utf8');
+    const section = guide.slice(guide.indexOf('## Personal data'), guide.indexOf('## Locally'));
+    const listed = (table: string) =>
+      (new RegExp(`^- \\\`${table}\\\`: ([^]*?)(?=\\n- |\\n\\n)`, 'm').exec(section)?.[1] ?? '')
+        .replace(/\s+/g, ' ')
+        .replace('field1-field10', Array.from({ length: 10 }, (_, i) => `field${i + 1}`).join(', '))
+        .split(', ');
+    expect(listed('contacts')).toEqual(contacts);
+    expect(listed('contact_phones')).toEqual(phones);
   });
 
   it('leaves the omitted fields out of the schema, the Parquet schema and the Glue columns', () => {
