@@ -112,8 +112,9 @@ describe('report-export backfill (mocked Step Functions)', () => {
       .commandCalls(StartExecutionCommand)
       .map((c) => JSON.parse(c.args[0].input.input ?? ''));
     expect(starts).toHaveLength(7);
-    expect(starts[0]).toEqual({ from: '2026-01-01', to: '2026-01-14' });
-    expect(starts.at(-1)).toEqual({ from: '2026-03-26', to: '2026-03-31' });
+    // A backfill is history of calls: its chunks never sync the directories.
+    expect(starts[0]).toEqual({ from: '2026-01-01', to: '2026-01-14', contacts: 'skip' });
+    expect(starts.at(-1)).toEqual({ from: '2026-03-26', to: '2026-03-31', contacts: 'skip' });
     expect(maxRunning).toBe(2);
     expect((await state()).chunks.every((c) => c.status === 'succeeded')).toBe(true);
   });
