@@ -110,7 +110,59 @@ export async function recoverDeadStaging(
     }
     out.push(recovery);
   }
+  // Objects of a run in the staging's own folders (`_`-named: the directory syncs it staged,
+  // its sync report): nobody's once no live process owns the run's root (the caller keeps
+  // other runs of this machine out of the lake).
+  const live = new Set((await stagings(store, prefix)).map((l) => `${l.tenant ?? ''}/${l.runId}`));
+  for (const [id, area] of await runAreas(store, prefix)) {
+    if (live.has(id)) continue;
+    const recovery: StagingRecovery = {
+      runId: area.runId,
+      ...(area.tenant === undefined ? {} : { tenant: area.tenant }),
+      root: area.root,
+      owner: undefined,
+      outcome: 'recovered',
+      restored: [],
+      superseded: [],
+    };
+    try {
+      for (let i = 0; i < area.keys.length; i += 1000) await store.deleteMany(area.keys.slice(i, i + 1000));
+    } catch (error) {
+      recovery.outcome = 'failed';
+      recovery.error = error;
+    }
+    out.push(recovery);
+  }
   return out;
+}
+
+/** A run's objects in a `_`-named folder of a staging area: `<folder>/<runId>/...` or `<folder>/<runId>.json`. */
+interface RunArea {
+  runId: string;
+  tenant: string | undefined;
+  /** The first of its objects' common prefix (the folder's `<runId>`), for the message. */
+  root: string;
+  keys: string[];
+}
+
+/** The staging's `_`-named folders' objects, by `<tenant>/<runId>`. */
+async function runAreas(store: ObjectStore, prefix: string): Promise<Map<string, RunArea>> {
+  const area = `${stagingArea(prefix)}/`;
+  const found = new Map<string, RunArea>();
+  for await (const info of store.list(area)) {
+    const parts = info.key.slice(area.length).split('/');
+    const tenant =
+      parts[0]?.startsWith(TENANT_SEGMENT) === true ? parts[0].slice(TENANT_SEGMENT.length) : undefined;
+    const [folder, entry] = tenant === undefined ? parts : parts.slice(1);
+    if (folder === undefined || !folder.startsWith('_') || entry === undefined || entry === '') continue;
+    const runId = entry.replace(/\.json$/, '');
+    const id = `${tenant ?? ''}/${runId}`;
+    const root = `${stagingArea(prefix, tenant)}/${folder}/${runId}`;
+    const known = found.get(id) ?? { runId, tenant, root, keys: [] };
+    known.keys.push(info.key);
+    found.set(id, known);
+  }
+  return found;
 }
 
 /**
@@ -125,7 +177,8 @@ async function stagings(store: ObjectStore, prefix: string): Promise<(StagingLay
     const tenant =
       first?.startsWith(TENANT_SEGMENT) === true ? first.slice(TENANT_SEGMENT.length) : undefined;
     const runId = tenant === undefined ? first : second;
-    if (runId === undefined || runId === '') continue;
+    // A `_`-named folder is the staging's own (never a run id): see runAreas.
+    if (runId === undefined || runId === '' || runId.startsWith('_')) continue;
     found.set(`${tenant ?? ''}/${runId}`, { prefix, tenant, runId });
   }
   return [...found.values()];

@@ -207,6 +207,31 @@ describe('recoverDeadStaging (a local run killed while it published)', () => {
     expect(await snapshot(store)).toEqual(before);
   });
 
+  it("deletes a run's objects in the staging's own folders once no live process owns the run", async () => {
+    // Prepare: an ended run's staged directory sync and sync report (a tenant's), and those of
+    // a run whose staging a live process (another host's, left alone) still owns.
+    await store.put('_staging/tenant=acme/_directory-syncs/gone-1/d1.json', '{}');
+    await store.put('_staging/tenant=acme/_directory-sync-reports/gone-1.json', '{}');
+    await store.put(
+      '_staging/elsewhere-1/_owner.json',
+      JSON.stringify({ host: `not-${hostname()}`, pid: deadPid(), runId: 'elsewhere-1', at: '' }),
+    );
+    await store.put('_staging/_directory-syncs/elsewhere-1/d1.json', '{}');
+
+    // Act
+    const results = await recoverDeadStaging(store, '');
+
+    // Assess: the ended run's go (neither folder is taken for a run), the owned one's stay.
+    expect(results.map((r) => [r.runId, r.tenant ?? null, r.outcome]).sort()).toEqual([
+      ['elsewhere-1', null, 'other-host'],
+      ['gone-1', 'acme', 'recovered'],
+    ]);
+    expect((await listAll(store, '_staging/')).map((o) => o.key).sort()).toEqual([
+      '_staging/_directory-syncs/elsewhere-1/d1.json',
+      '_staging/elsewhere-1/_owner.json',
+    ]);
+  });
+
   it('does nothing in a store that is not machine-local, where runs write no owner record nor journal', async () => {
     // Prepare: a store that does not say it is machine-local (as S3 does not), dying mid-promotion.
     const remote = new DyingStore(store, 3, (op, key) => op === 'put' && isManifest(key));
