@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
+  CONTACT_DATASETS,
   commitTenantRollback,
   DATASETS,
   isTenantedTable,
@@ -77,7 +78,7 @@ function leaseObjects(d: TenantsDeployment): { store: ObjectStore; prefix: strin
   return objectStoreFromUri('leases', uri, d.kind === 'aws' ? { s3: d.s3 } : {});
 }
 
-/** The tenant's rows out of both tables (one snapshot each), then its objects deleted but the tables' data files. */
+/** The tenant's rows out of every table (one snapshot each), then its objects deleted but the tables' data files. */
 export async function deleteTenantData(d: TenantsDeployment, id: string): Promise<DeletedData> {
   const { store, prefix } = d.lake;
   const catalogUri = d.kind === 'aws' ? `glue:${d.outputs.GlueDatabase}` : 'file';
@@ -90,7 +91,8 @@ export async function deleteTenantData(d: TenantsDeployment, id: string): Promis
   let commits = 0;
   if (catalog !== undefined) {
     const namespace = d.kind === 'aws' ? d.outputs.GlueDatabase : '';
-    for (const dataset of Object.values(DATASETS)) {
+    // The report tables and the contact tables (personal data: the removal's first purpose).
+    for (const dataset of [...Object.values(DATASETS), ...Object.values(CONTACT_DATASETS)]) {
       const table = lakeTable({ store, prefix, catalog, namespace }, dataset);
       const loaded = await loadTable(table);
       // A single-tenant lake's table holds no tenant's partitions.
