@@ -107,7 +107,7 @@ export {
 } from './publish/commit-staged-syncs';
 export type { ManifestFile, PartitionManifest } from './publish/publish';
 export { recoverDeadStaging, type StagingRecovery } from './publish/recover-staging';
-export type { StagedDirectorySyncRef } from './publish/staged-directory-sync';
+export { type StagedDirectorySyncRef, stagedDirectorySyncKey } from './publish/staged-directory-sync';
 export {
   MAX_STAGED_RUN_BYTES,
   STAGED_RUN_NAME,
@@ -155,6 +155,7 @@ export {
   catalogColumns,
   commitOverwrite,
   commitTenantRollback,
+  directoryDataPrefix,
   ensureTable,
   expireSnapshots,
   fileSchema,

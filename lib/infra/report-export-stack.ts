@@ -284,7 +284,8 @@ export class ReportExportStack extends Stack {
         'Part, manifest and staging keys are derived from report ids, dates and directory ids at run time; the grant is limited to the data lake prefix.',
       );
     }
-    // Finalize writes run records, and reads the directory sync's report for the record.
+    // Finalize writes run records, and reads the directory sync's report for the record
+    // (then deletes it: the record holds its outcomes).
     this.bucket.grantPut(f.finalize, `${prefix}/runs/*`);
     acknowledge(
       f.finalize,
@@ -295,7 +296,7 @@ export class ReportExportStack extends Stack {
     const syncReports = directorySyncReportKey(prefix, undefined, '*');
     f.finalize.addToRolePolicy(
       new iam.PolicyStatement({
-        actions: ['s3:GetObject'],
+        actions: ['s3:GetObject', 's3:DeleteObject'],
         resources: [this.bucket.arnForObjects(syncReports)],
       }),
     );
@@ -303,7 +304,7 @@ export class ReportExportStack extends Stack {
       f.finalize,
       'AwsSolutions-IAM5',
       [`Resource::${bucket}/${syncReports}`],
-      "The directory sync's reports, one per execution, named by run id at run time; read only.",
+      "The directory sync's reports, one per execution, named by run id at run time; read, then deleted once recorded.",
     );
     // Plan only validates the input and plans: it reads no secret and calls no service.
     for (const fn of serviceCallers) {

@@ -1,15 +1,20 @@
 import {
   backupKey,
   COMMIT_REQUESTS_FOLDER,
+  CONTACT_DATASETS,
+  type ContactDataset,
   DATASETS,
   type Dataset,
   dataFileKey,
+  directoryDataPrefix,
+  directoryLeaseName,
   manifestKey,
   OUTPUT_FORMATS,
   type OutputFormat,
   type OutputLayout,
   partitionPrefix,
   partKey,
+  stagedDirectorySyncKey,
   stagedKey,
   stagedRunKey,
   stagingRoot,
@@ -27,6 +32,8 @@ import {
   versionMetadataKey,
 } from '../stores';
 import { DEFAULT_LEASE_PREFIX, leaseObjectKey, metadataName, parseS3Uri } from '../stores/aws';
+import { contactsLease } from './commit-task';
+import { directorySyncReportKey } from './directory-sync-task';
 import { publishLease } from './export-task';
 import { runRecordKey } from './run-record';
 import { DEFAULT_TABLE_CATALOG } from './runtime';
@@ -48,6 +55,7 @@ export const WORKFLOW_FUNCTIONS = [
   'requestReport',
   'checkStatus',
   'exportResults',
+  'syncDirectories',
   'commit',
   'finalize',
 ] as const;
@@ -64,6 +72,9 @@ export interface StoreEnvironment {
   /** `glue:<database>`, `file` or `hive` (lib/workflow/runtime.ts); absent: DEFAULT_TABLE_CATALOG. */
   readonly TABLE_CATALOG?: string;
 }
+
+/** An Iceberg table of the lake: a report dataset's, or a contact table (the directory sync's). */
+type LakeTable = Dataset | ContactDataset;
 
 /** One use of a store by a handler: the adapter operation and what it acts on. */
 export type StoreUse = { readonly why: string } & (
@@ -84,7 +95,7 @@ export type StoreUse = { readonly why: string } & (
       /** The Glue catalog's operations (lib/stores/aws-calls.ts, `glueCatalog`); not `create`: the stack creates the tables. */
       readonly operation: 'load' | 'commit';
       /** The table, in TABLE_CATALOG's database. */
-      readonly table: Dataset;
+      readonly table: LakeTable;
     }
 );
 
@@ -114,6 +125,10 @@ export const SAMPLE = {
   snapshotId: 5318008271828182,
   /** A staged commit's id (32 hex digits of a hash of its runs), its record's name under `_commits/`. */
   commitId: '7c3e9a1b5d2f4e6a8c0b1d3f5a7e9c2b',
+  /** A contact directory's id (the service's GUIDs): its partition of the contact tables. */
+  directoryId: '3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b',
+  /** A directory sync's data file's content id: 32 hex digits of its SHA-256 (lib/export/contacts/sync.ts). */
+  contentId: '5d41402abc4b2a76b9719d911017c592',
 } as const;
 
 /** Every task that calls the service reads the token, and refreshes it under a lease (its secret's). */
@@ -207,7 +222,7 @@ function promoteUses(layout: TenantLayout, format: OutputFormat): StoreUse[] {
  * it, and with `writes` (the committer: PrepareTables creating or evolving it, Commit's
  * snapshots) writing its next version. A job's export only reads it.
  */
-function fileCatalogUses(root: string, dataset: Dataset, writes: boolean): StoreUse[] {
+function fileCatalogUses(root: string, dataset: LakeTable, writes: boolean): StoreUse[] {
   const version = versionMetadataKey(root, 1);
   return [
     onKey('get', `read the ${dataset} table's version hint`, versionHintKey(root)),
@@ -228,7 +243,7 @@ function fileCatalogUses(root: string, dataset: Dataset, writes: boolean): Store
  * (lib/stores/glue-catalog.ts): loading it, and with `writes` (the committer) committing to
  * it, its metadata created only where none is (If-None-Match).
  */
-function glueCatalogUses(root: string, dataset: Dataset, writes: boolean): StoreUse[] {
+function glueCatalogUses(root: string, dataset: LakeTable, writes: boolean): StoreUse[] {
   const metadata = `${root}/metadata/${metadataName(undefined, SAMPLE.uuid)}`;
   return [
     {
@@ -260,13 +275,13 @@ function glueCatalogUses(root: string, dataset: Dataset, writes: boolean): Store
  * execution's snapshot by Commit, its manifests and manifest list
  * created (named as lib/export/table/snapshot-builder.ts names them) only where none is,
  * what an attempt that did not land wrote deleted, and in a multi-tenant lake the grouped
- * commit's requests.
+ * commit's requests (`groupedFor`: the tenant; a contact table's commit is never grouped).
  */
 function tableUses(
   root: string,
-  dataset: Dataset,
+  dataset: LakeTable,
   catalog: Exclude<CatalogSetting, { kind: 'hive' }>,
-  committer: { readonly tenant: string | undefined } | undefined,
+  committer: { readonly groupedFor: string | undefined } | undefined,
 ): StoreUse[] {
   const manifest = `${root}/metadata/${SAMPLE.uuid}-m0.avro`;
   const manifestList = `${root}/metadata/snap-${SAMPLE.snapshotId}-1-${SAMPLE.uuid}.avro`;
@@ -288,7 +303,9 @@ function tableUses(
             `delete the manifest list of a ${dataset} commit that did not land`,
             manifestList,
           ),
-          ...(committer.tenant === undefined ? [] : commitRequestUses(root, dataset, committer.tenant)),
+          ...(committer.groupedFor === undefined
+            ? []
+            : commitRequestUses(root, dataset, committer.groupedFor)),
         ]),
   ];
 }
@@ -299,7 +316,7 @@ function tableUses(
  * aside (commit-requests-invalid/), the committed ones deleted. The requests of other
  * tenants it reads and deletes are keyed alike (`<id>.<tenant>.json`).
  */
-function commitRequestUses(root: string, dataset: Dataset, tenant: string): StoreUse[] {
+function commitRequestUses(root: string, dataset: LakeTable, tenant: string): StoreUse[] {
   const folder = `${root}/${COMMIT_REQUESTS_FOLDER}/`;
   const request = `${folder}${SAMPLE.uuid}.${tenant}.json`;
   const setAside = `${root}/${COMMIT_REQUESTS_FOLDER}-invalid/${SAMPLE.uuid}.${tenant}.json`;
@@ -388,11 +405,80 @@ function exportResultsUses(run: RunKeys): StoreUse[] {
 }
 
 /**
+ * A contact table's data file of the sample directory, as the directory sync names it
+ * (lib/export/contacts/sync.ts): `<run>-<attempt>-<content id>.parquet` in the directory's
+ * partition (the tenant's in a multi-tenant lake).
+ */
+function contactDataFileKey(prefix: string, table: ContactDataset, tenant: string | undefined): string {
+  const partition = directoryDataPrefix(tableRootKey(prefix, table), tenant, SAMPLE.directoryId);
+  return `${partition}/${SAMPLE.runId}-${SAMPLE.attempt}-${SAMPLE.contentId}.parquet`;
+}
+
+/**
+ * SyncDirectories' store uses ('defer': lib/export/contacts/sync.ts, directory-sync-task.ts):
+ * the contact tables read (never written: the committer prepared them), a directory's
+ * partition of `contacts` read back to version it, each changed partition's data file
+ * created only (If-None-Match, its size the put's answer), a staged sync per changed
+ * directory and the sync's report for Commit and Finalize, in the run's staging area.
+ */
+function syncDirectoriesUses(run: RunKeys): StoreUse[] {
+  const { prefix, catalog, tenant } = run;
+  if (catalog.kind === 'hive') return []; // no contact table: the sync skips
+  const contactTables = Object.values(CONTACT_DATASETS);
+  return [
+    ...contactTables.flatMap((table) => tableUses(tableRootKey(prefix, table), table, catalog, undefined)),
+    onKey(
+      'get',
+      "read a directory's versions (its contacts partition)",
+      contactDataFileKey(prefix, CONTACT_DATASETS.contacts, tenant),
+    ),
+    ...contactTables.map((table) =>
+      onKey('putIfAbsent', `write a ${table} data file`, contactDataFileKey(prefix, table, tenant)),
+    ),
+    onKey(
+      'put',
+      "stage a directory's sync for the Commit task",
+      stagedDirectorySyncKey(prefix, tenant, SAMPLE.runId, SAMPLE.directoryId),
+    ),
+    onKey('put', "write the sync's report", directorySyncReportKey(prefix, tenant, SAMPLE.runId)),
+  ];
+}
+
+/**
+ * Commit's landing of the staged directory syncs (lib/export/publish/commit-staged-syncs.ts):
+ * the sync's report read, each staged sync sized and read, its data files sized and read
+ * (their footers and keys checked), the directories' partition leases, one plain commit per
+ * contact table (created or evolved by PrepareTables before), the staged syncs removed.
+ */
+function commitContactsUses(run: RunKeys, catalog: Exclude<CatalogSetting, { kind: 'hive' }>): StoreUse[] {
+  const { prefix, tenant } = run;
+  const staged = stagedDirectorySyncKey(prefix, tenant, SAMPLE.runId, SAMPLE.directoryId);
+  const lease = contactsLease(directoryLeaseName(tenant, SAMPLE.directoryId), tenant);
+  return [
+    onKey('get', "read the sync's report", directorySyncReportKey(prefix, tenant, SAMPLE.runId)),
+    onKey('head', "check a staged directory sync's size", staged),
+    onKey('get', 'read a staged directory sync', staged),
+    { why: "take a directory's partition lease", store: 'leases', operation: 'acquire', key: lease },
+    { why: "release a directory's partition lease", store: 'leases', operation: 'release', key: lease },
+    ...Object.values(CONTACT_DATASETS).flatMap((table) => {
+      const file = contactDataFileKey(prefix, table, tenant);
+      return [
+        onKey('head', `check a staged ${table} data file's size`, file),
+        onKey('get', `read a staged ${table} data file`, file),
+        ...tableUses(tableRootKey(prefix, table), table, catalog, { groupedFor: undefined }),
+      ];
+    }),
+    onKey('deleteMany', 'remove a landed staged directory sync', staged),
+  ];
+}
+
+/**
  * The Commit function's store uses, as the committer: PrepareTables' (each table loaded, and
  * created or its schema evolved: tableUses' writes) and Commit's (lib/export/publish/commit-staged.ts): each staged
  * run sized and read, its data files sized and their footers read, its staged CSV sized; the
  * partitions' leases; the CSV promoted; one commit per table; the staging removed; the
- * commit's record kept for a retry (`_commits/`).
+ * commit's record kept for a retry (`_commits/`); then the staged directory syncs landed
+ * (commitContactsUses).
  */
 function commitUses(run: RunKeys): StoreUse[] {
   const { prefix, catalog } = run;
@@ -444,8 +530,9 @@ function commitUses(run: RunKeys): StoreUse[] {
       ];
     }),
     ...Object.values(DATASETS).flatMap((dataset) =>
-      tableUses(tableRootKey(prefix, dataset), dataset, catalog, { tenant: run.tenant }),
+      tableUses(tableRootKey(prefix, dataset), dataset, catalog, { groupedFor: run.tenant }),
     ),
+    ...commitContactsUses(run, catalog),
   ];
 }
 
@@ -460,14 +547,24 @@ function runStoreUses(fn: WorkflowFunctionName, run: RunKeys): StoreUse[] {
       return tokenUses(run.tenant);
     case 'exportResults':
       return [...tokenUses(run.tenant), ...exportResultsUses(run)];
+    case 'syncDirectories':
+      return [...tokenUses(run.tenant), ...syncDirectoriesUses(run)];
     case 'commit':
       return commitUses(run);
     case 'finalize': {
       const record = { runId: SAMPLE.runId, startedAt: SAMPLE.startedAt, ...tenant };
       const failed = { runId: SAMPLE.executionName, startedAt: SAMPLE.startedAt, ...tenant };
+      const report = directorySyncReportKey(run.prefix, run.tenant, SAMPLE.runId);
       return [
         onKey('put', 'write the run record', runRecordKey(run.prefix, record)),
         onKey('put', 'record a failure caught outside the jobs', runRecordKey(run.prefix, failed, 'failure')),
+        // The Hive layout has no contact tables: its sync writes no report.
+        ...(run.catalog.kind === 'hive'
+          ? []
+          : [
+              onKey('get', "read the sync's report for the run record", report),
+              onKey('deleteMany', "delete the sync's report once recorded", report),
+            ]),
       ];
     }
   }
@@ -701,10 +798,10 @@ interface StateMachineResources {
 }
 
 /**
- * The state machine's calls: its five Lambda tasks, failure notices to the encrypted alarm
- * topic (SNS generates and decrypts the data key as the publisher), the continuation of a
- * long backfill (StartExecution of itself, DescribeExecution of the continuation it
- * started), execution logs and X-Ray.
+ * The state machine's calls: its Lambda tasks (one function each), failure notices to the
+ * encrypted alarm topic (SNS generates and decrypts the data key as the publisher), the
+ * continuation of a long backfill (StartExecution of itself, DescribeExecution of the
+ * continuation it started), execution logs and X-Ray.
  */
 export function stateMachineAwsCalls(r: StateMachineResources): DeclaredCall[] {
   const execution = `${r.stateMachineArn.replace(':stateMachine:', ':execution:')}:2f1d7c0e9b4a6d3c8e5f1a2b3c4d5e6f7a8b9c0d`;

@@ -78,12 +78,14 @@ export function heldReportPartitions(
 }
 
 /**
- * Finalize: writes the run record (one JSON line) and publishes the run's metrics. Never
- * throws for a failed job: it reports it, and the state machine fails the execution.
+ * Finalize: writes the run record (one JSON line) and publishes the run's metrics, then
+ * deletes the directory sync's report the record now holds. Never throws for a failed job:
+ * it reports it, and the state machine fails the execution.
  */
 export async function finalizeRun(input: FinalizeInput, deps: FinalizeDeps): Promise<FinalizeOutput> {
   const now = deps.now?.() ?? new Date();
-  const record = buildRunRecord(input, now, deps.tenant, await directoryReport(input, deps));
+  const report = await directoryReport(input, deps);
+  const record = buildRunRecord(input, now, deps.tenant, report?.report);
   const key = runRecordKey(deps.prefix, record, input.failure === undefined ? 'run' : 'failure');
   try {
     await deps.store.put(key, `${JSON.stringify(record)}\n`, { contentType: 'application/x-ndjson' });
@@ -128,6 +130,9 @@ export async function finalizeRun(input: FinalizeInput, deps: FinalizeDeps): Pro
     deps.metrics.add('NewestDayAge', 'Seconds', Math.max(0, (now.getTime() - endOfDay) / 1000));
   }
   await deps.metrics.flush();
+  // Last, once the record and the metrics are out: a retry of Finalize after the deletion
+  // would find no report and record the directories' outcomes as unknown.
+  if (report !== undefined && report.report !== 'unreadable') await deleteReport(deps.store, report.key);
   return {
     runId: record.runId,
     tenant: deps.tenant ?? null,
@@ -157,23 +162,34 @@ export async function finalizeRun(input: FinalizeInput, deps: FinalizeDeps): Pro
 }
 
 /**
- * The directory sync's report, read with the execution's stores (the tenant's session: its
- * own staging area) at the key derived from the run; 'unreadable' when the branch wrote one
- * that cannot be read now (the record then says the outcomes are unknown).
+ * The directory sync's report and its key, read with the execution's stores (the tenant's
+ * session: its own staging area) at the key derived from the run; 'unreadable' when the
+ * branch wrote one that cannot be read now (the record then says the outcomes are unknown,
+ * and the report is left for the staging area's lifecycle rule).
  */
 async function directoryReport(
   input: FinalizeInput,
   deps: FinalizeDeps,
-): Promise<DirectorySyncReport | 'unreadable' | undefined> {
+): Promise<{ key: string; report: DirectorySyncReport | 'unreadable' } | undefined> {
   const summary = input.contacts;
   if (summary === undefined || summary === null || summary.report === null) return undefined;
   const runId = input.plan?.runId ?? input.executionName;
+  const key = directorySyncReportKey(deps.prefix, deps.tenant, runId);
   try {
-    return (
-      (await readDirectorySyncReport(deps.store, directorySyncReportKey(deps.prefix, deps.tenant, runId))) ??
-      'unreadable'
-    );
+    return { key, report: (await readDirectorySyncReport(deps.store, key)) ?? 'unreadable' };
   } catch {
-    return 'unreadable';
+    return { key, report: 'unreadable' };
+  }
+}
+
+/**
+ * Deletes the sync's report once the run record holds its outcomes (Commit read it before).
+ * Best effort: the record is written, and a report left behind expires with the staging area.
+ */
+async function deleteReport(store: ObjectStore, key: string): Promise<void> {
+  try {
+    await store.deleteMany([key]);
+  } catch {
+    // left to the staging area's lifecycle rule
   }
 }

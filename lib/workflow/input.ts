@@ -133,14 +133,13 @@ const EXECUTION_INPUT_SCHEMA = z
 export type ExecutionInput = z.infer<typeof EXECUTION_INPUT_SCHEMA>;
 
 /**
- * Whether an execution syncs the contact directories: only when its input asks
- * (`contacts: "sync"` or `"only"`), never in a continuation. Opt-in for now: the nightly
- * default turns to `sync` once the sync's AWS calls are declared (aws-calls.ts) and the
- * CLI shows its outcome (issue 29, not done).
+ * Whether an execution syncs the contact directories: by default (no `contacts`, as the
+ * nightly schedule's input has none), with `contacts: "sync"` or `"only"`; not with
+ * `"skip"`, and never in a continuation (its first execution synced them).
  */
 export function syncsContacts(input: Pick<ExecutionInput, 'contacts' | 'parentRunId'>): boolean {
   if (input.parentRunId !== undefined) return false;
-  return input.contacts === 'sync' || input.contacts === 'only';
+  return input.contacts !== 'skip';
 }
 
 /**

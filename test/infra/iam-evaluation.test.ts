@@ -2,6 +2,7 @@ import type { EvaluationResult } from '@cloud-copilot/iam-simulate';
 import { describe, expect, it } from 'vitest';
 import { manifestKey, partKey } from '../../lib/export/layout';
 import { stagedDirectorySyncKey } from '../../lib/export/publish/staged-directory-sync';
+import { stagedRunKey } from '../../lib/export/publish/staged-run';
 import { directoryDataPrefix } from '../../lib/export/table/snapshot/replace-directories';
 import {
   CONTACT_TABLES,
@@ -46,14 +47,8 @@ type State = {
   Branches?: { States: Record<string, State> }[];
 };
 
-/**
- * A workflow function by its task: WORKFLOW_FUNCTIONS (whose calls lib/workflow/aws-calls.ts
- * declares) and SyncDirectories, the contacts branch's, whose calls this file lists itself.
- */
-type FunctionName = WorkflowFunctionName | 'syncDirectories';
-
-interface WorkflowFunction<N extends FunctionName = WorkflowFunctionName> {
-  name: N;
+interface WorkflowFunction {
+  name: WorkflowFunctionName;
   arn: string;
   role: RolePrincipal;
   env: StoreEnvironment;
@@ -74,7 +69,7 @@ function readDeployment(iam: TemplateIam) {
     return state;
   };
 
-  const taskFunction = <N extends FunctionName>(name: N, state: string): WorkflowFunction<N> => {
+  const taskFunction = (name: WorkflowFunctionName, state: string): WorkflowFunction => {
     // The function a Task invokes: its Resource (payloadResponseOnly) or its FunctionName.
     const task = stateOf(state);
     const arn = task.Resource?.startsWith('arn:aws:lambda:')
@@ -99,8 +94,6 @@ function readDeployment(iam: TemplateIam) {
   return {
     /** The committer: the function of the Commit task, the only one that writes the tables. */
     committer: taskFunction('commit', STATE_NAMES.commit),
-    /** SyncDirectories: its grants span the lake prefix, as ExportResults' do. */
-    syncer: taskFunction('syncDirectories', STATE_NAMES.syncDirectories),
     stateMachineArn: iam.arnOf(smId),
     stateMachineRole: iam.role(iam.resolve(sm.Properties?.RoleArn) as string, 'states'),
     functions,
@@ -148,7 +141,16 @@ const fn = (name: WorkflowFunctionName) => {
 const functionCalls = deployment.functions.map((f) => ({ f, calls: functionAwsCalls(f.name, f.env) }));
 const stateMachine = deployment.stateMachineRole;
 
-const ALLOWED: Row[] = distinct([
+/**
+ * A declared permission the stack refuses by design: Finalize's s3:ListBucket, which a read
+ * of a key that may be missing asks for (S3 answers 404 only to a caller allowed it).
+ * Finalize reads one key, the sync's report, and a missing report reads as refused: the
+ * record says "unreadable" either way, and Finalize is never let list the lake.
+ */
+const refusedByDesign = (who: string, p: IamPermission): boolean =>
+  who === 'finalize' && p.action === 's3:ListBucket' && p.context?.['s3:prefix'] === undefined;
+
+const DECLARED: Row[] = distinct([
   ...functionCalls.flatMap(({ f, calls }) =>
     rows(f.name, f.role, [...calls, ...lambdaRuntimeCalls(f.logGroupArn)]),
   ),
@@ -166,6 +168,11 @@ const ALLOWED: Row[] = distinct([
     }),
   ),
 ]);
+const ALLOWED = DECLARED.filter((r) => !refusedByDesign(r.who, r.permission));
+const REFUSED_BY_DESIGN = DECLARED.filter((r) => refusedByDesign(r.who, r.permission)).map((r) => ({
+  ...r,
+  expected: 'ImplicitlyDenied' as EvaluationResult,
+}));
 
 // The keys and ARNs the refusals are about: the lake's, a part, another bucket, another secret.
 const exporter = fn('exportResults');
@@ -232,8 +239,8 @@ const DENIED = [
   deny('exportResults', 'writing the lake without TLS', 's3:PutObject', part, 'ExplicitlyDenied', {
     'aws:SecureTransport': 'false',
   }),
-  ...(['requestReport', 'checkStatus', 'exportResults', 'plan', 'finalize'] as const).map((who) =>
-    deny(who, 'reading another secret', 'secretsmanager:GetSecretValue', otherSecret),
+  ...(['requestReport', 'checkStatus', 'exportResults', 'syncDirectories', 'plan', 'finalize'] as const).map(
+    (who) => deny(who, 'reading another secret', 'secretsmanager:GetSecretValue', otherSecret),
   ),
   deny(
     'plan',
@@ -288,8 +295,6 @@ const GLUE = {
   otherDatabaseCalls: glueArn('table/other_db/calls'),
 };
 const objectArn = (key: string) => `arn:aws:s3:::${lake.bucket}/${key}`;
-/** A contact directory's id (the service's GUIDs): its partition of the contact tables. */
-const DIRECTORY_ID = '3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b';
 /**
  * Keys of one commit to a table: a data file (a report's day, or a directory's partition as
  * the directory sync names its files), a manifest, a manifest list, a metadata file.
@@ -299,7 +304,7 @@ const tableKeys = (dataset: LakeTableName) => {
   return {
     root,
     data: isContactTable(dataset)
-      ? `${directoryDataPrefix(root, undefined, DIRECTORY_ID)}/${SAMPLE.runId}-${SAMPLE.attempt}-5d41402abc4b2a76b9719d911017c592.parquet`
+      ? `${directoryDataPrefix(root, undefined, SAMPLE.directoryId)}/${SAMPLE.runId}-${SAMPLE.attempt}-${SAMPLE.contentId}.parquet`
       : `${root}/data/report_id=${reportId}/dt=2026-11-18/req-7f3a-0a1b2c3d-0a1b2c3d-00000.parquet`,
     manifest: `${root}/metadata/3f1c2d4e-0a1b-4c5d-8e9f-0a1b2c3d4e5f-m0.avro`,
     manifestList: `${root}/metadata/snap-1234567890123-1-3f1c2d4e-0a1b-4c5d-8e9f-0a1b2c3d4e5f.avro`,
@@ -338,7 +343,7 @@ const UPLOAD_PART = { 's3:ObjectCreationOperation': 'false' };
 /** An object-creating request without If-None-Match: it may replace an object. */
 const OVERWRITE = { 's3:ObjectCreationOperation': 'true' };
 const committer = deployment.committer;
-const syncer = deployment.syncer;
+const syncer = fn('syncDirectories');
 
 /**
  * The commit (one committer: the Commit function's role), expanded through the stores' own
@@ -374,9 +379,9 @@ const commitRows = (dataset: LakeTableName): Row[] => {
     ...s3.list.map((call) => ({ call, target: { bucket, prefix: `${k.root}/metadata/` } })),
   ].flatMap(as('commit', committer.role, `commit to the ${dataset} table`));
   // The data files' writer: ExportResults the reports', SyncDirectories the directories'
-  // (one putIfAbsent and a head per file: lib/export/contacts/sync.ts).
+  // (one putIfAbsent per file, a partition's files read back: lib/export/contacts/sync.ts).
   const writer = isContactTable(dataset)
-    ? { who: 'syncDirectories', role: syncer.role, writes: [...s3.putIfAbsent, ...s3.head, ...s3.get] }
+    ? { who: 'syncDirectories', role: syncer.role, writes: [...s3.putIfAbsent, ...s3.get] }
     : { who: 'exportResults', role: exporter.role, writes: [...s3.putFileIfAbsent, ...s3.get] };
   const exported = [
     ...glue.load.map((call) => ({ call, target: table })),
@@ -720,63 +725,13 @@ const TABLE_DENIED = [
 ];
 
 /**
- * SyncDirectories (single-tenant): it talks to the service as RequestReport does (the
- * token's calls), writes the contact tables' data files create-only (in TABLE_ALLOWED), one
- * staged sync per changed directory and the sync's report in the staging area; its grant
- * spans the lake prefix as ExportResults' does, so it is refused the tables' writes as
- * ExportResults is. Its calls are listed here: lib/workflow/aws-calls.ts declares none.
+ * SyncDirectories (single-tenant): its calls are declared (lib/workflow/aws-calls.ts, in
+ * ALLOWED) and its grant spans the lake prefix as ExportResults' does, so it is refused the
+ * tables' writes as ExportResults is; Finalize reads and deletes the sync's report and
+ * nothing else of the staging area.
  */
-const s3Calls = STORE_OPERATION_CALLS.s3Store;
-const onObjectCalls = (calls: readonly AwsCallName[], key: string) =>
-  calls.flatMap((call) => needs(call, { bucket: lake.bucket, key }).map((p) => ({ call, p })));
-const declared = (
-  who: string,
-  principal: RolePrincipal,
-  why: string,
-  calls: { call: string; p: IamPermission }[],
-) => calls.map(({ call, p }): Row => ({ who, principal, why, call, permission: p }));
-const stagedSync = stagedDirectorySyncKey(lake.prefix, undefined, SAMPLE.runId, DIRECTORY_ID);
+const stagedSync = stagedDirectorySyncKey(lake.prefix, undefined, SAMPLE.runId, SAMPLE.directoryId);
 const syncReport = directorySyncReportKey(lake.prefix, undefined, SAMPLE.runId);
-const SYNC_ALLOWED: Row[] = distinct([
-  ...rows('syncDirectories', syncer.role, [
-    ...functionAwsCalls('requestReport', syncer.env),
-    ...lambdaRuntimeCalls(syncer.logGroupArn),
-  ]),
-  ...declared(
-    'syncDirectories',
-    syncer.role,
-    'stage a directory sync',
-    onObjectCalls(s3Calls.put, stagedSync),
-  ),
-  ...declared(
-    'syncDirectories',
-    syncer.role,
-    "write the sync's report",
-    onObjectCalls(s3Calls.put, syncReport),
-  ),
-  // A report that is missing reads as refused (no ListBucket): the record's "unreadable" either way.
-  ...declared(
-    'finalize',
-    fn('finalize').role,
-    "read the sync's report for the run record",
-    onObjectCalls(s3Calls.get, syncReport).filter(({ p }) => p.action === 's3:GetObject'),
-  ),
-  ...declared('commit', committer.role, "read the sync's report", onObjectCalls(s3Calls.get, syncReport)),
-  ...declared(
-    'commit',
-    committer.role,
-    'read a staged directory sync',
-    onObjectCalls(s3Calls.get, stagedSync),
-  ),
-
-  {
-    who: 'stateMachine',
-    principal: stateMachine,
-    why: 'invoke syncDirectories',
-    call: 'lambda:InvokeFunction',
-    permission: permission('lambda:InvokeFunction', syncer.arn),
-  },
-]);
 /** A refusal of SyncDirectories' role. */
 const syncRefuses = (
   why: string,
@@ -834,13 +789,6 @@ const SYNC_DENIED = [
     `arn:aws:s3:::${lake.bucket}/other/x.json`,
     'ImplicitlyDenied',
   ),
-  syncRefuses('reading another secret', 'secretsmanager:GetSecretValue', otherSecret, 'ImplicitlyDenied'),
-  syncRefuses(
-    'starting an execution',
-    'states:StartExecution',
-    deployment.stateMachineArn,
-    'ImplicitlyDenied',
-  ),
   ...(['plan', 'requestReport', 'checkStatus'] as const).map((who) =>
     refuse(
       who,
@@ -858,6 +806,29 @@ const SYNC_DENIED = [
     's3:GetObject',
     objectArn(stagedSync),
   ),
+  // Its deletion is the report's alone: nothing else of the staging area, nor of another tenant's.
+  refuse(
+    'finalize',
+    fn('finalize').role,
+    'deleting a staged directory sync (the committer does)',
+    's3:DeleteObject',
+    objectArn(stagedSync),
+  ),
+  refuse(
+    'finalize',
+    fn('finalize').role,
+    'deleting a staged run (the committer does)',
+    's3:DeleteObject',
+    objectArn(stagedRunKey({ prefix: lake.prefix }, SAMPLE.runId)),
+  ),
+  refuse(
+    'finalize',
+    fn('finalize').role,
+    "deleting a tenant's sync report (a multi-tenant layout's, in no session)",
+    's3:DeleteObject',
+    objectArn(directorySyncReportKey(lake.prefix, 'acme', SAMPLE.runId)),
+  ),
+  ...REFUSED_BY_DESIGN,
 ];
 
 /** A row's test title, whole (vitest shortens `$name` values past 40 characters). */
@@ -877,7 +848,7 @@ describe('IAM of the synthesized stack', () => {
     expect(result, `${row.who}: ${row.call} (${row.why})`).toBe('Allowed');
   });
 
-  it.each(titled([...TABLE_ALLOWED, ...SYNC_ALLOWED]))('allows %s', async (_, row) => {
+  it.each(titled(TABLE_ALLOWED))('allows %s', async (_, row) => {
     // Act
     const result = await iam.evaluate(row.principal, row.permission);
 
@@ -933,10 +904,22 @@ describe('IAM of the synthesized stack', () => {
 
   it('finds the functions, their roles and the committer when the definition is read', () => {
     // Assess
-    const roles = new Set([...deployment.functions, committer, syncer].map((f) => f.role.logicalId));
-    expect(roles.size).toBe(new Set([...WORKFLOW_FUNCTIONS, 'commit', 'syncDirectories']).size);
+    const roles = new Set(deployment.functions.map((f) => f.role.logicalId));
+    expect(roles.size).toBe(WORKFLOW_FUNCTIONS.length);
+    expect(committer.role.logicalId).toBe(fn('commit').role.logicalId);
     expect(syncer.arn).toMatch(/:function:ReportExport-SyncDirectoriesFunction/);
     expect(functionCalls.find(({ f }) => f.name === 'plan')?.calls).toEqual([]);
     expect(ALLOWED.length).toBeGreaterThan(40);
+    // The sync's declared calls are evaluated: its contact data files among them, created only.
+    const syncCalls = functionCalls.find(({ f }) => f.name === 'syncDirectories')?.calls ?? [];
+    expect(
+      syncCalls
+        .filter((c) => /\/tables\/contact(s|_phones)\/data\//.test(c.permissions[0]?.resource ?? ''))
+        .map((c) => c.call),
+    ).toEqual(['getObject', 'putObjectIfNoneMatch', 'putObjectIfNoneMatch']);
+    // Refused by design: Finalize's listing alone (a missing report reads as unreadable).
+    expect(REFUSED_BY_DESIGN.map((r) => `${r.who} ${r.permission.action}`)).toEqual([
+      'finalize s3:ListBucket',
+    ]);
   });
 });

@@ -38,26 +38,20 @@ import {
 const iam = new TemplateIam(
   synthStack({}, MULTI_TENANT_CONFIG).toJSON() as ConstructorParameters<typeof TemplateIam>[0],
 );
-/**
- * The workflow's functions by handler: WORKFLOW_FUNCTIONS, whose calls lib/workflow/aws-calls.ts
- * declares, and SyncDirectories (the contacts branch), whose session's grants DIRECTORY_SYNC lists.
- */
-const FUNCTION_NAMES = [...WORKFLOW_FUNCTIONS, 'syncDirectories'] as const;
-type FunctionName = (typeof FUNCTION_NAMES)[number];
-const isDeclared = (n: FunctionName): n is WorkflowFunctionName => n !== 'syncDirectories';
+/** The workflow's functions by handler, whose calls lib/workflow/aws-calls.ts declares. */
+const FUNCTION_NAMES: readonly WorkflowFunctionName[] = WORKFLOW_FUNCTIONS;
 const functions = iam.ofType('AWS::Lambda::Function').flatMap(([id, r]) => {
   const env = iam.resolve((r.Properties?.Environment as { Variables?: unknown } | undefined)?.Variables) as
     | Record<string, string>
     | undefined;
   if (env?.TENANT_ROLE_ARN === undefined) return [];
   // The handler by its construct (PlanFunction…, ExportResultsFunction…, WorkflowCommitFunction…).
-  const name = FUNCTION_NAMES.find((n): n is FunctionName =>
+  const name = FUNCTION_NAMES.find((n) =>
     new RegExp(`^(workflow)?${n.toLowerCase()}function`).test(id.toLowerCase()),
   );
   if (name === undefined) throw new Error(`no workflow function for ${id}`);
   return [{ id, name, env, role: iam.role(iam.resolve(r.Properties?.Role) as string, id) }];
 });
-type Declared = (typeof functions)[number] & { name: WorkflowFunctionName };
 const [first] = functions;
 if (first === undefined) throw new Error('no workflow function with TENANT_ROLE_ARN');
 const env = first.env;
@@ -346,17 +340,15 @@ const declaredRows = (
       ),
     ),
   );
-const declared = functions
-  .filter((f): f is Declared => isDeclared(f.name))
-  .map((f) => ({
-    f,
-    calls: tenantRunAwsCalls(
-      f.name,
-      f.env as unknown as TenantStoreEnvironment,
-      { tenant: 'acme', reports: [{ id: 'rep-1' }, { id: 'rep-2' }] },
-      { region: REGION, account: ACCOUNT },
-    ),
-  }));
+const declared = functions.map((f) => ({
+  f,
+  calls: tenantRunAwsCalls(
+    f.name,
+    f.env as unknown as TenantStoreEnvironment,
+    { tenant: 'acme', reports: [{ id: 'rep-1' }, { id: 'rep-2' }] },
+    { region: REGION, account: ACCOUNT },
+  ),
+}));
 const DECLARED: Row[] = distinctRows(
   declared.flatMap(({ f, calls }) => [
     ...declaredRows(`${f.name} as acme`, acme, calls.tenantSession, true),
@@ -470,14 +462,23 @@ const FUNCTIONS_DENIED: Row[] = sessionFunctions.flatMap((f) => [
     'ImplicitlyDenied',
   ),
   row(f.id, f.role, 'writing a lease directly', 's3:PutObject', object(own.lease), 'ImplicitlyDenied'),
+  row(
+    f.id,
+    f.role,
+    "deleting a tenant's sync report directly",
+    's3:DeleteObject',
+    object(directorySyncReportKey(lake.prefix, 'acme', 'req-1')),
+    'ImplicitlyDenied',
+  ),
 ]);
 
 /**
- * The directory sync (issue 29) in a tenant's session: SyncDirectories writes each changed
- * directory's files into its partition of the contact tables, create-only (one putIfAbsent
- * and a head per file: lib/export/contacts/sync.ts), a staged sync per directory and the
- * sync's report in its staging, and reads the tables (GetTable, their metadata). Another
- * tenant's partitions and staging, a written file, the tables' metadata: refused.
+ * The directory sync (issue 29) in a tenant's session, beyond its declared calls (DECLARED):
+ * SyncDirectories writes each changed directory's files into its partition of the contact
+ * tables, create-only (one putIfAbsent per file: lib/export/contacts/sync.ts), a staged sync
+ * per directory and the sync's report in its staging (Finalize deletes the report), and
+ * reads the tables (GetTable, their metadata). Another tenant's partitions and staging, a
+ * written file, the tables' metadata: refused.
  */
 const DIRECTORY_ID = '3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b';
 const RUN_ID = 'req-1';
@@ -949,10 +950,27 @@ describe('IAM of a multi-tenant stack', () => {
     expect(new Set(dataWrites.map((r) => JSON.stringify(r.context)))).toEqual(
       new Set([JSON.stringify(CREATE_FILE), JSON.stringify(UPLOAD_PART)]),
     );
+    // So does SyncDirectories, into its own partitions of the contact tables (putIfAbsent).
+    const contactWrites = DECLARED.filter(
+      (r) =>
+        r.who === 'syncDirectories as acme' && r.action === 's3:PutObject' && /\/data\//.test(r.resource),
+    );
+    expect(contactWrites.map((r) => [r.resource.replace(/^.*\/tables\//, ''), r.context])).toEqual(
+      CONTACT_TABLES.map((t) => [
+        expect.stringMatching(new RegExp(`^${t}/data/tenant=acme/directory_id=[^/]+/[^/]+\\.parquet$`)),
+        CREATE_ONLY,
+      ]),
+    );
+    // Finalize reads and deletes the report in the session, in the tenant's own staging.
+    expect(
+      DECLARED.filter(
+        (r) => r.who === 'finalize as acme' && /_directory-sync-reports\//.test(r.resource),
+      ).map((r) => r.action),
+    ).toEqual(['s3:GetObject', 's3:DeleteObject']);
   });
 
   it('finds the functions, each with only the TenantAccess role and the runtime it needs, and the committer', () => {
-    // Assess: every handler's function once, SyncDirectories' too; the role trusts the six
+    // Assess: every handler's function once; the role trusts the six
     // that take a tenant's session, each of them (TRUST evaluates it), the committer not.
     expect(functions.map((f) => f.name).sort()).toEqual([...FUNCTION_NAMES].sort());
     expect(sessionFunctions.map((f) => f.name).sort()).toEqual(

@@ -1,9 +1,11 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { partKey } from '../../../lib/export/layout';
+import { directoryDataPrefix } from '../../../lib/export/table/snapshot/replace-directories';
 import type { LocalDeploymentOptions } from '../../../lib/local/local-deployment';
 import { inProcessTasks } from '../../../lib/local/local-tasks';
 import { type LocalWorkflowOptions, runLocalWorkflow } from '../../../lib/local/run-workflow';
-import { listAll } from '../../../lib/stores';
+import type { DirectoryItem } from '../../../lib/spec';
+import { listAll, tableRootKey } from '../../../lib/stores';
 import {
   functionStoreUses,
   type StoreEnvironment,
@@ -13,7 +15,9 @@ import {
 import { createWorkflowRuntime } from '../../../lib/workflow/runtime';
 import type { WorkflowLogger } from '../../../lib/workflow/runtime-types';
 import type { SettingsEnvironment } from '../../../lib/workflow/settings';
+import { connect } from '../../integration/api/sim-fixture';
 import { startHarness, type WorkflowHarness } from './harness';
+import { runRecordAt } from './lake';
 import {
   declaredUseMatcher,
   describeUse,
@@ -237,6 +241,51 @@ describe('declared AWS calls of the workflow (lib/workflow/aws-calls.ts)', () =>
     expect(refused.status).toBe('FAILED');
     const records = (await listAll(harness.s3.store(), 'lake/runs/')).map((o) => o.key);
     expect(records.some((k) => k.endsWith('.failure.json'))).toBe(true);
+    expect(undeclared(recorder, storeEnvironment(harness.deployment.env))).toEqual([]);
+  });
+
+  it('declares every store operation of the directory sync when a directory changes between two runs', async () => {
+    // Prepare: a first run syncs every directory (the contact tables created, every
+    // partition's first files); then an item replaced and one deleted through the service.
+    const { harness, recorder, run } = await recordedDeployment();
+    const first = await run({ date: '2026-11-18', contacts: 'sync' }, { name: 'first' });
+    expect(first.status).toBe('SUCCEEDED');
+    const writer = (await connect(harness.deployment.sim)).api.directories;
+    const [directoryId] = harness.deployment.sim.directoryIds as [string];
+    const [changed, gone] = (await writer.searchItems(directoryId, '')).sort((a, b) =>
+      a.id < b.id ? -1 : 1,
+    ) as [DirectoryItem, DirectoryItem];
+    await writer.replaceItem(directoryId, changed.id, {
+      ...changed.fields,
+      jobTitle: 'Head of Returns (e2e)',
+    });
+    await writer.deleteItem(directoryId, gone.id);
+
+    // Act: the second run reads the partition back, versions it and replaces it.
+    const second = await run({ date: '2026-11-18', contacts: 'sync' }, { name: 'second' });
+
+    // Assess: the sync ran, its files and staged syncs landed, the report was read back.
+    expect(second.status).toBe('SUCCEEDED');
+    const record = await runRecordAt(harness.s3.store(), second.summaries[0]?.runRecordKey as string);
+    expect(record.contacts.directories.find((d) => d.directoryId === directoryId)).toMatchObject({
+      status: 'committed',
+      newVersions: 1,
+      deletions: 1,
+    });
+    for (const operation of ['putIfAbsent', 'head', 'get', 'put'])
+      expect(performed(recorder, 'syncDirectories', 'objects', operation), operation).toBe(true);
+    expect(performed(recorder, 'syncDirectories', 'secret', 'get')).toBe(true);
+    const writesContactsFile = (u: RecordedUse) =>
+      u.fn === 'syncDirectories' &&
+      u.operation === 'putIfAbsent' &&
+      (u.keys[0] ?? '').startsWith(
+        `${directoryDataPrefix(tableRootKey('lake', 'contacts'), undefined, directoryId)}/`,
+      );
+    expect(recorder.uses.filter(writesContactsFile)).toHaveLength(2);
+    // Finalize read the report into the run record, then deleted it: no staging is left.
+    for (const operation of ['get', 'deleteMany'])
+      expect(performed(recorder, 'finalize', 'objects', operation), operation).toBe(true);
+    expect(await listAll(harness.s3.store(), 'lake/_staging/')).toEqual([]);
     expect(undeclared(recorder, storeEnvironment(harness.deployment.env))).toEqual([]);
   });
 

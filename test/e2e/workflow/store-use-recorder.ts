@@ -34,6 +34,7 @@ const FUNCTION_OF_STATE: Readonly<Record<string, WorkflowFunctionName>> = {
   [STATE_NAMES.requestReport]: 'requestReport',
   [STATE_NAMES.checkStatus]: 'checkStatus',
   [STATE_NAMES.exportResults]: 'exportResults',
+  [STATE_NAMES.syncDirectories]: 'syncDirectories',
   [STATE_NAMES.commit]: 'commit',
   [STATE_NAMES.finalize]: 'finalize',
   [STATE_NAMES.recordFailure]: 'finalize',
@@ -154,10 +155,13 @@ const DATE = '\\d{4}-\\d{2}-\\d{2}';
 const RUN = '[A-Za-z0-9._-]+';
 const HEX = (n: number) => `[0-9a-f]{${n}}`;
 const UUID = [8, 4, 4, 4, 12].map(HEX).join('-');
+/** A GUID as the service writes ids, in any case (lib/api/validate.ts): a directory's id. */
+const GUID = [8, 4, 4, 4, 12].map((n) => `[0-9A-Fa-f]{${n}}`).join('-');
 
 /**
  * The pieces of a declared key that stand for any value, each with its pattern: the SAMPLE
- * values (the same layout for any date, run, execution, attempt, commit or snapshot), then
+ * values (the same layout for any date, run, execution, attempt, commit, snapshot, directory
+ * or data file content), then
  * the numbers a layout counts (Hive parts, a data file's part, a commit's manifests, a file
  * catalog's versions, a Glue metadata file's number), recognised where the layout puts them.
  * Tried in this order at each position; report ids, prefixes, formats and extensions stay literal.
@@ -173,6 +177,8 @@ const WILDCARDS: readonly (readonly [source: string, pattern: string])[] = [
       [SAMPLE.attempt, HEX(8)],
       [SAMPLE.uuid, UUID],
       [SAMPLE.commitId, HEX(32)],
+      [SAMPLE.directoryId, GUID],
+      [SAMPLE.contentId, HEX(32)],
       [String(SAMPLE.snapshotId), '\\d+'],
     ] as const
   ).map(([sample, pattern]) => [regexLiteral(sample), pattern] as const),

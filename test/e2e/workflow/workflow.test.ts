@@ -257,8 +257,9 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     const coldStarts = h.deployment.logLines
       .filter((l) => l.includes('"cold start"'))
       .map((l) => JSON.parse(l) as { awsSdkVersion: string; function: string });
-    // Plan, RequestReport, CheckStatus, ExportResults, Commit and Finalize each started at least once.
-    expect(new Set(coldStarts.map((c) => c.function)).size).toBe(6);
+    // Plan, RequestReport, CheckStatus, ExportResults, SyncDirectories (a run syncs the
+    // directories by default), Commit and Finalize each started at least once.
+    expect(new Set(coldStarts.map((c) => c.function)).size).toBe(7);
     for (const c of coldStarts) expect(c.awsSdkVersion).toBe(bundledAwsSdkVersion());
   });
 

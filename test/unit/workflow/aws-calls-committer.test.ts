@@ -21,18 +21,21 @@ function metadataWrites(uses: readonly StoreUse[]): string[] {
 
 describe('the declared calls of one committer (lib/workflow/aws-calls.ts)', () => {
   it.each(['file', 'glue:report_export'])(
-    'gives ExportResults no metadata write and the Commit function (PrepareTables, Commit) them (TABLE_CATALOG=%s)',
+    'gives ExportResults and SyncDirectories no metadata write and the Commit function (PrepareTables, Commit) them (TABLE_CATALOG=%s)',
     (catalog) => {
       // Act
       const env = { ...ENV, TABLE_CATALOG: catalog };
       const exporter = functionStoreUses('exportResults', env);
+      const syncer = functionStoreUses('syncDirectories', env);
       const committer = functionStoreUses('commit', env);
 
-      // Assess: the reads are declared for both; the writes only for the committer.
+      // Assess: the reads are declared for all; the writes only for the committer.
       expect(exporter.some((u) => u.why === "read the calls table's metadata")).toBe(true);
       expect(metadataWrites(exporter)).toEqual([]);
+      expect(syncer.some((u) => u.why === "read the contacts table's metadata")).toBe(true);
+      expect(metadataWrites(syncer)).toEqual([]);
       const writes = metadataWrites(committer);
-      for (const dataset of ['calls', 'summaries']) {
+      for (const dataset of ['calls', 'summaries', 'contacts', 'contact_phones']) {
         expect(writes.some((w) => w.startsWith('putIfAbsent') && w.includes(`the ${dataset} table`))).toBe(
           true,
         );

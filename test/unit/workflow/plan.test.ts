@@ -128,6 +128,28 @@ describe('planExecution', () => {
     });
   });
 
+  it.each([
+    ['a nightly input (no contacts)', { scheduledTime: '2026-11-19T02:00:00Z' }, true],
+    ['a dated input (no contacts)', { date: '2026-11-18' }, true],
+    ['contacts sync', { date: '2026-11-18', contacts: 'sync' }, true],
+    ['contacts only', { contacts: 'only' }, true],
+    ['contacts skip', { date: '2026-11-18', contacts: 'skip' }, false],
+    ['a continuation', { from: '2026-11-01', to: '2026-11-10', parentRunId: 'e0' }, false],
+    [
+      'a continuation that asks for the sync',
+      { from: '2026-11-01', to: '2026-11-10', parentRunId: 'e0', contacts: 'sync' },
+      false,
+    ],
+  ])('decides whether the contact directories are synced when the input is %s', (_, input, sync) => {
+    const plan = planExecution(input, settings, { executionName: 'x' });
+    expect(plan.contacts).toEqual({ sync, force: false });
+  });
+
+  it("releases the contacts' shrink guard when the input forces replacement", () => {
+    const plan = planExecution({ date: '2026-11-18', forceReplace: true }, settings, { executionName: 'x' });
+    expect(plan.contacts).toEqual({ sync: true, force: true });
+  });
+
   it('names a report that is not configured', () => {
     expect(() =>
       planExecution({ date: '2026-11-01', reports: ['Nope'] }, settings, { executionName: 'x' }),
