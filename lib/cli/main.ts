@@ -10,8 +10,8 @@ import {
 } from '../command-line';
 import { BACKFILL_COMMAND } from './commands/backfill/spec';
 import { CONFIG_COMMAND } from './commands/config/spec';
-import { CONTACTS_COMMAND } from './commands/contacts/spec';
 import { DIRECTORY_COMMAND } from './commands/directory/spec';
+import { CONTACTS_COMMAND } from './commands/local/contacts-spec';
 import { LOCAL_EXPORT_COMMAND, LOCAL_EXPORT_USAGE } from './commands/local/spec';
 import { LOGIN_COMMAND } from './commands/login/spec';
 import { QUERY_COMMAND } from './commands/query/spec';
@@ -108,7 +108,7 @@ const COMMANDS: readonly Command[] = [
   },
   {
     spec: CONTACTS_COMMAND,
-    run: async (argv, io) => (await import('./commands/contacts/command')).contactsCommand(argv, io),
+    run: async (argv, io) => (await import('./commands/local/contacts-command')).contactsCommand(argv, io),
   },
 ];
 

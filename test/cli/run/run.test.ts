@@ -197,18 +197,33 @@ describe('report-export run', () => {
       '--json',
     ]);
     const after = await cli(['query', '--dir', out, '--json', 'SELECT count(*) AS n FROM calls']);
+    const contactsAfter = await cli([
+      'query',
+      '--dir',
+      out,
+      '--json',
+      'SELECT (SELECT count(*) FROM contacts) + (SELECT count(*) FROM contact_phones) AS n',
+    ]);
 
     // Assess: its rows left the table by a commit (a reader of the table does not break), and
     // no key of it is left but the table's data files earlier snapshots still name (history,
     // until those snapshots expire and the orphan cleanup takes them).
     expect(removed.code, removed.stderr).toBe(0);
-    expect(JSON.parse(removed.stdout).data).toMatchObject({ commits: 1 });
+    // One commit per table that held its rows: calls, and its contacts (personal data) in both tables.
+    expect(JSON.parse(removed.stdout).data).toMatchObject({ commits: 3 });
     expect(after.code, after.stderr).toBe(0);
     expect(JSON.parse(after.stdout)).toEqual([{ n: 0 }]);
+    expect(JSON.parse(contactsAfter.stdout)).toEqual([{ n: 0 }]);
     expect(
       (await readdir(out, { recursive: true }))
         .map(String)
-        .filter((f) => f.includes('tenant=acme') && !f.startsWith(path.join('tables', 'calls', 'data'))),
+        .filter(
+          (f) =>
+            f.includes('tenant=acme') &&
+            !['calls', 'contacts', 'contact_phones'].some((t) =>
+              f.startsWith(path.join('tables', t, 'data')),
+            ),
+        ),
     ).toEqual([]);
     await rm(out, { recursive: true, force: true });
   });

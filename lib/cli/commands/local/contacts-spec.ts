@@ -1,5 +1,5 @@
 import { defineCommand, HELP_OPTION, renderCommandList } from '../../../command-line';
-import { LOCAL_EXPORT_COMMAND } from '../local/spec';
+import { LOCAL_EXPORT_COMMAND } from './spec';
 
 const LOCAL = LOCAL_EXPORT_COMMAND.options;
 
