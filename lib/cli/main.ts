@@ -11,8 +11,7 @@ import {
 import { BACKFILL_COMMAND } from './commands/backfill/spec';
 import { CONFIG_COMMAND } from './commands/config/spec';
 import { DIRECTORY_COMMAND } from './commands/directory/spec';
-import { CONTACTS_COMMAND } from './commands/local/contacts-spec';
-import { LOCAL_EXPORT_COMMAND, LOCAL_EXPORT_USAGE } from './commands/local/spec';
+import { CONTACTS_COMMAND, LOCAL_EXPORT_COMMAND, LOCAL_EXPORT_USAGE } from './commands/local/spec';
 import { LOGIN_COMMAND } from './commands/login/spec';
 import { QUERY_COMMAND } from './commands/query/spec';
 import { REPORTS_COMMAND } from './commands/reports/spec';

@@ -2,7 +2,7 @@ import { parseOrHelp } from '../../../command-line';
 import type { IOStreams } from '../../shared/io-streams';
 import { runSubcommand, type Subcommand } from '../../shared/subcommands';
 import { localExportCommand } from './command';
-import { CONTACTS_COMMAND, CONTACTS_SYNC_COMMAND } from './contacts-spec';
+import { CONTACTS_COMMAND, CONTACTS_SYNC_COMMAND } from './spec';
 
 /** `contacts sync`: the local export with the input `contacts: only` (its flags passed on). */
 async function contactsSync(argv: readonly string[], io: IOStreams): Promise<number> {
