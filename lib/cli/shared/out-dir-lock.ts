@@ -67,7 +67,7 @@ export class OutDirLockedError extends Error {
 }
 
 /** A held lock; `release()` removes this process's entries (only once). */
-interface OutDirLock {
+export interface OutDirLock {
   /** This process's `.held` entry in the lock directory. */
   file: string;
   release(): Promise<void>;

@@ -3,10 +3,9 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator } from '../../../lib/simulator';
+import { flagOf } from '../../../lib/cli/commands/directory/spec';
 import { directoryItemsOn } from '../../../lib/simulator/directory-ground-truth';
 import type { DirectoryItem } from '../../../lib/spec';
-import { connect } from '../../integration/api/sim-fixture';
 import { runInProcess } from '../../support/cli-in-process';
 import type { CliRun } from '../../support/cli-process';
 
@@ -44,6 +43,8 @@ describe('npm start with the contact directories (three tenants)', () => {
   const synced = new Map<string, { directoryId: string; items: DirectoryItem[] }[]>();
   let changed: DirectoryItem;
   let gone: DirectoryItem;
+  let replaced: CliRun;
+  let deleted: CliRun;
   const run = () =>
     runInProcess(
       [
@@ -76,29 +77,22 @@ describe('npm start with the contact directories (three tenants)', () => {
         states.map((s) => ({ directoryId: s.directory.id, items: s.items })),
       );
     }
-    // Between the runs, the local service on the deployment's kept state (as `report-export sim
-    // --living-directories --data-dir <state>/service` serves it): london's first directory
-    // gets a replace and a delete.
-    const sim = await startSimulator({
-      autoApprove: true,
-      livingDirectories: true,
-      dataDir: path.join(state, 'service'),
+    // Between the runs, no service runs: `directory --tenant london` serves the local service
+    // on the deployment's kept state itself, and replaces one item and deletes another of
+    // london's first directory there.
+    const { directoryId, items } = (synced.get('london') ?? [])[0] as {
+      directoryId: string;
+      items: DirectoryItem[];
+    };
+    [changed, gone] = [...items].sort((a, b) => (a.id < b.id ? -1 : 1)) as [DirectoryItem, DirectoryItem];
+    const asLondon = ['--tenant', 'london', '--dir', state, '--directory', directoryId];
+    const fields = Object.entries({ ...changed.fields, jobTitle: 'Head of Returns' }).flatMap(
+      ([name, value]) => [`--${flagOf(name)}`, String(value)],
+    );
+    replaced = await runInProcess(['directory', 'replace', ...asLondon, '--item', changed.id, ...fields], {
+      cwd: work,
     });
-    try {
-      const { api } = await connect(sim);
-      const { directoryId, items } = (synced.get('london') ?? [])[0] as {
-        directoryId: string;
-        items: DirectoryItem[];
-      };
-      [changed, gone] = [...items].sort((a, b) => (a.id < b.id ? -1 : 1)) as [DirectoryItem, DirectoryItem];
-      await api.directories.replaceItem(directoryId, changed.id, {
-        ...changed.fields,
-        jobTitle: 'Head of Returns',
-      });
-      await api.directories.deleteItem(directoryId, gone.id);
-    } finally {
-      await sim.close();
-    }
+    deleted = await runInProcess(['directory', 'delete', ...asLondon, '--item', gone.id], { cwd: work });
     second = await run();
   }, 600_000);
 
@@ -124,6 +118,17 @@ describe('npm start with the contact directories (three tenants)', () => {
       expect(share).toBeLessThanOrEqual(70);
     },
   );
+
+  it('replaces and deletes items of a tenant with no service running, serving its kept state', () => {
+    // Assess
+    expect(replaced.code, replaced.stderr).toBe(0);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect(replaced.stderr).toContain(
+      `the local service is not running: serving its kept state ${path.join(state, 'service')}`,
+    );
+    expect(replaced.stdout).toContain('Head of Returns');
+    expect(deleted.stdout).toContain(gone.id);
+  });
 
   it('prints the history a replace and a delete make, and no change of the other tenants, on the next run', () => {
     // Assess

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
 import {
   createClient,
   NotFoundError,
@@ -20,6 +21,7 @@ import type { IOStreams } from '../../shared/io-streams';
 import { checkedTenant } from '../../shared/tenant-check';
 import { tenantConfig } from '../../shared/tenant-config';
 import { DIRECTORY_CLI_ERROR_CODES, DirectoryCommandError } from './errors';
+import { type ServedServices, serveStoppedLocalService } from './served-service';
 import { DIRECTORY_ENV, regionMessage } from './spec';
 
 /**
@@ -55,6 +57,11 @@ interface ConnectInput {
   defaultRegion?: PhoneRegion | undefined;
   /** Per-attempt timeout of every call. Default the client's (30 s). */
   timeoutMs?: number;
+  /**
+   * Where a local service the command serves itself is kept until the command ends (a tenant
+   * of the local deployment while no `npm start` runs); without it, none is served.
+   */
+  services?: ServedServices;
 }
 
 /** A string option's value, else undefined. */
@@ -76,10 +83,8 @@ export async function connect(input: ConnectInput): Promise<ServiceClient> {
   const resolved = await resolveConfig({ flags: input.flags, env, cwd: io.cwd });
   // --tenant: the local deployment's tenant, its stored login under the flags (exit 2 when unknown).
   const tenant = checkedTenant(stringFlag(input.flags.tenant));
-  const asTenant =
-    tenant === undefined
-      ? undefined
-      : await tenantConfig(tenant, stringFlag(input.flags.dir) ?? CLI_DEFAULTS.stateDir, resolved, io.cwd);
+  const stateDir = path.resolve(io.cwd, stringFlag(input.flags.dir) ?? CLI_DEFAULTS.stateDir);
+  const asTenant = tenant === undefined ? undefined : await tenantConfig(tenant, stateDir, resolved, io.cwd);
   const config = asTenant?.config ?? resolved;
   const { baseUrl, authUrl } = serviceUrls(config);
   const common = {
@@ -90,6 +95,23 @@ export async function connect(input: ConnectInput): Promise<ServiceClient> {
   if (token !== undefined && token !== '') {
     if (baseUrl === undefined) throw new UsageError(`${ACCESS_TOKEN_ENV} needs --base-url (or --region)`);
     return createClient({ baseUrl: baseUrl.value, accessToken: token, ...common });
+  }
+  // A tenant of the local deployment with its own stored login, no service named by a flag.
+  const stored = asTenant?.refreshLeaseKey === undefined ? undefined : config.secretFile?.value;
+  if (
+    input.services !== undefined &&
+    asTenant !== undefined &&
+    stored !== undefined &&
+    baseUrl === undefined
+  ) {
+    const served = await serveStoppedLocalService({
+      stateDir,
+      loginFile: stored,
+      workspaceId: asTenant.entry.workspaceId,
+      services: input.services,
+      log: (line) => io.stderr.write(`${line}\n`),
+    });
+    if (served !== undefined) return createClient({ ...served, ...common });
   }
   const location = secretLocation(config, io.cwd);
   // Before any request: a Secrets Manager secret or an s3:// lease store AWS cannot reach.

@@ -9,6 +9,7 @@ import {
   directoryReplace,
   directorySearch,
 } from './items';
+import { ServedServices } from './served-service';
 import {
   DIRECTORY_COMMAND,
   DIRECTORY_CREATE_COMMAND,
@@ -22,18 +23,30 @@ import {
 } from './spec';
 import { directorySync } from './sync-command';
 
-/** What runs each subcommand of `directory` (their specs, and the group's: spec.ts). */
-const SUBCOMMANDS: readonly Subcommand[] = [
-  { spec: DIRECTORY_SEARCH_COMMAND, run: directorySearch },
-  { spec: DIRECTORY_GET_COMMAND, run: directoryGet },
-  { spec: DIRECTORY_GET_BY_CRM_COMMAND, run: directoryGetByCrm },
-  { spec: DIRECTORY_CREATE_COMMAND, run: directoryCreate },
-  { spec: DIRECTORY_REPLACE_COMMAND, run: directoryReplace },
-  { spec: DIRECTORY_DELETE_COMMAND, run: directoryDelete },
-  { spec: DIRECTORY_DELETE_BY_CRM_COMMAND, run: directoryDeleteByCrm },
-  { spec: DIRECTORY_SYNC_COMMAND, run: directorySync },
-];
+/** What runs each subcommand of `directory` (their specs, and the group's: spec.ts), serving through `services`. */
+function subcommands(services: ServedServices): Subcommand[] {
+  const serving =
+    (run: (argv: readonly string[], io: IOStreams, services: ServedServices) => Promise<number>) =>
+    (argv: readonly string[], io: IOStreams) =>
+      run(argv, io, services);
+  return [
+    { spec: DIRECTORY_SEARCH_COMMAND, run: serving(directorySearch) },
+    { spec: DIRECTORY_GET_COMMAND, run: serving(directoryGet) },
+    { spec: DIRECTORY_GET_BY_CRM_COMMAND, run: serving(directoryGetByCrm) },
+    { spec: DIRECTORY_CREATE_COMMAND, run: serving(directoryCreate) },
+    { spec: DIRECTORY_REPLACE_COMMAND, run: serving(directoryReplace) },
+    { spec: DIRECTORY_DELETE_COMMAND, run: serving(directoryDelete) },
+    { spec: DIRECTORY_DELETE_BY_CRM_COMMAND, run: serving(directoryDeleteByCrm) },
+    { spec: DIRECTORY_SYNC_COMMAND, run: serving(directorySync) },
+  ];
+}
 
+/** `directory <subcommand>`; a local service it serves for itself stops when it ends. */
 export async function directoryCommand(argv: readonly string[], io: IOStreams): Promise<number> {
-  return runSubcommand(DIRECTORY_COMMAND, SUBCOMMANDS, argv, io);
+  const services = new ServedServices();
+  try {
+    return await runSubcommand(DIRECTORY_COMMAND, subcommands(services), argv, io);
+  } finally {
+    await services.close();
+  }
 }

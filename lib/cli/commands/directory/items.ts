@@ -4,6 +4,7 @@ import { DIRECTORY_FIELD_NAMES, type DirectoryItemFields } from '../../../spec';
 import type { IOStreams } from '../../shared/io-streams';
 import { connect, resolveDirectory, supportedRegion } from './client';
 import { itemsTable, itemsText, itemText, writeJson } from './output';
+import type { ServedServices } from './served-service';
 import {
   DEFAULT_SEARCH_COLUMNS,
   DIRECTORY_CREATE_COMMAND,
@@ -41,10 +42,12 @@ function fieldsOf(v: Readonly<Record<string, unknown>>): DirectoryItemFields {
 async function open(
   v: Readonly<Record<string, unknown>>,
   io: IOStreams,
+  services: ServedServices,
 ): Promise<{ api: ServiceClient; directoryId: string }> {
   const api = await connect({
     flags: v,
     io,
+    services,
     defaultRegion: v['default-region'] as PhoneRegion | undefined,
   });
   const directory = await resolveDirectory(api, v.directory as string | undefined, io.env);
@@ -60,12 +63,16 @@ function asUsageError(error: unknown): never {
   );
 }
 
-export async function directorySearch(argv: readonly string[], io: IOStreams): Promise<number> {
+export async function directorySearch(
+  argv: readonly string[],
+  io: IOStreams,
+  services: ServedServices,
+): Promise<number> {
   const v = parseOrHelp(DIRECTORY_SEARCH_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
   supportedRegion(v['default-region']);
   const text = required(v.text, '--text');
-  const { api, directoryId } = await open(v, io);
+  const { api, directoryId } = await open(v, io, services);
   const items = await api.directories.searchItems(
     directoryId,
     text,
@@ -77,69 +84,93 @@ export async function directorySearch(argv: readonly string[], io: IOStreams): P
   return 0;
 }
 
-export async function directoryGet(argv: readonly string[], io: IOStreams): Promise<number> {
+export async function directoryGet(
+  argv: readonly string[],
+  io: IOStreams,
+  services: ServedServices,
+): Promise<number> {
   const v = parseOrHelp(DIRECTORY_GET_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
   const itemId = required(v.item, '--item');
-  const { api, directoryId } = await open(v, io);
+  const { api, directoryId } = await open(v, io, services);
   const item = await api.directories.getItem(directoryId, itemId);
   if (v.json) writeJson(io.stdout, item);
   else io.stdout.write(itemText(item));
   return 0;
 }
 
-export async function directoryGetByCrm(argv: readonly string[], io: IOStreams): Promise<number> {
+export async function directoryGetByCrm(
+  argv: readonly string[],
+  io: IOStreams,
+  services: ServedServices,
+): Promise<number> {
   const v = parseOrHelp(DIRECTORY_GET_BY_CRM_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
   const crmId = required(v['crm-id'], '--crm-id');
-  const { api, directoryId } = await open(v, io);
+  const { api, directoryId } = await open(v, io, services);
   const items = await api.directories.getItemsByCrmId(directoryId, crmId);
   if (v.json) writeJson(io.stdout, items);
   else io.stdout.write(itemsText(items));
   return 0;
 }
 
-export async function directoryCreate(argv: readonly string[], io: IOStreams): Promise<number> {
+export async function directoryCreate(
+  argv: readonly string[],
+  io: IOStreams,
+  services: ServedServices,
+): Promise<number> {
   const v = parseOrHelp(DIRECTORY_CREATE_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
   supportedRegion(v['default-region']);
   const fields = fieldsOf(v);
-  const { api, directoryId } = await open(v, io);
+  const { api, directoryId } = await open(v, io, services);
   const { item } = await api.directories.createItem(directoryId, fields).catch(asUsageError);
   if (v.json) writeJson(io.stdout, item);
   else io.stdout.write(itemText(item));
   return 0;
 }
 
-export async function directoryReplace(argv: readonly string[], io: IOStreams): Promise<number> {
+export async function directoryReplace(
+  argv: readonly string[],
+  io: IOStreams,
+  services: ServedServices,
+): Promise<number> {
   const v = parseOrHelp(DIRECTORY_REPLACE_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
   supportedRegion(v['default-region']);
   const itemId = required(v.item as string | undefined, '--item');
   const fields = fieldsOf(v);
-  const { api, directoryId } = await open(v, io);
+  const { api, directoryId } = await open(v, io, services);
   const { item } = await api.directories.replaceItem(directoryId, itemId, fields).catch(asUsageError);
   if (v.json) writeJson(io.stdout, item);
   else io.stdout.write(itemText(item));
   return 0;
 }
 
-export async function directoryDelete(argv: readonly string[], io: IOStreams): Promise<number> {
+export async function directoryDelete(
+  argv: readonly string[],
+  io: IOStreams,
+  services: ServedServices,
+): Promise<number> {
   const v = parseOrHelp(DIRECTORY_DELETE_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
   const itemId = required(v.item, '--item');
-  const { api, directoryId } = await open(v, io);
+  const { api, directoryId } = await open(v, io, services);
   const item = await api.directories.deleteItem(directoryId, itemId);
   if (v.json) writeJson(io.stdout, item);
   else io.stdout.write(itemText(item));
   return 0;
 }
 
-export async function directoryDeleteByCrm(argv: readonly string[], io: IOStreams): Promise<number> {
+export async function directoryDeleteByCrm(
+  argv: readonly string[],
+  io: IOStreams,
+  services: ServedServices,
+): Promise<number> {
   const v = parseOrHelp(DIRECTORY_DELETE_BY_CRM_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
   const crmId = required(v['crm-id'], '--crm-id');
-  const { api, directoryId } = await open(v, io);
+  const { api, directoryId } = await open(v, io, services);
   const item = await api.directories.deleteItemByCrmId(directoryId, crmId);
   if (v.json) writeJson(io.stdout, item);
   else io.stdout.write(itemText(item));

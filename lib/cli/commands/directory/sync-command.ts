@@ -8,6 +8,7 @@ import { connect, resolveDirectory, supportedRegion } from './client';
 import { parseContacts, readContactsFile } from './contacts';
 import { DIRECTORY_CLI_ERROR_CODES, DirectoryCommandError } from './errors';
 import { writeJson } from './output';
+import type { ServedServices } from './served-service';
 import { DIRECTORY_SYNC_COMMAND } from './spec';
 import { type SyncReport, syncDirectory } from './sync';
 
@@ -71,14 +72,23 @@ function checkColumns(columns: readonly string[], directory: Directory): void {
   }
 }
 
-export async function directorySync(argv: readonly string[], io: IOStreams): Promise<number> {
+export async function directorySync(
+  argv: readonly string[],
+  io: IOStreams,
+  services: ServedServices,
+): Promise<number> {
   const v = parseOrHelp(DIRECTORY_SYNC_COMMAND, argv, io.stdout);
   if (v === undefined) return 0;
   const region: PhoneRegion = supportedRegion(v['default-region']);
   if (v.csv === undefined) throw new UsageError('--csv is required (see --help)');
   // The file first: its problems need no network and no login.
   const sheet = parseContacts(await readContactsFile(v.csv, io.cwd), region);
-  const api = await connect({ flags: v, io, defaultRegion: region });
+  const api = await connect({
+    flags: v,
+    io,
+    defaultRegion: region,
+    services,
+  });
   const directory = await resolveDirectory(api, v.directory, io.env);
   checkColumns(sheet.columns, directory);
 

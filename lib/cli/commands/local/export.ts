@@ -7,7 +7,7 @@ import type { startLocalDeployment } from '../../../local';
 import type { ExecutionInput, RunRecord, SettingsEnvironment, WorkflowSettings } from '../../../workflow';
 import { InvalidInputError, type Plan, parseRunRecord, planExecution } from '../../../workflow';
 import { CLI_DEFAULTS } from '../../shared/defaults';
-import { acquireOutDirLock } from '../../shared/out-dir-lock';
+import { acquireOutDirLock, type OutDirLock } from '../../shared/out-dir-lock';
 import { type RunOutcome, runOutcome } from '../../shared/run-outcome';
 import { heldInRunRecords } from '../../shared/run-records';
 import { type TenantContacts, tenantContacts } from './contacts-summary';
@@ -117,9 +117,6 @@ export interface LocalExportResult {
   contactsOnly: boolean;
 }
 
-/** The local service's state (its directories' writes) in the deployment's state directory. */
-const LOCAL_SERVICE_DIR = 'service';
-
 /** As lib/local's default: a chain longer than this is not run. */
 const MAX_EXECUTIONS = 200;
 
@@ -148,10 +145,15 @@ export async function runLocalExport(options: LocalExportOptions = {}): Promise<
   const signal = options.signal;
   // Before anything starts: a second run into the same lake is refused, not raced.
   const lock = await acquireOutDirLock(outDir);
+  let serviceLock: OutDirLock | undefined;
   try {
+    // Loaded on use: the engine and CDK take a second to load, which no other command pays.
+    const { keptServiceOptions, LOCAL_SERVICE_DIR } = await import('../../../local/kept-service');
+    // And the local service's kept state: a `directory` command serving it meanwhile would
+    // write it behind this run's back (or this run behind the command's).
+    serviceLock = await acquireOutDirLock(path.join(workDir, LOCAL_SERVICE_DIR));
     signal?.throwIfAborted();
     progress?.update('starting the local service and signing its tenants in');
-    // Loaded on use: the engine and CDK take a second to load, which no other command pays.
     const { startLocalDeployment } = await import('../../../local/local-deployment');
     const deployment = await startLocalDeployment({
       workDir,
@@ -162,10 +164,8 @@ export async function runLocalExport(options: LocalExportOptions = {}): Promise<
       simulator: {
         rowsPerDay: options.rowsPerDay ?? CLI_DEFAULTS.rowsPerDay,
         reportLatencyMs: 300,
-        extraTemplates: true,
         // Its directories change as days pass and keep their API writes between runs.
-        livingDirectories: true,
-        dataDir: path.join(workDir, LOCAL_SERVICE_DIR),
+        ...keptServiceOptions(workDir),
       },
       settings: {
         ...options.settings,
@@ -192,6 +192,7 @@ export async function runLocalExport(options: LocalExportOptions = {}): Promise<
     }
     return result;
   } finally {
+    await serviceLock?.release();
     await lock.release();
   }
 }
