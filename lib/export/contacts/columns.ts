@@ -1,11 +1,12 @@
 import { DIRECTORY_FIELD_NAMES, type DirectoryFieldName } from '../../spec';
 import { ExportConfigError } from '../errors';
 import { type ColumnDefinition, type ColumnKind, type ColumnSet, columnName } from '../schema';
+import { DIRECTORY_DATASETS, type DirectoryDataset } from '../table';
 import type { DiallingFacts } from './dialling';
 
-/** The tables of the contact directories, beside the report datasets'. */
-export const CONTACT_DATASETS = { contacts: 'contacts', contactPhones: 'contact_phones' } as const;
-export type ContactDataset = (typeof CONTACT_DATASETS)[keyof typeof CONTACT_DATASETS];
+/** The tables of the contact directories, beside the report datasets' (named where the table layer maps them). */
+export const CONTACT_DATASETS = DIRECTORY_DATASETS;
+export type ContactDataset = DirectoryDataset;
 
 /** A value of a contacts column as its record holds it: timestamps are epoch milliseconds. */
 export type ContactValue = string | number | boolean | null;

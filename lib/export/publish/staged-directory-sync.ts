@@ -1,7 +1,7 @@
 import type { ObjectStore } from '../../stores';
 import { EXPORT_ERROR_CODES, PublishError } from '../errors';
 import { stagingArea } from '../layout';
-import { readBounded } from '../table';
+import { DIRECTORY_DATASETS, type DirectoryDataset, readBounded } from '../table';
 import {
   MAX_STAGED_RUN_BYTES,
   STAGED_RUN_CLOCK_SKEW_MS,
@@ -20,8 +20,8 @@ export const STAGED_DIRECTORY_SYNC_VERSION = 1;
 /** A staged sync older than this is not committed (as a staged run: its execution failed). */
 export const STAGED_DIRECTORY_SYNC_TTL_MS = STAGED_RUN_TTL_MS;
 /** The datasets a staged sync writes, in the order they are committed. */
-export const DIRECTORY_SYNC_DATASETS = ['contacts', 'contact_phones'] as const;
-export type DirectorySyncDataset = (typeof DIRECTORY_SYNC_DATASETS)[number];
+export const DIRECTORY_SYNC_DATASETS: readonly DirectorySyncDataset[] = Object.values(DIRECTORY_DATASETS);
+export type DirectorySyncDataset = DirectoryDataset;
 
 /** A data file as the session wrote it (rows and bytes as claimed: the committer reads them from the file). */
 export interface StagedDataFile {

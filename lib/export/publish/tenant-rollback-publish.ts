@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ObjectStore } from '../../stores/object-store';
 import { type OutputLayout, tenantPrefix } from '../layout';
-import { type Dataset, tableSchema } from '../schema';
+import { DATASETS, type Dataset, tableSchema } from '../schema';
 import {
   type CommitOptions,
   commitTenantRollback,
+  type DirectoryDataset,
   type PartitionRestore,
   type TenantRollbackPlan,
   type TenantRollbackResult,
@@ -24,7 +25,7 @@ import { cleanStaging, type PublishContext, promote, stage } from './publish';
  * files, staged, and promoted with the export's own protocol (publish.ts: backups, journal,
  * manifests); the table's commit runs inside the promotion, so a refused or failed commit
  * puts every CSV partition back as it was. A lake without CSV for the dataset and tenant
- * (a Parquet-only export) only commits.
+ * (a Parquet-only export), and a directory table (contacts, contact_phones: no CSV), only commits.
  */
 
 /** What a rollback of one table did. */
@@ -55,13 +56,16 @@ async function csvLayout(
   return undefined;
 }
 
+const isReportDataset = (dataset: string): dataset is Dataset =>
+  (Object.values(DATASETS) as string[]).includes(dataset);
+
 /**
  * Rolls `plan`'s table back (its scope: a tenant's partitions, or a single-tenant table),
  * its CSV with it. `summary` names who rolled back (the snapshot's summary).
  */
 export async function publishTenantRollback(
   lake: { store: ObjectStore; prefix: string },
-  dataset: Dataset,
+  dataset: Dataset | DirectoryDataset,
   plan: TenantRollbackPlan,
   summary: Record<string, string>,
   options: CommitOptions = {},
@@ -73,8 +77,11 @@ export async function publishTenantRollback(
       // No optimizer maintains a file catalog's table (as commitRun does for a run).
       expire: options.expire ?? plan.table.catalog.kind === 'file',
     });
-  const base = await csvLayout(lake.store, lake.prefix, dataset, plan.tenant);
-  if (base === undefined) return { result: await commit(), csv: undefined };
+  // A directory table has no CSV (its partitions are directories, not report days).
+  const base = isReportDataset(dataset)
+    ? await csvLayout(lake.store, lake.prefix, dataset, plan.tenant)
+    : undefined;
+  if (base === undefined || !isReportDataset(dataset)) return { result: await commit(), csv: undefined };
 
   const runId = `rollback-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
   const dir = await mkdtemp(path.join(tmpdir(), 'report-export-rollback-'));

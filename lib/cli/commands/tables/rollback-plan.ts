@@ -1,7 +1,5 @@
 import { UsageError } from '../../../command-line';
 import {
-  DATASETS,
-  type Dataset,
   type IcebergTable,
   isTenantedTable,
   type LakeTablesLocation,
@@ -13,17 +11,21 @@ import {
   type Snapshot,
   type TenantRollbackPlan,
 } from '../../../export';
+import type { LakeTableName } from '../../shared/lake-tables';
+import { LAKE_TABLES, tableGroup } from './arguments';
 
 /**
- * The plan of `tables rollback`: the snapshot the id names (of one table) and, per table, what
- * restoring the tenant's partitions to that point does (lib/export's planTenantRollback). The
+ * The plan of `tables rollback`: the snapshot the id names (of one table) and, per table of
+ * that table's group (arguments.ts: the report tables, or the contact tables), what restoring
+ * the tenant's partitions to that point does (lib/export's planTenantRollback). The group's
  * other table goes back to its snapshot current at the target's commit time, as `query
- * --as-of <id>` reads the lake then.
+ * --as-of <id>` reads the lake then; the other group stays (a run and a directory sync commit
+ * apart, and undoing one is no reason to lose the other's history).
  */
 
 /** A table's part of the plan. */
 export interface TablePlan {
-  dataset: Dataset;
+  dataset: LakeTableName;
   table: IcebergTable;
   plan: TenantRollbackPlan;
 }
@@ -31,7 +33,7 @@ export interface TablePlan {
 /** Both tables' plans and where the id was found. */
 export interface RollbackPlan {
   /** The table whose snapshot the id is, and that snapshot. */
-  dataset: Dataset;
+  dataset: LakeTableName;
   target: Snapshot;
   tenant: string | undefined;
   tables: TablePlan[];
@@ -55,15 +57,19 @@ export async function planRollback(
   lake: LakeTablesLocation,
   request: {
     id: string;
-    only: Dataset | undefined;
+    only: LakeTableName | undefined;
     tenant: string | undefined;
     ifCurrent: readonly string[] | undefined;
     listHint: string;
   },
 ): Promise<RollbackPlan> {
-  const datasets = Object.values(DATASETS);
-  const existing: { dataset: Dataset; table: IcebergTable; tenanted: boolean; snapshots: Snapshot[] }[] = [];
-  for (const dataset of datasets) {
+  const existing: {
+    dataset: LakeTableName;
+    table: IcebergTable;
+    tenanted: boolean;
+    snapshots: Snapshot[];
+  }[] = [];
+  for (const dataset of LAKE_TABLES) {
     const table = lakeTable(lake, dataset);
     const loaded = await loadTable(table);
     if (loaded === undefined) continue;
@@ -82,9 +88,12 @@ export async function planRollback(
       `tables rollback: ${request.only === undefined ? `no table has snapshot '${request.id}'` : `table ${request.only} has no snapshot '${request.id}'`} (snapshots: ${counts || 'no table'}; an expired snapshot is gone); list them: ${request.listHint}`,
     );
   }
-  const tenanted = existing.some((e) => e.tenanted);
+  // From here on, the target's group alone: the other group's tables are not planned.
+  const group = tableGroup(owner.dataset);
+  const planned = existing.filter((e) => group.includes(e.dataset));
+  const tenanted = planned.some((e) => e.tenanted);
   if (tenanted && request.tenant === undefined) {
-    const tenants = await tenantsOf(existing.map((e) => e.table));
+    const tenants = await tenantsOf(planned.map((e) => e.table));
     throw new UsageError(
       `tables rollback: the lake's tables hold several tenants' rows: --tenant <id> names whose partitions go back (the tables hold ${tenants.length === 0 ? 'no tenant now' : tenants.join(', ')}); the others' stay`,
     );
@@ -100,16 +109,22 @@ export async function planRollback(
     .filter((s) => s !== '');
   if (confirmed !== undefined) {
     const unknown = confirmed.filter(
-      (id) => !existing.some((e) => e.snapshots.some((s) => String(s['snapshot-id']) === id)),
+      (id) => !planned.some((e) => e.snapshots.some((s) => String(s['snapshot-id']) === id)),
     );
     if (unknown.length > 0) {
+      const elsewhere = existing.filter(
+        (e) =>
+          !group.includes(e.dataset) && e.snapshots.some((s) => unknown.includes(String(s['snapshot-id']))),
+      );
       throw new UsageError(
-        `--if-current: no table has snapshot ${unknown.join(', ')}; list them: ${request.listHint}`,
+        elsewhere.length > 0
+          ? `--if-current: ${unknown.join(', ')} is a snapshot of ${elsewhere.map((e) => e.dataset).join(', ')}, which a rollback to a snapshot of ${owner.dataset} does not change (it moves ${group.join(' and ')})`
+          : `--if-current: no table has snapshot ${unknown.join(', ')}; list them: ${request.listHint}`,
       );
     }
   }
   const tables: TablePlan[] = [];
-  for (const e of existing) {
+  for (const e of planned) {
     const asOf =
       e === owner ? { snapshotId: target['snapshot-id'] } : { timestampMs: target['timestamp-ms'] };
     const mine = confirmed?.find((id) => e.snapshots.some((s) => String(s['snapshot-id']) === id));
@@ -128,7 +143,7 @@ export async function planRollback(
     request.tenant !== undefined &&
     tables.every((t) => t.plan.restore.length === 0 && t.plan.partitions.length === 0)
   ) {
-    const tenants = await tenantsOf(existing.map((e) => e.table));
+    const tenants = await tenantsOf(planned.map((e) => e.table));
     throw new UsageError(
       `tables rollback: --tenant ${request.tenant}: the tables hold no rows of it, now or at snapshot ${request.id} (they hold ${tenants.length === 0 ? 'no tenant now' : tenants.join(', ')})`,
     );

@@ -1,17 +1,17 @@
 import { parseCommandLine, renderHelp, UsageError } from '../../../command-line';
 import {
-  type Dataset,
   partitionName,
   publishTenantRollback,
   type Snapshot,
   type TableRollbackOutcome,
 } from '../../../export';
 import type { IOStreams } from '../../shared/io-streams';
+import type { LakeTableName } from '../../shared/lake-tables';
 import { splitPositionals } from '../../shared/positionals';
 import { promptLine } from '../../shared/prompt';
 import { checkedTenant } from '../../shared/tenant-check';
 import { colors, formatCount } from '../../shared/terminal';
-import { datasetArgument, lakeArguments } from './arguments';
+import { lakeArguments, tableArgument } from './arguments';
 import { tablesLocation } from './location';
 import { planRollback, type RollbackPlan, type TablePlan } from './rollback-plan';
 import { TABLES_ROLLBACK_COMMAND } from './spec';
@@ -39,7 +39,7 @@ export async function tablesRollback(argv: readonly string[], io: IOStreams): Pr
       `tables rollback takes a snapshot id, optionally after its table (tables rollback [calls] <snapshot-id> --tenant <id>), got ${args.length} arguments`,
     );
   }
-  const only = args.length === 2 ? datasetArgument(args[0] as string, 'tables rollback') : undefined;
+  const only = args.length === 2 ? tableArgument(args[0] as string, 'tables rollback') : undefined;
   const id = args[args.length - 1] as string;
   const tenant = checkedTenant(v.tenant);
   const confirms = [v.force, v['if-current'] !== undefined, v['dry-run']].filter(Boolean).length;
@@ -79,7 +79,7 @@ export async function tablesRollback(argv: readonly string[], io: IOStreams): Pr
       return 1;
     }
   }
-  const outcomes = new Map<Dataset, TableRollbackOutcome>();
+  const outcomes = new Map<LakeTableName, TableRollbackOutcome>();
   for (const t of changing) {
     try {
       outcomes.set(
@@ -127,6 +127,8 @@ function tableJson(t: TablePlan) {
     partitions: plan.partitions.map((p) => ({
       reportId: p.reportId,
       dt: p.dt,
+      // A directory table's partition: its directory (reportId and dt are '').
+      ...(p.directoryId === undefined ? {} : { directoryId: p.directoryId }),
       rowsNow: rowsOf(p.now),
       rowsAfter: rowsOf(p.target),
     })),
@@ -195,7 +197,7 @@ function writeResult(
   io: IOStreams,
   json: boolean,
   plan: RollbackPlan,
-  outcomes: ReadonlyMap<Dataset, TableRollbackOutcome>,
+  outcomes: ReadonlyMap<LakeTableName, TableRollbackOutcome>,
   undo: string,
 ): void {
   if (json) {

@@ -1,8 +1,8 @@
 import { UsageError } from '../../../command-line';
-import { DATASETS, lakeTable, listSnapshots, type Snapshot } from '../../../export';
+import { lakeTable, listSnapshots, type Snapshot } from '../../../export';
 import type { IOStreams } from '../../shared/io-streams';
 import { colors, formatCount, renderTable } from '../../shared/terminal';
-import { datasetArgument, parseSubcommand } from './arguments';
+import { LAKE_TABLES, parseSubcommand, tableArgument } from './arguments';
 import { tablesLocation } from './location';
 import { TABLES_SNAPSHOTS_COMMAND } from './spec';
 
@@ -34,8 +34,7 @@ export async function tablesSnapshots(argv: readonly string[], io: IOStreams): P
   const { v, args } = parsed;
   if (args.length > 1)
     throw new UsageError(`tables snapshots takes one table at most, got ${args.join(' ')}`);
-  const datasets =
-    args[0] === undefined ? Object.values(DATASETS) : [datasetArgument(args[0], 'tables snapshots')];
+  const datasets = args[0] === undefined ? LAKE_TABLES : [tableArgument(args[0], 'tables snapshots')];
   const lake = await tablesLocation('tables snapshots', v, io);
   const entries: ReturnType<typeof snapshotEntry>[] = [];
   for (const dataset of datasets) {

@@ -31,8 +31,8 @@ const WHERE = `--dir takes a local lake or an s3:// URI (credentials and region 
 export const TABLES_SNAPSHOTS_COMMAND = defineCommand({
   name: 'snapshots',
   usage:
-    'Usage: report-export tables snapshots [calls|summaries] [--dir <dir|s3://bucket/prefix>] [--catalog file|glue:<database>] [--json]',
-  summary: "Lists a table's snapshots (both tables without a name), oldest first, the current one marked.",
+    'Usage: report-export tables snapshots [calls|summaries|contacts|contact_phones] [--dir <dir|s3://bucket/prefix>] [--catalog file|glue:<database>] [--json]',
+  summary: "Lists a table's snapshots (every table without a name), oldest first, the current one marked.",
   description: `Each snapshot: its id, when it was committed (UTC), its operation, the run and report request that
 committed it, the rows it added and deleted, the table's rows then, and a rollback's target.
 ${WHERE}`,
@@ -66,13 +66,15 @@ const ROLLBACK_OPTIONS = {
 export const TABLES_ROLLBACK_COMMAND = defineCommand({
   name: 'rollback',
   usage:
-    'Usage: report-export tables rollback [calls|summaries] <snapshot-id> [--tenant <id>] [--dry-run | --if-current <id>... | --force] [--dir <dir|s3://bucket/prefix>] [--catalog file|glue:<database>] [--json]',
+    'Usage: report-export tables rollback [<table>] <snapshot-id> [--tenant <id>] [--dry-run | --if-current <id>... | --force] [--dir <dir|s3://bucket/prefix>] [--catalog file|glue:<database>] [--json]',
   summary:
-    "Rolls a tenant's partitions of both tables back to a snapshot: a NEW snapshot per table (history is kept), the CSV rewritten to match.",
+    "Rolls a tenant's partitions back to a snapshot: a NEW snapshot per table (history is kept), the CSV rewritten to match.",
   description: `For a re-export that passed the guards and was still wrong: readers (query, Athena) see the tenant's
 partitions as they were at <snapshot-id> from the new snapshots on. The id is a snapshot of one table
-(tables snapshots lists them; the table name is optional); the other table goes back to its snapshot
-current at that time. In a multi-tenant lake --tenant is required and only that tenant's partitions
+(tables snapshots lists them; the table name is optional), and it moves that table's group: a calls
+or summaries id the report tables (the other one to its snapshot current at that time), a contacts or
+contact_phones id the contact tables (a directory sync's; they have no CSV). The other group stays:
+a run and a directory sync commit apart. In a multi-tenant lake --tenant is required and only that tenant's partitions
 change: another tenant's rows, and its commits since, stay. In a single-tenant lake the whole tables
 go back. The CSV of every partition that changes is written again from the restored rows (emptied
 where the target had none), so the CSV and the tables agree.
@@ -92,6 +94,7 @@ ${WHERE}`,
     'report-export tables rollback 4519931023388711 --tenant acme',
     'report-export tables rollback calls 4519931023388711 --tenant acme --if-current 7716254399811,902288017763',
     'report-export tables rollback summaries 812300044412 --force --dir s3://my-lake/exports --catalog glue:report_export',
+    'report-export tables rollback contacts 3310876502291 --tenant acme --dry-run',
   ],
   notes:
     "Exit status: 0 rolled back (or nothing to roll back, or --dry-run), 1 refused (a snapshot of the tenant landed after --if-current; the target's files are gone) or the commit failed, 2 usage: an unknown table, snapshot or tenant, --tenant missing in a multi-tenant lake, or no confirmation without a terminal.",
@@ -104,8 +107,9 @@ export const TABLES_COMMAND = defineCommand({
   name: 'tables',
   usage: 'Usage: report-export tables <snapshots|rollback> [options]',
   summary: "Lists the Iceberg tables' snapshots and rolls a tenant's partitions back to one.",
-  description: `The calls and summaries datasets are Iceberg tables (<lake>/tables/<dataset>): each run commits one
-snapshot per table (a run's id and request are in its summary).
+  description: `The calls and summaries datasets, and the contact directories' contacts and contact_phones, are
+Iceberg tables (<lake>/tables/<table>): each run commits one snapshot per report table, each directory
+sync one per contact table (a run's id and request are in its summary).
 
 ${renderCommandList(SUBCOMMANDS).trimEnd()}`,
   options: { ...HELP_OPTION },
