@@ -453,7 +453,7 @@ function syncDirectoriesUses(run: RunKeys): StoreUse[] {
 function commitContactsUses(run: RunKeys, catalog: Exclude<CatalogSetting, { kind: 'hive' }>): StoreUse[] {
   const { prefix, tenant } = run;
   const staged = stagedDirectorySyncKey(prefix, tenant, SAMPLE.runId, SAMPLE.directoryId);
-  const lease = contactsLease(directoryLeaseName(tenant, SAMPLE.directoryId), tenant);
+  const lease = contactsLease(directoryLeaseName(SAMPLE.directoryId), tenant);
   return [
     onKey('get', "read the sync's report", directorySyncReportKey(prefix, tenant, SAMPLE.runId)),
     onKey('head', "check a staged directory sync's size", staged),

@@ -203,9 +203,12 @@ async function commitContacts(
   }
 }
 
-/** The lease of a tenant's contacts partition (one directory's): one committer at a time. */
+/**
+ * The lease of a tenant's contacts partition (one directory's, `directoryLeaseName`): one
+ * committer at a time, under `tenant=<t>/` as its other leases (`tenant=<t>/contacts/<dir>`).
+ */
 export function contactsLease(partition: string, tenant?: string): string {
-  return tenantLeaseKey(`contacts/${partition}`, tenant);
+  return tenantLeaseKey(partition, tenant);
 }
 
 export { executionTenant };

@@ -66,9 +66,12 @@ export interface StagedSyncCommitResult {
   syncs: StagedSyncOutcome[];
 }
 
-/** The lease name of a directory's partitions (both tables'). */
-export function directoryLeaseName(tenant: string | undefined, directoryId: string): string {
-  return tenant === undefined ? `contacts/${directoryId}` : `contacts/${tenant}/${directoryId}`;
+/**
+ * The lease name of a directory's partitions (both tables'), as `lock` is asked for it: the
+ * caller scopes it to the tenant (the workflow under `tenant=<t>/`, as its other leases).
+ */
+export function directoryLeaseName(directoryId: string): string {
+  return `contacts/${directoryId}`;
 }
 
 interface ValidSync {
@@ -133,7 +136,7 @@ export async function commitStagedDirectorySyncs(
   const release =
     valid.length === 0 || deps.lock === undefined
       ? undefined
-      : await deps.lock(valid.map((v) => directoryLeaseName(deps.tenant, v.sync.directoryId)));
+      : await deps.lock(valid.map((v) => directoryLeaseName(v.sync.directoryId)));
   const committed: StagedSyncCommitResult['tables'] = [];
   try {
     // Under the leases: what the partitions hold now, against what each sync read.
