@@ -57,6 +57,15 @@ export function executionInputOf(v: ExecutionInputValues): ExecutionInput {
   return parsed(input);
 }
 
+/** `--contacts only` with report options (flag names, e.g. `--from`): a usage error naming them. */
+export function refuseWithContactsOnly(reportOptions: readonly string[]): void {
+  if (reportOptions.length > 0) {
+    throw new UsageError(
+      `--contacts only syncs the contact directories alone: it takes no ${reportOptions.join(', ')}`,
+    );
+  }
+}
+
 /** `--contacts only`'s input: any report option is a usage error naming it. */
 function contactsOnlyInput(v: ExecutionInputValues, modes: readonly string[]): ExecutionInput {
   const reportOptions = [
@@ -64,11 +73,7 @@ function contactsOnlyInput(v: ExecutionInputValues, modes: readonly string[]): E
     ...(v.report === undefined ? [] : ['--report']),
     ...(v['filter-id'] === undefined ? [] : ['--filter-id']),
   ];
-  if (reportOptions.length > 0) {
-    throw new UsageError(
-      `--contacts only syncs the contact directories alone: it takes no ${reportOptions.join(', ')}`,
-    );
-  }
+  refuseWithContactsOnly(reportOptions);
   return parsed({ contacts: 'only', ...(v['force-replace'] === true ? { forceReplace: true } : {}) });
 }
 

@@ -17,9 +17,15 @@ export async function heldInRunRecords(
   keys: readonly string[],
   read: (key: string) => Promise<string>,
 ): Promise<HeldReportPartition[] | undefined> {
+  const records = [];
+  for (const key of keys) records.push(parseRunRecord(await read(key).catch(() => '')));
+  return heldInRecords(records);
+}
+
+/** {@link heldInRunRecords} of records already parsed (parseRunRecord: a string is why one could not be). */
+export function heldInRecords(records: readonly (RunRecord | string)[]): HeldReportPartition[] | undefined {
   const jobs = [];
-  for (const key of keys) {
-    const record = parseRunRecord(await read(key).catch(() => ''));
+  for (const record of records) {
     if (typeof record === 'string') return undefined;
     jobs.push(...(record.jobs ?? []));
   }

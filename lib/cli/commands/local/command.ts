@@ -1,6 +1,7 @@
 import { ConfigError, parseCommandLine, UsageError } from '../../../command-line';
 import { DATASETS } from '../../../export';
 import { LAKE_DIR_DEFAULT } from '../../shared/defaults';
+import { refuseWithContactsOnly } from '../../shared/execution-input-options';
 import { partialDayWarning, refuseFutureDates } from '../../shared/future-dates';
 import { INTERRUPTED_EXIT_CODE } from '../../shared/interrupt';
 import type { IOStreams } from '../../shared/io-streams';
@@ -76,11 +77,7 @@ export function parseLocalExportArgs(
       ...(v.to === undefined ? [] : ['--to']),
       ...(v.report === undefined ? [] : ['--report']),
     ];
-    if (v.contacts === 'only' && reportOptions.length > 0) {
-      throw new UsageError(
-        `--contacts only syncs the contact directories alone: it takes no ${reportOptions.join(', ')}`,
-      );
-    }
+    if (v.contacts === 'only') refuseWithContactsOnly(reportOptions);
     options.contacts = v.contacts;
   }
   options.rowsPerDay = v['rows-per-day'];

@@ -9,7 +9,7 @@ import { InvalidInputError, type Plan, parseRunRecord, planExecution } from '../
 import { CLI_DEFAULTS } from '../../shared/defaults';
 import { acquireOutDirLock, type OutDirLock } from '../../shared/out-dir-lock';
 import { type RunOutcome, runOutcome } from '../../shared/run-outcome';
-import { heldInRunRecords } from '../../shared/run-records';
+import { heldInRecords } from '../../shared/run-records';
 import { type TenantContacts, tenantContacts } from './contacts-summary';
 import { type ExportTenant, exportTenants, missingLogin, selectTenants } from './export-tenants';
 import { removeOrphanDataFiles } from './orphan-files';
@@ -369,12 +369,13 @@ async function runTenant(
     const outcome = runOutcome(result.summaries);
     // Finalize's output lists only the first held partitions (it travels in the state): the
     // run records list every one.
-    const readRecord = (key: string) => fs.readFile(path.join(outDir, key), 'utf8');
-    const held = await heldInRunRecords(runRecords, readRecord);
-    if (held !== undefined) outcome.held = held;
     const records = await Promise.all(
-      runRecords.map(async (k) => parseRunRecord(await readRecord(k).catch(() => ''))),
+      runRecords.map(async (k) =>
+        parseRunRecord(await fs.readFile(path.join(outDir, k), 'utf8').catch(() => '')),
+      ),
     );
+    const held = heldInRecords(records);
+    if (held !== undefined) outcome.held = held;
     return {
       ...base,
       status: result.status,
