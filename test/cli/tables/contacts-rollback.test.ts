@@ -2,6 +2,7 @@ import { mkdir, readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import { icebergRead } from 'icebird';
 import { describe, expect, it } from 'vitest';
+import { acquireOutDirLock } from '../../../lib/cli/shared/out-dir-lock';
 import { type ContactRow, contactsColumns, encodeContactsParquet } from '../../../lib/export/contacts';
 import {
   commitDirectoriesOverwrite,
@@ -118,6 +119,25 @@ describe('report-export tables rollback of the contact tables (a multi-tenant la
     expect(currents).toContainEqual(['summaries', reports.summaries]);
     expect(await readdir(root)).not.toContain('contacts');
     expect(await readdir(path.join(root, 'csv')).catch((): string[] => [])).not.toContain('contacts');
+  });
+
+  it('refuses while another report-export holds the local lake, naming it, and rolls nothing back', async () => {
+    // Prepare: the lake held as an npm start running into it holds it.
+    const { root, table, contactsNow, contactsTarget } = await lake();
+    const held = await acquireOutDirLock(root);
+
+    // Act
+    let run: Awaited<ReturnType<typeof runInProcess>>;
+    try {
+      run = await runInProcess(forcedRollback(root, contactsTarget, 'acme'));
+    } finally {
+      await held.release();
+    }
+
+    // Assess
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain(`another report-export is writing ${root}`);
+    expect(await current(table)).toBe(contactsNow);
   });
 
   it('leaves the contact history when a report snapshot is the target, and names all four tables for an unknown one', async () => {

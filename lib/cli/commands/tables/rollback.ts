@@ -1,3 +1,5 @@
+import { stat } from 'node:fs/promises';
+import * as path from 'node:path';
 import { parseCommandLine, renderHelp, UsageError } from '../../../command-line';
 import {
   partitionName,
@@ -7,6 +9,7 @@ import {
 } from '../../../export';
 import type { IOStreams } from '../../shared/io-streams';
 import type { LakeTableName } from '../../shared/lake-tables';
+import { acquireOutDirLock } from '../../shared/out-dir-lock';
 import { splitPositionals } from '../../shared/positionals';
 import { promptLine } from '../../shared/prompt';
 import { checkedTenant } from '../../shared/tenant-check';
@@ -45,64 +48,78 @@ export async function tablesRollback(argv: readonly string[], io: IOStreams): Pr
   const confirms = [v.force, v['if-current'] !== undefined, v['dry-run']].filter(Boolean).length;
   if (confirms > 1) throw new UsageError('tables rollback: give one of --dry-run, --if-current and --force');
   const lake = await tablesLocation('tables rollback', v, io);
-  const where = lakeArguments(v);
-  const tenantFlag = tenant === undefined ? '' : ` --tenant ${tenant}`;
-  const plan = await planRollback(lake, {
-    id,
-    only,
-    tenant,
-    ifCurrent: v['if-current'],
-    listHint: `report-export tables snapshots ${where}`,
-  });
-  const changing = plan.tables.filter((t) => t.plan.partitions.length > 0);
-  const confirmCommand = `report-export tables rollback ${id}${tenantFlag} --if-current ${plan.tables
-    .map((t) => t.plan.currentSnapshotId)
-    .filter((s) => s !== null)
-    .join(',')} ${where}`;
-  if (changing.length === 0 || v['dry-run']) {
-    writePlan(io, v.json, plan, {
-      rolledBack: false,
-      confirmCommand: changing.length === 0 ? undefined : confirmCommand,
+  // A local lake: held as npm start, run and workflow hold it, so no export promotes a
+  // partition's CSV while this rewrites it (the table's own commit is compare-and-swap).
+  const local = v['dry-run'] || v.dir.startsWith('s3://') ? undefined : path.resolve(io.cwd, v.dir);
+  const lock = local !== undefined && (await isDirectory(local)) ? await acquireOutDirLock(local) : undefined;
+  try {
+    const where = lakeArguments(v);
+    const tenantFlag = tenant === undefined ? '' : ` --tenant ${tenant}`;
+    const plan = await planRollback(lake, {
+      id,
+      only,
+      tenant,
+      ifCurrent: v['if-current'],
+      listHint: `report-export tables snapshots ${where}`,
     });
-    return 0;
-  }
-  if (!v.force && v['if-current'] === undefined) {
-    writePlan(io, v.json, plan, { rolledBack: false, confirmCommand });
-    if (io.stdin.isTTY !== true) {
-      throw new UsageError(
-        `tables rollback: nothing rolled back; confirm the plan above with --if-current (${confirmCommand}), or --force (no terminal to ask on)`,
-      );
+    const changing = plan.tables.filter((t) => t.plan.partitions.length > 0);
+    const confirmCommand = `report-export tables rollback ${id}${tenantFlag} --if-current ${plan.tables
+      .map((t) => t.plan.currentSnapshotId)
+      .filter((s) => s !== null)
+      .join(',')} ${where}`;
+    if (changing.length === 0 || v['dry-run']) {
+      writePlan(io, v.json, plan, {
+        rolledBack: false,
+        confirmCommand: changing.length === 0 ? undefined : confirmCommand,
+      });
+      return 0;
     }
-    const answer = await promptLine(io, 'Roll back as planned? Type yes to confirm: ');
-    if (answer !== 'yes') {
-      io.stderr.write('Not confirmed: nothing rolled back\n');
-      return 1;
-    }
-  }
-  const outcomes = new Map<LakeTableName, TableRollbackOutcome>();
-  for (const t of changing) {
-    try {
-      outcomes.set(
-        t.dataset,
-        await publishTenantRollback(lake, t.dataset, t.plan, {
-          [ROLLBACK_FROM_KEY]: String(t.plan.currentSnapshotId),
-        }),
-      );
-    } catch (error) {
-      // The tables commit one after the other: say which one went back before this one failed.
-      for (const [dataset, o] of outcomes) {
-        io.stderr.write(
-          `${dataset} was rolled back (new snapshot ${o.result?.snapshotId}); ${t.dataset} was not:\n`,
+    if (!v.force && v['if-current'] === undefined) {
+      writePlan(io, v.json, plan, { rolledBack: false, confirmCommand });
+      if (io.stdin.isTTY !== true) {
+        throw new UsageError(
+          `tables rollback: nothing rolled back; confirm the plan above with --if-current (${confirmCommand}), or --force (no terminal to ask on)`,
         );
       }
-      throw error;
+      const answer = await promptLine(io, 'Roll back as planned? Type yes to confirm: ');
+      if (answer !== 'yes') {
+        io.stderr.write('Not confirmed: nothing rolled back\n');
+        return 1;
+      }
     }
+    const outcomes = new Map<LakeTableName, TableRollbackOutcome>();
+    for (const t of changing) {
+      try {
+        outcomes.set(
+          t.dataset,
+          await publishTenantRollback(lake, t.dataset, t.plan, {
+            [ROLLBACK_FROM_KEY]: String(t.plan.currentSnapshotId),
+          }),
+        );
+      } catch (error) {
+        // The tables commit one after the other: say which one went back before this one failed.
+        for (const [dataset, o] of outcomes) {
+          io.stderr.write(
+            `${dataset} was rolled back (new snapshot ${o.result?.snapshotId}); ${t.dataset} was not:\n`,
+          );
+        }
+        throw error;
+      }
+    }
+    const owner = plan.tables.find((t) => t.dataset === plan.dataset);
+    const undo = `report-export tables rollback ${plan.dataset} ${owner?.plan.currentSnapshotId}${tenantFlag} --force ${where}`;
+    writeResult(io, v.json, plan, outcomes, undo);
+    return 0;
+  } finally {
+    await lock?.release();
   }
-  const owner = plan.tables.find((t) => t.dataset === plan.dataset);
-  const undo = `report-export tables rollback ${plan.dataset} ${owner?.plan.currentSnapshotId}${tenantFlag} --force ${where}`;
-  writeResult(io, v.json, plan, outcomes, undo);
-  return 0;
 }
+
+const isDirectory = (dir: string) =>
+  stat(dir).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
 
 function snapshotWords(s: Snapshot): string {
   const run = s.summary['report-export.run-id'];

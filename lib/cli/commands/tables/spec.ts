@@ -87,7 +87,8 @@ them) when a snapshot changing the tenant's partitions landed after the one give
 committed after the operator looked is never discarded unseen. --force skips the plan. A target
 whose data files no longer exist (a removed tenant's) is refused, naming them. Nothing is deleted:
 every snapshot stays readable (query --as-of), and the command prints the rollback that undoes it.
-The next export of a rolled-back day replaces it again.
+The next export of a rolled-back day replaces it again. A local lake is held while the rollback runs, as
+npm start, run and workflow hold it: one of them writing it meanwhile is refused, naming the holder.
 ${WHERE}`,
   options: { ...ROLLBACK_OPTIONS, ...COMMON },
   examples: [
