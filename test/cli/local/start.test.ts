@@ -251,7 +251,9 @@ describe('report-export (default command: npm start)', () => {
     expect(second.stdout).toMatch(
       new RegExp(`${summary?.reportName} +summaries/format=csv/tenant=london/report_id=${summary?.reportId}`),
     );
-    expect(second.stdout).toMatch(/^ {2}Iceberg tables: \S+\/tables\/calls, \S+\/tables\/summaries \(/m);
+    expect(second.stdout).toMatch(
+      /^ {2}Iceberg tables: \S+\/tables\/calls, \S+\/tables\/summaries, \S+\/tables\/contacts, \S+\/tables\/contact_phones \(/m,
+    );
     // The mid-run warning names each held day with both counts.
     // The mid-run warning names each held day with its report and both counts (as the end's does).
     for (const line of heldLines) expect(second.stderr.split(`  held ${line.trim()}\n`)).toHaveLength(3);

@@ -2,7 +2,14 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { DATASETS, type Dataset, OUTPUT_FORMATS, type PartitionManifest } from '../../../export';
 import type { Plan } from '../../../workflow';
-import { hasLocalTable, livePartitionKey, livePartitions, localLakeTables } from '../../shared/lake-tables';
+import {
+  CONTACT_TABLES,
+  hasLocalTable,
+  LAKE_DATASETS,
+  livePartitionKey,
+  livePartitions,
+  localLakeTables,
+} from '../../shared/lake-tables';
 
 /** One report's rows per local date, as its partitions' manifests state them. */
 export interface ReportDays {
@@ -92,10 +99,10 @@ async function readManifest(file: string): Promise<PartitionManifest | undefined
   }
 }
 
-/** The directories of the lake's Iceberg tables (`<outDir>/tables/<dataset>`), in dataset order. */
+/** The directories of the lake's Iceberg tables (`<outDir>/tables/<table>`): the report tables', then the contact tables'. */
 export async function lakeTableDirs(outDir: string): Promise<string[]> {
   const dirs: string[] = [];
-  for (const dataset of Object.values(DATASETS))
+  for (const dataset of [...LAKE_DATASETS, ...CONTACT_TABLES])
     if (await hasLocalTable(outDir, dataset)) dirs.push(path.join(outDir, 'tables', dataset));
   return dirs;
 }
