@@ -1,4 +1,5 @@
 import type { ObjectStore } from '../../stores';
+import { forEachLimited } from '../concurrency';
 import { EXPORT_ERROR_CODES, ExportError } from '../errors';
 import {
   commitDirectoriesOverwrite,
@@ -11,7 +12,6 @@ import {
 } from '../table';
 import { checkTenantId } from '../tenant';
 import type { ExportLogger, LakeTables } from '../types';
-import { forEachLimited } from './concurrency';
 import { ContactFileMismatch, checkContactFile } from './contact-file-check';
 import { partitionFiles } from './directory-partition';
 import {

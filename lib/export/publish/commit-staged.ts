@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type ObjectStore, readObjectIfPresent } from '../../stores';
+import { forEachLimited } from '../concurrency';
 import { EXPORT_ERROR_CODES, ExportError } from '../errors';
 import type { StagedRunRef, TableCommitSummary } from '../export-summary';
 import { manifestKey, tenantSegment } from '../layout';
@@ -25,7 +26,6 @@ import {
 } from '../table';
 import { checkTenantId } from '../tenant';
 import type { ExportLogger, PartitionOutput } from '../types';
-import { forEachLimited } from './concurrency';
 import { deleteStaging, type Emptied, type PublishContext, promote } from './publish';
 import {
   readStagedRun,

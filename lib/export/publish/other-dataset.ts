@@ -1,6 +1,6 @@
+import { forEachLimited } from '../concurrency';
 import type { OutputLayout } from '../layout';
 import { DATASETS } from '../schema';
-import { forEachLimited } from './concurrency';
 import type { PublishedLookup } from './published-partition';
 
 /**

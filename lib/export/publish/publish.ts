@@ -1,5 +1,6 @@
 import { isMachineLocal, type ObjectStore } from '../../stores/object-store';
 import { currentProcess } from '../../stores/process-identity';
+import { forEachLimited } from '../concurrency';
 import { EXPORT_ERROR_CODES, ExportError, PublishError, VerificationError } from '../errors';
 import {
   backupKey,
@@ -19,7 +20,6 @@ import type { Reconciliation } from '../reconcile';
 import { emptyQuality } from '../rows/quality';
 import { DATASETS, type PromotedColumn, SCHEMA_VERSION, type TableSchema } from '../schema';
 import type { CallTotals, PartitionOutput, QualityCounts, SpilledFile } from '../types';
-import { forEachLimited } from './concurrency';
 import { JOURNAL_BATCH, type JournalEntry, journalRecordKey, writeJournalRecord } from './journal';
 import { testPause } from './test-pause';
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { forEachLimited } from '../concurrency';
 import { EXPORT_ERROR_CODES, PublishError, VerificationError } from '../errors';
 import { tenantSegment } from '../layout';
 import { type IcebergTable, liveFiles, type NewDataFile } from '../table';
 import type { PartitionOutput } from '../types';
-import { forEachLimited } from './concurrency';
 import { callsInFiles, type PublishedLookup } from './published-partition';
 
 /**

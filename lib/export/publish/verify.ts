@@ -1,10 +1,10 @@
 import { open } from 'node:fs/promises';
 import { parquetMetadata } from 'hyparquet';
+import { forEachLimited } from '../concurrency';
 import { EXPORT_ERROR_CODES, VerificationError } from '../errors';
 import { csvHeaderLine } from '../formats/csv-encoder';
 import type { TableSchema } from '../schema';
 import type { PartitionOutput, SpilledFile } from '../types';
-import { forEachLimited } from './concurrency';
 import { scanCsvFile } from './csv-scan';
 
 /** Rows a Parquet file's footer declares, read back from the file itself. */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { forEachLimited } from '../../concurrency';
 import { ExportConfigError } from '../../errors';
 import { TENANT_ID_PATTERN } from '../../tenant';
 import type { TableLocation } from '../metadata/location';
@@ -271,20 +272,15 @@ export async function validateRequest(
   // cost the committer carrying it thousands of reads one after the other.
   const claimed = request.reports.flatMap((report, r) => report.files.map((file, f) => ({ file, r, f })));
   const checked: NewDataFile[][] = request.reports.map(() => []);
-  let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < claimed.length; i = next++) {
-      const { file, r, f } = claimed[i] as (typeof claimed)[number];
-      try {
-        (checked[r] as NewDataFile[])[f] = await checkDataFile(location.store, file);
-      } catch (error) {
-        next = claimed.length; // the request is invalid (or unreadable): stop reading its files
-        if (error instanceof DataFileMismatch) throw invalid(key, error.message);
-        throw error;
-      }
+  // The first invalid (or unreadable) file stops the reading of the others.
+  await forEachLimited(claimed, REQUEST_FILE_CHECKS_AT_ONCE, async ({ file, r, f }) => {
+    try {
+      (checked[r] as NewDataFile[])[f] = await checkDataFile(location.store, file);
+    } catch (error) {
+      if (error instanceof DataFileMismatch) throw invalid(key, error.message);
+      throw error;
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(REQUEST_FILE_CHECKS_AT_ONCE, claimed.length) }, worker));
+  });
   const reports: RequestReport[] = request.reports.map((report, r) => ({
     ...report,
     files: checked[r] as NewDataFile[],
