@@ -36,20 +36,19 @@ export async function openKeptService(
   workspaceId: string,
 ): Promise<KeptServiceSession | undefined> {
   const sim = await startSimulator({ autoApprove: true, ...keptServiceOptions(workDir) });
+  let session: KeptServiceSession | undefined;
   try {
     const tenant = sim.tenants.find((t) => t.workspaceId === workspaceId);
-    if (tenant === undefined) {
-      await sim.close();
-      return undefined;
-    }
+    if (tenant === undefined) return undefined;
     const { authUrl, clientId, clientSecret, redirectUri } = sim;
     const tokens = await loginWithAutoApproval(
       { authUrl, clientId, clientSecret, redirectUri },
       { loginHint: tenant.username },
     );
-    return { baseUrl: sim.baseUrl, accessToken: tokens.accessToken, close: () => sim.close() };
-  } catch (error) {
-    await sim.close();
-    throw error;
+    session = { baseUrl: sim.baseUrl, accessToken: tokens.accessToken, close: () => sim.close() };
+    return session;
+  } finally {
+    // Stopped here unless handed over (no such tenant, or the sign-in failed).
+    if (session === undefined) await sim.close();
   }
 }

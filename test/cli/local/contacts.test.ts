@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flagOf } from '../../../lib/cli/commands/directory/spec';
+import { acquireOutDirLock } from '../../../lib/cli/shared/out-dir-lock';
 import { directoryItemsOn } from '../../../lib/simulator/directory-ground-truth';
 import type { DirectoryItem } from '../../../lib/spec';
 import { runInProcess } from '../../support/cli-in-process';
@@ -128,6 +129,37 @@ describe('npm start with the contact directories (three tenants)', () => {
     );
     expect(replaced.stdout).toContain('Head of Returns');
     expect(deleted.stdout).toContain(gone.id);
+  });
+
+  it('refuses a directory command naming the holder while another process holds the kept state and no service answers', async () => {
+    // Prepare: the kept state held, as a second directory command (or an npm start starting) holds it.
+    const held = await acquireOutDirLock(path.join(state, 'service'));
+
+    // Act
+    let search: CliRun;
+    try {
+      search = await runInProcess(
+        [
+          'directory',
+          'search',
+          '--tenant',
+          'london',
+          '--dir',
+          state,
+          '--directory',
+          'Company contacts',
+          '--text',
+          'a',
+        ],
+        { cwd: work },
+      );
+    } finally {
+      await held.release();
+    }
+
+    // Assess
+    expect(search.code).toBe(1);
+    expect(search.stderr).toContain(`another report-export is writing ${path.join(state, 'service')}`);
   });
 
   it('prints the history a replace and a delete make, and no change of the other tenants, on the next run', () => {

@@ -47,6 +47,10 @@ export async function directoryCommand(argv: readonly string[], io: IOStreams): 
   try {
     return await runSubcommand(DIRECTORY_COMMAND, subcommands(services), argv, io);
   } finally {
-    await services.close();
+    for (const error of await services.close()) {
+      io.stderr.write(
+        `warning: the local service this command served did not stop cleanly: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
+    }
   }
 }

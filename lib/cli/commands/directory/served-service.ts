@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { LocalFileSecretStore } from '../../../stores';
 import type { ServiceSecret } from '../../../workflow';
-import { acquireOutDirLock } from '../../shared/out-dir-lock';
+import { acquireOutDirLock, type OutDirLock, OutDirLockedError } from '../../shared/out-dir-lock';
 
 /**
  * `directory --tenant <id>` on the local deployment while no `npm start` runs: the tenant's
@@ -20,9 +20,16 @@ export class ServedServices {
     this.#closers.push(close);
   }
 
-  /** Stops every service served, the last first. */
-  async close(): Promise<void> {
-    for (let close = this.#closers.pop(); close !== undefined; close = this.#closers.pop()) await close();
+  /**
+   * Stops every service served, the last first. A failure to stop one does not undo what the
+   * command did (its writes are in the kept state): it is returned, to be warned of.
+   */
+  async close(): Promise<unknown[]> {
+    const failures: unknown[] = [];
+    for (let close = this.#closers.pop(); close !== undefined; close = this.#closers.pop()) {
+      await close().catch((error: unknown) => failures.push(error));
+    }
+    return failures;
   }
 }
 
@@ -73,9 +80,11 @@ interface ServeInput {
 
 /**
  * The local service served on the kept state, signed in as the tenant, when the tenant's
- * login names a loopback service that refuses connections and the state directory keeps the
- * local service's state; undefined otherwise (the ordinary login is used). Refused, naming
- * the holder, while another process (an `npm start` starting) holds the kept state.
+ * login names a loopback service, the state directory keeps the local service's state and no
+ * other process holds it; undefined otherwise (the ordinary login is used: an npm start that
+ * holds the state serves it). Refused, naming the holder, when another process holds the
+ * state and nothing answers at the login's URL (another directory command, an npm start
+ * starting).
  */
 export async function serveStoppedLocalService(
   input: ServeInput,
@@ -90,8 +99,16 @@ export async function serveStoppedLocalService(
   )
     return undefined;
   const url = await loopbackLogin(input.loginFile);
-  if (url === undefined || !(await refused(url))) return undefined;
-  const lock = await acquireOutDirLock(serviceDir);
+  if (url === undefined) return undefined;
+  // The kept state's lock decides, not the port: a running npm start holds it (and its
+  // service answers at the login's URL); nothing is sent to whatever else holds that port now.
+  let lock: OutDirLock;
+  try {
+    lock = await acquireOutDirLock(serviceDir);
+  } catch (error) {
+    if (error instanceof OutDirLockedError && !(await refused(url))) return undefined;
+    throw error;
+  }
   let session: Awaited<ReturnType<typeof openKeptService>>;
   try {
     session = await openKeptService(input.stateDir, input.workspaceId);
@@ -105,8 +122,11 @@ export async function serveStoppedLocalService(
   }
   const { close } = session;
   input.services.add(async () => {
-    await close();
-    await lock.release();
+    try {
+      await close();
+    } finally {
+      await lock.release();
+    }
   });
   input.log(
     `the local service is not running: serving its kept state ${serviceDir} for this command, as npm start does`,

@@ -47,7 +47,7 @@ const CONNECTION_OPTIONS = {
   ...CONFIG_FILE_OPTION,
   ...configOptions(['region', 'baseUrl', 'authUrl', 'secretFile', 'secretId', 'leaseStore']),
   ...tenantOption(
-    'read and write as this tenant of the local deployment (tenants add): its stored login (tenants login), refreshed under its lease, unless a flag names another',
+    "read and write as this tenant of the local deployment (tenants add): its stored login (tenants login), refreshed under its lease, unless a flag names another; with no npm start running, the local service is served on the deployment's kept state (<dir>/service) for the command",
   ),
   dir: {
     ...TENANTS_DEPLOYMENT_OPTIONS.dir,
@@ -273,12 +273,15 @@ export const DIRECTORY_COMMAND = defineCommand({
   usage: 'Usage: report-export directory <subcommand> [options]',
   summary: 'Contact directories: search, get, create, replace, delete items; sync from a CSV file.',
   description: `Every subcommand takes --directory (an id or a name) and uses the login's secret
-(report-export login), or REPORT_EXPORT_ACCESS_TOKEN with --base-url. See
+(report-export login), or REPORT_EXPORT_ACCESS_TOKEN with --base-url. With --tenant <id> of the local
+deployment and no npm start running, the command serves the local service itself on the deployment's
+kept state (<dir>/service, locked while it runs), so the next npm start syncs what it wrote. See
 report-export directory <subcommand> --help.`,
   options: HELP_OPTION,
   examples: [
     'report-export directory search --directory "Company contacts" --text hart',
     'report-export directory sync --directory "Company contacts" --csv contacts.csv --dry-run',
+    'report-export directory delete --tenant london --directory "Company contacts" --item <id>',
   ],
   subcommands: DIRECTORY_SUBCOMMANDS,
   notes: renderCommandList(DIRECTORY_SUBCOMMANDS)
