@@ -85,6 +85,10 @@ export {
 } from './settings';
 export {
   DEFAULT_MAX_TENANT_REPORTS,
+  type FreshnessGoals,
+  INTRADAY_INTERVALS,
+  type IntradaySchedule,
+  MAX_FRESHNESS_MINUTES,
   parseTenantEntry,
   TENANT_REGIONS,
   type TenantEntry,

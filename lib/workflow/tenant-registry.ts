@@ -41,7 +41,40 @@ export interface TenantEntry {
   country?: string;
   /** The contact directories it exports to the lake, by id; absent: every directory it has. */
   directories?: string[];
+  /** Intraday refreshes of today so far (its own schedule); absent: nightly only. */
+  intraday?: IntradaySchedule;
+  /** Its freshness goals; absent: derived from its night and intraday refreshes (lib/workflow/freshness). */
+  freshness?: FreshnessGoals;
 }
+
+/** Minutes between intraday refreshes a tenant may choose: divisors of a day, 15 at the least. */
+export const INTRADAY_INTERVALS = [15, 20, 30, 60, 120, 180, 240, 360, 480, 720] as const;
+
+/**
+ * When a tenant's intraday refreshes run: every `everyMinutes`, at local times from `fromHour`:00
+ * up to (not including) `toHour`:00 in its zone. Each refresh exports today so far (and
+ * yesterday too, when the refresh before it was yesterday), replacing those days' partitions.
+ */
+export interface IntradaySchedule {
+  everyMinutes: (typeof INTRADAY_INTERVALS)[number];
+  /** 0..23, default 0. */
+  fromHour: number;
+  /** 1..24, after fromHour, default 24. */
+  toHour: number;
+}
+
+/**
+ * How old a report's data may grow, judged per day partition: from the newest instant its
+ * published days hold (the end of the newest settled day, or a provisional day's as-of)
+ * to now. Past `warnAfterMinutes` a warning, past `errorAfterMinutes` an error.
+ */
+export interface FreshnessGoals {
+  warnAfterMinutes: number;
+  errorAfterMinutes: number;
+}
+
+/** The longest freshness goal an entry may set: 31 days. */
+export const MAX_FRESHNESS_MINUTES = 31 * 24 * 60;
 
 /** Most directories an entry may name. */
 export const MAX_TENANT_DIRECTORIES = 100;
@@ -88,6 +121,29 @@ function entrySchema(maxReports: number) {
       .max(MAX_TENANT_DIRECTORIES, `names more than ${MAX_TENANT_DIRECTORIES} directories`)
       .refine((ids) => new Set(ids).size === ids.length, 'names a directory twice')
       .optional(),
+    intraday: z
+      .strictObject({
+        everyMinutes: z
+          .number()
+          .refine(
+            (m) => (INTRADAY_INTERVALS as readonly number[]).includes(m),
+            `must be one of ${INTRADAY_INTERVALS.join(', ')} (minutes)`,
+          ),
+        fromHour: z.number().int().min(0).max(23).default(0),
+        toHour: z.number().int().min(1).max(24).default(24),
+      })
+      .refine((s) => s.toHour > s.fromHour, { message: 'toHour must be after fromHour', path: ['toHour'] })
+      .optional(),
+    freshness: z
+      .strictObject({
+        warnAfterMinutes: z.number().int().min(1).max(MAX_FRESHNESS_MINUTES),
+        errorAfterMinutes: z.number().int().min(1).max(MAX_FRESHNESS_MINUTES),
+      })
+      .refine((g) => g.errorAfterMinutes >= g.warnAfterMinutes, {
+        message: 'errorAfterMinutes must be at least warnAfterMinutes',
+        path: ['errorAfterMinutes'],
+      })
+      .optional(),
   });
 }
 
@@ -99,11 +155,15 @@ export function parseTenantEntry(raw: unknown, options: { maxReports?: number } 
   const parsed = entrySchema(options.maxReports ?? DEFAULT_MAX_TENANT_REPORTS).safeParse(raw);
   if (parsed.success) {
     // Optional members stay absent (never `undefined`), as the entry is written back.
-    const { country, directories, ...entry } = parsed.data;
+    const { country, directories, intraday, freshness, ...entry } = parsed.data;
     return {
       ...entry,
       ...(country === undefined ? {} : { country }),
       ...(directories === undefined ? {} : { directories }),
+      ...(intraday === undefined
+        ? {}
+        : { intraday: { ...intraday, everyMinutes: intraday.everyMinutes as IntradaySchedule['everyMinutes'] } }),
+      ...(freshness === undefined ? {} : { freshness }),
     };
   }
   const id = (raw as { id?: unknown } | null)?.id;
