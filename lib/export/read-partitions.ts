@@ -55,6 +55,7 @@ export async function readPartitions(run: ResolvedExportOptions, spillRoot: stri
     requestId,
     zone: new ZoneConverter(run.timeZoneId),
     schema: run.schema,
+    provisionalFrom: run.provisionalFrom,
     ...(run.summaryDay === undefined ? {} : { day: run.summaryDay }),
     unknownMembers: run.unknownMembers,
     ...(run.rowWindow === undefined ? {} : { window: { ...run.rowWindow, outside: run.outsideWindow } }),

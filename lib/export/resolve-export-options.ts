@@ -5,6 +5,7 @@ import {
   CALENDAR_ERROR_CODES,
   CalendarError,
   checkWindowDates,
+  dateInZone,
   datesOfWindow,
   type ReportWindow,
   ZoneConverter,
@@ -47,6 +48,8 @@ export interface ResolvedExportOptions {
   outsideWindow: OutsideWindowPolicy;
   /** The zone rows' `start` is read in. */
   timeZoneId: string;
+  /** The first local day not ended when the data was read (dataAsOf): its rows and later ones are provisional. */
+  provisionalFrom: string;
   maxRowsPerFile: number;
   rowGroupRows: number;
   maxBufferedRows: number;
@@ -162,6 +165,7 @@ export function resolveExportOptions(options: ExportOptions): ResolvedExportOpti
       OUTSIDE_WINDOW_POLICIES,
     ),
     timeZoneId,
+    provisionalFrom: provisionalFrom(options, timeZoneId),
     maxRowsPerFile: positive('maxRowsPerFile', options.maxRowsPerFile ?? EXPORT_DEFAULTS.maxRowsPerFile),
     rowGroupRows: positive('rowGroupRows', options.rowGroupRows ?? EXPORT_DEFAULTS.rowGroupRows),
     maxBufferedRows: positive('maxBufferedRows', options.maxBufferedRows ?? EXPORT_DEFAULTS.maxBufferedRows),
@@ -195,6 +199,20 @@ export function resolveExportOptions(options: ExportOptions): ResolvedExportOpti
     commit: commitMode(options),
     icebergFile: undefined,
   };
+}
+
+/** The local day of ExportOptions.dataAsOf (default now) in the zone: the first day not ended then. */
+function provisionalFrom(options: ExportOptions, timeZoneId: string): string {
+  const at =
+    options.dataAsOf === undefined
+      ? (options.now ?? (() => new Date()))().getTime()
+      : Date.parse(options.dataAsOf);
+  if (!Number.isFinite(at)) {
+    throw new ExportConfigError(
+      `dataAsOf must be an ISO 8601 instant, got ${JSON.stringify(options.dataAsOf)}`,
+    );
+  }
+  return dateInZone(at, timeZoneId);
 }
 
 /** ExportOptions.commit, checked: `defer` needs tables (the Hive layout publishes at once). */

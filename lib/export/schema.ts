@@ -10,9 +10,10 @@ import { ExportConfigError } from './errors';
  *
  * 1: the spec's members, `start_utc`, lineage. 2: `extra` (members the schema does not know).
  * 3: every column in lower snake_case (`conn_id`, `user_name`), the member's name in its
- * description; an Iceberg table renames its fields in place (same field ids).
+ * description; an Iceberg table renames its fields in place (same field ids). 4: `provisional`
+ * (a day read before it ended in the report's zone), last; an Iceberg table appends it.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** How a column is typed; every format's type is derived from this. */
 export const COLUMN_KINDS = {
@@ -38,6 +39,8 @@ type ColumnSource =
   | { from: 'requestId' }
   /** The row's members that no column takes, as one JSON object text. */
   | { from: 'otherMembers' }
+  /** Whether the row's day had not ended in the report's zone when the service was read. */
+  | { from: 'provisional' }
   /**
    * A value of another dataset's own record (a contact version's `full_name`, `valid_from`),
    * under the key `member`: that dataset's module fills it; the report rows' mapper never
@@ -167,6 +170,26 @@ export const COLUMNS: readonly ColumnDefinition[] = [
   },
 ];
 
+/** Name of the column that says a day was read before it ended. */
+export const PROVISIONAL_COLUMN = 'provisional';
+
+/**
+ * `provisional`: true on every row of a day the service was read before that day ended in the
+ * report's zone (an intraday refresh, or a window reaching today), so the day may still grow;
+ * false once a run read it after it ended (settled). Last of every report dataset's columns,
+ * after the promoted ones: a CSV reader mapping fields by position reads the files written
+ * before it (schema version 3) with every other column in place and this one NULL, as an
+ * Iceberg reader does (a field a data file lacks reads as NULL).
+ */
+const PROVISIONAL: ColumnDefinition = {
+  name: PROVISIONAL_COLUMN,
+  kind: 'boolean',
+  nullable: false,
+  description:
+    "True when the row's day had not ended in the report's time zone when the service was read (an intraday refresh: the day may still grow); false once a run read the day after it ended (settled). NULL in files written before the column existed.",
+  source: { from: 'provisional' },
+};
+
 /** Name of the partition column; it lives in the object key, not in the files. */
 export const PARTITION_COLUMN = 'dt';
 
@@ -248,8 +271,8 @@ const MAX_PROMOTED_COLUMNS = 100;
 
 /**
  * The columns of `dataset` with the deployment's promoted columns: the spec's members,
- * `start_utc` (calls only), lineage, `extra`, then the promoted columns in the order
- * declared. They come last so that a CSV reader mapping fields by position (Athena's
+ * `start_utc` (calls only), lineage, `extra`, the promoted columns in the order
+ * declared, then `provisional` (PROVISIONAL). The promoted ones come after `extra` so that a CSV reader mapping fields by position (Athena's
  * OpenCSVSerDe) still reads every earlier column of files written before they were declared.
  * A promoted column's name is its member's `columnName` (`queueName` -> `queue_name`).
  * Rejects (ExportConfigError) a member name that is not a plain identifier, a column name
@@ -272,7 +295,9 @@ export function tableSchema(
   }
   const base = dataset === DATASETS.calls ? COLUMNS : COLUMNS.filter((c) => !CALL_ONLY.has(c.name));
   const taken = new Map(
-    [...base.map((c) => c.name), PARTITION_COLUMN].map((n) => [n, `column ${n}`] as const),
+    [...base.map((c) => c.name), PROVISIONAL_COLUMN, PARTITION_COLUMN].map(
+      (n) => [n, `column ${n}`] as const,
+    ),
   );
   const extraColumns = promoted.map((p, i): ColumnDefinition => {
     const where = `promoted column ${i} (${JSON.stringify(p?.name)})`;
@@ -304,7 +329,7 @@ export function tableSchema(
       { from: 'promoted', member: p.name },
     );
   });
-  const columns = [...base, ...extraColumns];
+  const columns = [...base, ...extraColumns, PROVISIONAL];
   return {
     dataset,
     columns,

@@ -21,6 +21,11 @@ interface RowMapperOptions {
    * day); required then, refused otherwise.
    */
   day?: string;
+  /**
+   * The first local day (YYYY-MM-DD) that had not ended in the zone when the service was read:
+   * rows of it and of later days are `provisional`. Without it every day is settled.
+   */
+  provisionalFrom?: string;
   /** Default 'keep': in the `extra` column. */
   unknownMembers?: UnknownMemberPolicy;
   /** The window rows must fall in; without it every date is accepted. */
@@ -237,6 +242,7 @@ export class RowMapper {
       return (_row, buffer) => buffer.setIndex(i, 0);
     }
     if (source.from === 'startUtc') return (_row, buffer, _local, utc) => buffer.setNumber(i, utc);
+    if (source.from === 'provisional') return this.#provisionalAppender(i, options.provisionalFrom);
     if (source.from === 'otherMembers') return (_row, buffer) => buffer.setString(i, this.#other);
     const name = source.member as keyof ResultRow;
     // A promoted member may be named like an Object.prototype member (`constructor`): only
@@ -290,6 +296,19 @@ export class RowMapper {
       case 'utcTimestamp':
         throw new ExportConfigError(`Column ${c.name}: a member cannot be a UTC timestamp`);
     }
+  }
+
+  /** `provisional`: a summary's one day decides once; a call's local start against the day's first instant. */
+  #provisionalAppender(i: number, from: string | undefined): Appender {
+    if (from === undefined) return (_row, buffer) => buffer.setNumber(i, 0);
+    const fromMs = parseLocalTime(`${from}T00:00:00`);
+    if (fromMs === undefined)
+      throw new ExportConfigError(`provisionalFrom must be a date YYYY-MM-DD, got ${from}`);
+    if (this.#day !== undefined) {
+      const value = this.#day >= from ? 1 : 0;
+      return (_row, buffer) => buffer.setNumber(i, value);
+    }
+    return (_row, buffer, local) => buffer.setNumber(i, local >= fromMs ? 1 : 0);
   }
 }
 

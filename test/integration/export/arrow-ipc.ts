@@ -13,6 +13,7 @@ export type ArrowType =
   | { kind: 'int'; bitWidth: number; signed: boolean }
   | { kind: 'float'; precision: number }
   | { kind: 'utf8'; large: boolean }
+  | { kind: 'bool' }
   | { kind: 'timestamp'; unit: number; timezone: string | null };
 
 export interface ArrowField {
@@ -24,7 +25,7 @@ export interface ArrowField {
 export interface ArrowTable {
   fields: ArrowField[];
   /** Rows as objects: numbers, strings, timestamps as numbers in their unit, null for null. */
-  rows: Record<string, number | string | null>[];
+  rows: Record<string, number | string | boolean | null>[];
 }
 
 /** A flatbuffers table: fields through its vtable. */
@@ -98,7 +99,7 @@ class FbTable {
 }
 
 const MESSAGE = { schema: 1, dictionaryBatch: 2, recordBatch: 3 } as const;
-const TYPE = { int: 2, floatingPoint: 3, utf8: 5, timestamp: 10, largeUtf8: 20 } as const;
+const TYPE = { int: 2, floatingPoint: 3, utf8: 5, bool: 6, timestamp: 10, largeUtf8: 20 } as const;
 
 function fieldOf(t: FbTable): ArrowField {
   const name = t.string(0) ?? '';
@@ -111,6 +112,7 @@ function fieldOf(t: FbTable): ArrowField {
   else if (typeType === TYPE.floatingPoint) arrow = { kind: 'float', precision: type?.i16(0) ?? 0 };
   else if (typeType === TYPE.utf8) arrow = { kind: 'utf8', large: false };
   else if (typeType === TYPE.largeUtf8) arrow = { kind: 'utf8', large: true };
+  else if (typeType === TYPE.bool) arrow = { kind: 'bool' };
   else if (typeType === TYPE.timestamp)
     arrow = { kind: 'timestamp', unit: type?.i16(0) ?? 0, timezone: type?.string(1) ?? null };
   else throw new Error(`${name}: Arrow type ${typeType} is not read here`);
@@ -121,7 +123,7 @@ function fieldOf(t: FbTable): ArrowField {
 export function readArrowIpcStream(bytes: Uint8Array): ArrowTable {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let fields: ArrowField[] | undefined;
-  const rows: Record<string, number | string | null>[] = [];
+  const rows: Record<string, number | string | boolean | null>[] = [];
   let o = 0;
   while (o + 8 <= bytes.length) {
     let metaLength = view.getInt32(o, true);
@@ -154,7 +156,7 @@ function readBatch(
   batch: FbTable,
   body: number,
   fields: ArrowField[],
-  rows: Record<string, number | string | null>[],
+  rows: Record<string, number | string | boolean | null>[],
 ): void {
   const length = batch.i64(0);
   const buffers = batch.vector(2);
@@ -173,7 +175,7 @@ function readBatch(
     const values = buffer(b++);
     const data = type.kind === 'utf8' ? buffer(b++) : undefined;
     for (let r = 0; r < length; r++) {
-      const row = rows[first + r] as Record<string, number | string | null>;
+      const row = rows[first + r] as Record<string, number | string | boolean | null>;
       if (!valid(r)) {
         row[field.name] = null;
         continue;
@@ -183,6 +185,9 @@ function readBatch(
       else if (type.kind === 'float' && type.precision === 2)
         row[field.name] = view.getFloat64(values.at + 8 * r, true);
       else if (type.kind === 'timestamp') row[field.name] = Number(view.getBigInt64(values.at + 8 * r, true));
+      // Bit-packed, least significant bit first (as validity is).
+      else if (type.kind === 'bool')
+        row[field.name] = ((view.getUint8(values.at + (r >> 3)) >> (r & 7)) & 1) === 1;
       else if (type.kind === 'utf8' && data !== undefined) {
         const width = type.large ? 8 : 4;
         const offset = (k: number) =>

@@ -135,22 +135,23 @@ describe('exportReportResult with members the schema does not know', () => {
     'reads a partition of schema 1 and one with extra together by name when the format is %s',
     async (format) => {
       // Prepare: a day written before `extra` existed. Its Parquet file is our file without
-      // the column (DuckDB COPY); its CSV is ours without the last field, which is what the
-      // writer of schema 1 wrote (the same fields, `extra` is the last column).
+      // the columns written since (DuckDB COPY); its CSV is ours without the last two fields,
+      // which is what the writer of schema 1 wrote (the same fields: `extra` and `provisional`
+      // are the last columns).
       await exportRows(['{"connId":"old","start":"2026-03-09T09:00:00","ans":1}']);
       const oldDir = join(root, `calls/format=${format}/report_id=${reportId}/dt=2026-03-09`);
       const oldFile = join(oldDir, `part-00000.${format}`);
       if (format === 'parquet') {
         const v1 = join(root, 'v1.parquet');
         await duckdbQuery(
-          `COPY (SELECT * EXCLUDE (extra) FROM read_parquet(${sqlString(oldFile)}, hive_partitioning = false)) TO ${sqlString(v1)} (FORMAT parquet)`,
+          `COPY (SELECT * EXCLUDE (extra, provisional) FROM read_parquet(${sqlString(oldFile)}, hive_partitioning = false)) TO ${sqlString(v1)} (FORMAT parquet)`,
         );
         await rm(oldFile);
         await writeFile(oldFile, await readFile(v1));
         await rm(v1);
       } else {
         const text = await readFile(oldFile, 'utf8');
-        await writeFile(oldFile, text.replaceAll(/,(?:extra)?\r\n/g, '\r\n'));
+        await writeFile(oldFile, text.replaceAll(/,(?:extra)?,(?:provisional|false)\r\n/g, '\r\n'));
       }
       await exportRows(ROWS.slice(-2));
       const glob = join(root, `calls/format=${format}/report_id=${reportId}/*/part-*`);

@@ -20,6 +20,7 @@ function expected(row: ResultRow, dt: string, requestId: string): Record<string,
     report_id: 'report-1',
     request_id: requestId,
     extra: null,
+    provisional: false,
     dt,
   };
 }

@@ -161,7 +161,11 @@ describe('exportReportResult with promoted columns', () => {
     const described = await duckdbQuery(
       `DESCRIBE SELECT * FROM read_parquet(${sqlString(file)}, hive_partitioning = false)`,
     );
-    expect(described.map((d) => d.column_name)).toEqual([...COLUMNS.map((c) => c.name), ...PROMOTED_NAMES]);
+    expect(described.map((d) => d.column_name)).toEqual([
+      ...COLUMNS.map((c) => c.name),
+      ...PROMOTED_NAMES,
+      'provisional',
+    ]);
     expect(
       described.filter((d) => PROMOTED_NAMES.includes(d.column_name as string)).map((d) => d.column_type),
     ).toEqual(['BOOLEAN', 'VARCHAR', 'TIMESTAMP', 'INTEGER', 'DOUBLE']);
@@ -179,7 +183,7 @@ describe('exportReportResult with promoted columns', () => {
     const file = join(root, `calls/format=csv/report_id=${reportId}/dt=2026-06-01/part-00000.csv`);
     const text = await readFile(file, 'utf8');
     expect(text.slice(0, text.indexOf('\r\n') + 2)).toBe(
-      `${[...COLUMNS.map((c) => c.name), ...PROMOTED_NAMES].join(',')}\r\n`,
+      `${[...COLUMNS.map((c) => c.name), ...PROMOTED_NAMES, 'provisional'].join(',')}\r\n`,
     );
     const rows = await duckdbQuery(
       `SELECT conn_id, CAST(dt AS VARCHAR) AS dt, extra, recorded, account_code, answered_at, queue_seconds, hold_seconds FROM ${fromOf(root, 'csv')} ORDER BY conn_id`,

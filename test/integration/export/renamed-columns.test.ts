@@ -184,7 +184,7 @@ describe('a table written before the columns were snake_case', () => {
 
     // Assess
     const names = currentSchema(renamed.metadata, 'calls').fields.map((f) => f.name);
-    expect(names.slice(-2)).toEqual(['queue_name', 'dt']);
+    expect(names.slice(-3)).toEqual(['queue_name', 'provisional', 'dt']);
     expect(names).not.toContain('queueName');
   });
 });

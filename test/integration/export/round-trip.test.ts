@@ -6,7 +6,7 @@ import { parquetMetadata } from 'hyparquet';
 import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exportReportResult } from '../../../lib/export';
-import { COLUMNS, columnName } from '../../../lib/export/schema';
+import { CALLS_SCHEMA, COLUMNS, columnName } from '../../../lib/export/schema';
 import type { ResultRow } from '../../../lib/spec/types';
 import { LocalDirectoryStore } from '../../../lib/stores';
 import { duckdbQuery, sqlString } from '../../support/duckdb';
@@ -106,7 +106,7 @@ describe('exportReportResult round trip', () => {
       // Assess
       expect(summary.rows).toBe(CASES.length);
       const glob = join(root, `calls/format=${format}/report_id=rep-1/*/part-*`);
-      const types = COLUMNS.map((c) => {
+      const types = CALLS_SCHEMA.columns.map((c) => {
         const t = {
           string: 'VARCHAR',
           int32: 'INTEGER',
@@ -138,6 +138,8 @@ describe('exportReportResult round trip', () => {
         expect(got.dt_text).toBe(c.dt);
         expect(got.report_id).toBe('rep-1');
         expect(got.request_id).toBe('req-rt');
+        // Days long over when the export read them (dataAsOf: now): settled.
+        expect(got.provisional).toBe(false);
       }
     },
   );

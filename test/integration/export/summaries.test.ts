@@ -156,9 +156,10 @@ describe('exportReportResult with a summary result', () => {
           ? `read_parquet(${sqlString(file)}, hive_partitioning = false)`
           : `read_csv(${sqlString(file)}, header = true, quote = '"', escape = '"', allow_quoted_nulls = false, hive_partitioning = false, all_varchar = true)`;
       const described = await duckdbQuery(`DESCRIBE SELECT * FROM ${from}`);
-      expect(described.map((d) => d.column_name)).toEqual(
-        COLUMNS.map((c) => c.name).filter((n) => n !== 'start' && n !== 'start_utc'),
-      );
+      expect(described.map((d) => d.column_name)).toEqual([
+        ...COLUMNS.map((c) => c.name).filter((n) => n !== 'start' && n !== 'start_utc'),
+        'provisional',
+      ]);
       const glob = join(root, `summaries/format=${format}/report_id=${reportId}/*/part-*`);
       const all =
         format === 'parquet'
@@ -193,9 +194,10 @@ describe('exportReportResult with a summary result', () => {
     const described = await duckdbQuery(
       `DESCRIBE SELECT * FROM read_parquet(${sqlString(file)}, hive_partitioning = false)`,
     );
-    expect(described.slice(-2).map((d) => [d.column_name, d.column_type])).toEqual([
+    expect(described.slice(-3).map((d) => [d.column_name, d.column_type])).toEqual([
       ['extra', 'JSON'],
       ['calls', 'INTEGER'],
+      ['provisional', 'BOOLEAN'],
     ]);
     const got = await duckdbQuery(
       `SELECT user_num, calls, extra::VARCHAR AS extra FROM read_parquet(${sqlString(file)}) ORDER BY user_num`,

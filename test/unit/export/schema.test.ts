@@ -50,13 +50,13 @@ describe('schema', () => {
     expect(types).toEqual(new Set(['string']));
   });
 
-  it('declares extra last, as JSON in Parquet and as a string in Glue, when members have no column', () => {
+  it('declares extra before provisional, as JSON in Parquet and as a string in Glue, when members have no column', () => {
     // Act
-    const element = parquetSchema().at(-1);
-    const glue = glueColumns('parquet').at(-1);
+    const element = parquetSchema().at(-2);
+    const glue = glueColumns('parquet').at(-2);
 
     // Assess
-    expect(csvHeader().at(-1)).toBe('extra');
+    expect(csvHeader().at(-2)).toBe('extra');
     expect(element).toEqual({
       name: 'extra',
       type: 'BYTE_ARRAY',
@@ -65,7 +65,28 @@ describe('schema', () => {
       repetition_type: 'OPTIONAL',
     });
     expect(glue).toMatchObject({ Name: 'extra', Type: 'string' });
-    expect(SCHEMA_VERSION).toBe(3);
+    expect(SCHEMA_VERSION).toBe(4);
+  });
+
+  it('declares provisional last of every report dataset, after the promoted columns, as a required boolean', () => {
+    // Act
+    const calls = tableSchema({ promoted: [{ name: 'queueName', type: 'string' }] });
+    const summaries = tableSchema({ dataset: 'summaries' });
+
+    // Assess: files written before it (schema version 3) keep every other column's position.
+    for (const schema of [calls, summaries]) {
+      expect(csvHeader(schema).at(-1)).toBe('provisional');
+      expect(parquetSchema(schema).at(-1)).toEqual({
+        name: 'provisional',
+        type: 'BOOLEAN',
+        repetition_type: 'REQUIRED',
+      });
+      expect(glueColumns('parquet', schema).at(-1)).toMatchObject({ Name: 'provisional', Type: 'boolean' });
+    }
+    expect(csvHeader(calls).slice(-3)).toEqual(['extra', 'queue_name', 'provisional']);
+    expect(() => tableSchema({ promoted: [{ name: 'provisional', type: 'boolean' }] })).toThrow(
+      /column name is provisional, which the calls dataset already has/,
+    );
   });
 
   it('knows exactly the spec row members when the client keeps the source text of the others', () => {
@@ -101,7 +122,7 @@ describe('schema', () => {
     const schema = tableSchema({ promoted: [{ name: 'queueName', type: 'string' }] });
 
     // Assess
-    expect(schema.columns.at(-1)).toMatchObject({
+    expect(schema.columns.at(-2)).toMatchObject({
       name: 'queue_name',
       formerName: 'queueName',
       source: { from: 'promoted', member: 'queueName' },
@@ -127,6 +148,6 @@ describe('schema', () => {
     // Assess
     expect(csvHeader()).toContain('report_id');
     expect(parquetNames).toContain('report_id');
-    expect(parquetNames).toHaveLength(COLUMNS.length + 1);
+    expect(parquetNames).toHaveLength(COLUMNS.length + 2); // the root, and provisional
   });
 });

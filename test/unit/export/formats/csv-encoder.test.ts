@@ -4,11 +4,18 @@ import { ZoneConverter } from '../../../../lib/calendar';
 import { CHUNK_BYTES } from '../../../../lib/export/formats/chunk-pool';
 import { CsvFileEncoder } from '../../../../lib/export/formats/csv-encoder';
 import { RowMapper } from '../../../../lib/export/rows/row-mapper';
-import { COLUMNS } from '../../../../lib/export/schema';
+import { CALLS_SCHEMA } from '../../../../lib/export/schema';
 import type { ResultRow } from '../../../../lib/spec/types';
 
-function encode(rows: ResultRow[], gzip = false): string {
-  const mapper = new RowMapper({ reportId: 'r', requestId: 'q', zone: new ZoneConverter('UTC') });
+const COLUMNS = CALLS_SCHEMA.columns;
+
+function encode(rows: ResultRow[], gzip = false, provisionalFrom?: string): string {
+  const mapper = new RowMapper({
+    reportId: 'r',
+    requestId: 'q',
+    zone: new ZoneConverter('UTC'),
+    ...(provisionalFrom === undefined ? {} : { provisionalFrom }),
+  });
   const buffer = mapper.newBuffer();
   for (const row of rows) mapper.append(row, buffer);
   const encoder = new CsvFileEncoder({ gzip });
@@ -70,9 +77,24 @@ describe('CsvFileEncoder', () => {
     // Assess
     const lines = text.split('\r\n');
     expect(lines[0]).toBe(COLUMNS.map((c) => c.name).join(','));
-    expect(lines[1]).toBe(',2026-01-01T10:00:00.000,,,,,,,,,,,,1.5,,,,,,,2026-01-01T10:00:00.000Z,r,q,');
+    expect(lines[1]).toBe(
+      ',2026-01-01T10:00:00.000,,,,,,,,,,,,1.5,,,,,,,2026-01-01T10:00:00.000Z,r,q,,false',
+    );
     expect(lines).toHaveLength(4);
     expect(lines[3]).toBe('');
+  });
+
+  it('writes provisional true on the rows of the day the data was read as of and later, false before', () => {
+    // Act
+    const text = encode(
+      [{ start: '2025-12-31T23:59:59' }, { start: '2026-01-01T00:00:00' }, { start: '2026-01-02T08:00:00' }],
+      false,
+      '2026-01-01',
+    );
+
+    // Assess
+    const records = text.split('\r\n').slice(1, 4);
+    expect(records.map((r) => r.split(',').at(-1))).toEqual(['false', 'true', 'true']);
   });
 
   it('writes extra as one field, quoted with its quotes doubled, when a row has members without a column', () => {
@@ -81,7 +103,7 @@ describe('CsvFileEncoder', () => {
 
     // Assess
     const record = text.split('\r\n')[1];
-    expect(record).toMatch(/,r,q,"\{""queue"":""a,b"",""n"":1\}"$/);
+    expect(record).toMatch(/,r,q,"\{""queue"":""a,b"",""n"":1\}",false$/);
   });
 
   it('writes the same text when gzip is on and the members are decompressed', () => {
@@ -117,7 +139,7 @@ describe('CsvFileEncoder', () => {
       // Assess: no chunk of twice the field's size (the quoting worst case) is allocated.
       expect(Math.max(...chunks.map((c) => c.buffer.byteLength))).toBeLessThanOrEqual(CHUNK_BYTES);
       expect(Buffer.concat(chunks).toString('utf8')).toBe(
-        `,2026-01-01T00:00:00.000,${field},,,n,,,,,,,,,,,,,,,2026-01-01T00:00:00.000Z,r,q,\r\n`,
+        `,2026-01-01T00:00:00.000,${field},,,n,,,,,,,,,,,,,,,2026-01-01T00:00:00.000Z,r,q,,false\r\n`,
       );
     },
   );

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExportConfigError } from '../../../../lib/export/errors';
 import { epochDay, type IcebergFileSchema } from '../../../../lib/export/formats/iceberg-file';
 import { ParquetFileEncoder } from '../../../../lib/export/formats/parquet-encoder';
-import { CALLS_SCHEMA } from '../../../../lib/export/schema';
+import { CALLS_SCHEMA, SCHEMA_VERSION } from '../../../../lib/export/schema';
 import type { ResultRow } from '../../../../lib/spec/types';
 import { duckdbQuery, sqlString } from '../../../support/duckdb';
 import { encodeFile } from './encode-file';
@@ -111,7 +111,7 @@ describe('ParquetFileEncoder with an Iceberg file schema', () => {
 
     // Assess
     expect(metadata.key_value_metadata).toEqual([
-      { key: 'report_export.schema_version', value: '3' },
+      { key: 'report_export.schema_version', value: String(SCHEMA_VERSION) },
       { key: 'iceberg.schema', value: icebergFile().schemaJson },
     ]);
     expect(read.map((r) => r.conn_id)).toEqual(Array.from({ length: 15 }, (_, i) => `c${i}`));

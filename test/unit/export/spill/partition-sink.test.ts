@@ -63,14 +63,23 @@ const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 /**
  * Hashes of the part files of fixedRows() without the Iceberg option, recorded at schema
- * version 3 (the snake_case column names).
+ * version 4 (`provisional` last).
  */
 const HIVE_FILES = {
-  '2026-03-10/0.csv': 'dfc66e69a9c2921c365d4d4dc5be64d558a3eaa44bb1195ff57d2581f6ab5aa1',
-  '2026-03-10/0.parquet': '081ef2b94aafd337119e95fce8b25625e86c6075fe0475b9c9deeaa8f2defc84',
-  '2026-03-11/0.csv': '506b293aca90e5faf5447759e6b24b8d51d2e8e5d6fab2f5c1a9f834da710ee1',
-  '2026-03-11/0.parquet': '59f8e3e61aee0f8c303175e31ce504ad2f13a75d208e6c8216ec70456cd3cda4',
+  '2026-03-10/0.csv': '4780b9989f20dcd633d769324120d85fbbb358994fe8ac1d2bd3702a8df5b653',
+  '2026-03-10/0.parquet': '2f167d10060752ac31a6d80fc9d1d3dd26e440900212f5a6814642cf9846a321',
+  '2026-03-11/0.csv': '6f3eec67ecb85e5e9b30e8c8a0b158f82c35597226423ae6eab1929e0970bc48',
+  '2026-03-11/0.parquet': '5a4ce7d264cb0b8bb97cbb1f1c08f38afa2bd7616d4bc862d51e8c6ee45cd86d',
 };
+
+/** The CSV hashes recorded at schema version 3 (snake_case names, no `provisional`). */
+const VERSION_3_CSV = {
+  '2026-03-10/0.csv': 'dfc66e69a9c2921c365d4d4dc5be64d558a3eaa44bb1195ff57d2581f6ab5aa1',
+  '2026-03-11/0.csv': '506b293aca90e5faf5447759e6b24b8d51d2e8e5d6fab2f5c1a9f834da710ee1',
+};
+
+/** A CSV text without its last field (`provisional`: last, and never quoted) on every line. */
+const withoutLastField = (text: string): string => text.replace(/,[^,\r\n]*\r\n/g, '\r\n');
 
 /** The CSV hashes recorded before the Iceberg option existed (schema version 2, camelCase header). */
 const VERSION_2_CSV = {
@@ -111,14 +120,28 @@ describe('InlineSink and WorkerSink', () => {
     // Act
     const { files } = await spillThrough(new InlineSink(options('hive')), fixedRows());
 
-    // Assess: the hashes recorded; the CSV is version 2's but for the header's names.
+    // Assess: the hashes recorded; the CSV is version 3's but for `provisional` (false: no
+    // provisionalFrom) at the end of every line, and version 2's but for the header's names.
     expect(Object.fromEntries([...files].map(([k, b]) => [k, sha256(b)]))).toEqual(HIVE_FILES);
     const header = csvHeaderLine(CALLS_SCHEMA);
-    const formerHeader = `${CALLS_SCHEMA.columns.map((c) => c.formerName ?? c.name).join(',')}\r\n`;
-    for (const [key, hash] of Object.entries(VERSION_2_CSV)) {
+    const version3 = CALLS_SCHEMA.columns.slice(0, -1);
+    const formerHeader = `${version3.map((c) => c.formerName ?? c.name).join(',')}\r\n`;
+    for (const [key, hash] of Object.entries(VERSION_3_CSV)) {
       const text = (files.get(key) as Buffer).toString('utf8');
-      expect(text.startsWith(header)).toBe(true);
-      expect(sha256(Buffer.from(formerHeader + text.slice(header.length), 'utf8'))).toBe(hash);
+      expect(
+        text
+          .split('\r\n')
+          .slice(1, -1)
+          .every((line) => line.endsWith(',false')),
+      ).toBe(true);
+      expect(sha256(Buffer.from(withoutLastField(text), 'utf8'))).toBe(hash);
+    }
+    for (const [key, hash] of Object.entries(VERSION_2_CSV)) {
+      const text = withoutLastField((files.get(key) as Buffer).toString('utf8'));
+      expect(text.startsWith(`${version3.map((c) => c.name).join(',')}\r\n`)).toBe(true);
+      expect(
+        sha256(Buffer.from(formerHeader + text.slice(header.length - ',provisional'.length), 'utf8')),
+      ).toBe(hash);
     }
   });
 
