@@ -161,6 +161,7 @@ function datasetTableInput(l: LakeLocation, schema: TableSchema, description: st
 // single-tenant one has none.
 const INPUT_TYPES: { [K in Exclude<keyof Required<ExecutionInput>, 'tenant'>]: string } = {
   scheduledTime: 'string',
+  intraday: 'boolean',
   date: 'string',
   from: 'string',
   to: 'string',

@@ -43,6 +43,7 @@ export function settingsEnvironment(
     | 'TOKEN_REFRESH_SKEW_SECONDS'
     | 'PROMOTED_COLUMNS'
     | 'CONTACT_OMIT_FIELDS'
+    | 'INTRADAY_EVERY_MINUTES'
     | keyof typeof PER_TENANT_PLACEHOLDERS
   >
 > &

@@ -148,10 +148,10 @@ export async function exportResults(input: JobTaskInput, deps: ExportTaskDeps): 
       source.cancel(new Error('the day is read again piece by piece'));
       const day = dayWindow(piece.day, zone);
       const whole = await concatResults(ready.map((p) => () => open(p.requestId)));
-      const summary = await publishUnderLease(input, deps, whole, day, [piece.day]);
+      const summary = await publishUnderLease(input, deps, whole, day, [piece.day], earliest(ready));
       return advance(cursor, rest, summary, partialDaysOf([piece.day], ready, zone));
     }
-    const summary = await publishUnderLease(input, deps, source, window, dates);
+    const summary = await publishUnderLease(input, deps, source, window, dates, cursor.requestedAt);
     const run = { ...window, requestedAt: cursor.requestedAt };
     const published = summary.partitions.map((p) => p.dt);
     return advance(cursor, rest, summary, partialDaysOf(published, [run], zone));
@@ -174,6 +174,13 @@ export async function exportResults(input: JobTaskInput, deps: ExportTaskDeps): 
     }
     throw named;
   }
+}
+
+/** The earliest request of a day's pieces (its data is as of then); '' when one is unknown. */
+function earliest(pieces: readonly { requestedAt?: string }[]): string {
+  const at = pieces.map((p) => p.requestedAt ?? '');
+  if (at.includes('')) return '';
+  return at.sort((a, b) => Date.parse(a) - Date.parse(b))[0] ?? '';
 }
 
 function reachesRowLimit(source: ReportResultStream): boolean {
@@ -261,6 +268,7 @@ async function publishUnderLease(
   source: ReportResultStream,
   window: { from: string; to: string },
   dates: readonly string[],
+  requestedAt: string,
 ): Promise<ExportSummary> {
   const keys = [...new Set(dates)].sort().map((dt) => publishLease(input.job.reportId, dt, deps.tenant));
   const held: Lease[] = [];
@@ -300,6 +308,9 @@ async function publishUnderLease(
       ...(input.job.forceReplace === true ? { forceReplace: true } : {}),
       window,
       windowDates: dates,
+      // The data is as of the run's creation by the service (the result's dateCreated): a day
+      // not ended then is provisional. Our clock at the request only where the result lacks it.
+      ...(requestedAt === '' ? {} : { requestedAt }),
       ...(deps.signal === undefined ? {} : { signal: deps.signal }),
       // The core's warnings (the shrink guard's held days) name the job, as the task's own do.
       ...(deps.logger === undefined ? {} : { logger: withJobId(deps.logger, input.job.jobId) }),

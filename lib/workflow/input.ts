@@ -33,6 +33,7 @@ export type ContactsMode = (typeof CONTACTS_MODES)[number];
 
 /** The members of a report export, which `contacts: "only"` refuses (forceReplace it takes: the shrink guard's release). */
 const ONLY_REFUSES = [
+  'intraday',
   'scheduledTime',
   'date',
   'from',
@@ -46,7 +47,8 @@ const ONLY_REFUSES = [
 
 /**
  * The one execution input of the workflow. Exactly one of `scheduledTime` (nightly, from
- * EventBridge Scheduler), `date`, `from`+`to` (an inclusive backfill) or `preset`; in a
+ * EventBridge Scheduler), `intraday` (today so far; with the refresh schedule's
+ * `scheduledTime`, or as of now), `date`, `from`+`to` (an inclusive backfill) or `preset`; in a
  * multi-tenant deployment, the `tenant` it runs for (Plan requires it there and refuses it
  * in a single-tenant one); `contacts` (see CONTACTS_MODES): with `"only"`, none of the
  * report members (the execution syncs the directories alone).
@@ -61,6 +63,12 @@ const EXECUTION_INPUT_SCHEMA = z
         'must be an ISO 8601 instant with an offset',
       )
       .optional(),
+    /**
+     * An intraday refresh: today so far in the tenant's zone (of `scheduledTime` when given,
+     * else of the execution's start), and yesterday too when the refresh before it fell on
+     * yesterday; those days' partitions replaced, provisional until they end.
+     */
+    intraday: z.literal(true, { message: 'must be true (leave it out for a nightly run)' }).optional(),
     date: calendarDate.optional(),
     from: calendarDate.optional(),
     to: calendarDate.optional(),
@@ -100,7 +108,9 @@ const EXECUTION_INPUT_SCHEMA = z
       return;
     }
     const modes = [
-      input.scheduledTime !== undefined && 'scheduledTime',
+      input.intraday === true && 'intraday',
+      // A refresh's schedule gives its time: that is no nightly run.
+      input.scheduledTime !== undefined && input.intraday !== true && 'scheduledTime',
       input.date !== undefined && 'date',
       (input.from !== undefined || input.to !== undefined) && 'from/to',
       input.preset !== undefined && 'preset',
@@ -110,8 +120,8 @@ const EXECUTION_INPUT_SCHEMA = z
         code: 'custom',
         message:
           modes.length === 0
-            ? 'needs one of scheduledTime, date, from and to, or preset'
-            : `takes one of scheduledTime, date, from/to, preset; got ${modes.join(' and ')}`,
+            ? 'needs one of scheduledTime, intraday, date, from and to, or preset'
+            : `takes one of scheduledTime, intraday, date, from/to, preset; got ${modes.join(' and ')}`,
       });
     }
     if ((input.from === undefined) !== (input.to === undefined)) {
@@ -135,10 +145,13 @@ export type ExecutionInput = z.infer<typeof EXECUTION_INPUT_SCHEMA>;
 /**
  * Whether an execution syncs the contact directories: by default (no `contacts`, as the
  * nightly schedule's input has none), with `contacts: "sync"` or `"only"`; not with
- * `"skip"`, and never in a continuation (its first execution synced them).
+ * `"skip"`, never in a continuation (its first execution synced them), and in an intraday
+ * refresh only with `"sync"`.
  */
-export function syncsContacts(input: Pick<ExecutionInput, 'contacts' | 'parentRunId'>): boolean {
+export function syncsContacts(input: Pick<ExecutionInput, 'contacts' | 'parentRunId' | 'intraday'>): boolean {
   if (input.parentRunId !== undefined) return false;
+  // A refresh every few minutes would read every directory whole each time: only when asked.
+  if (input.intraday === true) return input.contacts === 'sync';
   return input.contacts !== 'skip';
 }
 

@@ -52,7 +52,7 @@ function plannedContacts(input: ExecutionInput): PlannedContacts {
 export interface Plan {
   runId: string;
   /** How the execution was started (`contacts`: the directories alone, input `contacts: "only"`). */
-  mode: 'nightly' | 'date' | 'range' | 'preset' | 'contacts';
+  mode: 'nightly' | 'intraday' | 'date' | 'range' | 'preset' | 'contacts';
   /** The execution's tenant; null in a single-tenant deployment (always present: `$.plan.tenant`). */
   tenant: string | null;
   /** The tenant's zone (the deployment's in a single-tenant one). */
@@ -200,6 +200,7 @@ function datesOf(
     // are the partitions' own.
     return { ...presetDates(input.preset as PresetName, settings.timeZone, now), mode: 'preset' };
   }
+  if (input.intraday === true) return { ...intradayDates(input, settings, now), mode: 'intraday' };
   if (input.scheduledTime !== undefined) {
     // The local day before the scheduled time, in the configured zone: never now().
     const yesterday = dayBefore(input.scheduledTime, settings.timeZone);
@@ -207,6 +208,25 @@ function datesOf(
   }
   if (input.date !== undefined) return { from: input.date, to: input.date, mode: 'date' };
   return { from: input.from as string, to: input.to as string, mode: 'range' };
+}
+
+/**
+ * An intraday refresh's days: today (of the scheduled time, else of now) in the tenant's zone,
+ * from yesterday when the refresh before it (one interval earlier) fell on yesterday: the first
+ * refresh after midnight reads yesterday whole and settles it. Whole days are requested: the
+ * service answers with the calls up to the request, and the export marks a day not ended
+ * then provisional.
+ */
+function intradayDates(
+  input: ExecutionInput,
+  settings: WorkflowSettings,
+  now: Date,
+): { from: string; to: string } {
+  const at = input.scheduledTime === undefined ? now.getTime() : Date.parse(input.scheduledTime);
+  const today = dateInZone(at, settings.timeZone);
+  const every = settings.intradayEveryMinutes;
+  const before = every === undefined ? today : dateInZone(at - every * 60_000, settings.timeZone);
+  return { from: before < today ? before : today, to: today };
 }
 
 /** Consecutive local days grouped into windows of at most `maxDays`, each aligned to local midnights. */

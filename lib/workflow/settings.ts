@@ -35,8 +35,16 @@ export interface WorkflowSettings {
   timeZone: string;
   workspaceId: string;
   reports: readonly ConfiguredReport[];
-  /** Earlier days re-exported by every nightly run (late or corrected records). */
+  /**
+   * Earlier days re-exported by every nightly run (late or corrected records): the settle
+   * window, re-read after a day settled.
+   */
   lookBackDays: number;
+  /**
+   * Minutes between the tenant's intraday refreshes, when it has them: a refresh whose
+   * previous one fell on yesterday exports yesterday too (and so settles it).
+   */
+  intradayEveryMinutes?: number;
   /** Longest window one job requests (local days). */
   maxWindowDays: number;
   /** Smallest piece a busy day is split into when a result reaches the row limit. */
@@ -198,6 +206,8 @@ const int = (min: number, max: number) => z.coerce.number().int().min(min).max(m
  * registry entry (lib/workflow/tenant-registry.ts) instead.
  */
 const TENANT_ENV = {
+  /** A single-tenant deployment's intraday interval (its schedule's), when it has one. */
+  INTRADAY_EVERY_MINUTES: int(15, 720).optional(),
   TIME_ZONE: z.string().refine(isIanaZone, 'is not an IANA time zone'),
   WORKSPACE_ID: z.string().min(1),
   REPORTS: z
@@ -274,7 +284,10 @@ const ENV_SCHEMA = z.object({ ...TENANT_ENV, ...DEPLOYMENT_ENV });
 const DEPLOYMENT_ENV_SCHEMA = z.object(DEPLOYMENT_ENV);
 
 /** What a single-tenant deployment's environment sets and a multi-tenant one's tenant entries do. */
-export type TenantSettings = Pick<WorkflowSettings, 'timeZone' | 'workspaceId' | 'reports' | 'lookBackDays'>;
+export type TenantSettings = Pick<
+  WorkflowSettings,
+  'timeZone' | 'workspaceId' | 'reports' | 'lookBackDays' | 'intradayEveryMinutes'
+>;
 /** The settings every tenant of a deployment shares: limits, formats, policies. */
 export type DeploymentSettings = Omit<WorkflowSettings, keyof TenantSettings>;
 
@@ -345,6 +358,7 @@ export function settingsFromEnvironment(env: Record<string, string | undefined>)
     workspaceId: e.WORKSPACE_ID,
     reports: e.REPORTS,
     lookBackDays: e.LOOKBACK_DAYS,
+    ...(e.INTRADAY_EVERY_MINUTES === undefined ? {} : { intradayEveryMinutes: e.INTRADAY_EVERY_MINUTES }),
     ...settings,
   };
 }

@@ -162,7 +162,12 @@ export function parseTenantEntry(raw: unknown, options: { maxReports?: number } 
       ...(directories === undefined ? {} : { directories }),
       ...(intraday === undefined
         ? {}
-        : { intraday: { ...intraday, everyMinutes: intraday.everyMinutes as IntradaySchedule['everyMinutes'] } }),
+        : {
+            intraday: {
+              ...intraday,
+              everyMinutes: intraday.everyMinutes as IntradaySchedule['everyMinutes'],
+            },
+          }),
       ...(freshness === undefined ? {} : { freshness }),
     };
   }

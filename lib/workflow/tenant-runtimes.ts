@@ -128,6 +128,7 @@ export function multiTenantRuntime(parts: RuntimeParts, registryUri: string): Wo
         workspaceId: entry.workspaceId,
         reports: entry.reports,
         lookBackDays: entry.lookBackDays,
+        ...(entry.intraday === undefined ? {} : { intradayEveryMinutes: entry.intraday.everyMinutes }),
       },
       objects: c.stores.objects,
       tables: c.stores.tables,

@@ -189,12 +189,13 @@ export function registerReportingRoutes(router: Router, deps: ReportingDeps): vo
     filter: CallFilter | undefined,
     layout: RowLayout,
   ): Promise<ResultRows> => {
-    const totalCount = await generator.countInWindowAsync(request.startMs, request.endMs, filter);
+    const endMs = callsUpTo(request);
+    const totalCount = await generator.countInWindowAsync(request.startMs, endMs, filter);
     const tally = emptyTally();
     const details = layout === 'call-details';
     return {
       totalCount,
-      batches: generator.rowBatches(request.startMs, request.endMs, deps.rowLimit, tally, filter, {
+      batches: generator.rowBatches(request.startMs, endMs, deps.rowLimit, tally, filter, {
         details,
       }),
       totals: () => tally,
@@ -207,7 +208,7 @@ export function registerReportingRoutes(router: Router, deps: ReportingDeps): vo
     request: StoredReportRequest,
     filter: CallFilter | undefined,
   ): Promise<ResultRows> => {
-    const users = await generator.userTotalsAsync(request.startMs, request.endMs, filter);
+    const users = await generator.userTotalsAsync(request.startMs, callsUpTo(request), filter);
     const emitted = users.slice(0, deps.rowLimit);
     return {
       totalCount: users.length,
@@ -221,4 +222,12 @@ export function registerReportingRoutes(router: Router, deps: ReportingDeps): vo
     router.add('GET', base, 'status', status);
     router.add('GET', `${base}/data`, 'data', data);
   }
+}
+
+/**
+ * The end of the calls a run holds: its period's end, or the instant it was created when that
+ * is earlier (a period reaching today or later): no call has started after it yet.
+ */
+function callsUpTo(request: StoredReportRequest): number {
+  return Math.min(request.endMs, request.createdMs);
 }

@@ -35,6 +35,62 @@ describe('planExecution', () => {
     });
   });
 
+  it.each([
+    // 12:00 in London: today only, whatever the interval.
+    ['midday', '2026-11-20T12:00:00Z', 15, { from: '2026-11-20', to: '2026-11-20' }],
+    // 00:00 and 00:10 local: the refresh before fell on yesterday, so yesterday is read whole too.
+    ['local midnight', '2026-11-20T00:00:00Z', 15, { from: '2026-11-19', to: '2026-11-20' }],
+    [
+      'the first interval after midnight',
+      '2026-11-20T00:10:00Z',
+      15,
+      { from: '2026-11-19', to: '2026-11-20' },
+    ],
+    [
+      'the second interval after midnight',
+      '2026-11-20T00:15:00Z',
+      15,
+      { from: '2026-11-20', to: '2026-11-20' },
+    ],
+    ['hourly, 00:45', '2026-11-20T00:45:00Z', 60, { from: '2026-11-19', to: '2026-11-20' }],
+    // 00:30 BST on 2026-03-30 is 23:30Z on the 29th: today is the 30th in London.
+    ['BST, a UTC date behind', '2026-03-29T23:30:00Z', 60, { from: '2026-03-29', to: '2026-03-30' }],
+  ])(
+    'plans an intraday refresh at %s as today so far in the zone (every %s minutes)',
+    (_, scheduledTime, every, dates) => {
+      const plan = planExecution(
+        { intraday: true, scheduledTime },
+        { ...settings, intradayEveryMinutes: every },
+        { executionName: 'x' },
+      );
+      expect([plan.mode, plan.dates]).toEqual(['intraday', dates]);
+      // Whole local days are requested: the service answers with the calls up to the request.
+      expect(plan.jobs.map((j) => j.window?.firstDate)).toEqual(plan.jobs.map(() => dates.from));
+      expect(plan.jobs[0]?.window?.lastDate).toBe(dates.to);
+    },
+  );
+
+  it('plans an intraday refresh without a schedule as today at the execution start, in the tenant zone', () => {
+    // 23:30Z on 2026-11-20 is 10:30 on the 21st in Sydney.
+    const plan = planExecution(
+      { intraday: true },
+      { ...settings, timeZone: 'Australia/Sydney', intradayEveryMinutes: 60 },
+      { executionName: 'x', now: new Date('2026-11-20T23:30:00Z') },
+    );
+    expect(plan.dates).toEqual({ from: '2026-11-21', to: '2026-11-21' });
+  });
+
+  it.each([
+    [{ intraday: true, date: '2026-11-20' }, /takes one of .*got intraday and date/],
+    [{ intraday: false, scheduledTime: '2026-11-20T00:00:00Z' }, /intraday must be true/],
+    [
+      { intraday: true, contacts: 'only' },
+      /"only" syncs the contact directories alone: it takes no intraday/,
+    ],
+  ])('refuses an intraday input that names another window: %j', (input, message) => {
+    expect(() => planExecution(input, settings, { executionName: 'x' })).toThrow(message);
+  });
+
   it('re-exports the look-back days every night', () => {
     const plan = planExecution({ scheduledTime: '2026-11-21T00:05:00Z' }, settings, { executionName: 'x' });
     expect(plan.dates).toEqual({ from: '2026-11-18', to: '2026-11-20' });
@@ -134,6 +190,8 @@ describe('planExecution', () => {
     ['contacts sync', { date: '2026-11-18', contacts: 'sync' }, true],
     ['contacts only', { contacts: 'only' }, true],
     ['contacts skip', { date: '2026-11-18', contacts: 'skip' }, false],
+    ['an intraday refresh (no contacts)', { intraday: true }, false],
+    ['an intraday refresh with contacts sync', { intraday: true, contacts: 'sync' }, true],
     ['a continuation', { from: '2026-11-01', to: '2026-11-10', parentRunId: 'e0' }, false],
     [
       'a continuation that asks for the sync',
