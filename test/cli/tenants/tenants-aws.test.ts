@@ -184,6 +184,77 @@ describe('report-export tenants --stack (a multi-tenant stack; AWS mocked, the l
     expect(JSON.parse(list.out())).toMatchObject([{ id: 'acme', hour: 5, enabled: true }]);
   });
 
+  it('creates a second schedule for intraday refreshes in its hours, and deletes it when they are turned off', async () => {
+    // Prepare
+    scheduler
+      .on(UpdateScheduleCommand, { Name: 'acme' })
+      .resolves({ ScheduleArn: 'arn:aws:scheduler:::schedule/x' });
+    scheduler
+      .on(UpdateScheduleCommand, { Name: 'acme.intraday' })
+      .rejects(Object.assign(new Error('no schedule'), { name: 'ResourceNotFoundException' }));
+    scheduler.on(CreateScheduleCommand).resolves({ ScheduleArn: 'arn:aws:scheduler:::schedule/y' });
+    scheduler.on(DeleteScheduleCommand).resolves({});
+    const { io, out } = streams();
+
+    // Act
+    const on = await tenantsSet(
+      ['acme', '--intraday', '15', '--intraday-hours', '8-20', '--stack', 'ReportExport'],
+      io,
+      deps,
+    );
+
+    // Assess: every 15 minutes from 08:00 to 19:45 in its zone, the refresh's input.
+    expect(on).toBe(0);
+    expect(out()).toContain('created schedule ReportExportTenants/acme.intraday (every 15 min, 08:00-20:00)');
+    const [create] = scheduler.commandCalls(CreateScheduleCommand);
+    expect(create?.args[0].input).toMatchObject({
+      Name: 'acme.intraday',
+      GroupName: 'ReportExportTenants',
+      ScheduleExpression: 'cron(0/15 8-19 * * ? *)',
+      ScheduleExpressionTimezone: 'Australia/Sydney',
+      FlexibleTimeWindow: { Mode: 'FLEXIBLE', MaximumWindowInMinutes: 3 },
+      Target: {
+        Arn: SM,
+        Input: '{"tenant":"acme","intraday":true,"scheduledTime":"<aws.scheduler.scheduled-time>"}',
+        RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 900 },
+      },
+    });
+    const stored = JSON.parse(new TextDecoder().decode(await readObject(s3.store(), '_tenants/acme.json')));
+    expect(stored.intraday).toEqual({ everyMinutes: 15, fromHour: 8, toHour: 20 });
+    expect(scheduler.commandCalls(DeleteScheduleCommand)).toHaveLength(0);
+
+    // Act: hourly, then off.
+    await tenantsSet(['acme', '--intraday', '120', '--stack', 'ReportExport'], streams().io, deps);
+    const off = await tenantsSet(
+      ['acme', '--intraday', 'off', '--stack', 'ReportExport'],
+      streams().io,
+      deps,
+    );
+
+    // Assess: the hours kept when only the interval changes; off deletes the schedule.
+    expect(off).toBe(0);
+    expect(scheduler.commandCalls(CreateScheduleCommand)[1]?.args[0].input.ScheduleExpression).toBe(
+      'cron(0 8-19/2 * * ? *)',
+    );
+    expect(scheduler.commandCalls(DeleteScheduleCommand).map((c) => c.args[0].input)).toEqual([
+      { Name: 'acme.intraday', GroupName: 'ReportExportTenants' },
+    ]);
+    const after = JSON.parse(new TextDecoder().decode(await readObject(s3.store(), '_tenants/acme.json')));
+    expect(after.intraday).toBeUndefined();
+  });
+
+  it.each([
+    [['--intraday', '25'], /intraday.everyMinutes must be one of 15, 20, 30/],
+    [['--intraday', '15', '--intraday-hours', '20-8'], /toHour must be after fromHour/],
+    [['--intraday-hours', 'morning'], /--intraday-hours must be <from>-<to>/],
+    [['--warn-after', '90'], /need both --warn-after and --error-after/],
+    [['--warn-after', '90', '--error-after', '30'], /errorAfterMinutes must be at least warnAfterMinutes/],
+  ])('refuses intraday and freshness flags %j, naming what is wrong', async (flags, message) => {
+    await expect(
+      tenantsSet(['acme', ...flags, '--stack', 'ReportExport'], streams().io, deps),
+    ).rejects.toThrow(message);
+  });
+
   it('shows the schedule and a missing login in the status', async () => {
     // Prepare: no secret yet (tenants login never ran), as Secrets Manager answers it
     scheduler
@@ -331,10 +402,11 @@ describe('report-export tenants --stack (a multi-tenant stack; AWS mocked, the l
 
     // Assess
     expect(code).toBe(0);
-    expect(scheduler.commandCalls(DeleteScheduleCommand)[0]?.args[0].input).toEqual({
-      Name: 'acme',
-      GroupName: 'ReportExportTenants',
-    });
+    // Both its schedules: the night's and its refreshes' (whichever it has).
+    expect(scheduler.commandCalls(DeleteScheduleCommand).map((c) => c.args[0].input)).toEqual([
+      { Name: 'acme.intraday', GroupName: 'ReportExportTenants' },
+      { Name: 'acme', GroupName: 'ReportExportTenants' },
+    ]);
     expect(sm.commandCalls(DeleteSecretCommand)[0]?.args[0].input).toEqual({
       SecretId: 'report-export/ReportExport/tenants/acme',
       RecoveryWindowInDays: 30,

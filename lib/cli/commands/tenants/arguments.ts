@@ -12,6 +12,10 @@ export interface EntryFlags {
   'look-back'?: string | undefined;
   country?: string | undefined;
   directories?: string[] | undefined;
+  intraday?: string | undefined;
+  'intraday-hours'?: string | undefined;
+  'warn-after'?: string | undefined;
+  'error-after'?: string | undefined;
 }
 
 /** The flag of each entry member, for errors. */
@@ -25,6 +29,8 @@ const FLAG_OF: Readonly<Record<string, string>> = {
   lookBackDays: '--look-back',
   country: '--country',
   directories: '--directories',
+  intraday: '--intraday/--intraday-hours',
+  freshness: '--warn-after/--error-after',
   enabled: '--enabled/--disabled',
 };
 
@@ -51,8 +57,63 @@ function reportsOf(values: readonly string[]): { id: string; name: string }[] {
   });
 }
 
-/** The members the flags give (only those given). */
-export function entryMembers(v: EntryFlags): Partial<Record<keyof TenantEntry, unknown>> {
+/** `8-20`: the hours a refresh runs in; anything else as given (the parser names it). */
+function hoursOf(raw: string): { fromHour: unknown; toHour: unknown } {
+  const m = /^\s*(\d{1,2})\s*-\s*(\d{1,2})\s*$/.exec(raw);
+  if (m === null) {
+    throw new UsageError(`--intraday-hours must be <from>-<to> in local hours, such as 8-20, got '${raw}'`);
+  }
+  return { fromHour: Number(m[1]), toHour: Number(m[2]) };
+}
+
+/**
+ * The intraday member from --intraday and --intraday-hours over what the entry had (`off`
+ * removes it: undefined); undefined in `out` when neither flag is given.
+ */
+function intradayOf(v: EntryFlags, current: TenantEntry['intraday']): { value: unknown } | undefined {
+  if (v.intraday === undefined && v['intraday-hours'] === undefined) return undefined;
+  if (v.intraday?.trim().toLowerCase() === 'off') {
+    if (v['intraday-hours'] !== undefined)
+      throw new UsageError('--intraday-hours needs --intraday <minutes>, not off');
+    return { value: undefined };
+  }
+  const hours = v['intraday-hours'] === undefined ? undefined : hoursOf(v['intraday-hours']);
+  const every = v.intraday === undefined ? current?.everyMinutes : numberOrText(v.intraday);
+  if (every === undefined)
+    throw new UsageError('--intraday-hours needs --intraday <minutes> (the tenant has no refreshes)');
+  return {
+    value: {
+      everyMinutes: every,
+      fromHour: hours?.fromHour ?? current?.fromHour ?? 0,
+      toHour: hours?.toHour ?? current?.toHour ?? 24,
+    },
+  };
+}
+
+/** The freshness member from --warn-after and --error-after (`auto` on both removes it). */
+function freshnessOf(v: EntryFlags, current: TenantEntry['freshness']): { value: unknown } | undefined {
+  const [warn, error] = [v['warn-after'], v['error-after']];
+  if (warn === undefined && error === undefined) return undefined;
+  const auto = (x: string | undefined) => x?.trim().toLowerCase() === 'auto';
+  if (auto(warn) || auto(error)) {
+    if (!(auto(warn) || warn === undefined) || !(auto(error) || error === undefined)) {
+      throw new UsageError('--warn-after and --error-after are auto together, or minutes together');
+    }
+    return { value: undefined };
+  }
+  const w = warn === undefined ? current?.warnAfterMinutes : numberOrText(warn);
+  const e = error === undefined ? current?.errorAfterMinutes : numberOrText(error);
+  if (w === undefined || e === undefined) {
+    throw new UsageError('freshness goals need both --warn-after and --error-after (minutes)');
+  }
+  return { value: { warnAfterMinutes: w, errorAfterMinutes: e } };
+}
+
+/** The members the flags give (only those given); `current` is the entry a `set` changes. */
+export function entryMembers(
+  v: EntryFlags,
+  current?: TenantEntry,
+): Partial<Record<keyof TenantEntry, unknown>> {
   const out: Partial<Record<keyof TenantEntry, unknown>> = {};
   if (v.name !== undefined) out.name = v.name;
   if (v.region !== undefined) out.region = v.region;
@@ -70,6 +131,10 @@ export function entryMembers(v: EntryFlags): Partial<Record<keyof TenantEntry, u
     const ids = listOf(v.directories);
     out.directories = ids.length === 1 && ids[0] === 'all' ? undefined : ids;
   }
+  const intraday = intradayOf(v, current?.intraday);
+  if (intraday !== undefined) out.intraday = intraday.value;
+  const freshness = freshnessOf(v, current?.freshness);
+  if (freshness !== undefined) out.freshness = freshness.value;
   return out;
 }
 
@@ -90,6 +155,26 @@ export function checkedEntry(raw: Record<string, unknown>): TenantEntry {
       cause,
     });
   }
+}
+
+/** Whether any entry member's flag is given (what a `set` changes). */
+export function entryFlagGiven(v: EntryFlags): boolean {
+  const flags: (keyof EntryFlags)[] = [
+    'name',
+    'region',
+    'time-zone',
+    'workspace',
+    'reports',
+    'hour',
+    'look-back',
+    'country',
+    'directories',
+    'intraday',
+    'intraday-hours',
+    'warn-after',
+    'error-after',
+  ];
+  return flags.some((f) => v[f] !== undefined);
 }
 
 /** The members add requires, by flag, missing from `v`. */

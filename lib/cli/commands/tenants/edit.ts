@@ -9,15 +9,31 @@ import type { IOStreams } from '../../shared/io-streams';
 import { registeredEntry } from '../../shared/known-tenants';
 import { parseTenantsSubcommand } from '../../shared/tenant-check';
 import { colors, renderTable } from '../../shared/terminal';
-import { checkedEntry, entryMembers, missingForAdd } from './arguments';
-import { putSchedule, scheduleRequest } from './schedules';
+import { checkedEntry, entryFlagGiven, entryMembers, missingForAdd } from './arguments';
+import {
+  deleteSchedule,
+  intradayScheduleName,
+  intradayScheduleRequest,
+  putSchedule,
+  scheduleRequest,
+} from './schedules';
 import { TENANTS_ADD_COMMAND, TENANTS_LIST_COMMAND, TENANTS_SET_COMMAND } from './spec';
 
 /** In a stack, the tenant's schedule made to match its entry; locally nothing (no Scheduler). */
 async function syncSchedule(d: TenantsDeployment, entry: TenantEntry): Promise<string | undefined> {
   if (d.kind !== 'aws') return undefined;
   const done = await putSchedule(d.scheduler, scheduleRequest(entry, d.outputs));
-  return `${done} schedule ${d.outputs.TenantScheduleGroup}/${entry.id} (${entry.enabled ? 'ENABLED' : 'DISABLED'}, ${String(entry.hour).padStart(2, '0')}:00 ${entry.timeZone})`;
+  const group = d.outputs.TenantScheduleGroup;
+  const nightly = `${done} schedule ${group}/${entry.id} (${entry.enabled ? 'ENABLED' : 'DISABLED'}, ${String(entry.hour).padStart(2, '0')}:00 ${entry.timeZone})`;
+  // Its refreshes: a second schedule, there exactly while the entry has them.
+  const refresh = intradayScheduleRequest(entry, d.outputs);
+  if (refresh === undefined) {
+    const deleted = await deleteSchedule(d.scheduler, group, intradayScheduleName(entry.id));
+    return deleted ? `${nightly}; deleted schedule ${group}/${intradayScheduleName(entry.id)}` : nightly;
+  }
+  const every = entry.intraday as NonNullable<TenantEntry['intraday']>;
+  const refreshed = await putSchedule(d.scheduler, refresh);
+  return `${nightly}; ${refreshed} schedule ${group}/${refresh.Name} (every ${every.everyMinutes} min, ${String(every.fromHour).padStart(2, '0')}:00-${String(every.toHour).padStart(2, '0')}:00)`;
 }
 
 function report(
@@ -86,12 +102,12 @@ export async function tenantsSet(
   const { v } = parsed;
   const id = parsed.id as string;
   if (v.enabled && v.disabled) throw new UsageError('give one of --enabled and --disabled');
-  const changes = entryMembers(v);
-  if (Object.keys(changes).length === 0 && !v.enabled && !v.disabled) {
+  if (!entryFlagGiven(v) && !v.enabled && !v.disabled) {
     throw new UsageError(`tenants set ${id}: nothing to change (give --name, --hour, --disabled ...)`);
   }
   const d = await openDeployment(v, io, deps);
   const current = await registeredEntry(d.registry, id, d.describe, null);
+  const changes = entryMembers(v, current);
   const entry = checkedEntry({
     ...current,
     ...changes,

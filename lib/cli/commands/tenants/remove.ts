@@ -10,7 +10,7 @@ import type { IOStreams } from '../../shared/io-streams';
 import { promptLine } from '../../shared/prompt';
 import { parseTenantsSubcommand } from '../../shared/tenant-check';
 import { notRegistered } from './edit';
-import { deleteSchedule } from './schedules';
+import { deleteSchedule, intradayScheduleName } from './schedules';
 import { TENANTS_REMOVE_COMMAND } from './spec';
 import { deleteTenantData, tenantKeys } from './tenant-data';
 
@@ -86,7 +86,15 @@ export async function tenantsRemove(
   }
   // The schedule first: no run starts for a tenant whose secret or entry is gone.
   const schedule =
-    d.kind === 'aws' ? await deleteSchedule(d.scheduler, d.outputs.TenantScheduleGroup, id) : false;
+    d.kind === 'aws'
+      ? // Its refreshes' schedule too (absent for most tenants); both, whichever is there.
+        (
+          await Promise.all([
+            deleteSchedule(d.scheduler, d.outputs.TenantScheduleGroup, intradayScheduleName(id)),
+            deleteSchedule(d.scheduler, d.outputs.TenantScheduleGroup, id),
+          ])
+        ).includes(true)
+      : false;
   const secret = await deleteSecret(d, id);
   const registered = await d.registry.remove(id);
   if (entry === undefined && !registered && !schedule && !secret && !v['delete-data'])

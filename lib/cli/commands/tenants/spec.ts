@@ -51,6 +51,30 @@ const ENTRY = {
     parse: nonEmptyValue,
     multiple: true,
   },
+  intraday: {
+    type: 'string',
+    value: '<minutes|off>',
+    help: 'refresh today so far every 15, 20, 30, 60, 120 ... 720 minutes (default off; off turns it off)',
+    parse: nonEmptyValue,
+  },
+  'intraday-hours': {
+    type: 'string',
+    value: '<from-to>',
+    help: 'local hours the refreshes run in, e.g. 8-20 (from 08:00 up to 20:00; default 0-24)',
+    parse: nonEmptyValue,
+  },
+  'warn-after': {
+    type: 'string',
+    value: '<minutes|auto>',
+    help: 'freshness goal: warn when its newest data is older (default auto: from its night and refreshes; with --error-after)',
+    parse: nonEmptyValue,
+  },
+  'error-after': {
+    type: 'string',
+    value: '<minutes|auto>',
+    help: 'freshness goal: an error when its newest data is older (with --warn-after)',
+    parse: nonEmptyValue,
+  },
 } as const;
 
 export const TENANTS_ADD_COMMAND = defineCommand({
@@ -136,11 +160,13 @@ ${TENANTS_WHERE}`,
 export const TENANTS_STATUS_COMMAND = defineCommand({
   name: 'status',
   usage: 'Usage: report-export tenants status [<id>] [--check-login] [--json] [options]',
-  summary: 'Per tenant: last run and outcome, newest exported day, held partitions, login, schedule.',
+  summary:
+    'Per tenant: last run and outcome, newest exported day, held partitions, freshness verdict, login, schedule.',
   description: `Reads the run records (runs/tenant=<id>/), the tenant's secret (is there a login, when its access
 token expires) and, in a stack, its schedule (absent, ENABLED or DISABLED). --check-login refreshes
 each login once, under the tenant's token-refresh lease as the deployment's runs take it (a rotated
-refresh token is stored, nothing is consumed): 'refreshes' or why not.
+refresh token is stored, nothing is consumed): 'refreshes' or why not. The verdict (ok, warn, error)
+is report-export status's judgement of its data, the worst of its reports (status shows each).
 ${TENANTS_WHERE}`,
   options: {
     'check-login': { type: 'boolean', help: "refresh each tenant's login now to see that it still works" },
