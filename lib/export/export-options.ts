@@ -163,11 +163,14 @@ export interface ExportOptions {
    */
   now?: () => Date;
   /**
-   * The instant (ISO 8601) the service's data was read as of: the report run's request. A
-   * day that had not ended then in the report's zone is `provisional` (it may still grow).
-   * @default `now()` at the start of the export
+   * The instant (ISO 8601 with an offset) the service's data was read as of. A day that had
+   * not ended then in the report's zone is `provisional` (it may still grow).
+   * @default the result's `request.dateCreated` (the service's own clock when it created the
+   * run), else `requestedAt`, else `now()` at the start of the export
    */
   dataAsOf?: string;
+  /** When the caller requested the run (its own clock): `dataAsOf` for a result without `dateCreated`. */
+  requestedAt?: string;
   /**
    * Run id (staging folder name): letters, digits, `.`, `_`, `-`, at most 128.
    * @default the request id (made safe, long ones cut and hashed) plus a random suffix

@@ -7,6 +7,7 @@ import {
   checkWindowDates,
   dateInZone,
   datesOfWindow,
+  parseInstant,
   type ReportWindow,
   ZoneConverter,
 } from '../calendar';
@@ -165,7 +166,7 @@ export function resolveExportOptions(options: ExportOptions): ResolvedExportOpti
       OUTSIDE_WINDOW_POLICIES,
     ),
     timeZoneId,
-    provisionalFrom: provisionalFrom(options, timeZoneId),
+    provisionalFrom: provisionalFrom(options, head, timeZoneId),
     maxRowsPerFile: positive('maxRowsPerFile', options.maxRowsPerFile ?? EXPORT_DEFAULTS.maxRowsPerFile),
     rowGroupRows: positive('rowGroupRows', options.rowGroupRows ?? EXPORT_DEFAULTS.rowGroupRows),
     maxBufferedRows: positive('maxBufferedRows', options.maxBufferedRows ?? EXPORT_DEFAULTS.maxBufferedRows),
@@ -201,18 +202,32 @@ export function resolveExportOptions(options: ExportOptions): ResolvedExportOpti
   };
 }
 
-/** The local day of ExportOptions.dataAsOf (default now) in the zone: the first day not ended then. */
-function provisionalFrom(options: ExportOptions, timeZoneId: string): string {
-  const at =
-    options.dataAsOf === undefined
-      ? (options.now ?? (() => new Date()))().getTime()
-      : Date.parse(options.dataAsOf);
-  if (!Number.isFinite(at)) {
-    throw new ExportConfigError(
-      `dataAsOf must be an ISO 8601 instant, got ${JSON.stringify(options.dataAsOf)}`,
-    );
+/**
+ * The first local day not ended when the data was read (ExportOptions.dataAsOf: given, else
+ * the result's dateCreated, else requestedAt, else now), in the zone.
+ */
+function provisionalFrom(
+  options: ExportOptions,
+  head: ReportResultStream['head'],
+  timeZoneId: string,
+): string {
+  const created: unknown = head.request?.dateCreated;
+  const given = [
+    ['dataAsOf', options.dataAsOf],
+    ["the result's request.dateCreated", typeof created === 'string' && created !== '' ? created : undefined],
+    ['requestedAt', options.requestedAt],
+  ] as const;
+  for (const [name, text] of given) {
+    if (text === undefined) continue;
+    try {
+      return dateInZone(parseInstant(name, text), timeZoneId);
+    } catch (error) {
+      // The service's own timestamp, unreadable: the caller's clock is next, never a guess.
+      if (name === "the result's request.dateCreated") continue;
+      throw new ExportConfigError((error as Error).message);
+    }
   }
-  return dateInZone(at, timeZoneId);
+  return dateInZone((options.now ?? (() => new Date()))().getTime(), timeZoneId);
 }
 
 /** ExportOptions.commit, checked: `defer` needs tables (the Hive layout publishes at once). */
