@@ -15,6 +15,8 @@ function summary(days: number): CallSummary {
     answered: i === 2 ? 0 : 5,
     answerRate: i === 2 ? null : 5 / (10 + i),
     avgTalkSeconds: i === 2 ? null : 120,
+    // The last day was read before it ended (today so far).
+    provisional: i === days - 1,
   }));
   const heatmap = [];
   for (let weekday = 1; weekday <= 7; weekday++) {
@@ -65,7 +67,21 @@ describe('renderSummaryPage', () => {
     expect(html).toContain(
       '<tr><td>2026-03-02</td><td>Summary &#60;by user&#62;</td><td>361 calls (12 rows)</td><td>88 calls (12 rows)</td></tr>',
     );
+    expect(html).toContain('<h2 id="partial">Provisional days</h2>');
     expect(html).toContain('2026-03-10 (calls up to 2026-03-10T14:00:00.000Z)');
+  });
+
+  it('marks a provisional day in the calls chart, its bar labelled and titled as so far', () => {
+    // Act
+    const html = renderSummaryPage(summary(4), { title: 'Calls', generatedAt: 'now' });
+
+    // Assess: only the last day (read before it ended) is marked.
+    const at = html.indexOf('<svg data-chart="calls-per-day"');
+    const chart = html.slice(at, html.indexOf('</svg>', at));
+    expect(chart).toContain('2026-03-04: 13 calls so far (provisional');
+    expect(chart).toContain('03-04*');
+    expect(chart).not.toContain('03-02*');
+    expect(chart).not.toContain('2026-03-02: 11 calls so far');
   });
 
   it('has no held or partial section when the run held nothing', () => {
@@ -78,7 +94,7 @@ describe('renderSummaryPage', () => {
 
     // Assess
     expect(html).not.toContain('Held days');
-    expect(html).not.toContain('Partial days');
+    expect(html).not.toContain('Provisional days');
   });
 
   it('draws a bar per day in both charts and 168 heatmap cells when the window has 10 days', () => {

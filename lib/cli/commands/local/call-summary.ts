@@ -11,6 +11,8 @@ interface DaySummary {
   answerRate: number | null;
   /** Mean `duration` of answered calls, seconds; null without one. */
   avgTalkSeconds: number | null;
+  /** Read before the day ended in the tenant's zone (`provisional` rows): it may still grow. */
+  provisional: boolean;
 }
 
 /** Calls that started in one local weekday and hour, over the whole window. */
@@ -62,7 +64,7 @@ function scopeConditions(scope: CallSummaryScope): string {
  */
 function distinctCallsSql(scope: CallSummaryScope): string {
   return `SELECT conn_id, any_value(dt) AS dt, any_value(start) AS start,
-      max(ans) AS ans, max(duration) AS duration
+      max(ans) AS ans, max(duration) AS duration, bool_or(coalesce(provisional, false)) AS provisional
     FROM calls
     WHERE dt BETWEEN ${sqlString(scope.from)} AND ${sqlString(scope.to)} ${scopeConditions(scope)}
     GROUP BY conn_id`;
@@ -73,7 +75,8 @@ function perDaySql(scope: CallSummaryScope): string {
   return `WITH call AS (${distinctCallsSql(scope)})
 SELECT dt, count(*)::INTEGER AS calls,
        (count(*) FILTER (WHERE ans = 1))::INTEGER AS answered,
-       avg(duration) FILTER (WHERE ans = 1) AS avg_talk_s
+       avg(duration) FILTER (WHERE ans = 1) AS avg_talk_s,
+       bool_or(provisional) AS provisional
 FROM call GROUP BY dt ORDER BY dt`;
 }
 
@@ -130,12 +133,22 @@ export async function summarizeCalls(db: LakeDatabase, scope: CallSummaryScope):
       answered,
       answerRate: calls === 0 ? null : answered / calls,
       avgTalkSeconds: r.avg_talk_s === null || r.avg_talk_s === undefined ? null : num(r.avg_talk_s),
+      provisional: r.provisional === true,
     });
   }
   const days: DaySummary[] = [];
   // Bounded by the window's length, which the CLI's parser already limits.
   for (let dt = scope.from; dt <= scope.to && days.length < 3660; dt = shiftDate(dt, 1)) {
-    days.push(perDay.get(dt) ?? { dt, calls: 0, answered: 0, answerRate: null, avgTalkSeconds: null });
+    days.push(
+      perDay.get(dt) ?? {
+        dt,
+        calls: 0,
+        answered: 0,
+        answerRate: null,
+        avgTalkSeconds: null,
+        provisional: false,
+      },
+    );
   }
   const cells = new Map<string, number>();
   for (const r of (await db.query(heatmapSql(scope))).rows) cells.set(`${r.weekday}/${r.hour}`, num(r.calls));

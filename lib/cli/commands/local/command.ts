@@ -71,6 +71,16 @@ export function parseLocalExportArgs(
   if (v['csv-gzip']) options.csvGzip = true;
   if (v.catalog !== 'file') options.tableCatalog = v.catalog;
   if (v['force-replace']) options.forceReplace = true;
+  if (v.intraday) {
+    const dated = [...(v.from === undefined ? [] : ['--from']), ...(v.to === undefined ? [] : ['--to'])];
+    if (dated.length > 0) {
+      throw new UsageError(
+        `--intraday exports today so far in each tenant's zone: it takes no ${dated.join(', ')}`,
+      );
+    }
+    if (v.contacts === 'only') throw new UsageError('--intraday exports reports: not with --contacts only');
+    options.intraday = true;
+  }
   if (v.contacts !== undefined) {
     const reportOptions = [
       ...(v.from === undefined ? [] : ['--from']),

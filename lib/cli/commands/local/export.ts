@@ -43,6 +43,11 @@ export interface LocalExportOptions {
   /** Replace published days even with far fewer rows (the execution input's forceReplace). */
   forceReplace?: boolean;
   /**
+   * An intraday refresh (the execution input's `intraday`): today so far in each tenant's zone,
+   * provisional until the day ends there; not with `from`/`to`.
+   */
+  intraday?: boolean;
+  /**
    * The contact directories (the execution input's `contacts`): `sync` them beside the
    * reports (the default), `skip` them, or sync `only` them (no report, no dates).
    */
@@ -270,20 +275,22 @@ async function planTenant(
   const to = options.to ?? dayBefore(new Date(), tenant.entry.timeZone);
   const from = options.from ?? shiftDate(to, -(CLI_DEFAULTS.days - 1));
   const force = options.forceReplace === true ? { forceReplace: true } : {};
+  const reports = {
+    ...(options.reportId === undefined ? {} : { reports: [options.reportId] }),
+    ...force,
+    ...(options.contacts === undefined ? {} : { contacts: options.contacts }),
+  };
   const input: ExecutionInput =
     options.contacts === 'only'
       ? { tenant: tenant.id, contacts: 'only', ...force }
-      : {
-          tenant: tenant.id,
-          from,
-          to,
-          ...(options.reportId === undefined ? {} : { reports: [options.reportId] }),
-          ...force,
-          ...(options.contacts === undefined ? {} : { contacts: options.contacts }),
-        };
+      : options.intraday === true
+        ? { tenant: tenant.id, intraday: true, ...reports }
+        : { tenant: tenant.id, from, to, ...reports };
   const settings = (await deployment.runtime.forTenant(tenant.id)).settings;
   const plans = planChainOrUsage(input, settings, { report: options.reportId, tenant: tenant.id });
-  return { tenant, input, dates: { from, to }, plans };
+  // An intraday refresh's days are the plan's (today in the tenant's zone, as it starts).
+  const dates = options.intraday === true ? (plans[0]?.dates ?? { from, to }) : { from, to };
+  return { tenant, input, dates, plans };
 }
 
 /**

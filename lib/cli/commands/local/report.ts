@@ -77,7 +77,7 @@ function outcomeLines(result: RunOutcome, bold: (text: string) => string): strin
   }
   if (result.partialDays.length > 0) {
     lines.push(
-      `${bold('Partial days')} (exported before the day ended; a run after it ends publishes it whole)`,
+      `${bold('Provisional days')} (exported before the day ended: provisional = true until a run after it ends settles it)`,
       ...result.partialDays.map((d) => `  ${d.dt}  calls up to ${d.cutOff}`),
       '',
     );
@@ -89,7 +89,8 @@ function outcomeLines(result: RunOutcome, bold: (text: string) => string): strin
 function perDayTable(summary: CallSummary): string {
   return renderTable(
     summary.days.map((d) => ({
-      dt: d.dt,
+      // A day read before it ended (today so far): its calls may still grow.
+      dt: d.provisional ? `${d.dt} (provisional)` : d.dt,
       calls: formatCount(d.calls),
       answered: d.answerRate === null ? '-' : `${(d.answerRate * 100).toFixed(1)} %`,
       talk: d.avgTalkSeconds === null ? '-' : `${d.avgTalkSeconds.toFixed(0)} s`,

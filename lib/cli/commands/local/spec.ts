@@ -86,6 +86,10 @@ its tenant; the report to stdout.`,
     'csv-gzip': { type: 'boolean', help: 'write .csv.gz instead of .csv' },
     catalog: catalogOption(['file', 'hive']),
     'force-replace': EXECUTION_INPUT_OPTIONS['force-replace'],
+    intraday: {
+      type: 'boolean',
+      help: "an intraday refresh: today so far in each tenant's zone, provisional until the day ends (not with --from/--to)",
+    },
     contacts: CONTACTS_OPTION,
     'secret-file': {
       type: 'string',
@@ -108,6 +112,7 @@ its tenant; the report to stdout.`,
     'report-export --from 2026-03-23 --to 2026-03-29 --rows-per-day 500 --csv-gzip',
     "report-export --report 'Lost calls' --out /tmp/lake --json",
     'report-export --tenant sydney',
+    'report-export --intraday',
     'report-export --contacts only --tenant london',
   ],
   notes: `Layout: Iceberg tables <out>/tables/<dataset>, one per dataset for every tenant, partitioned

@@ -87,9 +87,10 @@ export async function writtenTenantSections(outDir: string): Promise<TenantSecti
 function summarySection(summary: CallSummary, context: SummaryContext): string {
   const callsChart = barChart(
     summary.days.map((d) => ({
-      label: d.dt.slice(5),
+      // A provisional day (read before it ended) is marked: its bar may still grow.
+      label: d.provisional ? `${d.dt.slice(5)}*` : d.dt.slice(5),
       value: d.calls,
-      title: `${d.dt}: ${formatCount(d.calls)} calls`,
+      title: `${d.dt}: ${formatCount(d.calls)} calls${d.provisional ? ' so far (provisional: the day had not ended when it was read)' : ''}`,
     })),
     {
       id: 'calls-per-day',
@@ -236,8 +237,8 @@ ${outcome.held.map((h) => `<tr><td>${escapeHtml(h.dt)}</td><td>${escapeHtml(h.re
 <p class="meta">The shrink guard kept these published partitions: this run had far fewer rows (a summary: calls) than the lake holds. The page shows what the lake holds; run again with --force-replace to replace them.${unlisted > 0 ? ` ${unlisted} more are listed in the run records.` : ''}</p>`);
   }
   if (outcome.partialDays.length > 0) {
-    parts.push(`<h2 id="partial">Partial days</h2>
-<p class="meta">Exported before the day ended; a run after it ends publishes it whole: ${outcome.partialDays.map((d) => `${escapeHtml(d.dt)} (calls up to ${escapeHtml(d.cutOff)})`).join(', ')}.</p>`);
+    parts.push(`<h2 id="partial">Provisional days</h2>
+<p class="meta">Exported before the day ended in the tenant's zone: their rows carry provisional = true until a run after the day ends (the nightly run, or a refresh after midnight) settles them: ${outcome.partialDays.map((d) => `${escapeHtml(d.dt)} (calls up to ${escapeHtml(d.cutOff)})`).join(', ')}.</p>`);
   }
   return parts.join('\n');
 }

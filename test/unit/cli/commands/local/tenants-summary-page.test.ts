@@ -15,7 +15,14 @@ function summary(days: number): CallSummary {
   return {
     from: dates[0] as string,
     to: dates.at(-1) as string,
-    days: dates.map((dt) => ({ dt, calls: 10, answered: 5, answerRate: 0.5, avgTalkSeconds: 60 })),
+    days: dates.map((dt) => ({
+      dt,
+      calls: 10,
+      answered: 5,
+      answerRate: 0.5,
+      avgTalkSeconds: 60,
+      provisional: false,
+    })),
     heatmap: [],
     calls: 10 * days,
   };
