@@ -12,6 +12,7 @@ export {
   windowForDates,
   ZoneConverter,
 } from '../calendar';
+export { forEachLimited } from './concurrency';
 export {
   CALLS_WITH_CONTACTS_VIEW,
   type CallsWithContactsOptions,

@@ -30,6 +30,23 @@ export {
   type MetricsSink,
 } from './finalize';
 export {
+  type AppliedGoals,
+  type DayPartition,
+  dataInstantOf,
+  FRESHNESS_VERDICTS,
+  type FreshnessSchedule,
+  type FreshnessVerdict,
+  goalsAt,
+  intradayGoals,
+  judgeFreshness,
+  LONGEST_EXECUTION_MS,
+  NIGHTLY_GRACE_MINUTES,
+  nightlyGoals,
+  type ReportFreshness,
+  recordDatesToRead,
+  worstVerdict,
+} from './freshness';
+export {
   createCheckStatusHandler,
   createCommitHandler,
   createCommitterHandler,
@@ -44,6 +61,7 @@ export {
 export { CONTACTS_MODES, type ExecutionInput, INPUT_TOO_LARGE_PHRASE, parseExecutionInput } from './input';
 export { type Job, type Plan, planExecution } from './plan';
 export type { PrepareTablesInput, PrepareTablesOutput } from './prepare-tables';
+export { type HeldDay, type ReportPartitions, type ReportRun, reportPartitions } from './report-partitions';
 export {
   type PartialDay,
   parseRunRecord,

@@ -234,6 +234,8 @@ describe('report-export tenants (a local deployment)', () => {
         },
         newestDay: '2026-11-19',
         heldPartitions: 0,
+        // Its newest day is weeks old (status judges it: test/cli/status).
+        verdict: 'error',
         login: 'stored',
         loginExpires: '2026-11-21T00:00:00.000Z',
         schedule: 'n/a',

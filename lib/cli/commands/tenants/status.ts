@@ -1,5 +1,5 @@
 import { refreshTokens } from '../../../api';
-import type { ServiceSecret, TenantEntry } from '../../../workflow';
+import type { FreshnessVerdict, ServiceSecret, TenantEntry } from '../../../workflow';
 import { heldReportPartitions, SecretTokenSource, tokenRefreshLease } from '../../../workflow';
 import { openSecretStore } from '../../aws/secret-access';
 import {
@@ -7,6 +7,7 @@ import {
   type TenantsDependencies,
   type TenantsDeployment,
 } from '../../aws/tenants-deployment';
+import { tenantFreshness, verdictCell } from '../../shared/freshness-status';
 import type { IOStreams } from '../../shared/io-streams';
 import { registeredEntry } from '../../shared/known-tenants';
 import { latestRunRecords } from '../../shared/run-records';
@@ -30,6 +31,8 @@ interface TenantStatus {
   newestDay: string | null;
   /** Partitions the shrink guard held in its last successful run (a later run may publish them). */
   heldPartitions: number;
+  /** Its data's freshness, the worst of its reports' (`report-export status` judges each: docs/status.md). */
+  verdict: FreshnessVerdict;
   /**
    * Its login: `none` (no secret, or no refresh token), `stored` (not checked; its access
    * token's expiry in `loginExpires`), `refreshes` (--check-login refreshed it), or `failed: <why>`.
@@ -110,13 +113,11 @@ async function statusOf(
   check: boolean,
   io: IOStreams,
   deps: TenantsDependencies,
+  now: Date,
 ): Promise<TenantStatus> {
-  const records = await latestRunRecords(
-    d.lake,
-    RECORDS_READ,
-    (key, reason) => io.stderr.write(`warning: skipped the unreadable run record ${key}: ${reason}\n`),
-    entry.id,
-  );
+  const unreadable = (key: string, reason: string) =>
+    io.stderr.write(`warning: skipped the unreadable run record ${key}: ${reason}\n`);
+  const records = await latestRunRecords(d.lake, RECORDS_READ, unreadable, entry.id);
   const last = records[0];
   const succeeded = records.filter((r) => r.status === 'SUCCEEDED');
   const newestDay = succeeded
@@ -132,6 +133,7 @@ async function statusOf(
         : { runId: last.runId, status: last.status, startedAt: last.startedAt, error: last.error ?? null },
     newestDay,
     heldPartitions: lastGood === undefined ? 0 : heldReportPartitions(lastGood.jobs ?? []).length,
+    verdict: (await tenantFreshness(d.lake, entry.id, entry, now, unreadable)).verdict,
     ...(await loginStatus(d, entry.id, check, deps)),
     schedule:
       d.kind === 'aws' ? await scheduleState(d.scheduler, d.outputs.TenantScheduleGroup, entry.id) : 'n/a',
@@ -157,10 +159,11 @@ export async function tenantsStatus(
   }
   // A few tenants at once: a deployment's thousands are not read one after another.
   const statuses: TenantStatus[] = new Array(entries.length);
+  const now = new Date();
   let next = 0;
   const worker = async () => {
     for (let i = next++; i < entries.length; i = next++) {
-      statuses[i] = await statusOf(d, entries[i] as TenantEntry, v['check-login'], io, deps);
+      statuses[i] = await statusOf(d, entries[i] as TenantEntry, v['check-login'], io, deps, now);
     }
   };
   await Promise.all(Array.from({ length: Math.min(STATUS_CONCURRENCY, entries.length) }, worker));
@@ -184,6 +187,7 @@ export async function tenantsStatus(
             : `${s.lastRun.startedAt.replace('T', ' ').slice(0, 16)} ${s.lastRun.status}`,
         'newest day': s.newestDay ?? '',
         held: s.heldPartitions,
+        verdict: s.verdict,
         login: s.login.startsWith('failed') ? 'FAILED (below)' : s.login,
         schedule: s.schedule,
       })),
@@ -193,6 +197,7 @@ export async function tenantsStatus(
         { key: 'last run', format: (t) => (String(t).endsWith('FAILED') ? c.red(String(t)) : String(t)) },
         'newest day',
         { key: 'held', format: (n) => (Number(n) > 0 ? c.yellow(String(n)) : String(n)) },
+        { key: 'verdict', format: verdictCell(c) },
         {
           key: 'login',
           format: (t) => (String(t).startsWith('FAILED') || t === 'none' ? c.red(String(t)) : String(t)),
