@@ -11,6 +11,7 @@ import {
 import { BACKFILL_COMMAND } from './commands/backfill/spec';
 import { CONFIG_COMMAND } from './commands/config/spec';
 import { DIRECTORY_COMMAND } from './commands/directory/spec';
+import { DOCTOR_COMMAND } from './commands/doctor/spec';
 import { CONTACTS_COMMAND, LOCAL_EXPORT_COMMAND, LOCAL_EXPORT_USAGE } from './commands/local/spec';
 import { LOGIN_COMMAND } from './commands/login/spec';
 import { QUERY_COMMAND } from './commands/query/spec';
@@ -19,6 +20,7 @@ import { RUN_COMMAND } from './commands/run/spec';
 import { RUNS_COMMAND } from './commands/runs/spec';
 import { SIM_CLI_COMMAND } from './commands/sim/spec';
 import { SFN_START_COMMAND } from './commands/start/spec';
+import { STATUS_COMMAND } from './commands/status/spec';
 import { TABLES_COMMAND } from './commands/tables/spec';
 import { TENANTS_COMMAND } from './commands/tenants/spec';
 import { WORKFLOW_COMMAND } from './commands/workflow/spec';
@@ -53,6 +55,10 @@ const COMMANDS: readonly Command[] = [
   {
     spec: RUNS_COMMAND,
     run: async (argv, io) => (await import('./commands/runs/command')).runsCommand(argv, io),
+  },
+  {
+    spec: STATUS_COMMAND,
+    run: async (argv, io) => (await import('./commands/status/command')).statusCommand(argv, io),
   },
   {
     spec: TABLES_COMMAND,
@@ -100,6 +106,10 @@ const COMMANDS: readonly Command[] = [
   {
     spec: CONFIG_COMMAND,
     run: async (argv, io) => (await import('./commands/config/command')).configCommand(argv, io),
+  },
+  {
+    spec: DOCTOR_COMMAND,
+    run: async (argv, io) => (await import('./commands/doctor/command')).doctorCommand(argv, io),
   },
   {
     spec: DIRECTORY_COMMAND,
