@@ -154,7 +154,8 @@ function tenantsAtLimit(d: Demand): number {
   return Math.floor(d.limit / d.at(1));
 }
 
-function costPerNight(f: TenantNightFigures): Record<string, number> {
+/** What one execution per tenant costs, by item; `secretMonth`: with the secret's own monthly fee as a day's share. */
+function costPerNight(f: TenantNightFigures, secretMonth = true): Record<string, number> {
   const per = (x: number) => x / f.tenants;
   const puts =
     (f.requests.put ?? 0) +
@@ -169,7 +170,7 @@ function costPerNight(f: TenantNightFigures): Record<string, number> {
     'Step Functions': per(f.transitions) * AWS_PRICES.perStateTransition,
     'Lambda requests': per(f.invocations) * AWS_PRICES.perLambdaRequest,
     'Lambda GB-s': per(f.gbSeconds) * AWS_PRICES.perLambdaGbSecondX86,
-    'Secrets Manager secret': AWS_PRICES.perSecretMonth / 30,
+    ...(secretMonth ? { 'Secrets Manager secret': AWS_PRICES.perSecretMonth / 30 } : {}),
     'Secrets Manager calls': per(f.secretReads + f.secretWrites) * AWS_PRICES.perSecretsManagerCall,
     'KMS (via Secrets Manager)': per(f.secretReads + f.secretWrites) * AWS_PRICES.perKmsRequest,
     'S3 requests': per(puts) * AWS_PRICES.perS3Put + per(gets) * AWS_PRICES.perS3Get,
@@ -180,7 +181,75 @@ function costPerNight(f: TenantNightFigures): Record<string, number> {
 
 const fmt = (x: number, digits = 1) => (x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(digits));
 
-export function printTenantLimits(f: TenantNightFigures): void {
+/** The intervals the README prices: every 15 minutes around the clock and 08-20, hourly 08-20. */
+export const INTRADAY_CASES = [
+  { everyMinutes: 15, hours: 24 },
+  { everyMinutes: 15, hours: 12 },
+  { everyMinutes: 60, hours: 24 },
+  { everyMinutes: 60, hours: 12 },
+] as const;
+
+/**
+ * The intraday refreshes priced from one measured refresh per tenant: per tenant-day at each
+ * interval and window (refreshes a day = hours x 60 / interval), beside the night's cost, and
+ * the demand of 1,000 and 10,000 tenants refreshing at 15 minutes against the quotas (starts
+ * spread over the schedule's flexible window, a fifth of the interval).
+ */
+function intradayLines(
+  night: TenantNightFigures,
+  refresh: TenantNightFigures,
+): { lines: string[]; json: unknown } {
+  const per = (x: number) => x / refresh.tenants;
+  const perRefresh = Object.values(costPerNight(refresh, false)).reduce((a, b) => a + b, 0);
+  const nightCost = Object.values(costPerNight(night)).reduce((a, b) => a + b, 0);
+  const lines = [
+    `\nIntraday: one refresh of each of ${refresh.tenants} tenants (today so far), in ${fmt(refresh.wallSeconds)} s here: ${refresh.succeeded} succeeded, ${refresh.failed} failed`,
+    '\n| per refresh | per tenant |',
+    '|---|---:|',
+    `| state transitions (billed) | ${fmt(per(refresh.transitions), 2)} |`,
+    `| Lambda invocations | ${fmt(per(refresh.invocations), 2)} |`,
+    `| Lambda GB-s (here) | ${fmt(per(refresh.gbSeconds), 3)} |`,
+    `| Iceberg commit attempts | ${fmt(per(refresh.commitAttempts), 2)} |`,
+    `| secret reads / writes | ${fmt(per(refresh.secretReads), 2)} / ${fmt(per(refresh.secretWrites), 2)} |`,
+    `| cost, list prices | $${perRefresh.toFixed(6)} |`,
+    '\n| intraday (on top of the night) | refreshes a day | per tenant-day | per tenant-month | 1,000 tenants a month | x the night |',
+    '|---|---:|---:|---:|---:|---:|',
+  ];
+  const cases = INTRADAY_CASES.map((c) => {
+    const perDay = (c.hours * 60) / c.everyMinutes;
+    const day = perDay * perRefresh;
+    lines.push(
+      `| every ${c.everyMinutes} min, ${c.hours === 24 ? 'all day' : `${c.hours} h (08-20)`} | ${perDay} | $${day.toFixed(4)} | $${(day * 30).toFixed(2)} | $${(day * 30 * 1000).toFixed(0)} | ${fmt(day / nightCost, 1)} |`,
+    );
+    return { ...c, refreshesPerDay: perDay, usdPerTenantDay: day, usdPerTenantMonth: day * 30 };
+  });
+  // 1,000 tenants at 15 minutes: a refresh of each every 900 s, starts spread over 3 minutes.
+  const window = (15 / 5) * 60;
+  const rate = (x: number, n: number) => (per(x) * n) / window;
+  lines.push(
+    '\n| at 15 minutes, starts over the 3-minute window | per refresh | limit | at 1,000 tenants | at 10,000 tenants |',
+    '|---|---:|---:|---:|---:|',
+    `| StartExecution | 1 | ${AWS_QUOTAS.startExecutionPerSecond}/s | ${fmt(1000 / window, 2)} | ${fmt(10_000 / window, 2)} |`,
+    `| state transitions | ${fmt(per(refresh.transitions), 2)} | ${AWS_QUOTAS.stateTransitionsPerSecond}/s | ${fmt(rate(refresh.transitions, 1000), 1)} | ${fmt(rate(refresh.transitions, 10_000), 1)} |`,
+    `| Lambda concurrency | ${fmt(per(refresh.invocationSeconds), 2)} s | ${AWS_QUOTAS.lambdaConcurrency} | ${fmt(rate(refresh.invocationSeconds, 1000), 1)} | ${fmt(rate(refresh.invocationSeconds, 10_000), 1)} |`,
+  );
+  return {
+    lines,
+    json: {
+      perRefresh: {
+        transitions: per(refresh.transitions),
+        invocations: per(refresh.invocations),
+        gbSeconds: per(refresh.gbSeconds),
+        commitAttempts: per(refresh.commitAttempts),
+        costUsd: perRefresh,
+      },
+      nightCostUsd: nightCost,
+      cases,
+    },
+  };
+}
+
+export function printTenantLimits(f: TenantNightFigures, refresh?: TenantNightFigures): void {
   const per = (x: number) => x / f.tenants;
   const out: string[] = [];
   out.push(
@@ -232,6 +301,8 @@ export function printTenantLimits(f: TenantNightFigures): void {
   out.push(
     `| total | $${total.toFixed(6)} | $${(total * 30).toFixed(4)} | $${(total * 30 * 1000).toFixed(2)} |`,
   );
+  const intraday = refresh === undefined ? undefined : intradayLines(f, refresh);
+  if (intraday !== undefined) out.push(...intraday.lines);
   process.stdout.write(`${out.join('\n')}\n`);
   process.stdout.write(
     `${JSON.stringify({
@@ -252,6 +323,7 @@ export function printTenantLimits(f: TenantNightFigures): void {
         ]),
       ),
       firstToBreak: first.what,
+      ...(intraday === undefined ? {} : { intraday: intraday.json }),
     })}\n`,
   );
 }

@@ -18,7 +18,10 @@
  * attempts and conflicts (exclusive creates of a table's next metadata file, and those that
  * found it taken), store requests by kind, secret reads and writes. Then the same figures
  * scaled to 1,000 and 10,000 tenants against AWS's quotas and list prices
- * (bench/tenants-limits.ts): what breaks first, and the cost per tenant-night.
+ * (bench/tenants-limits.ts): what breaks first, and the cost per tenant-night. Then one
+ * intraday refresh of every tenant (`{"tenant","intraday":true,"scheduledTime"}`, what its
+ * `<id>.intraday` schedule sends), counted the same way: the cost of a refresh, and of a
+ * tenant-day of them at 15 and 60 minutes.
  *
  * Reports complete before the first poll (the service's latency is set to 0): in AWS the
  * first poll comes 5 s after the request, and a small tenant's report is done by then.
@@ -73,6 +76,15 @@ class RequestCounts {
 
   total(): number {
     return [...this.byOperation.values()].reduce((a, b) => a + b, 0);
+  }
+
+  /** Counting starts again (the next round of executions). */
+  reset(): void {
+    this.byOperation.clear();
+    this.commitAttempts = 0;
+    this.commitConflicts = 0;
+    this.secretReads = 0;
+    this.secretWrites = 0;
   }
 }
 
@@ -153,6 +165,12 @@ class InvocationCounts {
     };
   }
 
+  /** Counting starts again (the next round of executions). */
+  reset(): void {
+    this.byState.clear();
+    this.maxInFlight = this.inFlight;
+  }
+
   total(): { count: number; ms: number } {
     let count = 0;
     let ms = 0;
@@ -184,7 +202,7 @@ async function main(): Promise<void> {
   try {
     const paths = localTenancyPaths(workDir);
     const leasesDir = join(workDir, 'leases');
-    let started = performance.now();
+    const started = performance.now();
     log(`signing ${tenantCount} tenants in (one OAuth flow each) and registering them`);
     const tenants = await registerLocalTenants(sim, { paths, leasesDir });
     const env = localTenancyEnvironment(paths);
@@ -231,65 +249,84 @@ async function main(): Promise<void> {
       ]),
     );
 
-    const now = new Date();
-    let transitions = 0;
-    let historyEvents = 0;
-    let succeeded = 0;
-    const failed: string[] = [];
-    let next = 0;
-    started = performance.now();
-    const worker = async () => {
-      while (next < tenants.length) {
-        const tenant = tenants[next++];
-        if (tenant === undefined) break;
-        const result = await runLocalWorkflow(nightlyInput(tenant.entry, now), {
-          tasks,
-          definition: workflow.definition,
-          name: tenant.id,
-        });
-        for (const e of result.executions) {
-          transitions += transitionsOf(e.events);
-          historyEvents += e.historyEvents;
+    /** One execution per tenant, C at once, from `inputOf`; every figure counted from zero. */
+    const round = async (
+      label: string,
+      inputOf: (t: (typeof tenants)[number]) => unknown,
+    ): Promise<{ figures: TenantNightFigures; failed: string[] }> => {
+      counts.reset();
+      invocations.reset();
+      let transitions = 0;
+      let historyEvents = 0;
+      let succeeded = 0;
+      const failed: string[] = [];
+      let next = 0;
+      const began = performance.now();
+      const worker = async () => {
+        while (next < tenants.length) {
+          const tenant = tenants[next++];
+          if (tenant === undefined) break;
+          const result = await runLocalWorkflow(inputOf(tenant), {
+            tasks,
+            definition: workflow.definition,
+            name: `${tenant.id}-${label}`,
+          });
+          for (const e of result.executions) {
+            transitions += transitionsOf(e.events);
+            historyEvents += e.historyEvents;
+          }
+          if (result.status === 'SUCCEEDED') succeeded++;
+          else failed.push(`${tenant.id}: ${result.error}`);
+          const done = succeeded + failed.length;
+          if (done % 100 === 0) log(`${done}/${tenants.length} ${label}s`);
         }
-        if (result.status === 'SUCCEEDED') succeeded++;
-        else failed.push(`${tenant.id}: ${result.error}`);
-        const done = succeeded + failed.length;
-        if (done % 100 === 0) log(`${done}/${tenants.length} nights`);
-      }
+      };
+      await Promise.all(Array.from({ length: concurrency }, worker));
+      const wallSeconds = (performance.now() - began) / 1000;
+      const inv = invocations.total();
+      const figures: TenantNightFigures = {
+        tenants: tenantCount,
+        concurrency,
+        reportsPerTenant,
+        rowsPerDay,
+        wallSeconds,
+        succeeded,
+        failed: failed.length,
+        transitions,
+        historyEvents,
+        invocations: inv.count,
+        invocationSeconds: inv.ms / 1000,
+        gbSeconds: [...invocations.byState].reduce(
+          (s, [state, e]) => s + ((memoryMb[state] ?? 0) / 1024) * (e.ms / 1000),
+          0,
+        ),
+        maxInFlight: invocations.maxInFlight,
+        byFunction: Object.fromEntries(
+          [...invocations.byState].map(([state, e]) => [state, { count: e.count, seconds: e.ms / 1000 }]),
+        ),
+        commitAttempts: counts.commitAttempts,
+        commitConflicts: counts.commitConflicts,
+        requests: Object.fromEntries(counts.byOperation),
+        secretReads: counts.secretReads,
+        secretWrites: counts.secretWrites,
+      };
+      return { figures, failed };
     };
-    await Promise.all(Array.from({ length: concurrency }, worker));
-    const wallSeconds = (performance.now() - started) / 1000;
-    await tasks.close();
 
-    const inv = invocations.total();
-    const figures: TenantNightFigures = {
-      tenants: tenantCount,
-      concurrency,
-      reportsPerTenant,
-      rowsPerDay,
-      wallSeconds,
-      succeeded,
-      failed: failed.length,
-      transitions,
-      historyEvents,
-      invocations: inv.count,
-      invocationSeconds: inv.ms / 1000,
-      gbSeconds: [...invocations.byState].reduce(
-        (s, [state, e]) => s + ((memoryMb[state] ?? 0) / 1024) * (e.ms / 1000),
-        0,
-      ),
-      maxInFlight: invocations.maxInFlight,
-      byFunction: Object.fromEntries(
-        [...invocations.byState].map(([state, e]) => [state, { count: e.count, seconds: e.ms / 1000 }]),
-      ),
-      commitAttempts: counts.commitAttempts,
-      commitConflicts: counts.commitConflicts,
-      requests: Object.fromEntries(counts.byOperation),
-      secretReads: counts.secretReads,
-      secretWrites: counts.secretWrites,
-    };
+    const now = new Date();
+    const night = await round('night', (t) => nightlyInput(t.entry, now));
+    // Then one intraday refresh of every tenant (today so far, what its `<id>.intraday`
+    // schedule sends): the cost of one refresh, which an interval multiplies.
+    const refresh = await round('refresh', (t) => ({
+      tenant: t.id,
+      intraday: true,
+      scheduledTime: new Date().toISOString(),
+    }));
+    await tasks.close();
+    const figures = night.figures;
+    const failed = [...night.failed, ...refresh.failed];
     for (const f of failed.slice(0, 5)) log(`failed: ${f}`);
-    printTenantLimits(figures);
+    printTenantLimits(figures, refresh.figures);
   } finally {
     await sim.close();
     await rm(workDir, { recursive: true, force: true });
