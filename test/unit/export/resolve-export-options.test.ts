@@ -15,7 +15,52 @@ function base(overrides: Partial<ExportOptions> = {}): ExportOptions {
   };
 }
 
+/** A result whose request the service created at `dateCreated` (its clock), in `zone`. */
+function createdAt(dateCreated: string | undefined, zone = 'Europe/London'): ExportOptions['source'] {
+  const source = resultStreamOf([], { requestId: 'req-1', timeZoneId: zone });
+  if (dateCreated !== undefined) (source.head.request as { dateCreated?: string }).dateCreated = dateCreated;
+  return source;
+}
+
 describe('resolveExportOptions', () => {
+  it.each([
+    // 23:30Z on the 19th: still the 19th in London, already the 20th in Sydney.
+    ['the service clock, London', { source: createdAt('2026-11-19T23:30:00.1234567Z') }, '2026-11-19'],
+    [
+      'the service clock, Sydney',
+      { source: createdAt('2026-11-19T23:30:00.1234567Z', 'Australia/Sydney'), timeZone: 'Australia/Sydney' },
+      '2026-11-20',
+    ],
+    [
+      'dataAsOf over the service clock',
+      { source: createdAt('2026-11-19T23:30:00Z'), dataAsOf: '2026-11-21T08:00:00+00:00' },
+      '2026-11-21',
+    ],
+    [
+      'requestedAt when the result has no dateCreated',
+      { source: createdAt(undefined), requestedAt: '2026-11-18T10:00:00Z' },
+      '2026-11-18',
+    ],
+    [
+      'requestedAt when dateCreated is unreadable',
+      { source: createdAt('yesterday'), requestedAt: '2026-11-18T10:00:00Z' },
+      '2026-11-18',
+    ],
+    [
+      'now without either',
+      { source: createdAt(undefined), now: () => new Date('2026-11-17T12:00:00Z') },
+      '2026-11-17',
+    ],
+  ])('takes the first provisional day from %s', (_, options, day) => {
+    expect(resolveExportOptions(base(options as Partial<ExportOptions>)).provisionalFrom).toBe(day);
+  });
+
+  it('refuses a dataAsOf that is not an instant with an offset, naming it', () => {
+    expect(() => resolveExportOptions(base({ dataAsOf: '2026-11-21T08:00:00' }))).toThrow(
+      /dataAsOf must be an ISO 8601 instant with an offset, got '2026-11-21T08:00:00'/,
+    );
+  });
+
   it('fills every default when only the required options are given', () => {
     // Act
     const run = resolveExportOptions(base());
