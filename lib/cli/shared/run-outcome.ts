@@ -64,8 +64,11 @@ export function handlerWarning(message: string, held: readonly unknown[] | undef
   return `the shrink guard held ${held.length} partition(s): the published ones stay; run again with ${FORCE_REPLACE_FLAG} if the service corrected them`;
 }
 
-/** The warning lines of an outcome (none when nothing was held or partial), for stderr. */
-export function outcomeWarnings(outcome: RunOutcome): string[] {
+/**
+ * The warning lines of an outcome (none when nothing was held or provisional), for stderr.
+ * `intraday`: the run was a refresh of today, whose days are provisional by design: not warned.
+ */
+export function outcomeWarnings(outcome: RunOutcome, options: { intraday?: boolean } = {}): string[] {
   const lines: string[] = [];
   if (outcome.heldPartitions > 0) {
     const unlisted = outcome.heldPartitions - outcome.held.length;
@@ -75,9 +78,9 @@ export function outcomeWarnings(outcome: RunOutcome): string[] {
       ...(unlisted > 0 ? [`  ... and ${unlisted} more (the run records list them per job)`] : []),
     );
   }
-  for (const d of outcome.partialDays) {
+  for (const d of options.intraday === true ? [] : outcome.partialDays) {
     lines.push(
-      `warning: ${d.dt} is partial: it was exported before the day ended, with the calls up to ${d.cutOff} only; a run after the day ends publishes it whole`,
+      `warning: ${d.dt} is partial: it was exported before the day ended, with the calls up to ${d.cutOff} only (its rows carry provisional = true); a run after the day ends publishes it whole and settles it`,
     );
   }
   return lines;

@@ -244,7 +244,8 @@ async function runCommand(
     writeOut(renderLocalExportReport(result, readBackResult, { seconds, out: io.stdout, env: io.env }));
   }
   for (const t of result.tenants) {
-    for (const warning of outcomeWarnings(t)) io.stderr.write(`${c.yellow(`${t.tenant}: ${warning}`)}\n`);
+    for (const warning of outcomeWarnings(t, { intraday: options.intraday === true }))
+      io.stderr.write(`${c.yellow(`${t.tenant}: ${warning}`)}\n`);
   }
   // Every tenant that failed, by name; the others' partitions are published.
   for (const t of result.tenants.filter((t) => t.status !== 'SUCCEEDED')) {
