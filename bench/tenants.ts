@@ -278,7 +278,8 @@ async function main(): Promise<void> {
           if (result.status === 'SUCCEEDED') succeeded++;
           else failed.push(`${tenant.id}: ${result.error}`);
           const done = succeeded + failed.length;
-          if (done % 100 === 0) log(`${done}/${tenants.length} ${label}s`);
+          if (done % 100 === 0)
+            log(`${done}/${tenants.length} ${label === 'night' ? 'nights' : 'refreshes'}`);
         }
       };
       await Promise.all(Array.from({ length: concurrency }, worker));

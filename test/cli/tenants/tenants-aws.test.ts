@@ -24,6 +24,7 @@ import { tenantsLogin } from '../../../lib/cli/commands/login/tenant-login';
 import { sfnStartCommand } from '../../../lib/cli/commands/start/command';
 import { tenantsAdd, tenantsList, tenantsSet } from '../../../lib/cli/commands/tenants/edit';
 import { tenantsRemove } from '../../../lib/cli/commands/tenants/remove';
+import { intradayMinute } from '../../../lib/cli/commands/tenants/schedules';
 import { tenantsStatus } from '../../../lib/cli/commands/tenants/status';
 import type { IOStreams } from '../../../lib/cli/shared/io-streams';
 import { readObject } from '../../../lib/stores';
@@ -203,14 +204,15 @@ describe('report-export tenants --stack (a multi-tenant stack; AWS mocked, the l
       deps,
     );
 
-    // Assess: every 15 minutes from 08:00 to 19:45 in its zone, the refresh's input.
+    // Assess: every 15 minutes from 08:00 to 20:00 in its zone, at its own minute of each
+    // quarter (acme's: 10, a hash of its id), the refresh's input.
     expect(on).toBe(0);
     expect(out()).toContain('created schedule ReportExportTenants/acme.intraday (every 15 min, 08:00-20:00)');
     const [create] = scheduler.commandCalls(CreateScheduleCommand);
     expect(create?.args[0].input).toMatchObject({
       Name: 'acme.intraday',
       GroupName: 'ReportExportTenants',
-      ScheduleExpression: 'cron(0/15 8-19 * * ? *)',
+      ScheduleExpression: 'cron(10/15 8-19 * * ? *)',
       ScheduleExpressionTimezone: 'Australia/Sydney',
       FlexibleTimeWindow: { Mode: 'FLEXIBLE', MaximumWindowInMinutes: 3 },
       Target: {
@@ -234,13 +236,25 @@ describe('report-export tenants --stack (a multi-tenant stack; AWS mocked, the l
     // Assess: the hours kept when only the interval changes; off deletes the schedule.
     expect(off).toBe(0);
     expect(scheduler.commandCalls(CreateScheduleCommand)[1]?.args[0].input.ScheduleExpression).toBe(
-      'cron(0 8-19/2 * * ? *)',
+      'cron(55 8-19/2 * * ? *)',
     );
     expect(scheduler.commandCalls(DeleteScheduleCommand).map((c) => c.args[0].input)).toEqual([
       { Name: 'acme.intraday', GroupName: 'ReportExportTenants' },
     ]);
     const after = JSON.parse(new TextDecoder().decode(await readObject(s3.store(), '_tenants/acme.json')));
     expect(after.intraday).toBeUndefined();
+  });
+
+  it('spreads tenants on one interval over all of it, each at a minute below the interval', () => {
+    // Act
+    const minutes = Array.from({ length: 1000 }, (_, i) => intradayMinute(`tenant-${i}`, 15));
+
+    // Assess: every minute of the quarter taken, none by more than twice its share.
+    const counts = Array.from({ length: 15 }, (_, m) => minutes.filter((x) => x === m).length);
+    expect(Math.min(...counts)).toBeGreaterThan(0);
+    expect(Math.max(...counts)).toBeLessThan((2 * 1000) / 15);
+    expect(intradayMinute('acme', 120)).toBeLessThan(60);
+    expect(intradayMinute('acme', 15)).toBe(intradayMinute('acme', 15));
   });
 
   it.each([

@@ -59,23 +59,37 @@ export function intradayScheduleName(id: string): string {
 }
 
 /**
- * The cron expression of refreshes every `everyMinutes` from `fromHour`:00 up to `toHour`:00
- * (an interval under an hour divides it; one of hours is whole hours).
+ * The minute within each interval a tenant's refreshes start at: a stable hash of its id
+ * (FNV-1a), below the interval (below 60 for one of hours). A thousand tenants on the same
+ * interval start spread over all of it, not together at :00, :15 ...: at 15 minutes the
+ * state transitions a second are a fifteenth of the peak a shared minute would make.
  */
-export function intradayCron(schedule: NonNullable<TenantEntry['intraday']>): string {
+export function intradayMinute(id: string, everyMinutes: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193) >>> 0;
+  return hash % Math.min(everyMinutes, 60);
+}
+
+/**
+ * The cron expression of refreshes every `everyMinutes` from `fromHour`:00 up to `toHour`:00
+ * (an interval under an hour divides it; one of hours is whole hours), starting `minute`
+ * into each interval.
+ */
+export function intradayCron(schedule: NonNullable<TenantEntry['intraday']>, minute = 0): string {
   const { everyMinutes: every, fromHour, toHour } = schedule;
   const single = toHour - 1 === fromHour;
   const hours = single ? `${fromHour}` : `${fromHour}-${toHour - 1}`;
-  if (every < 60) return `cron(0/${every} ${hours} * * ? *)`;
+  if (every < 60) return `cron(${minute}/${every} ${hours} * * ? *)`;
   const step = every / 60;
-  return `cron(0 ${step === 1 || single ? hours : `${hours}/${step}`} * * ? *)`;
+  return `cron(${minute} ${step === 1 || single ? hours : `${hours}/${step}`} * * ? *)`;
 }
 
 /**
  * A tenant's intraday schedule (a second schedule beside its night: one schedule has one
  * cron), undefined when the entry has no refreshes. Its input names the refresh and its
- * scheduled time; Scheduler may start it up to a fifth of the interval late, which spreads the
- * tenants that share a minute without a refresh overtaking the next.
+ * scheduled time. Each tenant starts at its own minute of the interval (intradayMinute), and
+ * Scheduler may start it up to a fifth of the interval late, which spreads the tenants further
+ * without a refresh overtaking the next.
  */
 export function intradayScheduleRequest(
   entry: Pick<TenantEntry, 'id' | 'name' | 'timeZone' | 'enabled' | 'intraday'>,
@@ -95,7 +109,7 @@ export function intradayScheduleRequest(
         0,
         512,
       ),
-    ScheduleExpression: intradayCron(schedule),
+    ScheduleExpression: intradayCron(schedule, intradayMinute(entry.id, every)),
     ScheduleExpressionTimezone: entry.timeZone,
     FlexibleTimeWindow: { Mode: 'FLEXIBLE', MaximumWindowInMinutes: Math.max(1, Math.floor(every / 5)) },
     State: entry.enabled ? 'ENABLED' : 'DISABLED',
