@@ -157,36 +157,34 @@ export function checkedEntry(raw: Record<string, unknown>): TenantEntry {
   }
 }
 
+/** The members add requires, by flag. */
+const REQUIRED_FOR_ADD: readonly (keyof EntryFlags)[] = [
+  'name',
+  'region',
+  'time-zone',
+  'workspace',
+  'reports',
+  'hour',
+  'look-back',
+];
+
+/** Every entry member's flag: the required ones and the optional ones. */
+const ENTRY_FLAGS: readonly (keyof EntryFlags)[] = [
+  ...REQUIRED_FOR_ADD,
+  'country',
+  'directories',
+  'intraday',
+  'intraday-hours',
+  'warn-after',
+  'error-after',
+];
+
 /** Whether any entry member's flag is given (what a `set` changes). */
 export function entryFlagGiven(v: EntryFlags): boolean {
-  const flags: (keyof EntryFlags)[] = [
-    'name',
-    'region',
-    'time-zone',
-    'workspace',
-    'reports',
-    'hour',
-    'look-back',
-    'country',
-    'directories',
-    'intraday',
-    'intraday-hours',
-    'warn-after',
-    'error-after',
-  ];
-  return flags.some((f) => v[f] !== undefined);
+  return ENTRY_FLAGS.some((f) => v[f] !== undefined);
 }
 
 /** The members add requires, by flag, missing from `v`. */
 export function missingForAdd(v: EntryFlags): string[] {
-  const required: (keyof EntryFlags)[] = [
-    'name',
-    'region',
-    'time-zone',
-    'workspace',
-    'reports',
-    'hour',
-    'look-back',
-  ];
-  return required.filter((k) => v[k] === undefined).map((k) => `--${k}`);
+  return REQUIRED_FOR_ADD.filter((k) => v[k] === undefined).map((k) => `--${k}`);
 }
