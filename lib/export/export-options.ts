@@ -172,6 +172,13 @@ export interface ExportOptions {
   /** When the caller requested the run (its own clock): `dataAsOf` for a result without `dateCreated`. */
   requestedAt?: string;
   /**
+   * Minutes after a day's end during which a read of it still counts as provisional: calls
+   * that started before midnight may reach the service after it (a record written when the
+   * call ends, or late), so a day read just after it ended is not yet settled.
+   * @default SETTLE_GRACE_MINUTES (30)
+   */
+  settleGraceMinutes?: number;
+  /**
    * Run id (staging folder name): letters, digits, `.`, `_`, `-`, at most 128.
    * @default the request id (made safe, long ones cut and hashed) plus a random suffix
    */
@@ -214,6 +221,9 @@ export interface ExportOptions {
 }
 
 /** The defaults of {@link ExportOptions}, in one place. */
+/** ExportOptions.settleGraceMinutes' default: a day read within 30 minutes of its end stays provisional. */
+export const SETTLE_GRACE_MINUTES = 30;
+
 export const EXPORT_DEFAULTS = {
   prefix: '',
   summaryMismatch: 'flag',

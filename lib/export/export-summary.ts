@@ -24,6 +24,11 @@ export interface ExportSummary {
   tenant?: string;
   requestId: string;
   runId: string;
+  /**
+   * The instant the service's data was read as of (ISO 8601, UTC: the result's dateCreated,
+   * see ExportOptions.dataAsOf): a day that had not ended then is provisional.
+   */
+  dataAsOf: string;
   rows: number;
   files: number;
   bytes: number;
@@ -82,6 +87,7 @@ export function summarize(
     reportId: string;
     requestId: string;
     runId: string;
+    dataAsOf: string;
     layout: { dataset: string; tenant?: string | undefined };
   },
   partitions: readonly PartitionOutput[],
@@ -108,6 +114,7 @@ export function summarize(
     ...(run.layout.tenant === undefined ? {} : { tenant: run.layout.tenant }),
     requestId: run.requestId,
     runId: run.runId,
+    dataAsOf: run.dataAsOf,
     rows: list.reduce((n, p) => n + p.rows, 0),
     files: list.reduce((n, p) => n + p.files, 0),
     bytes: list.reduce((n, p) => n + p.bytes, 0),

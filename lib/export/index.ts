@@ -65,7 +65,7 @@ export {
   TableInvalidError,
   VerificationError,
 } from './errors';
-export { EXPORT_DEFAULTS, type ExportOptions, type LakeTables } from './export-options';
+export { EXPORT_DEFAULTS, type ExportOptions, type LakeTables, SETTLE_GRACE_MINUTES } from './export-options';
 export { exportReportResult } from './export-report-result';
 export type { ExportSummary, PartitionSummary, StagedRunRef, TableCommitSummary } from './export-summary';
 export type { IcebergFileSchema } from './formats/iceberg-file';

@@ -13,7 +13,7 @@ import {
 } from '../calendar';
 import type { ObjectStore } from '../stores';
 import { EXPORT_ERROR_CODES, ExportConfigError, ExportError } from './errors';
-import { EXPORT_DEFAULTS, type ExportOptions, type LakeTables } from './export-options';
+import { EXPORT_DEFAULTS, type ExportOptions, type LakeTables, SETTLE_GRACE_MINUTES } from './export-options';
 import type { IcebergFileSchema } from './formats/iceberg-file';
 import { PARQUET_CODECS, type ParquetCodec } from './formats/parquet-encoder';
 import { zstdAvailable } from './formats/zstd';
@@ -49,6 +49,8 @@ export interface ResolvedExportOptions {
   outsideWindow: OutsideWindowPolicy;
   /** The zone rows' `start` is read in. */
   timeZoneId: string;
+  /** The instant the data was read as of (ISO 8601, UTC): see ExportOptions.dataAsOf. */
+  dataAsOf: string;
   /** The first local day not ended when the data was read (dataAsOf): its rows and later ones are provisional. */
   provisionalFrom: string;
   maxRowsPerFile: number;
@@ -118,6 +120,7 @@ export function resolveExportOptions(options: ExportOptions): ResolvedExportOpti
   }
   const requestId = head.requestId;
   const timeZoneId = resolveTimeZone(head.request?.timeZoneId, options.timeZone, requestId);
+  const asOf = dataAsOf(options, head);
   const { window, windowDates } = options;
   const fromWindow = window === undefined ? [] : windowOption(() => datesOfWindow(window, timeZoneId));
   const explicit = windowDates === undefined ? undefined : windowOption(() => checkWindowDates(windowDates));
@@ -166,7 +169,9 @@ export function resolveExportOptions(options: ExportOptions): ResolvedExportOpti
       OUTSIDE_WINDOW_POLICIES,
     ),
     timeZoneId,
-    provisionalFrom: provisionalFrom(options, head, timeZoneId),
+    dataAsOf: new Date(asOf).toISOString(),
+    // A day is settled once read at least the grace after its end (in the zone).
+    provisionalFrom: dateInZone(asOf - settleGraceMs(options), timeZoneId),
     maxRowsPerFile: positive('maxRowsPerFile', options.maxRowsPerFile ?? EXPORT_DEFAULTS.maxRowsPerFile),
     rowGroupRows: positive('rowGroupRows', options.rowGroupRows ?? EXPORT_DEFAULTS.rowGroupRows),
     maxBufferedRows: positive('maxBufferedRows', options.maxBufferedRows ?? EXPORT_DEFAULTS.maxBufferedRows),
@@ -203,14 +208,10 @@ export function resolveExportOptions(options: ExportOptions): ResolvedExportOpti
 }
 
 /**
- * The first local day not ended when the data was read (ExportOptions.dataAsOf: given, else
- * the result's dateCreated, else requestedAt, else now), in the zone.
+ * The instant the data was read as of (ms): ExportOptions.dataAsOf when given, else the
+ * result's dateCreated (the service's clock), else requestedAt (the caller's), else now.
  */
-function provisionalFrom(
-  options: ExportOptions,
-  head: ReportResultStream['head'],
-  timeZoneId: string,
-): string {
+function dataAsOf(options: ExportOptions, head: ReportResultStream['head']): number {
   const created: unknown = head.request?.dateCreated;
   const given = [
     ['dataAsOf', options.dataAsOf],
@@ -220,14 +221,25 @@ function provisionalFrom(
   for (const [name, text] of given) {
     if (text === undefined) continue;
     try {
-      return dateInZone(parseInstant(name, text), timeZoneId);
+      return parseInstant(name, text);
     } catch (error) {
       // The service's own timestamp, unreadable: the caller's clock is next, never a guess.
       if (name === "the result's request.dateCreated") continue;
       throw new ExportConfigError((error as Error).message);
     }
   }
-  return dateInZone((options.now ?? (() => new Date()))().getTime(), timeZoneId);
+  return (options.now ?? (() => new Date()))().getTime();
+}
+
+/** ExportOptions.settleGraceMinutes in ms, checked (0 to a day). */
+function settleGraceMs(options: ExportOptions): number {
+  const minutes = options.settleGraceMinutes ?? SETTLE_GRACE_MINUTES;
+  if (!Number.isInteger(minutes) || minutes < 0 || minutes > 1440) {
+    throw new ExportConfigError(
+      `settleGraceMinutes must be a whole number of minutes from 0 to 1440, got ${minutes}`,
+    );
+  }
+  return minutes * 60_000;
 }
 
 /** ExportOptions.commit, checked: `defer` needs tables (the Hive layout publishes at once). */

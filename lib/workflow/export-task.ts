@@ -149,10 +149,13 @@ export async function exportResults(input: JobTaskInput, deps: ExportTaskDeps): 
       const day = dayWindow(piece.day, zone);
       const whole = await concatResults(ready.map((p) => () => open(p.requestId)));
       const summary = await publishUnderLease(input, deps, whole, day, [piece.day], earliest(ready));
-      return advance(cursor, rest, summary, partialDaysOf([piece.day], ready, zone));
+      // Partial by the same instant the rows' provisional column was judged by.
+      const asOf = ready.map((p) => ({ ...p, requestedAt: summary.dataAsOf }));
+      return advance(cursor, rest, summary, partialDaysOf([piece.day], asOf, zone));
     }
     const summary = await publishUnderLease(input, deps, source, window, dates, cursor.requestedAt);
-    const run = { ...window, requestedAt: cursor.requestedAt };
+    // Partial by the instant the rows' provisional column was judged by (the service's clock).
+    const run = { ...window, requestedAt: summary.dataAsOf };
     const published = summary.partitions.map((p) => p.dt);
     return advance(cursor, rest, summary, partialDaysOf(published, [run], zone));
   } catch (error) {

@@ -1,4 +1,5 @@
 import { dateInZone, dayBefore, shiftDate, windowForDates } from '../calendar';
+import { SETTLE_GRACE_MINUTES } from '../export';
 import type { AdditionalCondition, PresetName } from '../spec';
 import { InvalidInputError } from './errors';
 import { type ExecutionInput, parseExecutionInput, syncsContacts } from './input';
@@ -212,10 +213,11 @@ function datesOf(
 
 /**
  * An intraday refresh's days: today (of the scheduled time, else of now) in the tenant's zone,
- * from yesterday when the refresh before it (one interval earlier) fell on yesterday: the first
- * refresh after midnight reads yesterday whole and settles it. Whole days are requested: the
- * service answers with the calls up to the request, and the export marks a day not ended
- * then provisional.
+ * from yesterday while yesterday may not be settled yet: when the refresh before it (one
+ * interval earlier) was less than the settle grace (SETTLE_GRACE_MINUTES) after midnight, or
+ * before it. The first refresh past midnight and the grace reads yesterday whole and settles
+ * it. Whole days are requested: the service answers with the calls up to the request, and the
+ * export marks a day not ended then (or within the grace) provisional.
  */
 function intradayDates(
   input: ExecutionInput,
@@ -225,7 +227,8 @@ function intradayDates(
   const at = input.scheduledTime === undefined ? now.getTime() : Date.parse(input.scheduledTime);
   const today = dateInZone(at, settings.timeZone);
   const every = settings.intradayEveryMinutes;
-  const before = every === undefined ? today : dateInZone(at - every * 60_000, settings.timeZone);
+  const before =
+    every === undefined ? today : dateInZone(at - (every + SETTLE_GRACE_MINUTES) * 60_000, settings.timeZone);
   return { from: before < today ? before : today, to: today };
 }
 

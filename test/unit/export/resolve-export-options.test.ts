@@ -51,6 +51,10 @@ describe('resolveExportOptions', () => {
       { source: createdAt(undefined), now: () => new Date('2026-11-17T12:00:00Z') },
       '2026-11-17',
     ],
+    // Read 20 minutes after London's midnight: within the settle grace, the 19th stays provisional.
+    ['the grace after midnight', { source: createdAt('2026-11-20T00:20:00Z') }, '2026-11-19'],
+    ['the grace passed', { source: createdAt('2026-11-20T00:30:00Z') }, '2026-11-20'],
+    ['no grace', { source: createdAt('2026-11-20T00:20:00Z'), settleGraceMinutes: 0 }, '2026-11-20'],
   ])('takes the first provisional day from %s', (_, options, day) => {
     expect(resolveExportOptions(base(options as Partial<ExportOptions>)).provisionalFrom).toBe(day);
   });

@@ -38,21 +38,14 @@ describe('planExecution', () => {
   it.each([
     // 12:00 in London: today only, whatever the interval.
     ['midday', '2026-11-20T12:00:00Z', 15, { from: '2026-11-20', to: '2026-11-20' }],
-    // 00:00 and 00:10 local: the refresh before fell on yesterday, so yesterday is read whole too.
+    // Until the refresh before was the settle grace (30 min) past midnight, yesterday is read
+    // whole too: at 00:30 (the one before at 00:15) it is settled, at 00:45 no longer read.
     ['local midnight', '2026-11-20T00:00:00Z', 15, { from: '2026-11-19', to: '2026-11-20' }],
-    [
-      'the first interval after midnight',
-      '2026-11-20T00:10:00Z',
-      15,
-      { from: '2026-11-19', to: '2026-11-20' },
-    ],
-    [
-      'the second interval after midnight',
-      '2026-11-20T00:15:00Z',
-      15,
-      { from: '2026-11-20', to: '2026-11-20' },
-    ],
-    ['hourly, 00:45', '2026-11-20T00:45:00Z', 60, { from: '2026-11-19', to: '2026-11-20' }],
+    ['00:10', '2026-11-20T00:10:00Z', 15, { from: '2026-11-19', to: '2026-11-20' }],
+    ['00:30, past the grace', '2026-11-20T00:30:00Z', 15, { from: '2026-11-19', to: '2026-11-20' }],
+    ['00:45, settled before', '2026-11-20T00:45:00Z', 15, { from: '2026-11-20', to: '2026-11-20' }],
+    ['hourly, 01:15', '2026-11-20T01:15:00Z', 60, { from: '2026-11-19', to: '2026-11-20' }],
+    ['hourly, 01:30', '2026-11-20T01:30:00Z', 60, { from: '2026-11-20', to: '2026-11-20' }],
     // 00:30 BST on 2026-03-30 is 23:30Z on the 29th: today is the 30th in London.
     ['BST, a UTC date behind', '2026-03-29T23:30:00Z', 60, { from: '2026-03-29', to: '2026-03-30' }],
   ])(
