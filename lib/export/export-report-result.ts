@@ -63,6 +63,7 @@ export async function exportReportResult(options: ExportOptions): Promise<Export
         requestId: run.requestId,
         window: run.manifestWindow,
         exportedAt: run.now().toISOString(),
+        dataAsOf: run.dataAsOf,
         csvGzip: run.csvGzip,
         windowDates: run.windowDates,
         signal: run.signal,

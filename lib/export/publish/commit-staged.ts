@@ -273,10 +273,13 @@ async function writeRecord(store: ObjectStore, key: string, result: StagedCommit
 const MAX_MANIFEST_BYTES = 1024 * 1024;
 
 /**
- * The valid runs without their superseded days: a day whose published CSV manifest has a
- * later `exportedAt` than the run's was replaced by a newer export (an execution that started
- * later and committed first), and an older run must not put older rows back. Each such day is
- * named in its run's outcome; a run left with no day lands nothing.
+ * The valid runs without their superseded days: a day whose published CSV manifest holds newer
+ * data than the run's was replaced by a newer export (an execution that read the service later
+ * and committed first), and an older run must not put older rows back. Newer is by the instant
+ * the data was read as of (`dataAsOf`) when both have it: a refresh that read today at 23:55
+ * and committed after one that read it whole at 00:40 must not put back the provisional copy.
+ * Otherwise (a manifest or run from before `dataAsOf`) by `exportedAt`. Each such day is named
+ * in its run's outcome; a run left with no day lands nothing.
  */
 async function withoutSuperseded(
   target: CommitTarget,
@@ -290,8 +293,8 @@ async function withoutSuperseded(
     const layout = stagedLayout(target.prefix, v.run);
     const newer: string[] = [];
     await forEachLimited(v.run.dts, 4, async (dt) => {
-      const published = await publishedExportedAt(target.store, manifestKey(layout, 'csv', dt));
-      if (published !== undefined && published > Date.parse(v.run.exportedAt)) newer.push(dt);
+      const published = await publishedTimes(target.store, manifestKey(layout, 'csv', dt));
+      if (published !== undefined && newerThan(published, v.run)) newer.push(dt);
     });
     if (newer.length === 0) {
       out.push(v);
@@ -318,16 +321,30 @@ async function withoutSuperseded(
   return out;
 }
 
-/** A published manifest's `exportedAt` (ms), or undefined when there is none or it cannot tell. */
-async function publishedExportedAt(store: ObjectStore, key: string): Promise<number | undefined> {
+/** When a published day's data was read and exported (ms; NaN where it does not say). */
+interface PublishedTimes {
+  exportedAt: number;
+  dataAsOf: number;
+}
+
+/** Whether what is published is newer than the staged run: by dataAsOf when both say it. */
+function newerThan(published: PublishedTimes, run: Pick<StagedRun, 'exportedAt' | 'dataAsOf'>): boolean {
+  const asOf = run.dataAsOf === undefined ? Number.NaN : Date.parse(run.dataAsOf);
+  if (!Number.isNaN(published.dataAsOf) && !Number.isNaN(asOf)) return published.dataAsOf > asOf;
+  return !Number.isNaN(published.exportedAt) && published.exportedAt > Date.parse(run.exportedAt);
+}
+
+/** A published manifest's times, or undefined when there is none or it cannot tell. */
+async function publishedTimes(store: ObjectStore, key: string): Promise<PublishedTimes | undefined> {
   const info = await store.head(key);
   if (info === undefined || info.size > MAX_MANIFEST_BYTES) return undefined;
   const bytes = await readObjectIfPresent(store, key);
   if (bytes === undefined) return undefined;
   try {
-    const at = (JSON.parse(Buffer.from(bytes).toString('utf8')) as { exportedAt?: unknown }).exportedAt;
-    const ms = typeof at === 'string' ? Date.parse(at) : Number.NaN;
-    return Number.isNaN(ms) ? undefined : ms;
+    const m = JSON.parse(Buffer.from(bytes).toString('utf8')) as { exportedAt?: unknown; dataAsOf?: unknown };
+    const ms = (at: unknown) => (typeof at === 'string' ? Date.parse(at) : Number.NaN);
+    const times = { exportedAt: ms(m.exportedAt), dataAsOf: ms(m.dataAsOf) };
+    return Number.isNaN(times.exportedAt) && Number.isNaN(times.dataAsOf) ? undefined : times;
   } catch {
     return undefined;
   }
@@ -589,6 +606,7 @@ async function promoteAll(
       requestId: run.requestId,
       window: run.window,
       exportedAt: run.exportedAt,
+      dataAsOf: run.dataAsOf,
       reconciliation: run.reconciliation,
     };
     const partitions: PartitionOutput[] = run.partitions.map((p) => ({

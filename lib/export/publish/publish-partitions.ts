@@ -137,6 +137,7 @@ async function publishToTable(
       csvExtension: run.layout.csvExtension,
       window: run.window,
       exportedAt: run.exportedAt,
+      ...(run.dataAsOf === undefined ? {} : { dataAsOf: run.dataAsOf }),
       reconciliation: run.reconciliation,
       promoted: [...run.schema.promoted],
       dts: partitions.map((p) => p.dt),

@@ -133,6 +133,11 @@ export interface PartitionManifest {
   files: ManifestFile[];
   runId: string;
   exportedAt: string;
+  /**
+   * The instant the service's data was read as of (the result's dateCreated): what the
+   * committer orders two exports of one day by. Absent from manifests before it.
+   */
+  dataAsOf?: string;
   /** Columns promoted from `extra` by configuration (name and type), in column order. */
   promotedColumns: PromotedColumn[];
   /** The partition's data-quality counts. */
@@ -155,6 +160,8 @@ export interface PublishContext {
   requestId: string;
   window: { from: string | null; to: string | null };
   exportedAt: string;
+  /** The instant the data was read as of (ExportSummary.dataAsOf); absent when unknown. */
+  dataAsOf?: string | undefined;
   reconciliation: Reconciliation | null;
 }
 
@@ -408,6 +415,7 @@ async function replace(
     })),
     runId,
     exportedAt: context.exportedAt,
+    ...(context.dataAsOf === undefined ? {} : { dataAsOf: context.dataAsOf }),
     // A day emptied in the other dataset has none of this dataset's columns.
     promotedColumns: layout === context.layout ? [...context.schema.promoted] : [],
     quality: partition.quality ?? emptyQuality(),

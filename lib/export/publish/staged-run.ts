@@ -62,6 +62,8 @@ export interface StagedRun {
   /** What each partition manifest records of the run. */
   window: { from: string | null; to: string | null };
   exportedAt: string;
+  /** The instant the service's data was read as of (absent in runs staged before it). */
+  dataAsOf?: string;
   reconciliation: Reconciliation | null;
   promoted: PromotedColumn[];
   /** Every day it replaces in its dataset, sorted (the partitions' days). */
@@ -255,6 +257,11 @@ export async function readStagedRun(
   if (!Array.isArray(raw.promoted)) throw bad('bad promoted columns');
   if (typeof raw.window !== 'object' || raw.window === null || typeof raw.exportedAt !== 'string')
     throw bad('bad window or exportedAt');
+  if (
+    raw.dataAsOf !== undefined &&
+    !(typeof raw.dataAsOf === 'string' && Number.isFinite(Date.parse(raw.dataAsOf)))
+  )
+    throw bad('dataAsOf must be an instant');
   return raw as StagedRun;
 }
 

@@ -25,13 +25,14 @@ describe('commitStagedRuns after a newer export of the same days (an older execu
     namespace: '',
   });
 
-  /** A tenant's deferred run of report r1 over `days`, exported at `exportedAt`. */
+  /** A tenant's deferred run of report r1 over `days`, exported at `exportedAt` (its data read as of `dataAsOf`). */
   async function defer(
     store: LocalDirectoryStore,
     rows: ResultRow[],
     days: string[],
     requestId: string,
     exportedAt: string,
+    dataAsOf?: string,
   ): Promise<StagedRunRef> {
     const summary = await exportReportResult({
       source: resultStreamOf(rows, { requestId }),
@@ -43,6 +44,7 @@ describe('commitStagedRuns after a newer export of the same days (an older execu
       tables: tables(store),
       commit: 'defer',
       now: () => new Date(exportedAt),
+      ...(dataAsOf === undefined ? {} : { dataAsOf }),
     });
     if (summary.staged === undefined) throw new Error('nothing staged');
     return summary.staged;
@@ -112,5 +114,49 @@ describe('commitStagedRuns after a newer export of the same days (an older execu
       filesBefore.filter((k) => k.includes('dt=2026-11-20')).length - 1,
     );
     expect(await listAll(store, '_staging/')).toEqual([]);
+  });
+
+  it('keeps the copy read later when a run that read the day earlier exports and commits after it', async () => {
+    // Prepare: a refresh read the 20th at 23:55 (provisional) but its export finished at
+    // 00:50; one that read it whole at 00:40 exported at 00:41 and committed first.
+    const store = await lake();
+    await ensureTable(
+      {
+        catalog: tables(store).catalog,
+        id: { namespace: '', name: 'calls' },
+        location: tableLocation(store, '', 'calls'),
+      },
+      tableSchema(),
+      { tenant: TENANT },
+    );
+    const early = callsOn(NEW_DAYS, 2, 'early');
+    const whole = callsOn(NEW_DAYS, 3, 'whole');
+    const slow = await defer(
+      store,
+      early,
+      NEW_DAYS,
+      'req-early',
+      '2026-11-21T00:50:00.000Z',
+      '2026-11-20T23:55:00Z',
+    );
+    const quick = await defer(
+      store,
+      whole,
+      NEW_DAYS,
+      'req-whole',
+      '2026-11-21T00:41:00.000Z',
+      '2026-11-21T00:40:00Z',
+    );
+    await commit(store, quick);
+
+    // Act
+    const result = await commit(store, slow);
+
+    // Assess: the day keeps the copy read later, settled; the slow run lands nothing.
+    expect(result.runs[0]).toMatchObject({ superseded: ['2026-11-20'], partitions: 0 });
+    expect(await connIdsOn(store, '2026-11-20')).toEqual(whole.map((r) => String(r.connId)).sort());
+    const rows = await icebergRead({ tableUrl: `${store.rootUri}/tables/calls` });
+    expect(new Set(rows.map((r) => r.provisional))).toEqual(new Set([false]));
+    expect(await csvRunOf(store, '2026-11-20')).toBe(quick.runId);
   });
 });
