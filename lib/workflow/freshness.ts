@@ -1,5 +1,5 @@
 import { dayWindow, ZoneConverter } from '../calendar';
-import type { FreshnessGoals, IntradaySchedule } from './tenant-registry';
+import { type FreshnessGoals, type IntradaySchedule, intradayMinute } from './tenant-registry';
 
 /**
  * Freshness (issue 30): how old a report's data is, and whether that meets its goals, judged
@@ -36,6 +36,8 @@ export type FreshnessVerdict = (typeof FRESHNESS_VERDICTS)[number];
  * or a single-tenant deployment's settings (its TIME_ZONE and its schedule's hour).
  */
 export interface FreshnessSchedule {
+  /** The tenant's id: its refreshes start at its own minute of the interval (intradayMinute). */
+  id?: string | undefined;
   /** IANA zone of its days. */
   timeZone: string;
   /** Local hour (0..23) of its nightly run. */
@@ -77,18 +79,40 @@ export function intradayGoals(everyMinutes: number): FreshnessGoals {
   return { warnAfterMinutes: 2 * everyMinutes + 15, errorAfterMinutes: 4 * everyMinutes + 30 };
 }
 
-/** Whether `now` is, in the zone's wall-clock time, inside [fromHour + interval, toHour). */
-export function insideIntradayHours(intraday: IntradaySchedule, timeZone: string, now: Date): boolean {
+/**
+ * Minutes after a refresh's scheduled start by which its data has landed: Scheduler's flexible
+ * window (a fifth of the interval) and the run itself (RUN_MINUTES).
+ */
+const RUN_MINUTES = 15;
+
+/**
+ * Whether `now` is, in the zone's wall-clock time, inside the hours the intraday goals hold:
+ * from when the day's first refresh has landed (fromHour, plus the tenant's own minute of the
+ * interval when its id is known, plus the flexible window and the run: RUN_MINUTES) up to toHour.
+ * Before it, the day's data is still the night's, judged by the nightly goals.
+ */
+export function insideIntradayHours(
+  intraday: IntradaySchedule,
+  timeZone: string,
+  now: Date,
+  id?: string,
+): boolean {
   const at = now.getTime();
   const local = at + new ZoneConverter(timeZone).offsetAt(at);
   const minute = Math.floor((((local % 86_400_000) + 86_400_000) % 86_400_000) / MINUTE_MS);
-  return minute >= intraday.fromHour * 60 + intraday.everyMinutes && minute < intraday.toHour * 60;
+  const every = intraday.everyMinutes;
+  const offset = id === undefined ? every - 1 : intradayMinute(id, every);
+  const landed = intraday.fromHour * 60 + offset + Math.floor(every / 5) + RUN_MINUTES;
+  return minute >= landed && minute < intraday.toHour * 60;
 }
 
 /** The goals that apply to a schedule's data at `now`. */
 export function goalsAt(schedule: FreshnessSchedule, now: Date): AppliedGoals {
   if (schedule.freshness !== undefined) return { ...schedule.freshness, basis: 'explicit' };
-  if (schedule.intraday !== undefined && insideIntradayHours(schedule.intraday, schedule.timeZone, now)) {
+  if (
+    schedule.intraday !== undefined &&
+    insideIntradayHours(schedule.intraday, schedule.timeZone, now, schedule.id)
+  ) {
     return { ...intradayGoals(schedule.intraday.everyMinutes), basis: 'intraday' };
   }
   return { ...nightlyGoals(schedule.hour), basis: 'nightly' };

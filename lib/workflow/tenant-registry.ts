@@ -47,6 +47,18 @@ export interface TenantEntry {
   freshness?: FreshnessGoals;
 }
 
+/**
+ * The minute within each interval a tenant's refreshes start at: a stable hash of its id
+ * (FNV-1a), below the interval (below 60 for one of hours). A thousand tenants on the same
+ * interval start spread over all of it, not together at :00, :15 ...: at 15 minutes the
+ * state transitions a second are a fifteenth of the peak a shared minute would make.
+ */
+export function intradayMinute(id: string, everyMinutes: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193) >>> 0;
+  return hash % Math.min(everyMinutes, 60);
+}
+
 /** Minutes between intraday refreshes a tenant may choose: divisors of a day, 15 at the least. */
 export const INTRADAY_INTERVALS = [15, 20, 30, 60, 120, 180, 240, 360, 480, 720] as const;
 

@@ -24,10 +24,10 @@ import { tenantsLogin } from '../../../lib/cli/commands/login/tenant-login';
 import { sfnStartCommand } from '../../../lib/cli/commands/start/command';
 import { tenantsAdd, tenantsList, tenantsSet } from '../../../lib/cli/commands/tenants/edit';
 import { tenantsRemove } from '../../../lib/cli/commands/tenants/remove';
-import { intradayMinute } from '../../../lib/cli/commands/tenants/schedules';
 import { tenantsStatus } from '../../../lib/cli/commands/tenants/status';
 import type { IOStreams } from '../../../lib/cli/shared/io-streams';
 import { readObject } from '../../../lib/stores';
+import { intradayMinute } from '../../../lib/workflow';
 import { startLocalS3 } from '../../integration/stores/local-s3';
 
 const SM = 'arn:aws:states:eu-west-1:123456789012:stateMachine:ReportExport';
@@ -236,7 +236,7 @@ describe('report-export tenants --stack (a multi-tenant stack; AWS mocked, the l
     // Assess: the hours kept when only the interval changes; off deletes the schedule.
     expect(off).toBe(0);
     expect(scheduler.commandCalls(CreateScheduleCommand)[1]?.args[0].input.ScheduleExpression).toBe(
-      'cron(55 8-19/2 * * ? *)',
+      'cron(55 8,10,12,14,16,18 * * ? *)',
     );
     expect(scheduler.commandCalls(DeleteScheduleCommand).map((c) => c.args[0].input)).toEqual([
       { Name: 'acme.intraday', GroupName: 'ReportExportTenants' },

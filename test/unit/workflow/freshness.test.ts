@@ -13,9 +13,14 @@ import {
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
 const LONDON: FreshnessSchedule = { timeZone: 'Europe/London', hour: 2 };
-/** Refreshes every 15 minutes from 07:00 to 19:00, London time. */
+/**
+ * Refreshes every 15 minutes from 07:00 to 19:00, London time, for tenant acme: its schedule
+ * starts at minute 10 of each quarter (intradayMinute), so the day's first refresh is at 07:10
+ * and has landed by 07:28 (3 minutes of flexible window, 15 of run).
+ */
 const INTRADAY: FreshnessSchedule = {
   ...LONDON,
+  id: 'acme',
   intraday: { everyMinutes: 15, fromHour: 7, toHour: 19 },
 };
 
@@ -43,13 +48,13 @@ describe('goalsAt', () => {
   });
 
   it.each([
-    ['before the second refresh of the day (07:14 GMT)', '2026-12-04T07:14:00Z', 'nightly'],
-    ['from the second refresh on (07:15 GMT)', '2026-12-04T07:15:00Z', 'intraday'],
+    ['before the first refresh of the day landed (07:27 GMT)', '2026-12-04T07:27:00Z', 'nightly'],
+    ['once it landed (07:28 GMT)', '2026-12-04T07:28:00Z', 'intraday'],
     ['in the last minute of the hours (18:59 GMT)', '2026-12-04T18:59:00Z', 'intraday'],
     ['at the end of the hours (19:00 GMT)', '2026-12-04T19:00:00Z', 'nightly'],
-    ['at 07:15 BST, which is 06:15Z', '2026-07-01T06:15:00Z', 'intraday'],
+    ['at 07:28 BST, which is 06:28Z', '2026-07-01T06:28:00Z', 'intraday'],
     ['at 19:00 BST, which is 18:00Z', '2026-07-01T18:00:00Z', 'nightly'],
-    ['at 07:14 BST, which is 06:14Z', '2026-07-01T06:14:00Z', 'nightly'],
+    ['at 07:27 BST, which is 06:27Z', '2026-07-01T06:27:00Z', 'nightly'],
   ])('applies the %s goals by local time %s', (_, at, basis) => {
     // Act
     const goals = goalsAt(INTRADAY, new Date(at));
@@ -60,12 +65,28 @@ describe('goalsAt', () => {
     else expect(goals).toMatchObject({ warnAfterMinutes: 28 * 60, errorAfterMinutes: 52 * 60 });
   });
 
-  it('reads the local hour on the day the clocks go forward (01:30Z is 02:30 BST)', () => {
-    // Prepare: refreshes from 02:00, every 20 minutes: 02:20 BST on is inside
+  it("keeps the nightly goals each morning until an hourly tenant's first refresh, at its own minute, landed", () => {
+    // Prepare: acme refreshes hourly from 08:00 at minute 55 (08:55, up to 12 minutes late).
+    const hourly = { everyMinutes: 60 as const, fromHour: 8, toHour: 20 };
+
+    // Act
+    const at = (t: string) => insideIntradayHours(hourly, 'Europe/London', new Date(t), 'acme');
+
+    // Assess: at 09:01 the data is still the night's (no false error); from 09:22 a refresh is due.
+    expect([at('2026-12-04T09:01:00Z'), at('2026-12-04T09:21:00Z'), at('2026-12-04T09:22:00Z')]).toEqual([
+      false,
+      false,
+      true,
+    ]);
+  });
+
+  it('reads the local hour on the day the clocks go forward (01:40Z is 02:40 BST)', () => {
+    // Prepare: refreshes from 02:00, every 20 minutes, tenant unknown (its minute taken as the
+    // latest, 19): the first has landed by 02:38 BST.
     const early = { everyMinutes: 20 as const, fromHour: 2, toHour: 4 };
 
     // Act
-    const inside = insideIntradayHours(early, 'Europe/London', new Date('2026-03-29T01:30:00Z'));
+    const inside = insideIntradayHours(early, 'Europe/London', new Date('2026-03-29T01:40:00Z'));
     const before = insideIntradayHours(early, 'Europe/London', new Date('2026-03-29T00:59:00Z'));
 
     // Assess: 00:59Z is 00:59 GMT, before the hours

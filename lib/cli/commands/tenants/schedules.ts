@@ -6,7 +6,7 @@ import {
   type SchedulerClient,
   UpdateScheduleCommand,
 } from '@aws-sdk/client-scheduler';
-import type { TenantEntry } from '../../../workflow';
+import { intradayMinute, type TenantEntry } from '../../../workflow';
 import type { TenancyOutputs } from '../../aws/stack-outputs';
 
 /**
@@ -59,29 +59,17 @@ export function intradayScheduleName(id: string): string {
 }
 
 /**
- * The minute within each interval a tenant's refreshes start at: a stable hash of its id
- * (FNV-1a), below the interval (below 60 for one of hours). A thousand tenants on the same
- * interval start spread over all of it, not together at :00, :15 ...: at 15 minutes the
- * state transitions a second are a fifteenth of the peak a shared minute would make.
- */
-export function intradayMinute(id: string, everyMinutes: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193) >>> 0;
-  return hash % Math.min(everyMinutes, 60);
-}
-
-/**
- * The cron expression of refreshes every `everyMinutes` from `fromHour`:00 up to `toHour`:00
- * (an interval under an hour divides it; one of hours is whole hours), starting `minute`
- * into each interval.
+ * The cron expression of refreshes every `everyMinutes` from `fromHour`:00 up to `toHour`:00,
+ * starting `minute` into each interval: `minute/every` for an interval under an hour (it
+ * divides one), else the hours listed (`8,10,12`): EventBridge Scheduler documents `/` as a
+ * start and an increment, not on a range.
  */
 export function intradayCron(schedule: NonNullable<TenantEntry['intraday']>, minute = 0): string {
   const { everyMinutes: every, fromHour, toHour } = schedule;
-  const single = toHour - 1 === fromHour;
-  const hours = single ? `${fromHour}` : `${fromHour}-${toHour - 1}`;
-  if (every < 60) return `cron(${minute}/${every} ${hours} * * ? *)`;
-  const step = every / 60;
-  return `cron(${minute} ${step === 1 || single ? hours : `${hours}/${step}`} * * ? *)`;
+  const step = Math.max(1, every / 60);
+  const listed = Array.from({ length: Math.ceil((toHour - fromHour) / step) }, (_, i) => fromHour + i * step);
+  const hours = step === 1 && listed.length > 1 ? `${fromHour}-${toHour - 1}` : listed.join(',');
+  return every < 60 ? `cron(${minute}/${every} ${hours} * * ? *)` : `cron(${minute} ${hours} * * ? *)`;
 }
 
 /**
