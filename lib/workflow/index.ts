@@ -105,6 +105,7 @@ export {
   DEFAULT_MAX_TENANT_REPORTS,
   type FreshnessGoals,
   INTRADAY_INTERVALS,
+  intradayMinute,
   type IntradaySchedule,
   MAX_FRESHNESS_MINUTES,
   parseTenantEntry,
