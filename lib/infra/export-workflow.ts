@@ -16,7 +16,14 @@ import {
 import { COMMIT_MEMORY_MB, COMMIT_TIMEOUT_SECONDS, SYNC_DIRECTORIES_TIMEOUT_SECONDS } from './export-sizing';
 import { STATE_NAMES } from './state-names';
 import { WorkflowFunction } from './workflow-function';
-import { jobIteration, LEASE_WAIT, lambdaTask, notifyAndFail, sfnTask } from './workflow-tasks';
+import {
+  jobIteration,
+  LEASE_WAIT,
+  lambdaTask,
+  notifyAndFail,
+  notifyWhenUrgent,
+  sfnTask,
+} from './workflow-tasks';
 
 export { STATE_NAMES, TASK_STATES } from './state-names';
 export { LEASE_WAIT };
@@ -88,7 +95,7 @@ const SYNC_TASK_TIMEOUT = Duration.seconds(SYNC_DIRECTORIES_TIMEOUT_SECONDS + 30
  * run the jobs staged, one snapshot per table) -> Finalize (run record, metrics) -> fail
  * after all jobs if any failed, or continue a long backfill in a new execution. Every Task
  * retries the transient errors of one shared list and catches the rest into a path that
- * records and notifies. Only ids, windows and counts pass between states.
+ * records, and notifies at once only what needs a person now (the night's digest names the rest). Only ids, windows and counts pass between states.
  *
  * Each part of the definition is made by a builder of its own below; the constructor only
  * chains them.
@@ -216,7 +223,7 @@ function planTask(scope: Construct, fn: lambda.IFunction, recordFailure: sfn.ICh
  * the tables the jobs may write ready before they run: created, columns renamed, promoted
  * columns added. The jobs' exports, in a tenant's session, only read the tables' metadata.
  * Nothing to do (the Hive layout, current tables) costs one short invocation. Its failure,
- * once retried, fails the run: RecordFailure records and notifies its error by name.
+ * once retried, fails the run: RecordFailure records it by name (notified when urgent).
  */
 function prepareTablesTask(
   scope: Construct,
@@ -397,8 +404,9 @@ function finalizeTask(scope: Construct, fn: lambda.IFunction): tasks.LambdaInvok
 }
 
 /**
- * Failures outside the jobs: recorded (RecordFailure), notified, and the execution failed
- * with the caught error's name. Returns RecordFailure, where every such Catch goes.
+ * Failures outside the jobs: recorded (RecordFailure), notified when they need a person now
+ * (notifyWhenUrgent), and the execution failed with the caught error's name. Returns
+ * RecordFailure, where every such Catch goes.
  */
 function failureRecording(
   scope: Construct,
@@ -407,7 +415,7 @@ function failureRecording(
 ): tasks.LambdaInvoke {
   const S = STATE_NAMES;
   // The plan's tenant: `$.summary` is missing when RecordFailure itself failed.
-  const notifyCaught = notifyAndFail(
+  const caught = notifyAndFail(
     scope,
     { notify: S.notifyCaughtFailure, fail: S.runFailed },
     topic,
@@ -426,15 +434,19 @@ function failureRecording(
     },
     resultPath: '$.summary',
   });
+  // Recorded: notified now only when it needs a person now, else the night's digest names it.
+  // Not recorded (RecordFailure failed): notified now, whatever it was, since no digest can
+  // name a failure that left no record.
   recordFailure
-    .addCatch(notifyCaught, { errors: ['States.ALL'], resultPath: '$.recordError' })
-    .next(notifyCaught);
+    .addCatch(caught.notify, { errors: ['States.ALL'], resultPath: '$.recordError' })
+    .next(notifyWhenUrgent(scope, S.caughtFailureNeedsPerson, '$.failure.Error', caught));
   return recordFailure;
 }
 
 /**
  * After Finalize: continue a long backfill in a new execution (once, by a name derived from
- * this one's), then fail and notify if a job failed, else succeed.
+ * this one's), then fail if a job failed (notified now when its error needs a person now:
+ * the record's `error`, the first failed job's), else succeed.
  */
 function runOutcome(
   scope: Construct,
@@ -459,9 +471,12 @@ function runOutcome(
   );
   const succeeded = new sfn.Succeed(scope, S.succeeded, { stateName: S.succeeded, outputPath: '$.summary' });
   // A failed job does not stop a long backfill: its remaining days continue first, then
-  // this execution fails (and notifies) with the failed job's error.
+  // this execution fails with the failed job's error (notified now only when it needs a person now).
   const failedOrSucceeded = new sfn.Choice(scope, S.failedJobs, { stateName: S.failedJobs })
-    .when(sfn.Condition.stringEquals('$.summary.status', 'FAILED'), notifyFailure)
+    .when(
+      sfn.Condition.stringEquals('$.summary.status', 'FAILED'),
+      notifyWhenUrgent(scope, S.failureNeedsPerson, '$.summary.error', notifyFailure),
+    )
     .otherwise(succeeded);
   const continueAsNew = continuation(scope, machineName, failedOrSucceeded, recordFailure);
   return new sfn.Choice(scope, S.runOutcome, { stateName: S.runOutcome })

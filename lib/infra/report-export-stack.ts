@@ -20,6 +20,7 @@ import { ExportWorkflow } from './export-workflow';
 import { ICEBERG_TABLES, tableMetadataPrefix } from './iceberg-tables';
 import { LakeCatalog } from './lake-catalog';
 import { acknowledge, arnOf } from './nag-acknowledgements';
+import { NightDigest } from './night-digest';
 import { ServiceCredentials } from './service-credentials';
 import { type ReportExportConfig, type ResolvedStackConfig, resolveStackConfig } from './stack-config';
 import {
@@ -75,6 +76,8 @@ export class ReportExportStack extends Stack {
   /** Glue's optimizers on the Iceberg tables (none with `tableFormat: 'hive'`). */
   readonly tableMaintenance: TableMaintenance | undefined;
   readonly alarms: ExportAlarms;
+  /** The night's digest: its function and schedule. */
+  readonly digest: NightDigest;
 
   constructor(scope: Construct, id: string, props: ReportExportStackProps) {
     super(scope, id, props);
@@ -194,6 +197,20 @@ export class ReportExportStack extends Stack {
     this.#committer([functions.exportResults, functions.syncDirectories], c);
     const deadLetterQueue = (this.schedule ?? this.tenantSchedules)?.deadLetterQueue;
     if (deadLetterQueue === undefined) throw new Error('no schedule dead-letter queue');
+    this.digest = new NightDigest(this, 'NightDigest', {
+      environment,
+      // Bucket is an IBucket; the cast only bridges CDK's types under exactOptionalPropertyTypes.
+      bucket: this.bucket as s3.IBucket,
+      prefix: c.prefix,
+      registryPrefix: multi ? TENANT_REGISTRY_PREFIX : undefined,
+      nightlyHour: c.tenancy === 'single' ? c.schedule.hour : undefined,
+      topic: alarmTopic.topic,
+      deploymentName: this.stackName,
+      hourUtc: c.digest.hourUtc,
+      enabled: c.digest.enabled,
+      deadLetterQueue,
+    });
+    this.#acknowledgeFunctions({ digest: this.digest.function });
     this.alarms = new ExportAlarms(this, 'Alarms', {
       topic: alarmTopic.topic,
       stateMachine: this.workflow.stateMachine,
@@ -330,7 +347,7 @@ export class ReportExportStack extends Stack {
   }
 
   /** Findings every function has, whatever its grants. */
-  #acknowledgeFunctions(f: Partial<Record<FunctionName | 'commit', lambda.IFunction>>): void {
+  #acknowledgeFunctions(f: Partial<Record<FunctionName | 'commit' | 'digest', lambda.IFunction>>): void {
     for (const fn of Object.values(f)) {
       acknowledge(
         fn,

@@ -41,6 +41,27 @@ interface ScheduleConfig {
   readonly minute?: number;
 }
 
+/**
+ * The night's digest (lib/workflow/digest.ts): one notice a night to the alarm topic naming the
+ * tenants failed, held, stale and recovered, at one hour of the deployment (UTC: the digest is
+ * the deployment's, its tenants are in many zones).
+ */
+interface DigestConfig {
+  /**
+   * Create its schedule enabled; `false` keeps the function and the schedule, paused.
+   * @default true
+   */
+  readonly enabled?: boolean;
+  /**
+   * UTC hour. 09:00 UTC comes after every nightly run of the tenants of Europe, Africa and
+   * Asia-Pacific has finished (their local 04:00 is before it), and is the morning in Europe
+   * and the night before in the Americas, whose 04:00 falls after it: their failures are
+   * named the next morning (the digest's night is the 24 hours before it, whichever zone).
+   * @default 9
+   */
+  readonly hourUtc?: number;
+}
+
 /** Status polling of one job (see lib/workflow/settings.ts). */
 interface PollConfig {
   /** @default 5 */
@@ -184,6 +205,11 @@ export interface ReportExportConfig {
    */
   readonly freshnessHours?: number;
   /**
+   * The night's digest to the alarm topic.
+   * @default { enabled: true, hourUtc: 9 }
+   */
+  readonly digest?: DigestConfig;
+  /**
    * Most bytes one Athena query of the workgroup may scan (at least 10 MB).
    * @default 10 GiB
    */
@@ -220,8 +246,9 @@ type TenantSettingName = 'workspaceId' | 'reports' | 'timeZone' | 'schedule';
 
 /** Settings of every deployment, with the defaults applied. */
 type ResolvedCommonConfig = Required<
-  Omit<ReportExportConfig, 'alarmEmail' | 'poll' | 'tenancy' | TenantSettingName>
+  Omit<ReportExportConfig, 'alarmEmail' | 'poll' | 'tenancy' | 'digest' | TenantSettingName>
 > & {
+  readonly digest: Required<DigestConfig>;
   readonly alarmEmail: string | undefined;
   readonly poll: Required<PollConfig>;
   /** The export's dataset segment (`calls`): fixed by the export core. */
@@ -267,6 +294,7 @@ export const STACK_DEFAULTS = {
   versioning: false,
   accessLogs: true,
   freshnessHours: 26,
+  digest: { enabled: true, hourUtc: 9 },
   athenaBytesScannedCutoff: 10 * 1024 ** 3,
   exportMemoryMb: DEFAULT_EXPORT_MEMORY_MB,
   exportEphemeralStorageMb: DEFAULT_EXPORT_EPHEMERAL_MB,
@@ -365,6 +393,7 @@ const CONFIG_SCHEMA = z.strictObject({
   accessLogs: z.boolean().optional(),
   // A whole number of hours of at most 7 days: CloudWatch's longest alarm evaluation range.
   freshnessHours: int(2, 168).optional(),
+  digest: z.strictObject({ enabled: z.boolean().optional(), hourUtc: int(0, 23).optional() }).optional(),
   athenaBytesScannedCutoff: int(10_000_000, Number.MAX_SAFE_INTEGER).optional(),
   // Lambda's limits.
   exportMemoryMb: int(128, 10_240).optional(),
@@ -442,6 +471,10 @@ export function resolveStackConfig(value: unknown): ResolvedStackConfig {
     versioning: c.versioning ?? d.versioning,
     accessLogs: c.accessLogs ?? d.accessLogs,
     freshnessHours: c.freshnessHours ?? d.freshnessHours,
+    digest: {
+      enabled: c.digest?.enabled ?? d.digest.enabled,
+      hourUtc: c.digest?.hourUtc ?? d.digest.hourUtc,
+    },
     athenaBytesScannedCutoff: c.athenaBytesScannedCutoff ?? d.athenaBytesScannedCutoff,
     exportMemoryMb: c.exportMemoryMb ?? d.exportMemoryMb,
     exportEphemeralStorageMb: c.exportEphemeralStorageMb ?? d.exportEphemeralStorageMb,

@@ -26,6 +26,7 @@ export const STATE_NAMES = {
   finalize: 'Finalize',
   runOutcome: 'RunOutcome',
   failedJobs: 'AnyJobFailed',
+  failureNeedsPerson: 'FailureNeedsPerson',
   notifyFailure: 'NotifyFailure',
   exportFailed: 'ExportFailed',
   continueAsNew: 'ContinueAsNew',
@@ -36,6 +37,7 @@ export const STATE_NAMES = {
   planFailed: 'PlanFailed',
   planFailureTenant: 'PlanFailureTenant',
   recordFailure: 'RecordFailure',
+  caughtFailureNeedsPerson: 'CaughtFailureNeedsPerson',
   notifyCaughtFailure: 'NotifyCaughtFailure',
   runFailed: 'RunFailed',
 } as const;
@@ -56,3 +58,9 @@ export const TASK_STATES = [
   STATE_NAMES.continueAsNew,
   STATE_NAMES.continuationExists,
 ] as const;
+
+/**
+ * The logical id's start of the Digest function (the stack's `NightDigest` construct, its
+ * `Function`): no Task invokes it, so lib/local finds it by this name.
+ */
+export const DIGEST_FUNCTION_ID = 'NightDigestFunction';

@@ -5,6 +5,7 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
 import {
+  IMMEDIATE_NOTICE_ERROR_NAMES,
   LAMBDA_CRASH_ERROR_NAMES,
   LAMBDA_SERVICE_ERROR_NAMES,
   LEASE_WAIT_ERROR_NAMES,
@@ -108,9 +109,16 @@ function notifyTask(
   return task;
 }
 
+/** A failure's path to its end: `notify` (a notice, then failed) and `fail` (failed without one). */
+export interface FailurePath {
+  readonly notify: tasks.SnsPublish;
+  readonly fail: sfn.Fail;
+}
+
 /**
  * A failure notice, then the execution failed with the error and cause at `failure`'s paths
- * (failed as well when the notice itself fails). Returns the notice, the path's first state.
+ * (failed as well when the notice itself fails). Returns both the notice (the path's first
+ * state when it notifies) and the Fail state (the first when it does not).
  */
 export function notifyAndFail(
   scope: Construct,
@@ -118,11 +126,37 @@ export function notifyAndFail(
   topic: sns.ITopic,
   message: Record<string, unknown>,
   failure: { errorPath: string; causePath: string },
-): tasks.SnsPublish {
+): FailurePath {
   const fail = new sfn.Fail(scope, names.fail, { stateName: names.fail, ...failure });
   const notify = notifyTask(scope, names.notify, topic, message);
   notify.addCatch(fail, { errors: ['States.ALL'], resultPath: '$.notifyError' }).next(fail);
-  return notify;
+  return { notify, fail };
+}
+
+/**
+ * Notifies at once only a failure that needs a person now (IMMEDIATE_NOTICE_ERROR_NAMES of
+ * lib/workflow: a revoked login, an invalid tenant entry, the deployment's settings refused):
+ * a Choice on the error name at `errorPath`; every other failure just fails the execution and
+ * is named in the night's digest.
+ */
+export function notifyWhenUrgent(
+  scope: Construct,
+  name: string,
+  errorPath: string,
+  path: FailurePath,
+): sfn.Choice {
+  return new sfn.Choice(scope, name, { stateName: name })
+    .when(
+      sfn.Condition.and(
+        sfn.Condition.isPresent(errorPath),
+        sfn.Condition.isString(errorPath),
+        sfn.Condition.or(
+          ...IMMEDIATE_NOTICE_ERROR_NAMES.map((n) => sfn.Condition.stringEquals(errorPath, n)),
+        ),
+      ),
+      path.notify,
+    )
+    .otherwise(path.fail);
 }
 
 /**

@@ -4,10 +4,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { FetchLike } from '../api';
 import { TEST_PAUSE_VARIABLE } from '../export';
-import type { ReportExportConfig } from '../infra';
+import { DIGEST_FUNCTION_ID, type ReportExportConfig, STACK_DEFAULTS } from '../infra';
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../simulator';
 import type { MetricsSink, SettingsEnvironment } from '../workflow';
 import {
+  createDigestHandler,
   createWorkflowRuntime,
   DEFAULT_TABLE_CATALOG,
   type WorkflowLogger,
@@ -93,6 +94,11 @@ interface PreparedWorkflow {
   tasks: LocalTasks;
   /** Another, independent set of the functions (a second Lambda fleet: no warm process shared). */
   newTasks(): LocalTasks;
+  /**
+   * Invokes the Digest function (the night's digest: not a Task, its own schedule's) with
+   * `event`, as its schedule would; its notice goes to {@link LocalDeployment.noticesFile}.
+   */
+  digest(event: { scheduledTime?: string }): Promise<unknown>;
 }
 
 /** A local service, a logged-in secret, and the handlers' runtime on local adapters. */
@@ -122,6 +128,10 @@ export interface LocalDeployment {
    */
   prepare(): Promise<PreparedWorkflow>;
   run(input: unknown, options?: Partial<LocalWorkflowOptions>): Promise<LocalWorkflowResult>;
+  /** The night's digest of `scheduledTime` (default now), as its schedule would invoke it. */
+  digest(scheduledTime?: string): Promise<unknown>;
+  /** Where the Digest function's notices go locally: one JSON line each (`NOTICE_TOPIC_URI`). */
+  noticesFile: string;
   close(): Promise<void>;
 }
 
@@ -199,16 +209,27 @@ export async function startLocalDeployment(options: LocalDeploymentOptions): Pro
         ...options.stackConfig,
         ...stackTenancy(tenancy, sim, reports),
       });
-      const build = await tasksFor(workflow);
+      const { tasks: build, digest } = await tasksFor(workflow);
       const newTasks = () => {
         const tasks = build();
         fleets.push(tasks);
         return tasks;
       };
-      return { workflow, tasks: newTasks(), newTasks };
+      return { workflow, tasks: newTasks(), newTasks, digest };
     };
-    const tasksFor = async (workflow: SynthesizedWorkflow): Promise<() => LocalTasks> => {
-      if (options.functions === 'in-process') return () => inProcessTasks(runtime, metrics);
+    const noticesFile = path.join(workDir, 'notices.jsonl');
+    const noticeTopicUri = pathToFileURL(noticesFile).href;
+    const tasksFor = async (
+      workflow: SynthesizedWorkflow,
+    ): Promise<{ tasks: () => LocalTasks; digest: PreparedWorkflow['digest'] }> => {
+      if (options.functions === 'in-process') {
+        const digest = createDigestHandler(runtime, {
+          noticeTopicUri,
+          deployment: LOCAL_STACK_NAME,
+          nightlyHour: options.stackConfig?.schedule?.hour ?? STACK_DEFAULTS.schedule.hour,
+        });
+        return { tasks: () => inProcessTasks(runtime, metrics), digest };
+      }
       const assets = await lambdaAssets(options.onBundling);
       const local = {
         OBJECT_STORE_URI: env.OBJECT_STORE_URI as string,
@@ -227,7 +248,32 @@ export async function startLocalDeployment(options: LocalDeploymentOptions): Pro
       const tmpRoot = path.join(workDir, 'lambda-tmp');
       await fs.mkdir(tmpRoot, { recursive: true });
       const onOutput = (line: string) => (isMetricLine(line) ? metricLines : logLines).push(line);
-      return () => {
+      // The Digest function: no Task of the definition; invoked by name, as its schedule does.
+      const digest = async (event: { scheduledTime?: string }): Promise<unknown> => {
+        const logicalId = Object.keys(workflow.functions).find((id) => id.startsWith(DIGEST_FUNCTION_ID));
+        const spec = logicalId === undefined ? undefined : workflow.functions[logicalId];
+        const assetDir = logicalId === undefined ? undefined : assets[logicalId];
+        if (spec === undefined || assetDir === undefined)
+          throw new Error('No bundle for the Digest function');
+        const fn = new FunctionProcesses({
+          spec,
+          assetDir,
+          environment: functionEnvironment(
+            spec,
+            { ...local, NOTICE_TOPIC_URI: noticeTopicUri },
+            options.s3Endpoint,
+          ),
+          onOutput,
+          tmpRoot,
+          ...(options.nodePath === undefined ? {} : { nodePath: options.nodePath }),
+        });
+        try {
+          return await fn.invoke(event);
+        } finally {
+          await fn.close();
+        }
+      };
+      const tasks = () => {
         const byFunction = new Map<string, FunctionProcesses>();
         const byState: Record<string, FunctionProcesses> = {};
         for (const [state, logicalId] of Object.entries(workflow.taskFunctions)) {
@@ -250,6 +296,7 @@ export async function startLocalDeployment(options: LocalDeploymentOptions): Pro
         }
         return processTasks(byState);
       };
+      return { tasks, digest };
     };
     let prepared: Promise<PreparedWorkflow> | undefined;
     const ready = () => {
@@ -280,6 +327,9 @@ export async function startLocalDeployment(options: LocalDeploymentOptions): Pro
         const { workflow, tasks } = await ready();
         return runLocalWorkflow(input, { tasks, definition: workflow.definition, ...runOptions });
       },
+      digest: async (scheduledTime) =>
+        (await ready()).digest(scheduledTime === undefined ? {} : { scheduledTime }),
+      noticesFile,
       close: async () => {
         await prepared?.catch(() => undefined);
         await Promise.all(fleets.map((f) => f.close()));

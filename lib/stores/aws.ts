@@ -13,6 +13,7 @@ export { createGlueClient, GlueCatalog, type GlueCatalogOptions, metadataName } 
 export { DEFAULT_LEASE_PREFIX, leaseObjectKey } from './s3-lease-store';
 export { createS3Client, S3Store, type S3StoreOptions } from './s3-store';
 export { SecretsManagerStore, type SecretsManagerStoreOptions } from './secrets-manager-store';
+export { noticeTopicFromUri, SnsNoticeTopic } from './sns-notice-topic';
 export {
   type CredentialProvider,
   createStsClient,

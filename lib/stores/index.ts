@@ -38,6 +38,7 @@ export type { Lease, LeaseStore } from './lease-store';
 export { LocalDirectoryStore } from './local-directory-store';
 export { LocalFileSecretStore } from './local-file-secret-store';
 export { LocalLeaseStore } from './local-lease-store';
+export { LocalFileNoticeTopic, type Notice, type NoticeTopic } from './notice-topic';
 export {
   checkKey,
   isMachineLocal,

@@ -35,7 +35,7 @@ import { DEFAULT_LEASE_PREFIX, leaseObjectKey, metadataName, parseS3Uri } from '
 import { contactsLease } from './commit-task';
 import { directorySyncReportKey } from './directory-sync-task';
 import { publishLease } from './export-task';
-import { runRecordKey } from './run-record';
+import { runRecordKey, runRecordsPrefix } from './run-record';
 import { DEFAULT_TABLE_CATALOG } from './runtime';
 import { tokenRefreshLease } from './service-secret';
 import { tenantEntryKey } from './tenant-registry';
@@ -831,5 +831,70 @@ export function stateMachineAwsCalls(r: StateMachineResources): DeclaredCall[] {
     single('find the continuation already started', 'states:DescribeExecution', execution),
     ...logDelivery.map((a) => single('deliver execution logs', a, '*')),
     ...xray.map((a) => single('X-Ray tracing', a, '*')),
+  ];
+}
+
+/** The Digest function's environment (lib/workflow/digest-task.ts): the lake, the registry, the topic. */
+export interface DigestEnvironment {
+  readonly OBJECT_STORE_URI: string;
+  /** Multi-tenant: `s3://<bucket>/<prefix>`; absent: a single-tenant deployment. */
+  readonly TENANT_REGISTRY_URI?: string;
+  /** The alarm topic's ARN. */
+  readonly NOTICE_TOPIC_URI: string;
+}
+
+/**
+ * The Digest function's calls, all in its own role (it never takes a tenant's session: it
+ * reads every tenant's records and writes nothing in the lake): the registry listed and each
+ * entry read (multi-tenant), each tenant's run records of a date listed and read, a
+ * multi-tenant lake's records of no tenant likewise, and one publish to the KMS-encrypted
+ * alarm topic (SNS generates and decrypts the data key as the publisher). `tenant`: the
+ * sample tenant the keys are filled with.
+ */
+export function digestAwsCalls(env: DigestEnvironment, topicKeyArn: string, tenant = 'acme'): DeclaredCall[] {
+  const { bucket, prefix } = parseS3Uri('OBJECT_STORE_URI', env.OBJECT_STORE_URI);
+  const calls = STORE_OPERATION_CALLS.s3Store;
+  const records = (owner: string | undefined, kind: 'run' | 'failure'): DeclaredCall[] => {
+    const sample = {
+      runId: SAMPLE.runId,
+      startedAt: SAMPLE.startedAt,
+      ...(owner === undefined ? {} : { tenant: owner }),
+    };
+    const whose = owner === undefined ? 'of no tenant' : "of a tenant's";
+    return [
+      ...expand(`list the run records ${whose} of a date`, calls.list, {
+        bucket,
+        prefix: `${runRecordsPrefix(prefix, owner)}dt=${SAMPLE.dt}/`,
+      }),
+      ...expand(`read a ${kind} record ${whose}`, calls.get, {
+        bucket,
+        key: runRecordKey(prefix, sample, kind),
+      }),
+    ];
+  };
+  const registry =
+    env.TENANT_REGISTRY_URI === undefined
+      ? undefined
+      : parseS3Uri('TENANT_REGISTRY_URI', env.TENANT_REGISTRY_URI);
+  const notice = 'encrypt the digest (SNS, as the publisher)';
+  return [
+    ...(registry === undefined
+      ? [...records(undefined, 'run'), ...records(undefined, 'failure')]
+      : [
+          ...expand('list the tenant registry', calls.list, {
+            bucket: registry.bucket,
+            prefix: registry.prefix === '' ? '' : `${registry.prefix}/`,
+          }),
+          ...expand("read a tenant's registry entry", calls.get, {
+            bucket: registry.bucket,
+            key: tenantEntryKey(registry.prefix, tenant),
+          }),
+          ...records(tenant, 'run'),
+          ...records(tenant, 'failure'),
+          ...records(undefined, 'failure'),
+        ]),
+    single('publish the digest', 'sns:Publish', env.NOTICE_TOPIC_URI),
+    single(notice, 'kms:GenerateDataKey', topicKeyArn),
+    single(notice, 'kms:Decrypt', topicKeyArn),
   ];
 }

@@ -182,6 +182,21 @@ export const DIRECTORY_RETRIED_ERROR_NAMES: readonly TaskErrorName[] = namesWith
 export const TERMINAL_ERROR_NAMES: readonly TaskErrorName[] = namesWith('terminal');
 
 /**
+ * The failures that need a person now, notified by the state machine as they happen (every
+ * other failure waits for the night's digest, digest.ts): a revoked or spent login
+ * (`invalid_grant`, and a secret without a refresh token: only a new login by the tenant's
+ * user mends it, and every night until then is lost), a tenant's registry entry that is
+ * invalid (every run of the tenant fails until an operator corrects it), and the
+ * deployment's own settings refused at a cold start (every tenant's runs fail). None of them
+ * passes by retrying or by waiting for tomorrow's run.
+ */
+export const IMMEDIATE_NOTICE_ERROR_NAMES: readonly TaskErrorName[] = [
+  TASK_ERROR_NAMES[OAUTH_ERROR_CODES.invalidGrant],
+  TASK_ERROR_NAMES[W.tenantConfigInvalid],
+  TASK_ERROR_NAMES[W.invalidConfig],
+];
+
+/**
  * Lambda's own errors, which Step Functions reports for a Lambda task: the invoke failed
  * before the handler ran (retried like `transient`).
  * https://docs.aws.amazon.com/step-functions/latest/dg/bp-lambda-serviceexception.html

@@ -1,6 +1,10 @@
 import { commitStagedRuns, ensureTable } from '../export';
+import type { NoticeTopic } from '../stores';
+import { noticeTopicFromUri } from '../stores/aws';
 import { toWorkflowError } from './classify';
 import { type CommitOutput, type CommitTaskInput, commitRun } from './commit-task';
+import { type DigestTenant, digestTenant } from './digest';
+import { type DigestOutput, type DigestSettings, publishDigest } from './digest-task';
 import { CONTACTS_CORE } from './directory-sync-core';
 import {
   type DirectorySyncSummary,
@@ -370,4 +374,62 @@ export function createFinalizeHandler(runtime: WorkflowRuntime, metrics: () => M
       return out;
     });
   };
+}
+
+/**
+ * Digest: the night's digest of the deployment (digest.ts), once a night from its schedule
+ * (`scheduledTime`: the night ends there; else now), published as one notice to `topic`
+ * (default: the one NOTICE_TOPIC_URI names, the alarm topic).
+ * Every tenant of the registry (a single-tenant deployment: its one), read with the
+ * deployment's own role: it reads every tenant's run records and writes nothing.
+ */
+export function createDigestHandler(
+  runtime: WorkflowRuntime,
+  settings: DigestSettings,
+  topic: NoticeTopic = noticeTopicFromUri('NOTICE_TOPIC_URI', settings.noticeTopicUri),
+) {
+  return (event: { scheduledTime?: string } | undefined): Promise<DigestOutput> =>
+    logged(runtime.logger, undefined, 'Digest', async () => {
+      const at = event?.scheduledTime === undefined ? new Date() : new Date(event.scheduledTime);
+      if (Number.isNaN(at.getTime())) {
+        throw new InvalidInputError(
+          `scheduledTime ${JSON.stringify(event?.scheduledTime)} is not an instant`,
+        );
+      }
+      const onUnreadable = (key: string, reason: string) =>
+        runtime.logger.warn('skipped an unreadable run record', { key, reason });
+      const tenants: DigestTenant[] =
+        runtime.registry === undefined
+          ? [
+              {
+                id: null,
+                name: settings.deployment,
+                enabled: true,
+                schedule: {
+                  timeZone: runtime.settings.timeZone,
+                  hour: settings.nightlyHour,
+                  reports: runtime.settings.reports,
+                },
+              },
+            ]
+          : (
+              await runtime.registry.list({
+                onInvalid: (id, error) =>
+                  runtime.logger.warn('skipped an invalid tenant entry', {
+                    tenant: id,
+                    error: error.message,
+                  }),
+              })
+            ).map(digestTenant);
+      const out = await publishDigest(at, {
+        lake: runtime.objects,
+        tenants,
+        topic,
+        deployment: settings.deployment,
+        multiTenant: runtime.multiTenant,
+        onUnreadable,
+      });
+      runtime.logger.info('digest published', { ...out });
+      return out;
+    });
 }

@@ -1,5 +1,20 @@
 export type { CommitOutput, CommitTaskInput, JobCommit } from './commit-task';
 export {
+  buildDigest,
+  type DigestTenant,
+  digestTenant,
+  FAILING_NIGHTS_THRESHOLD,
+  MAX_STREAK_NIGHTS,
+  type NightDigest,
+} from './digest';
+export { type DigestMessage, digestMessage, MAX_BODY_BYTES, MAX_SUBJECT_CHARS } from './digest-message';
+export {
+  type DigestOutput,
+  type DigestSettings,
+  digestSettingsFromEnvironment,
+  publishDigest,
+} from './digest-task';
+export {
   DIRECTORY_SYNC_RETRY,
   type DirectorySyncSummary,
   directorySyncReportKey,
@@ -7,6 +22,7 @@ export {
 } from './directory-sync-task';
 export {
   DIRECTORY_RETRIED_ERROR_NAMES,
+  IMMEDIATE_NOTICE_ERROR_NAMES,
   LAMBDA_CRASH_ERROR_NAMES,
   LAMBDA_SERVICE_ERROR_NAMES,
   LEASE_WAIT_ERROR_NAMES,
@@ -50,6 +66,7 @@ export {
   createCheckStatusHandler,
   createCommitHandler,
   createCommitterHandler,
+  createDigestHandler,
   createExportResultsHandler,
   createFinalizeHandler,
   createPlanHandler,
@@ -101,6 +118,13 @@ export {
   type TenantSettings,
   type WorkflowSettings,
 } from './settings';
+export {
+  type JudgedSchedule,
+  type ReportStatus,
+  type TenantFreshness,
+  type TenantRun,
+  tenantFreshness,
+} from './tenant-freshness';
 export {
   DEFAULT_MAX_TENANT_REPORTS,
   type FreshnessGoals,

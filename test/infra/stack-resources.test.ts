@@ -28,7 +28,8 @@ describe('ReportExportStack resources', () => {
     ['AWS::SNS::Subscription', 1],
     ['AWS::KMS::Key', 1],
     ['AWS::SQS::Queue', 1],
-    ['AWS::Scheduler::Schedule', 1],
+    // The nightly run's and the night digest's.
+    ['AWS::Scheduler::Schedule', 2],
     ['AWS::StepFunctions::StateMachine', 1],
     ['AWS::Glue::Database', 1],
     // The run records table; calls, summaries, contacts and contact_phones are created once,
@@ -229,11 +230,12 @@ describe('ReportExportStack configuration', () => {
       parquetCodec: 'ZSTD',
       prefix: 'data/lake',
     });
-    // The workflow's functions (the table creator has no environment), SyncDirectories too.
+    // The workflow's functions (the table creator has no environment), SyncDirectories too, and
+    // the night's digest (it reads the lake and the single tenant's settings as they do).
     const functions = Object.entries(t.findResources('AWS::Lambda::Function'))
       .filter(([, f]) => (f as Resource).Properties.Environment)
       .map(([id, f]) => [functionConstructId(id), f as Resource] as const);
-    expect(functions.map(([id]) => id).sort()).toEqual([...WORKFLOW_FUNCTION_IDS].sort());
+    expect(functions.map(([id]) => id).sort()).toEqual([...WORKFLOW_FUNCTION_IDS, 'NightDigest'].sort());
     for (const [, f] of functions) {
       const env = (f.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
       expect(env).toMatchObject({

@@ -89,8 +89,11 @@ describe('ReportExportStack workflow', () => {
     const ours = Object.entries(functions).filter(
       ([, f]) => (f.Properties as { Handler?: string }).Handler === 'index.handler',
     );
-    // One per Lambda task (SyncDirectories, the contacts branch's, among them) and the committer.
-    expect(ours.map(([id]) => functionConstructId(id)).sort()).toEqual([...WORKFLOW_FUNCTION_IDS].sort());
+    // One per Lambda task (SyncDirectories, the contacts branch's, among them), the committer,
+    // and the night's digest (scheduled on its own, no Task of the workflow).
+    expect(ours.map(([id]) => functionConstructId(id)).sort()).toEqual(
+      [...WORKFLOW_FUNCTION_IDS, 'NightDigest'].sort(),
+    );
     for (const [, f] of ours) {
       expect(f.Properties).toMatchObject({
         Runtime: 'nodejs22.x',

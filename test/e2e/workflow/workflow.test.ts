@@ -79,7 +79,7 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     expect(record?.jobs[0]?.mismatches).toEqual([]);
   });
 
-  it('fails the execution after the other jobs finish when the service fails a report, naming the error, and notifies', async () => {
+  it('fails the execution after the other jobs finish when the service fails a report, naming the error, without an immediate notice', async () => {
     h = await startHarness();
     h.deployment.sim.faults.inject({ route: 'request', kind: 'report-fail', times: 1 });
     const result = await h.deployment.run({ date: '2026-11-18' });
@@ -87,7 +87,7 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     expect(result.error).toBe('ReportRunFailedError');
     expect(result.summaries[0]?.failedJobs).toBe(1);
     expect(result.summaries[0]?.jobs).toBe(h.deployment.reports.length);
-    expect(result.notifications).toHaveLength(1);
+    expect(result.notifications).toEqual([]); // not urgent: the night's digest names it
     // The other reports were published.
     expect((await h.countRows()).parquet).toBe(exportedRows(result));
   });
@@ -212,7 +212,7 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     const counts = await h.countRows();
     expect(Object.keys(counts.byDay)).toEqual(['2026-11-16', '2026-11-18']);
     expect(result.status).toBe('FAILED');
-    expect(result.notifications).toHaveLength(1);
+    expect(result.notifications).toEqual([]); // not urgent: the night's digest names it
   });
 
   it('treats a continuation start that finds its execution already there as continued, once', async () => {
@@ -234,7 +234,7 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     expect(Object.keys((await h.countRows()).byDay)).toEqual(['2026-11-17', '2026-11-18']);
   });
 
-  it('fails with ContinuationStoppedError, and notifies, when the continuation it would start was stopped earlier', async () => {
+  it('fails with ContinuationStoppedError, without an immediate notice, when the continuation it would start was stopped earlier', async () => {
     h = await startHarness({ settings: { MAX_JOBS_PER_EXECUTION: '1', MAX_WINDOW_DAYS: '1' } });
     const report = h.deployment.reports[0]?.name as string;
     // Act
@@ -246,7 +246,7 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     expect(result.executions.map((e) => e.status)).toEqual(['FAILED']);
     expect(result.error).toBe('ContinuationStoppedError');
     expect(result.executions[0]?.cause).toMatch(/ended ABORTED: .*run a backfill/);
-    expect(result.notifications).toHaveLength(1);
+    expect(result.notifications).toEqual([]); // not urgent: the night's digest names it
     expect(Object.keys((await h.countRows()).byDay)).toEqual(['2026-11-17']);
   });
 
@@ -365,7 +365,7 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     ['Runtime.UnhandledPromiseRejection', 0],
     ['Runtime.ExitError', 1],
   ])(
-    'ends a job whose function fails with %s as AWS does (retried %i times), recorded and notified',
+    'ends a job whose function fails with %s as AWS does (retried %i times), recorded, without an immediate notice',
     async (name, retries) => {
       // Prepare: ExportResults is a function that leaves a rejection unhandled, or exits.
       h = await startHarness();
@@ -412,12 +412,12 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
       expect(
         events.filter((e) => e.type === 'StateRetried' && e.state?.name === 'ExportResults'),
       ).toHaveLength(retries);
-      expect(result.notifications).toHaveLength(1);
+      expect(result.notifications).toEqual([]); // not urgent: the night's digest names it
       expect((await h.runRecords())[0]?.jobs[0]?.error).toBe(name);
     },
   );
 
-  it('refuses an input too large for the state as InvalidInputError, with the failure recorded and notified', async () => {
+  it('refuses an input too large for the state as InvalidInputError, with the failure recorded, without an immediate notice', async () => {
     // Prepare: 136 KB of conditions, which AWS would accept as an input and then fail on.
     h = await startHarness();
     const additionalConditions = Array.from({ length: 40 }, (_, i) => ({
@@ -432,13 +432,13 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
     expect(result.status).toBe('FAILED');
     expect(result.error).toBe('InvalidInputError');
     expect(result.executions[0]?.cause).toMatch(/bytes of JSON exceed the 32768/);
-    expect(result.notifications).toHaveLength(1);
+    expect(result.notifications).toEqual([]); // not urgent: the night's digest names it
     const [record] = await h.runRecords();
     expect(record).toMatchObject({ status: 'FAILED', error: 'InvalidInputError' });
   });
 
   it.each([262_000])(
-    'records and notifies the refusal of a %i-byte input, which AWS accepts',
+    'records the refusal of a %i-byte input, which AWS accepts, without an immediate notice',
     async (size) => {
       // Prepare: an input of exactly `size` UTF-8 bytes of JSON.
       h ??= await startHarness();
@@ -456,7 +456,7 @@ describe('export workflow (synthesized state machine, local engine, S3 on fauxqs
       expect(result.status).toBe('FAILED');
       expect(result.error).toBe('InvalidInputError');
       expect(result.executions[0]?.cause).toContain(`${size} bytes of JSON exceed`);
-      expect(result.notifications).toHaveLength(1);
+      expect(result.notifications).toEqual([]); // not urgent: the night's digest names it
       const records = await h.runRecords();
       expect(records).toHaveLength(before + 1);
       expect(records.at(-1)).toMatchObject({ status: 'FAILED', error: 'InvalidInputError', input: null });

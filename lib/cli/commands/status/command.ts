@@ -7,12 +7,12 @@ import {
   type FreshnessVerdict,
   type TenantEntry,
   type TenantRegistry,
+  tenantFreshness,
   tenantRegistryFromUri,
   worstVerdict,
 } from '../../../workflow';
 import { checkedLakeS3, lakeLocation, lakeUri } from '../../aws/lake-location';
 import type { TenantsDependencies } from '../../aws/tenants-deployment';
-import { tenantFreshness } from '../../shared/freshness-status';
 import type { IOStreams } from '../../shared/io-streams';
 import { registeredEntry } from '../../shared/known-tenants';
 import { checkedTenant } from '../../shared/tenant-check';

@@ -1,6 +1,6 @@
 import { ZoneConverter } from '../../../calendar';
-import type { FreshnessVerdict, TenantEntry } from '../../../workflow';
-import { type ReportStatus, type TenantFreshness, verdictCell } from '../../shared/freshness-status';
+import type { FreshnessVerdict, ReportStatus, TenantEntry, TenantFreshness } from '../../../workflow';
+import { verdictCell } from '../../shared/freshness-status';
 import type { IOStreams } from '../../shared/io-streams';
 import { describeHeld } from '../../shared/run-outcome';
 import { colors, renderTable } from '../../shared/terminal';

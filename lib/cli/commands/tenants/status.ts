@@ -1,13 +1,18 @@
 import { refreshTokens } from '../../../api';
 import type { FreshnessVerdict, ServiceSecret, TenantEntry } from '../../../workflow';
-import { heldReportPartitions, SecretTokenSource, tokenRefreshLease } from '../../../workflow';
+import {
+  heldReportPartitions,
+  SecretTokenSource,
+  tenantFreshness,
+  tokenRefreshLease,
+} from '../../../workflow';
 import { openSecretStore } from '../../aws/secret-access';
 import {
   openDeployment,
   type TenantsDependencies,
   type TenantsDeployment,
 } from '../../aws/tenants-deployment';
-import { tenantFreshness, verdictCell } from '../../shared/freshness-status';
+import { verdictCell } from '../../shared/freshness-status';
 import type { IOStreams } from '../../shared/io-streams';
 import { registeredEntry } from '../../shared/known-tenants';
 import { latestRunRecords } from '../../shared/run-records';
