@@ -297,6 +297,19 @@ describe('report-export status', () => {
     expect(r.stderr).toContain('its tenants: backfilled, fresh, nightly, paused, stale, warned');
   });
 
+  it('exits 1, never 0, when it has no enabled tenant to judge (an empty or mistyped state dir)', async () => {
+    // Act
+    const empty = await mkdtemp(path.join(tmpdir(), 'status-empty-'));
+    const r = await runInProcess(['status', '--dir', lake, '--state-dir', empty, '--json']).finally(() =>
+      rm(empty, { recursive: true, force: true }),
+    );
+
+    // Assess
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toMatchObject({ verdict: 'error', exitCode: 1, tenants: [] });
+    expect(r.stderr).toContain('nothing to judge: no enabled tenant');
+  });
+
   it('gives each tenant the same verdict in tenants status', async () => {
     // Act
     const r = await runInProcess(['tenants', 'status', '--dir', state, '--lake', lake, '--json']);

@@ -86,12 +86,19 @@ export async function statusCommand(
     const entry = entries[i] as TenantEntry;
     judged[i] = { entry, freshness: await tenantFreshness(d.lake, entry.id, entry, now, unreadable) };
   });
-  const verdict = overallVerdict(judged);
+  // Nothing judged (no enabled tenant: an empty or mistyped registry, a single-tenant lake) is
+  // no evidence of fresh data: an error, never exit 0.
+  // (A tenant asked for by name is judged even when disabled, as it is shown.)
+  const none = judged.length === 0 || (tenant === undefined && !judged.some((t) => t.entry.enabled));
+  const verdict = none ? 'error' : overallVerdict(judged);
+  if (none) {
+    io.stderr.write(
+      `nothing to judge: no enabled tenant in the ${d.describe} (status judges a registry's tenants; a single-tenant deployment is not judged yet)\n`,
+    );
+  }
   if (v.json) {
     io.stdout.write(`${JSON.stringify(statusDocument(judged, { at: now, lake: d.lakeUri, verdict }))}\n`);
-  } else if (judged.length === 0) {
-    io.stderr.write(`no tenants in the ${d.describe}\n`);
-  } else {
+  } else if (judged.length > 0) {
     io.stdout.write(statusLines(judged, verdict, io));
   }
   return FRESHNESS_EXIT_CODES[verdict];
