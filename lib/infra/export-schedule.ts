@@ -4,6 +4,7 @@ import * as targets from 'aws-cdk-lib/aws-scheduler-targets';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { type IntradaySchedule, intradayCron } from '../workflow';
 
 interface ExportScheduleProps {
   readonly stateMachine: sfn.IStateMachine;
@@ -24,6 +25,8 @@ interface ExportScheduleProps {
    * @default true
    */
   readonly enabled?: boolean;
+  /** Intraday refreshes of today so far: a second schedule. @default none */
+  readonly intraday?: IntradaySchedule | undefined;
   /**
    * Attempts to start the execution after the first fails (throttling, a deleted target).
    * @default 5
@@ -63,6 +66,8 @@ export function scheduleDeadLetterQueue(scope: Construct, id: string): sqs.Queue
  */
 export class ExportSchedule extends Construct {
   readonly schedule: scheduler.Schedule;
+  /** The intraday refreshes' schedule, when the deployment has them. */
+  readonly intraday: scheduler.Schedule | undefined;
   readonly deadLetterQueue: sqs.Queue;
 
   constructor(scope: Construct, id: string, props: ExportScheduleProps) {
@@ -83,6 +88,38 @@ export class ExportSchedule extends Construct {
         deadLetterQueue: this.deadLetterQueue,
         retryAttempts: props.retryAttempts ?? 5,
         maxEventAge: props.maxEventAge ?? Duration.hours(6),
+      }),
+    });
+    this.intraday =
+      props.intraday === undefined
+        ? undefined
+        : this.#intraday(props.stateMachine, props.timeZone, props.intraday, props.enabled ?? true);
+  }
+
+  /**
+   * The refreshes: `{"intraday": true, "scheduledTime"}` every interval in its hours (as a
+   * multi-tenant stack's `<id>.intraday` schedules, lib/cli's tenants commands); a start older
+   * than its interval is not retried (the next refresh replaces it).
+   */
+  #intraday(
+    stateMachine: sfn.IStateMachine,
+    timeZone: string,
+    intraday: IntradaySchedule,
+    enabled: boolean,
+  ): scheduler.Schedule {
+    const every = intraday.everyMinutes;
+    return new scheduler.Schedule(this, 'Intraday', {
+      description: `report-export: intraday refresh of today so far, every ${every} minutes`,
+      schedule: scheduler.ScheduleExpression.expression(intradayCron(intraday), TimeZone.of(timeZone)),
+      enabled,
+      target: new targets.StepFunctionsStartExecution(stateMachine, {
+        input: scheduler.ScheduleTargetInput.fromObject({
+          intraday: true,
+          scheduledTime: scheduler.ContextAttribute.scheduledTime,
+        }),
+        deadLetterQueue: this.deadLetterQueue,
+        retryAttempts: 2,
+        maxEventAge: Duration.seconds(Math.max(60, every * 60)),
       }),
     });
   }

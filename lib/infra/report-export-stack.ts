@@ -165,6 +165,7 @@ export class ReportExportStack extends Stack {
             hour: c.schedule.hour,
             minute: c.schedule.minute,
             enabled: c.schedule.enabled,
+            intraday: c.intraday,
           })
         : undefined;
     this.tenantSchedules = multi

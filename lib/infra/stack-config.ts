@@ -3,7 +3,12 @@ import { isIanaZone, parseCalendarDate } from '../calendar';
 import type { SummaryMismatchPolicy } from '../export';
 import { checkLayout, DATASETS, type Dataset, type PromotedColumn } from '../export';
 import type { ConfiguredReport } from '../workflow';
-import { PROMOTED_COLUMNS_SCHEMA, SETTINGS_DEFAULTS } from '../workflow';
+import {
+  INTRADAY_INTERVALS,
+  type IntradaySchedule,
+  PROMOTED_COLUMNS_SCHEMA,
+  SETTINGS_DEFAULTS,
+} from '../workflow';
 import { DEFAULT_EXPORT_EPHEMERAL_MB, DEFAULT_EXPORT_MEMORY_MB } from './export-sizing';
 
 /** Stable codes of the infra module's errors; tests match on these, never on messages. */
@@ -114,6 +119,13 @@ export interface ReportExportConfig {
    * @default { enabled: true, hour: 4, minute: 0 }
    */
   readonly schedule?: ScheduleConfig;
+  /**
+   * Intraday refreshes of today so far (a single-tenant deployment's; a multi-tenant one's
+   * tenants set theirs in the registry): every `everyMinutes` (15, 20, 30, 60, 120 ... 720)
+   * from `fromHour` (default 0) up to `toHour` (default 24), local time. A second schedule.
+   * @default none: nightly only
+   */
+  readonly intraday?: { readonly everyMinutes: number; readonly fromHour?: number; readonly toHour?: number };
   /**
    * Earlier days every nightly run re-exports.
    * @default 2
@@ -242,7 +254,7 @@ export interface ReportExportConfig {
 }
 
 /** The settings of the one tenant of a single-tenant deployment. */
-type TenantSettingName = 'workspaceId' | 'reports' | 'timeZone' | 'schedule';
+type TenantSettingName = 'workspaceId' | 'reports' | 'timeZone' | 'schedule' | 'intraday';
 
 /** Settings of every deployment, with the defaults applied. */
 type ResolvedCommonConfig = Required<
@@ -263,6 +275,8 @@ export type SingleTenantStackConfig = ResolvedCommonConfig & {
   readonly reports: readonly ConfiguredReport[];
   readonly timeZone: string;
   readonly schedule: Required<ScheduleConfig>;
+  /** Its intraday refreshes, when it has them. */
+  readonly intraday: IntradaySchedule | undefined;
 };
 
 /** A multi-tenant deployment: each tenant's settings are in the registry. */
@@ -366,6 +380,22 @@ const CONFIG_SCHEMA = z.strictObject({
       minute: int(0, 59).optional(),
     })
     .optional(),
+  intraday: z
+    .strictObject({
+      everyMinutes: z
+        .number()
+        .refine(
+          (m) => (INTRADAY_INTERVALS as readonly number[]).includes(m),
+          `must be one of ${INTRADAY_INTERVALS.join(', ')} (minutes)`,
+        ),
+      fromHour: int(0, 23).optional(),
+      toHour: int(1, 24).optional(),
+    })
+    .refine((s) => (s.toHour ?? 24) > (s.fromHour ?? 0), {
+      message: 'toHour must be after fromHour',
+      path: ['toHour'],
+    })
+    .optional(),
   lookBackDays: int(0, 90).optional(),
   maxWindowDays: int(1, 366).optional(),
   minSplitMinutes: int(1, 1440).optional(),
@@ -410,7 +440,13 @@ const CONFIG_SCHEMA = z.strictObject({
 });
 
 /** The tenant's own settings: required of a single-tenant deployment, refused of a multi-tenant one. */
-const TENANT_SETTINGS: readonly TenantSettingName[] = ['workspaceId', 'reports', 'timeZone', 'schedule'];
+const TENANT_SETTINGS: readonly TenantSettingName[] = [
+  'workspaceId',
+  'reports',
+  'timeZone',
+  'schedule',
+  'intraday',
+];
 const SCHEMA_WITH_TENANCY = CONFIG_SCHEMA.superRefine((c, ctx) => {
   const multi = c.tenancy === 'multi';
   for (const name of TENANT_SETTINGS) {
@@ -421,7 +457,7 @@ const SCHEMA_WITH_TENANCY = CONFIG_SCHEMA.superRefine((c, ctx) => {
         message:
           "is set per tenant in a multi-tenant deployment (tenancy: 'multi'): remove it here and give it to report-export tenants add",
       });
-    else if (!multi && name !== 'schedule' && c[name] === undefined)
+    else if (!multi && name !== 'schedule' && name !== 'intraday' && c[name] === undefined)
       ctx.addIssue({ code: 'custom', path: [name], message: 'is required (tenancy: single)' });
   }
   if (multi && c.tableFormat === 'hive')
@@ -500,6 +536,14 @@ export function resolveStackConfig(value: unknown): ResolvedStackConfig {
       hour: c.schedule?.hour ?? d.schedule.hour,
       minute: c.schedule?.minute ?? d.schedule.minute,
     },
+    intraday:
+      c.intraday === undefined
+        ? undefined
+        : {
+            everyMinutes: c.intraday.everyMinutes as IntradaySchedule['everyMinutes'],
+            fromHour: c.intraday.fromHour ?? 0,
+            toHour: c.intraday.toHour ?? 24,
+          },
   };
 }
 

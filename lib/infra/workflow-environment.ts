@@ -49,12 +49,19 @@ export function settingsEnvironment(
 > &
   Pick<
     SettingsEnvironment,
-    'PROMOTED_COLUMNS' | 'CONTACT_OMIT_FIELDS' | keyof typeof PER_TENANT_PLACEHOLDERS
+    | 'PROMOTED_COLUMNS'
+    | 'CONTACT_OMIT_FIELDS'
+    | 'INTRADAY_EVERY_MINUTES'
+    | keyof typeof PER_TENANT_PLACEHOLDERS
   > {
   return {
     // A multi-tenant deployment's tenants take theirs from the registry.
     ...(c.tenancy === 'single'
       ? { TIME_ZONE: c.timeZone, WORKSPACE_ID: c.workspaceId, REPORTS: JSON.stringify(c.reports) }
+      : {}),
+    // Plan's rule for yesterday in a refresh after midnight (a multi-tenant one's tenants: the registry).
+    ...(c.tenancy === 'single' && c.intraday !== undefined
+      ? { INTRADAY_EVERY_MINUTES: String(c.intraday.everyMinutes) }
       : {}),
     LOOKBACK_DAYS: String(c.lookBackDays),
     MAX_WINDOW_DAYS: String(c.maxWindowDays),

@@ -130,6 +130,7 @@ export {
   type FreshnessGoals,
   INTRADAY_INTERVALS,
   type IntradaySchedule,
+  intradayCron,
   intradayMinute,
   MAX_FRESHNESS_MINUTES,
   parseTenantEntry,

@@ -59,6 +59,20 @@ export function intradayMinute(id: string, everyMinutes: number): number {
   return hash % Math.min(everyMinutes, 60);
 }
 
+/**
+ * The cron expression of refreshes every `everyMinutes` from `fromHour`:00 up to `toHour`:00,
+ * starting `minute` into each interval: `minute/every` for an interval under an hour (it
+ * divides one), else the hours listed (`8,10,12`): EventBridge Scheduler documents `/` as a
+ * start and an increment, not on a range.
+ */
+export function intradayCron(schedule: IntradaySchedule, minute = 0): string {
+  const { everyMinutes: every, fromHour, toHour } = schedule;
+  const step = Math.max(1, every / 60);
+  const listed = Array.from({ length: Math.ceil((toHour - fromHour) / step) }, (_, i) => fromHour + i * step);
+  const hours = step === 1 && listed.length > 1 ? `${fromHour}-${toHour - 1}` : listed.join(',');
+  return every < 60 ? `cron(${minute}/${every} ${hours} * * ? *)` : `cron(${minute} ${hours} * * ? *)`;
+}
+
 /** Minutes between intraday refreshes a tenant may choose: divisors of a day, 15 at the least. */
 export const INTRADAY_INTERVALS = [15, 20, 30, 60, 120, 180, 240, 360, 480, 720] as const;
 

@@ -4,6 +4,7 @@ import { stagedDirectorySyncKey } from '../../lib/export/publish/staged-director
 import { directoryDataPrefix } from '../../lib/export/table/snapshot/replace-directories';
 import { CONTACT_TABLES, ICEBERG_TABLES, tableMetadataPrefix } from '../../lib/infra/iceberg-tables';
 import { TENANT_REGISTRY_PREFIX } from '../../lib/infra/report-export-stack';
+import { DIGEST_FUNCTION_ID } from '../../lib/infra/state-names';
 import { TENANT_VARIABLE, tenantPrefixes, tenantSecretName } from '../../lib/infra/tenant-access';
 import { tableRootKey } from '../../lib/stores';
 import { AWS_CALLS, type AwsCallName, type IamPermission } from '../../lib/stores/aws-calls';
@@ -44,7 +45,9 @@ const functions = iam.ofType('AWS::Lambda::Function').flatMap(([id, r]) => {
   const env = iam.resolve((r.Properties?.Environment as { Variables?: unknown } | undefined)?.Variables) as
     | Record<string, string>
     | undefined;
-  if (env?.TENANT_ROLE_ARN === undefined) return [];
+  // The night's digest reads records in its own role (never a tenant session, which its role
+  // may not take): evaluated in night-digest.test.ts.
+  if (env?.TENANT_ROLE_ARN === undefined || id.startsWith(DIGEST_FUNCTION_ID)) return [];
   // The handler by its construct (PlanFunction…, ExportResultsFunction…, WorkflowCommitFunction…).
   const name = FUNCTION_NAMES.find((n) =>
     new RegExp(`^(workflow)?${n.toLowerCase()}function`).test(id.toLowerCase()),

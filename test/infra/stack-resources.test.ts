@@ -1,6 +1,13 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BASE_CONFIG, functionConstructId, synthStack, WORKFLOW_FUNCTION_IDS } from './stack-synth';
+import { resolveStackConfig } from '../../lib/infra/stack-config';
+import {
+  BASE_CONFIG,
+  functionConstructId,
+  MULTI_TENANT_CONFIG,
+  synthStack,
+  WORKFLOW_FUNCTION_IDS,
+} from './stack-synth';
 
 let template: Template;
 
@@ -118,6 +125,50 @@ describe('ReportExportStack resources', () => {
     template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
     expect(JSON.stringify(resources(template, 'AWS::SQS::QueuePolicy'))).toContain(
       '"aws:SecureTransport":"false"',
+    );
+  });
+
+  it('adds the intraday refreshes as a second schedule, and tells Plan their interval, when configured', () => {
+    // Act
+    const t = synthStack({ intraday: { everyMinutes: 15, fromHour: 8, toHour: 20 } });
+
+    // Assess: every 15 minutes from 08:00 up to 20:00 in the zone, the refresh's input, no
+    // retry of a start older than its interval; the nightly schedule as before.
+    t.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'cron(0/15 8-19 * * ? *)',
+      ScheduleExpressionTimezone: 'Europe/London',
+      State: 'ENABLED',
+      Target: {
+        Arn: { Ref: Match.stringLikeRegexp('StateMachine') },
+        Input: '{"intraday":true,"scheduledTime":"<aws.scheduler.scheduled-time>"}',
+        RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 900 },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [Match.stringLikeRegexp('DeadLetters'), 'Arn'] } },
+      },
+    });
+    t.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'cron(0 4 * * ? *)' });
+    const plans = resources(t, 'AWS::Lambda::Function').filter(
+      (f) =>
+        (f.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables
+          ?.INTRADAY_EVERY_MINUTES !== undefined,
+    );
+    expect(plans.length).toBeGreaterThan(0);
+    for (const f of plans)
+      expect(
+        (f.Properties.Environment as { Variables: Record<string, unknown> }).Variables.INTRADAY_EVERY_MINUTES,
+      ).toBe('15');
+    // Without it: no refresh schedule, no interval.
+    expect(JSON.stringify(resources(template, 'AWS::Scheduler::Schedule'))).not.toContain('intraday');
+    expect(JSON.stringify(resources(template, 'AWS::Lambda::Function'))).not.toContain(
+      'INTRADAY_EVERY_MINUTES',
+    );
+  });
+
+  it('refuses intraday refreshes in cdk.json of a multi-tenant stack, and an interval that does not divide a day', () => {
+    expect(() => resolveStackConfig({ ...MULTI_TENANT_CONFIG, intraday: { everyMinutes: 15 } })).toThrow(
+      /intraday.*is set per tenant in a multi-tenant deployment/,
+    );
+    expect(() => resolveStackConfig({ ...BASE_CONFIG, intraday: { everyMinutes: 25 } })).toThrow(
+      /intraday.everyMinutes.*must be one of 15, 20, 30/,
     );
   });
 

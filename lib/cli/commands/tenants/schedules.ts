@@ -6,7 +6,7 @@ import {
   type SchedulerClient,
   UpdateScheduleCommand,
 } from '@aws-sdk/client-scheduler';
-import { intradayMinute, type TenantEntry } from '../../../workflow';
+import { intradayCron, intradayMinute, type TenantEntry } from '../../../workflow';
 import type { TenancyOutputs } from '../../aws/stack-outputs';
 
 /**
@@ -56,20 +56,6 @@ export function scheduleRequest(
  */
 export function intradayScheduleName(id: string): string {
   return `${id}.intraday`;
-}
-
-/**
- * The cron expression of refreshes every `everyMinutes` from `fromHour`:00 up to `toHour`:00,
- * starting `minute` into each interval: `minute/every` for an interval under an hour (it
- * divides one), else the hours listed (`8,10,12`): EventBridge Scheduler documents `/` as a
- * start and an increment, not on a range.
- */
-export function intradayCron(schedule: NonNullable<TenantEntry['intraday']>, minute = 0): string {
-  const { everyMinutes: every, fromHour, toHour } = schedule;
-  const step = Math.max(1, every / 60);
-  const listed = Array.from({ length: Math.ceil((toHour - fromHour) / step) }, (_, i) => fromHour + i * step);
-  const hours = step === 1 && listed.length > 1 ? `${fromHour}-${toHour - 1}` : listed.join(',');
-  return every < 60 ? `cron(${minute}/${every} ${hours} * * ? *)` : `cron(${minute} ${hours} * * ? *)`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { intradayCron } from '../../../../../lib/cli/commands/tenants/schedules';
+import { intradayCron } from '../../../lib/workflow';
 
 describe('intradayCron', () => {
   it.each([
