@@ -4,7 +4,7 @@ import type { SummaryMismatchPolicy } from '../export';
 import { checkLayout, DATASETS, type Dataset, type PromotedColumn } from '../export';
 import type { ConfiguredReport } from '../workflow';
 import {
-  INTRADAY_INTERVALS,
+  INTRADAY_SCHEDULE_SCHEMA,
   type IntradaySchedule,
   PROMOTED_COLUMNS_SCHEMA,
   SETTINGS_DEFAULTS,
@@ -380,22 +380,7 @@ const CONFIG_SCHEMA = z.strictObject({
       minute: int(0, 59).optional(),
     })
     .optional(),
-  intraday: z
-    .strictObject({
-      everyMinutes: z
-        .number()
-        .refine(
-          (m) => (INTRADAY_INTERVALS as readonly number[]).includes(m),
-          `must be one of ${INTRADAY_INTERVALS.join(', ')} (minutes)`,
-        ),
-      fromHour: int(0, 23).optional(),
-      toHour: int(1, 24).optional(),
-    })
-    .refine((s) => (s.toHour ?? 24) > (s.fromHour ?? 0), {
-      message: 'toHour must be after fromHour',
-      path: ['toHour'],
-    })
-    .optional(),
+  intraday: INTRADAY_SCHEDULE_SCHEMA.optional(),
   lookBackDays: int(0, 90).optional(),
   maxWindowDays: int(1, 366).optional(),
   minSplitMinutes: int(1, 1440).optional(),

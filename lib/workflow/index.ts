@@ -129,6 +129,7 @@ export {
   DEFAULT_MAX_TENANT_REPORTS,
   type FreshnessGoals,
   INTRADAY_INTERVALS,
+  INTRADAY_SCHEDULE_SCHEMA,
   type IntradaySchedule,
   intradayCron,
   intradayMinute,

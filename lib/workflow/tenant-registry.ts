@@ -122,6 +122,23 @@ export const DEFAULT_MAX_TENANT_REPORTS = jobsWithinBudget(SETTINGS_DEFAULTS);
 
 const field = z.string().min(1).max(MAX_REPORT_FIELD_CHARS);
 
+/**
+ * An intraday schedule as an entry (and a single-tenant stack's cdk.json) gives it: an interval
+ * of INTRADAY_INTERVALS, hours defaulting to 0-24, toHour after fromHour.
+ */
+export const INTRADAY_SCHEDULE_SCHEMA = z
+  .strictObject({
+    everyMinutes: z
+      .number()
+      .refine(
+        (m) => (INTRADAY_INTERVALS as readonly number[]).includes(m),
+        `must be one of ${INTRADAY_INTERVALS.join(', ')} (minutes)`,
+      ),
+    fromHour: z.number().int().min(0).max(23).default(0),
+    toHour: z.number().int().min(1).max(24).default(24),
+  })
+  .refine((s) => s.toHour > s.fromHour, { message: 'toHour must be after fromHour', path: ['toHour'] });
+
 function entrySchema(maxReports: number) {
   return z.strictObject({
     id: z.string().regex(TENANT_ID_PATTERN, `must be ${TENANT_ID_RULE}`),
@@ -147,19 +164,7 @@ function entrySchema(maxReports: number) {
       .max(MAX_TENANT_DIRECTORIES, `names more than ${MAX_TENANT_DIRECTORIES} directories`)
       .refine((ids) => new Set(ids).size === ids.length, 'names a directory twice')
       .optional(),
-    intraday: z
-      .strictObject({
-        everyMinutes: z
-          .number()
-          .refine(
-            (m) => (INTRADAY_INTERVALS as readonly number[]).includes(m),
-            `must be one of ${INTRADAY_INTERVALS.join(', ')} (minutes)`,
-          ),
-        fromHour: z.number().int().min(0).max(23).default(0),
-        toHour: z.number().int().min(1).max(24).default(24),
-      })
-      .refine((s) => s.toHour > s.fromHour, { message: 'toHour must be after fromHour', path: ['toHour'] })
-      .optional(),
+    intraday: INTRADAY_SCHEDULE_SCHEMA.optional(),
     freshness: z
       .strictObject({
         warnAfterMinutes: z.number().int().min(1).max(MAX_FRESHNESS_MINUTES),
